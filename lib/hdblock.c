@@ -1,0 +1,678 @@
+/* hdblock.c — SPDY name/value header blocks: serialise and deflate what we send, inflate,
+ * validate and parse what we receive (see hdblock.h).
+ *
+ * Each direction of a session has one zlib stream, and the peer's copy of it must stay in
+ * step with ours. So nothing reaches zlib until the block is known to be acceptable:
+ * submitted headers are validated and the output room is checked against a worst-case
+ * compressed size first. A failure after zlib has been touched marks the context broken,
+ * and every later call returns SPDY_ERR_COMPRESSION: the session must end.
+ *
+ * Received blocks cost at most max_block bytes of output however far they would inflate,
+ * and at most O(n log n) work for n fields (duplicate names are found by sorting an index).
+ */
+#include "hdblock.h"
+
+#include <limits.h>
+#include <string.h>
+
+/* Values of the contexts' `initialised` field. */
+enum { CONTEXT_NONE = 0, CONTEXT_READY = 1, CONTEXT_BROKEN = -1 };
+
+/* Up to this many fields are indexed on the stack; more take an index from spdy_mem. */
+#define HDBLOCK_STACK_FIELDS 64
+/* Serialised bytes are staged in a stack chunk of this size and deflated chunk by chunk,
+ * so sending needs no heap memory beyond out's own growth. */
+#define HDBLOCK_CHUNK 1024
+/* Output space requested from out per deflate call (more than the 6 bytes zlib wants for
+ * a flush marker). */
+#define HDBLOCK_OUT_STEP 512
+/* Inflate scratch storage kept between blocks; a larger one is given back on the next
+ * call (its bytes are the caller's until then). */
+#define HDBLOCK_SCRATCH_KEEP 4096
+#define HDBLOCK_NO_NEXT UINT32_MAX
+
+/* A name: bytes and length, not NUL-terminated. */
+typedef struct name_span {
+  const uint8_t *bytes;
+  size_t len;
+} name_span;
+
+/* The application always uses the SPDY/3 pseudo-header names; SPDY/2 spells them so. */
+typedef struct name_mapping {
+  name_span v3;
+  name_span v2;
+} name_mapping;
+
+#define NAME_SPAN(s) {(const uint8_t *)(s), sizeof(s) - 1}
+static const name_mapping v2_names[] = {
+    {NAME_SPAN(":method"), NAME_SPAN("method")},   {NAME_SPAN(":path"), NAME_SPAN("url")},
+    {NAME_SPAN(":version"), NAME_SPAN("version")}, {NAME_SPAN(":host"), NAME_SPAN("host")},
+    {NAME_SPAN(":scheme"), NAME_SPAN("scheme")},   {NAME_SPAN(":status"), NAME_SPAN("status")},
+};
+#define V2_NAMES_COUNT (sizeof(v2_names) / sizeof(v2_names[0]))
+
+static int span_equal(name_span a, name_span b) {
+  return a.len == b.len && (a.len == 0 || memcmp(a.bytes, b.bytes, a.len) == 0);
+}
+
+static int span_compare(name_span a, name_span b) {
+  size_t common = a.len < b.len ? a.len : b.len;
+  int c = common == 0 ? 0 : memcmp(a.bytes, b.bytes, common);
+  if (c != 0) return c;
+  return (a.len > b.len) - (a.len < b.len);
+}
+
+/* The name as it goes on the wire: SPDY/3 pseudo-header names become SPDY/2 names. */
+static name_span wire_name(int version, const spdy_header *header) {
+  name_span name = {(const uint8_t *)header->name, header->name_len};
+  if (version == 2 && name.len > 0 && name.bytes[0] == ':') {
+    for (size_t i = 0; i < V2_NAMES_COUNT; i++)
+      if (span_equal(name, v2_names[i].v3)) return v2_names[i].v2;
+  }
+  return name;
+}
+
+/* The name as the application sees it: SPDY/2 names become SPDY/3 pseudo-header names. */
+static name_span application_name(int version, name_span name) {
+  if (version == 2) {
+    for (size_t i = 0; i < V2_NAMES_COUNT; i++)
+      if (span_equal(name, v2_names[i].v2)) return v2_names[i].v3;
+  }
+  return name;
+}
+
+/* Width of the count and length fields: 16 bits in SPDY/2, 32 bits in SPDY/3. */
+static size_t length_width(int version) { return version == 2 ? 2 : 4; }
+static uint32_t length_max(int version) { return version == 2 ? UINT16_MAX : UINT32_MAX; }
+
+static uint32_t read_length(const uint8_t *p, size_t width) {
+  if (width == 2) return (uint32_t)p[0] << 8 | p[1];
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static size_t add_saturating(size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
+
+/* ---- Sorting an index ------------------------------------------------------------- */
+
+/* Heapsort of uint32_t indices: O(n log n) on any input, in place, no recursion. */
+typedef int (*index_compare_fn)(const void *ctx, uint32_t a, uint32_t b);
+
+static void index_sift_down(uint32_t *index, size_t root, size_t n, index_compare_fn compare,
+                            const void *ctx) {
+  for (;;) {
+    size_t child = 2 * root + 1; /* n <= SIZE_MAX / 4 (an allocated array): no wrap */
+    if (child >= n) return;
+    if (child + 1 < n && compare(ctx, index[child], index[child + 1]) < 0) child++;
+    if (compare(ctx, index[root], index[child]) >= 0) return;
+    uint32_t swap = index[root];
+    index[root] = index[child];
+    index[child] = swap;
+    root = child;
+  }
+}
+
+static void index_sort(uint32_t *index, size_t n, index_compare_fn compare, const void *ctx) {
+  if (n < 2) return;
+  for (size_t start = n / 2; start-- > 0;) index_sift_down(index, start, n, compare, ctx);
+  for (size_t end = n - 1; end > 0; end--) {
+    uint32_t swap = index[0];
+    index[0] = index[end];
+    index[end] = swap;
+    index_sift_down(index, 0, end, compare, ctx);
+  }
+}
+
+/* ---- Deflater --------------------------------------------------------------------- */
+
+int spdy_hdblock_deflater_init(spdy_hdblock_deflater *d, spdy_mem *mem, int version,
+                               int level, int window_bits, int mem_level) {
+  if (d == NULL) return SPDY_ERR_INVALID_ARGUMENT;
+  d->initialised = CONTEXT_NONE;
+  if (mem == NULL || (version != 2 && version != 3) || level < 0 || level > 9 ||
+      window_bits < 9 || window_bits > 15 || mem_level < 1 || mem_level > 9)
+    return SPDY_ERR_INVALID_ARGUMENT;
+  memset(&d->zs, 0, sizeof(d->zs));
+  d->zs.zalloc = spdy_mem_zalloc;
+  d->zs.zfree = spdy_mem_zfree;
+  d->zs.opaque = mem;
+  int rv = deflateInit2(&d->zs, level, Z_DEFLATED, window_bits, mem_level, Z_DEFAULT_STRATEGY);
+  if (rv == Z_MEM_ERROR) return SPDY_ERR_NOMEM;
+  if (rv != Z_OK) return SPDY_ERR_INVALID_ARGUMENT;
+  const uint8_t *dict = version == 2 ? spdy_hdblock_dict_v2 : spdy_hdblock_dict_v3;
+  size_t dict_len = version == 2 ? spdy_hdblock_dict_v2_len : spdy_hdblock_dict_v3_len;
+  rv = deflateSetDictionary(&d->zs, dict, (uInt)dict_len);
+  if (rv != Z_OK) {
+    deflateEnd(&d->zs);
+    return SPDY_ERR_INVALID_ARGUMENT;
+  }
+  d->version = version;
+  d->initialised = CONTEXT_READY;
+  return 0;
+}
+
+void spdy_hdblock_deflater_free(spdy_hdblock_deflater *d) {
+  if (d == NULL || d->initialised == CONTEXT_NONE) return;
+  deflateEnd(&d->zs);
+  d->initialised = CONTEXT_NONE;
+}
+
+/* One submitted field on its own: the rules that do not depend on the other fields. */
+static int header_check(int version, const spdy_header *header) {
+  if (header->name_len == 0) return SPDY_ERR_INVALID_HEADER;
+  if (header->name == NULL || (header->value == NULL && header->value_len > 0))
+    return SPDY_ERR_INVALID_ARGUMENT;
+  const uint8_t *name = (const uint8_t *)header->name;
+  for (size_t i = 0; i < header->name_len; i++)
+    if (name[i] == 0 || (name[i] >= 'A' && name[i] <= 'Z')) return SPDY_ERR_INVALID_HEADER;
+  /* Submitted values are single values: joining repeated names is our job. */
+  if (header->value_len > 0 && memchr(header->value, 0, header->value_len) != NULL)
+    return SPDY_ERR_INVALID_HEADER;
+  /* SPDY/2: "The length of each name and value must be greater than zero." */
+  if (version == 2 && header->value_len == 0) return SPDY_ERR_INVALID_HEADER;
+  return 0;
+}
+
+/* Submitted fields grouped by wire name: a field is either the first of its name (it
+ * carries the name and the joined value) or a follower, linked from the one before. */
+typedef struct header_groups {
+  uint32_t *next;       /* next field with the same wire name, or HDBLOCK_NO_NEXT */
+  uint32_t *follower;   /* 1 when an earlier field has the same wire name */
+  uint32_t *heap;       /* NULL, or the arrays above when too many for the stack */
+  uint32_t stack[2 * HDBLOCK_STACK_FIELDS];
+} header_groups;
+
+typedef struct wire_order_ctx {
+  int version;
+  const spdy_header *headers;
+} wire_order_ctx;
+
+/* Wire name, then submission order. */
+static int wire_order(const void *ctx, uint32_t a, uint32_t b) {
+  const wire_order_ctx *c = ctx;
+  int order = span_compare(wire_name(c->version, &c->headers[a]),
+                           wire_name(c->version, &c->headers[b]));
+  if (order != 0) return order;
+  return (a > b) - (a < b);
+}
+
+static int groups_build(header_groups *groups, spdy_mem *mem, int version,
+                        const spdy_header *headers, size_t n) {
+  uint32_t *order;
+  groups->heap = NULL;
+  if (n <= HDBLOCK_STACK_FIELDS) {
+    order = groups->stack;
+    groups->next = groups->stack + HDBLOCK_STACK_FIELDS;
+  } else {
+    if (n > SIZE_MAX / (2 * sizeof(uint32_t))) return SPDY_ERR_NOMEM;
+    groups->heap = spdy_mem_malloc(mem, 2 * n * sizeof(uint32_t));
+    if (groups->heap == NULL) return SPDY_ERR_NOMEM;
+    order = groups->heap;
+    groups->next = groups->heap + n;
+  }
+  for (size_t i = 0; i < n; i++) order[i] = (uint32_t)i;
+  wire_order_ctx ctx = {version, headers};
+  index_sort(order, n, wire_order, &ctx);
+  /* Equal names are adjacent and in submission order: link each to the next. */
+  for (size_t k = 0; k < n; k++) {
+    int same = k + 1 < n && span_equal(wire_name(version, &headers[order[k]]),
+                                       wire_name(version, &headers[order[k + 1]]));
+    groups->next[order[k]] = same ? order[k + 1] : HDBLOCK_NO_NEXT;
+  }
+  /* The sorted order is no longer needed: its array becomes the follower flags. */
+  groups->follower = order;
+  memset(groups->follower, 0, n * sizeof(uint32_t));
+  for (size_t i = 0; i < n; i++)
+    if (groups->next[i] != HDBLOCK_NO_NEXT) groups->follower[groups->next[i]] = 1;
+  return 0;
+}
+
+static void groups_free(header_groups *groups, spdy_mem *mem) {
+  spdy_mem_free(mem, groups->heap);
+  groups->heap = NULL;
+}
+
+/* The joined value length of the group that starts at first. Returns 0, or
+ * SPDY_ERR_INVALID_HEADER when it would not fit the version's length field or when a
+ * repeated name has an empty value (joined, it would start or end with NUL or hold two
+ * NULs in a row). */
+static int group_value_len(int version, const spdy_header *headers,
+                           const header_groups *groups, uint32_t first, size_t *out) {
+  size_t max = length_max(version);
+  size_t total = 0;
+  int repeated = groups->next[first] != HDBLOCK_NO_NEXT;
+  for (uint32_t i = first; i != HDBLOCK_NO_NEXT; i = groups->next[i]) {
+    size_t len = headers[i].value_len;
+    if (repeated && len == 0) return SPDY_ERR_INVALID_HEADER;
+    size_t separator = i == first ? 0 : 1;
+    if (len > max || separator > max - len || total > max - len - separator)
+      return SPDY_ERR_INVALID_HEADER;
+    total += len + separator;
+  }
+  *out = total;
+  return 0;
+}
+
+/* Checks the groups against the version's limits and computes the serialised size. */
+static int groups_check(int version, const spdy_header *headers, size_t n,
+                        const header_groups *groups, size_t *serialised) {
+  size_t width = length_width(version);
+  size_t max = length_max(version);
+  size_t names = 0;
+  size_t total = width;
+  for (size_t i = 0; i < n; i++) {
+    if (groups->follower[i]) continue;
+    if (++names > max) return SPDY_ERR_INVALID_HEADER;
+    name_span name = wire_name(version, &headers[i]);
+    if (name.len > max) return SPDY_ERR_INVALID_HEADER;
+    size_t value_len;
+    int rv = group_value_len(version, headers, groups, (uint32_t)i, &value_len);
+    if (rv != 0) return rv;
+    if (name.len > SIZE_MAX - 2 * width || value_len > SIZE_MAX - 2 * width - name.len)
+      return SPDY_ERR_FRAME_TOO_LARGE;
+    size_t field = 2 * width + name.len + value_len;
+    if (total > SIZE_MAX - field) return SPDY_ERR_FRAME_TOO_LARGE;
+    total += field;
+  }
+  *serialised = total;
+  return 0;
+}
+
+/* The most bytes deflate can produce for len input bytes ending in a sync flush, at any
+ * level, windowBits and memLevel: zlib's conservative deflateBound (stored or fixed
+ * blocks cost at most 1/8 extra plus block headers) plus the zlib header with the
+ * dictionary id and the flush marker, with room to spare. */
+static size_t deflate_worst_case(size_t len) {
+  if (len > SIZE_MAX / 2 - 64) return SIZE_MAX;
+  return len + (len + 7) / 8 + (len + 63) / 64 + 64;
+}
+
+/* Serialised bytes staged for deflate. */
+typedef struct deflate_writer {
+  spdy_hdblock_deflater *d;
+  spdy_mem *mem;
+  spdy_buf *out;
+  size_t staged;
+  uint8_t chunk[HDBLOCK_CHUNK];
+} deflate_writer;
+
+/* Deflates the staged bytes into out. With Z_SYNC_FLUSH, returns once everything is out. */
+static int writer_deflate(deflate_writer *w, int flush) {
+  z_stream *zs = &w->d->zs;
+  spdy_buf *out = w->out;
+  zs->next_in = w->chunk;
+  zs->avail_in = (uInt)w->staged;
+  for (;;) {
+    size_t room = out->limit - spdy_buf_len(out);
+    if (room == 0) return SPDY_ERR_FRAME_TOO_LARGE;
+    int rv = spdy_buf_reserve(out, w->mem, room < HDBLOCK_OUT_STEP ? room : HDBLOCK_OUT_STEP);
+    if (rv != 0) return rv;
+    size_t space = out->capacity - out->end;
+    zs->next_out = spdy_buf_tail(out);
+    zs->avail_out = space > UINT_MAX ? UINT_MAX : (uInt)space;
+    uInt before = zs->avail_out;
+    int zrv = deflate(zs, flush);
+    spdy_buf_commit(out, before - zs->avail_out);
+    if (zrv == Z_BUF_ERROR && zs->avail_in == 0) break; /* nothing left to do */
+    if (zrv != Z_OK) return SPDY_ERR_COMPRESSION;
+    /* Without a flush zlib may keep output back; with one it is done when room is left. */
+    if (zs->avail_in == 0 && (flush == Z_NO_FLUSH || zs->avail_out > 0)) break;
+  }
+  w->staged = 0;
+  return 0;
+}
+
+static int writer_put(deflate_writer *w, const void *bytes, size_t len) {
+  const uint8_t *p = bytes;
+  while (len > 0) {
+    if (w->staged == HDBLOCK_CHUNK) {
+      int rv = writer_deflate(w, Z_NO_FLUSH);
+      if (rv != 0) return rv;
+    }
+    size_t n = HDBLOCK_CHUNK - w->staged;
+    if (n > len) n = len;
+    memcpy(w->chunk + w->staged, p, n);
+    w->staged += n;
+    p += n;
+    len -= n;
+  }
+  return 0;
+}
+
+static int writer_put_length(deflate_writer *w, int version, size_t value) {
+  uint8_t bytes[4];
+  if (version == 2) {
+    bytes[0] = (uint8_t)(value >> 8);
+    bytes[1] = (uint8_t)value;
+    return writer_put(w, bytes, 2);
+  }
+  bytes[0] = (uint8_t)(value >> 24);
+  bytes[1] = (uint8_t)(value >> 16);
+  bytes[2] = (uint8_t)(value >> 8);
+  bytes[3] = (uint8_t)value;
+  return writer_put(w, bytes, 4);
+}
+
+static int writer_put_block(deflate_writer *w, int version, const spdy_header *headers,
+                            size_t n, const header_groups *groups) {
+  size_t names = 0;
+  for (size_t i = 0; i < n; i++) names += !groups->follower[i];
+  int rv = writer_put_length(w, version, names);
+  for (size_t i = 0; i < n && rv == 0; i++) {
+    if (groups->follower[i]) continue;
+    name_span name = wire_name(version, &headers[i]);
+    size_t value_len = 0;
+    rv = group_value_len(version, headers, groups, (uint32_t)i, &value_len);
+    if (rv == 0) rv = writer_put_length(w, version, name.len);
+    if (rv == 0) rv = writer_put(w, name.bytes, name.len);
+    if (rv == 0) rv = writer_put_length(w, version, value_len);
+    for (uint32_t j = (uint32_t)i; j != HDBLOCK_NO_NEXT && rv == 0; j = groups->next[j]) {
+      if (j != i) rv = writer_put(w, "", 1); /* the NUL between joined values */
+      if (rv == 0) rv = writer_put(w, headers[j].value, headers[j].value_len);
+    }
+  }
+  return rv;
+}
+
+int spdy_hdblock_deflate(spdy_hdblock_deflater *d, spdy_mem *mem, spdy_buf *out,
+                         const spdy_header *headers, size_t n_headers) {
+  if (d == NULL || mem == NULL || out == NULL || (headers == NULL && n_headers > 0))
+    return SPDY_ERR_INVALID_ARGUMENT;
+  if (d->initialised != CONTEXT_READY)
+    return d->initialised == CONTEXT_BROKEN ? SPDY_ERR_COMPRESSION : SPDY_ERR_INVALID_ARGUMENT;
+  int version = d->version;
+  if (n_headers >= HDBLOCK_NO_NEXT) return SPDY_ERR_INVALID_HEADER;
+  for (size_t i = 0; i < n_headers; i++) {
+    int rv = header_check(version, &headers[i]);
+    if (rv != 0) return rv;
+  }
+  header_groups groups;
+  int rv = groups_build(&groups, mem, version, headers, n_headers);
+  if (rv != 0) return rv;
+  size_t serialised = 0;
+  rv = groups_check(version, headers, n_headers, &groups, &serialised);
+  /* Refuse before zlib sees a byte when out might not hold the result. */
+  if (rv == 0 && deflate_worst_case(serialised) > out->limit - spdy_buf_len(out))
+    rv = SPDY_ERR_FRAME_TOO_LARGE;
+  if (rv != 0) {
+    groups_free(&groups, mem);
+    return rv;
+  }
+
+  size_t out_len_before = spdy_buf_len(out);
+  deflate_writer writer;
+  writer.d = d;
+  writer.mem = mem;
+  writer.out = out;
+  writer.staged = 0;
+  rv = writer_put_block(&writer, version, headers, n_headers, &groups);
+  if (rv == 0) rv = writer_deflate(&writer, Z_SYNC_FLUSH);
+  groups_free(&groups, mem);
+  if (rv != 0) {
+    /* zlib has consumed part of the block: the peer's stream can no longer match ours. */
+    d->initialised = CONTEXT_BROKEN;
+    out->end = out->start + out_len_before;
+  }
+  return rv;
+}
+
+size_t spdy_hdblock_serialised_size(int version, const spdy_header *headers,
+                                    size_t n_headers) {
+  size_t width = length_width(version);
+  size_t total = width;
+  /* No allocator here, so repeated names are found by looking back: O(n^2), which is
+   * fine for statistics on submitted headers; spdy_hdblock_deflate sorts instead. */
+  for (size_t i = 0; i < n_headers; i++) {
+    name_span name = wire_name(version, &headers[i]);
+    int follower = 0;
+    for (size_t j = 0; j < i && !follower; j++)
+      follower = span_equal(name, wire_name(version, &headers[j]));
+    total = add_saturating(total, follower ? 1 : add_saturating(2 * width, name.len));
+    total = add_saturating(total, headers[i].value_len);
+  }
+  return total;
+}
+
+/* ---- Inflater --------------------------------------------------------------------- */
+
+int spdy_hdblock_inflater_init(spdy_hdblock_inflater *inf, spdy_mem *mem, int version,
+                               uint32_t max_block) {
+  if (inf == NULL) return SPDY_ERR_INVALID_ARGUMENT;
+  inf->initialised = CONTEXT_NONE;
+  spdy_buf_init(&inf->scratch, max_block);
+  if (mem == NULL || (version != 2 && version != 3) || max_block == 0)
+    return SPDY_ERR_INVALID_ARGUMENT;
+  memset(&inf->zs, 0, sizeof(inf->zs));
+  inf->zs.zalloc = spdy_mem_zalloc;
+  inf->zs.zfree = spdy_mem_zfree;
+  inf->zs.opaque = mem;
+  /* windowBits 15: the compressor chooses its window, and a peer may use the largest. */
+  int rv = inflateInit(&inf->zs);
+  if (rv == Z_MEM_ERROR) return SPDY_ERR_NOMEM;
+  if (rv != Z_OK) return SPDY_ERR_INVALID_ARGUMENT;
+  inf->version = version;
+  inf->initialised = CONTEXT_READY;
+  return 0;
+}
+
+void spdy_hdblock_inflater_free(spdy_hdblock_inflater *inf, spdy_mem *mem) {
+  if (inf == NULL) return;
+  if (inf->initialised != CONTEXT_NONE) inflateEnd(&inf->zs);
+  inf->initialised = CONTEXT_NONE;
+  if (mem != NULL) spdy_buf_free(&inf->scratch, mem);
+}
+
+static int inflater_set_dictionary(spdy_hdblock_inflater *inf) {
+  const uint8_t *dict = inf->version == 2 ? spdy_hdblock_dict_v2 : spdy_hdblock_dict_v3;
+  uInt dict_len =
+      (uInt)(inf->version == 2 ? spdy_hdblock_dict_v2_len : spdy_hdblock_dict_v3_len);
+  /* The peer names its dictionary by Adler-32; another one means another protocol. */
+  if (inf->zs.adler != adler32(adler32(0, Z_NULL, 0), dict, dict_len))
+    return SPDY_ERR_COMPRESSION;
+  int rv = inflateSetDictionary(&inf->zs, dict, dict_len);
+  if (rv == Z_MEM_ERROR) return SPDY_ERR_NOMEM;
+  return rv == Z_OK ? 0 : SPDY_ERR_COMPRESSION;
+}
+
+static int inflate_block(spdy_hdblock_inflater *inf, spdy_mem *mem, const uint8_t *in,
+                         size_t in_len) {
+  /* Every block ends with a sync flush, so even an empty one has bytes. */
+  if (in_len == 0) return SPDY_ERR_COMPRESSION;
+  z_stream *zs = &inf->zs;
+  spdy_buf *scratch = &inf->scratch;
+  const uint8_t *rest = in;
+  size_t rest_len = in_len;
+  uint8_t probe;
+  zs->avail_in = 0;
+  for (;;) {
+    if (zs->avail_in == 0 && rest_len > 0) {
+      uInt n = rest_len > UINT_MAX ? UINT_MAX : (uInt)rest_len;
+      zs->next_in = (Bytef *)rest; /* zlib reads through a non-const pointer */
+      zs->avail_in = n;
+      rest += n;
+      rest_len -= n;
+    }
+    /* At the cap, one byte of probe space tells whether more output is coming. */
+    int probing = 0;
+    if (scratch->capacity == scratch->end) {
+      if (spdy_buf_len(scratch) >= scratch->limit) {
+        probing = 1;
+      } else {
+        int rv = spdy_buf_reserve(scratch, mem, 1); /* grows geometrically, up to limit */
+        if (rv != 0) return rv == SPDY_ERR_NOMEM ? rv : SPDY_ERR_HEADER_BLOCK_TOO_LARGE;
+      }
+    }
+    size_t room = probing ? 1 : scratch->capacity - scratch->end;
+    zs->next_out = probing ? &probe : spdy_buf_tail(scratch);
+    zs->avail_out = room > UINT_MAX ? UINT_MAX : (uInt)room;
+    uInt before = zs->avail_out;
+    int zrv = inflate(zs, Z_SYNC_FLUSH);
+    size_t produced = before - zs->avail_out;
+    if (probing && produced > 0) return SPDY_ERR_HEADER_BLOCK_TOO_LARGE;
+    if (!probing) spdy_buf_commit(scratch, produced);
+    switch (zrv) {
+    case Z_OK:
+    case Z_BUF_ERROR: /* no progress possible: judged below */
+      break;
+    case Z_NEED_DICT: {
+      int rv = inflater_set_dictionary(inf);
+      if (rv != 0) return rv;
+      continue;
+    }
+    case Z_MEM_ERROR:
+      return SPDY_ERR_NOMEM;
+    default: /* Z_DATA_ERROR, or Z_STREAM_END: a SPDY peer never ends its stream */
+      return SPDY_ERR_COMPRESSION;
+    }
+    if (zs->avail_in == 0 && rest_len == 0 && zs->avail_out > 0) break;
+    if (zrv == Z_BUF_ERROR && zs->avail_out > 0) return SPDY_ERR_COMPRESSION;
+  }
+  /* The block must end on a sync flush: inflate waits for the next block's header
+   * (zlib.h: data_type + 128) at a byte boundary (no unused bits in the low bits). */
+  if ((zs->data_type & 128) == 0 || (zs->data_type & 63) != 0) return SPDY_ERR_COMPRESSION;
+  return 0;
+}
+
+int spdy_hdblock_inflate(spdy_hdblock_inflater *inf, spdy_mem *mem, const uint8_t *in,
+                         size_t in_len, const uint8_t **out, size_t *out_len) {
+  static const uint8_t empty[1] = {0};
+  if (inf == NULL || mem == NULL || out == NULL || out_len == NULL ||
+      (in == NULL && in_len > 0))
+    return SPDY_ERR_INVALID_ARGUMENT;
+  if (inf->initialised != CONTEXT_READY)
+    return inf->initialised == CONTEXT_BROKEN ? SPDY_ERR_COMPRESSION
+                                              : SPDY_ERR_INVALID_ARGUMENT;
+  /* The previous block is no longer the caller's: drop it, and its storage if large. */
+  spdy_buf_reset(&inf->scratch);
+  spdy_buf_shrink(&inf->scratch, mem, HDBLOCK_SCRATCH_KEEP);
+  int rv = inflate_block(inf, mem, in, in_len);
+  if (rv != 0) {
+    inf->initialised = CONTEXT_BROKEN;
+    spdy_buf_reset(&inf->scratch);
+    return rv;
+  }
+  *out = inf->scratch.data != NULL ? spdy_buf_head(&inf->scratch) : empty;
+  *out_len = spdy_buf_len(&inf->scratch);
+  return 0;
+}
+
+/* ---- Parser ----------------------------------------------------------------------- */
+
+/* A received field's name: NUL-free, lower case, at least one byte. */
+static int name_valid(const uint8_t *name, size_t len) {
+  if (len == 0) return 0;
+  for (size_t i = 0; i < len; i++)
+    if (name[i] == 0 || (name[i] >= 'A' && name[i] <= 'Z')) return 0;
+  return 1;
+}
+
+/* A received value: empty (SPDY/3 only), or NUL-separated non-empty values. */
+static int value_valid(int version, const uint8_t *value, size_t len) {
+  if (len == 0) return version != 2; /* SPDY/2: values are never empty */
+  if (value[0] == 0 || value[len - 1] == 0) return 0;
+  const uint8_t *p = value;
+  const uint8_t *end = value + len;
+  while ((p = memchr(p, 0, (size_t)(end - p))) != NULL) {
+    if (p[1] == 0) return 0; /* p is before the last byte, which is not NUL */
+    p++;
+  }
+  return 1;
+}
+
+typedef struct field_order_ctx {
+  int version;
+  size_t width;
+  const uint8_t *block;
+} field_order_ctx;
+
+/* The application name of the field whose name length is at offset. */
+static name_span field_name(const field_order_ctx *c, uint32_t offset) {
+  name_span name = {c->block + offset + c->width, read_length(c->block + offset, c->width)};
+  return application_name(c->version, name);
+}
+
+static int field_order(const void *ctx, uint32_t a, uint32_t b) {
+  return span_compare(field_name(ctx, a), field_name(ctx, b));
+}
+
+/* Walks the block once, checking every rule but duplicates, and notes each field's
+ * offset in index. */
+static int block_check(int version, const uint8_t *block, size_t len, size_t count,
+                       uint32_t *index) {
+  size_t width = length_width(version);
+  size_t pos = width;
+  for (size_t i = 0; i < count; i++) {
+    index[i] = (uint32_t)pos;
+    if (len - pos < width) return SPDY_ERR_INVALID_HEADER;
+    size_t name_len = read_length(block + pos, width);
+    pos += width;
+    if (name_len > len - pos) return SPDY_ERR_INVALID_HEADER;
+    if (!name_valid(block + pos, name_len)) return SPDY_ERR_INVALID_HEADER;
+    pos += name_len;
+    if (len - pos < width) return SPDY_ERR_INVALID_HEADER;
+    size_t value_len = read_length(block + pos, width);
+    pos += width;
+    if (value_len > len - pos) return SPDY_ERR_INVALID_HEADER;
+    if (!value_valid(version, block + pos, value_len)) return SPDY_ERR_INVALID_HEADER;
+    pos += value_len;
+  }
+  return pos == len ? 0 : SPDY_ERR_INVALID_HEADER; /* no trailing bytes */
+}
+
+/* Emits every field of a checked block, one call per NUL-separated value. */
+static int block_emit(int version, const uint8_t *block, size_t count,
+                      spdy_hdblock_emit_fn emit, void *ctx) {
+  size_t width = length_width(version);
+  size_t pos = width;
+  for (size_t i = 0; i < count; i++) {
+    name_span raw = {block + pos + width, read_length(block + pos, width)};
+    pos += width + raw.len;
+    name_span name = application_name(version, raw);
+    const uint8_t *value = block + pos + width;
+    size_t value_len = read_length(block + pos, width);
+    pos += width + value_len;
+    spdy_header header = {(const char *)name.bytes, name.len, (const char *)value, 0};
+    size_t start = 0;
+    for (size_t k = 0; k <= value_len; k++) {
+      if (k < value_len && value[k] != 0) continue;
+      header.value = (const char *)value + start;
+      header.value_len = k - start;
+      int rv = emit(ctx, &header);
+      if (rv != 0) return rv;
+      start = k + 1;
+    }
+  }
+  return 0;
+}
+
+int spdy_hdblock_parse(int version, spdy_mem *mem, const uint8_t *block, size_t len,
+                       spdy_hdblock_emit_fn emit, void *ctx) {
+  if ((version != 2 && version != 3) || mem == NULL || emit == NULL ||
+      (block == NULL && len > 0))
+    return SPDY_ERR_INVALID_ARGUMENT;
+  size_t width = length_width(version);
+  /* Offsets are indexed as 32 bits; no frame carries a block that large. */
+  if (len < width || len > UINT32_MAX) return SPDY_ERR_INVALID_HEADER;
+  size_t count = read_length(block, width);
+  /* Each field takes two lengths and a name byte at least: a lying count ends here. */
+  if (count > (len - width) / (2 * width + 1)) return SPDY_ERR_INVALID_HEADER;
+
+  uint32_t stack[HDBLOCK_STACK_FIELDS];
+  uint32_t *index = stack;
+  if (count > HDBLOCK_STACK_FIELDS) {
+    index = spdy_mem_malloc(mem, count * sizeof(uint32_t)); /* count < len / 5: no wrap */
+    if (index == NULL) return SPDY_ERR_NOMEM;
+  }
+  int rv = block_check(version, block, len, count, index);
+  if (rv == 0) {
+    /* No name twice, compared as the application will see them (SPDY/2 "url" and
+     * ":path" are the same name). Sorted, duplicates are neighbours. */
+    field_order_ctx order = {version, width, block};
+    index_sort(index, count, field_order, &order);
+    for (size_t i = 1; i < count && rv == 0; i++)
+      if (span_equal(field_name(&order, index[i - 1]), field_name(&order, index[i])))
+        rv = SPDY_ERR_INVALID_HEADER;
+  }
+  if (index != stack) spdy_mem_free(mem, index);
+  if (rv != 0) return rv;
+  return block_emit(version, block, count, emit, ctx);
+}

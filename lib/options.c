@@ -1,0 +1,146 @@
+/* options.c — spdy_options and spdy_callbacks: the settings and hooks a session copies
+ * when it is created. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "session_int.h"
+
+void spdy_options_init_default(spdy_options *options) {
+  memset(options, 0, sizeof(*options));
+  spdy_mem_init_default(&options->mem);
+  options->max_recv_control_frame = 65536 + 1024;
+  options->max_header_block = 65536;
+  options->data_frame_size = 16384;
+  options->stream_window = SPDY_DEFAULT_WINDOW;
+  options->session_window = SPDY_DEFAULT_WINDOW;
+  options->max_concurrent_streams = 100;
+  options->manual_flow_control = 0;
+  options->max_queued_control_frames = 1000;
+  options->max_pending_streams = 65536;
+  options->deflate_level = 6;
+  options->deflate_window_bits = 11;
+  options->deflate_mem_level = 5;
+  options->send_initial_settings = 1;
+}
+
+int spdy_options_new(spdy_options **out) {
+  if (out == NULL) return SPDY_ERR_INVALID_ARGUMENT;
+  spdy_options *options = malloc(sizeof(*options));
+  if (options == NULL) return SPDY_ERR_NOMEM;
+  spdy_options_init_default(options);
+  *out = options;
+  return 0;
+}
+
+void spdy_options_del(spdy_options *options) { free(options); }
+
+void spdy_options_set_allocator(spdy_options *options, spdy_malloc_fn malloc_fn,
+                                spdy_realloc_fn realloc_fn, spdy_free_fn free_fn, void *user) {
+  if (malloc_fn == NULL || free_fn == NULL) {
+    spdy_mem_init_default(&options->mem);
+    return;
+  }
+  options->mem.malloc_fn = malloc_fn;
+  options->mem.realloc_fn = realloc_fn;
+  options->mem.free_fn = free_fn;
+  options->mem.user = user;
+}
+
+void spdy_options_set_max_recv_control_frame(spdy_options *options, uint32_t bytes) {
+  if (bytes < 64) bytes = 64; /* room for every fixed-size control frame */
+  if (bytes > SPDY_MAX_FRAME_LENGTH) bytes = SPDY_MAX_FRAME_LENGTH;
+  options->max_recv_control_frame = bytes;
+}
+
+void spdy_options_set_max_header_block(spdy_options *options, uint32_t bytes) {
+  if (bytes < 256) bytes = 256;
+  options->max_header_block = bytes;
+}
+
+void spdy_options_set_data_frame_size(spdy_options *options, uint32_t bytes) {
+  if (bytes < 1) bytes = 1;
+  if (bytes > SPDY_MAX_FRAME_LENGTH) bytes = SPDY_MAX_FRAME_LENGTH;
+  options->data_frame_size = bytes;
+}
+
+void spdy_options_set_stream_window(spdy_options *options, uint32_t bytes) {
+  if (bytes < 1) bytes = 1;
+  if (bytes > SPDY_MAX_WINDOW) bytes = SPDY_MAX_WINDOW;
+  options->stream_window = bytes;
+}
+
+void spdy_options_set_session_window(spdy_options *options, uint32_t bytes) {
+  /* The session window starts at 64 KiB and can only be raised by WINDOW_UPDATE. */
+  if (bytes < SPDY_DEFAULT_WINDOW) bytes = SPDY_DEFAULT_WINDOW;
+  if (bytes > SPDY_MAX_WINDOW) bytes = SPDY_MAX_WINDOW;
+  options->session_window = bytes;
+}
+
+void spdy_options_set_max_concurrent_streams(spdy_options *options, uint32_t n) {
+  options->max_concurrent_streams = n;
+}
+
+void spdy_options_set_manual_flow_control(spdy_options *options, int manual) {
+  options->manual_flow_control = manual != 0;
+}
+
+void spdy_options_set_max_queued_control_frames(spdy_options *options, uint32_t n) {
+  options->max_queued_control_frames = n < 1 ? 1 : n;
+}
+
+void spdy_options_set_max_pending_streams(spdy_options *options, uint32_t n) {
+  options->max_pending_streams = n;
+}
+
+int spdy_options_set_deflate_params(spdy_options *options, int level, int window_bits,
+                                    int mem_level) {
+  if (level < 0 || level > 9 || window_bits < 9 || window_bits > 15 || mem_level < 1 ||
+      mem_level > 9)
+    return SPDY_ERR_INVALID_ARGUMENT;
+  options->deflate_level = level;
+  options->deflate_window_bits = window_bits;
+  options->deflate_mem_level = mem_level;
+  return 0;
+}
+
+void spdy_options_set_send_initial_settings(spdy_options *options, int send) {
+  options->send_initial_settings = send != 0;
+}
+
+int spdy_callbacks_new(spdy_callbacks **out) {
+  if (out == NULL) return SPDY_ERR_INVALID_ARGUMENT;
+  spdy_callbacks *callbacks = calloc(1, sizeof(*callbacks));
+  if (callbacks == NULL) return SPDY_ERR_NOMEM;
+  *out = callbacks;
+  return 0;
+}
+
+void spdy_callbacks_del(spdy_callbacks *callbacks) { free(callbacks); }
+
+void spdy_callbacks_set_on_begin_headers(spdy_callbacks *c, spdy_on_begin_headers_fn fn) {
+  c->on_begin_headers = fn;
+}
+void spdy_callbacks_set_on_header(spdy_callbacks *c, spdy_on_header_fn fn) { c->on_header = fn; }
+void spdy_callbacks_set_on_headers_end(spdy_callbacks *c, spdy_on_headers_end_fn fn) {
+  c->on_headers_end = fn;
+}
+void spdy_callbacks_set_on_data_chunk(spdy_callbacks *c, spdy_on_data_chunk_fn fn) {
+  c->on_data_chunk = fn;
+}
+void spdy_callbacks_set_on_data_end(spdy_callbacks *c, spdy_on_data_end_fn fn) {
+  c->on_data_end = fn;
+}
+void spdy_callbacks_set_on_stream_close(spdy_callbacks *c, spdy_on_stream_close_fn fn) {
+  c->on_stream_close = fn;
+}
+void spdy_callbacks_set_on_ping_ack(spdy_callbacks *c, spdy_on_ping_ack_fn fn) {
+  c->on_ping_ack = fn;
+}
+void spdy_callbacks_set_on_goaway(spdy_callbacks *c, spdy_on_goaway_fn fn) { c->on_goaway = fn; }
+void spdy_callbacks_set_on_setting(spdy_callbacks *c, spdy_on_setting_fn fn) {
+  c->on_setting = fn;
+}
+void spdy_callbacks_set_on_frame(spdy_callbacks *c, spdy_on_frame_fn fn) { c->on_frame = fn; }
+void spdy_callbacks_set_on_send_data(spdy_callbacks *c, spdy_on_send_data_fn fn) {
+  c->on_send_data = fn;
+}

@@ -1,0 +1,292 @@
+/* session_send.c — the output side: serialises queued control frames (compressing header
+ * blocks in exactly the order they go out), then DATA strictly by urgency and round-robin
+ * among streams of equal urgency, one frame at a time, never past a flow-control window.
+ *
+ * Frames are produced only while the caller asks for more bytes than are buffered, so
+ * the buffer never runs far ahead of the socket and a newly urgent stream waits at most
+ * one DATA frame.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "session_int.h"
+
+/* ---- scheduler --------------------------------------------------------------------- */
+
+void spdy_sched_add(spdy_session *session, spdy_stream *stream) {
+  int u = stream->urgency;
+  stream->data_state = SPDY_DATA_ACTIVE;
+  stream->sched_next = NULL;
+  stream->sched_prev = session->sched_tail[u];
+  if (session->sched_tail[u] != NULL)
+    session->sched_tail[u]->sched_next = stream;
+  else
+    session->sched_head[u] = stream;
+  session->sched_tail[u] = stream;
+  session->n_sched++;
+}
+
+/* Unlinks an ACTIVE stream; the caller sets its next data_state. */
+void spdy_sched_remove(spdy_session *session, spdy_stream *stream) {
+  int u = stream->urgency;
+  if (stream->sched_prev != NULL)
+    stream->sched_prev->sched_next = stream->sched_next;
+  else
+    session->sched_head[u] = stream->sched_next;
+  if (stream->sched_next != NULL)
+    stream->sched_next->sched_prev = stream->sched_prev;
+  else
+    session->sched_tail[u] = stream->sched_prev;
+  stream->sched_prev = stream->sched_next = NULL;
+  stream->data_state = SPDY_DATA_NONE;
+  session->n_sched--;
+}
+
+/* Moves the stream to the back of its urgency list (round robin after each frame). */
+static void sched_rotate(spdy_session *session, spdy_stream *stream) {
+  if (session->sched_tail[stream->urgency] == stream) return;
+  spdy_sched_remove(session, stream);
+  spdy_sched_add(session, stream);
+}
+
+/* ---- control frames ---------------------------------------------------------------- */
+
+/* Serialises a header-bearing frame: prefix, then the block compressed straight into the
+ * output buffer, then the prefix is filled in with the compressed length. */
+static int serialise_header_frame(spdy_session *session, spdy_outframe *frame) {
+  int version = session->wire_version;
+  size_t prefix = SPDY_FRAME_HEADER_LEN + (frame->type == SPDY_FRAME_SYN_STREAM
+                                               ? SPDY_SYN_STREAM_FIXED_LEN
+                                               : (size_t)SPDY_SYN_REPLY_FIXED_LEN(version));
+  int rv = spdy_buf_reserve(&session->outbuf, &session->mem, prefix);
+  if (rv != 0) return rv;
+  /* Offsets, not pointers: the buffer may slide or move while the block is appended. */
+  size_t offset = spdy_buf_len(&session->outbuf);
+  spdy_buf_commit(&session->outbuf, prefix);
+  rv = spdy_hdblock_deflate(&session->deflater, &session->mem, &session->outbuf, frame->headers,
+                            frame->n_headers);
+  if (rv != 0) return rv;
+  size_t block_len = spdy_buf_len(&session->outbuf) - offset - prefix;
+  if (block_len + prefix - SPDY_FRAME_HEADER_LEN > SPDY_MAX_FRAME_LENGTH)
+    return SPDY_ERR_FRAME_TOO_LARGE;
+  uint8_t *at = spdy_buf_head(&session->outbuf) + offset;
+  if (frame->type == SPDY_FRAME_SYN_STREAM)
+    spdy_frame_encode_syn_stream_prefix(at, version, frame->flags, frame->stream_id,
+                                        frame->associated_id, frame->priority, block_len);
+  else
+    spdy_frame_encode_stream_headers_prefix(at, version, frame->type, frame->flags,
+                                            frame->stream_id, block_len);
+  char summary[64];
+  if (frame->type == SPDY_FRAME_SYN_STREAM)
+    snprintf(summary, sizeof(summary), "assoc=%d pri=%u headers=%zu", (int)frame->associated_id,
+             (unsigned)frame->priority, frame->n_headers);
+  else
+    snprintf(summary, sizeof(summary), "headers=%zu", frame->n_headers);
+  spdy_trace(session, 1, frame->type, frame->flags, frame->stream_id,
+             (uint32_t)(block_len + prefix - SPDY_FRAME_HEADER_LEN), summary);
+  return 0;
+}
+
+static void trace_fixed(spdy_session *session, const spdy_outframe *frame) {
+  if (session->callbacks.on_frame == NULL) return;
+  const uint8_t *p = frame->fixed;
+  char summary[64] = "";
+  switch (frame->type) {
+  case SPDY_FRAME_RST_STREAM:
+    snprintf(summary, sizeof(summary), "status=%s", spdy_rst_status_name(spdy_get_u32(p + 12)));
+    break;
+  case SPDY_FRAME_PING: snprintf(summary, sizeof(summary), "id=%u", spdy_get_u32(p + 8)); break;
+  case SPDY_FRAME_GOAWAY:
+    snprintf(summary, sizeof(summary), "last_good=%u status=%u", spdy_get_u32(p + 8) & 0x7fffffff,
+             session->wire_version >= 3 ? spdy_get_u32(p + 12) : 0);
+    break;
+  case SPDY_FRAME_WINDOW_UPDATE:
+    snprintf(summary, sizeof(summary), "delta=%u", spdy_get_u32(p + 12) & 0x7fffffff);
+    break;
+  case SPDY_FRAME_SETTINGS:
+    snprintf(summary, sizeof(summary), "entries=%u", spdy_get_u32(p + 8));
+    break;
+  default: break;
+  }
+  spdy_trace(session, 1, frame->type, frame->flags, frame->stream_id,
+             (uint32_t)(frame->fixed_len - SPDY_FRAME_HEADER_LEN), summary);
+}
+
+/* What serialising this frame means for its stream. */
+static int after_header_frame(spdy_session *session, const spdy_outframe *frame) {
+  spdy_stream *stream = spdy_stream_find(session, frame->stream_id);
+  if (stream == NULL) return 0; /* reset while the frame was queued */
+  if (frame->type == SPDY_FRAME_SYN_STREAM) stream->opened_on_wire = 1;
+  /* The body may start once the opening frame (and a push's HEADERS) is out. */
+  int opening = frame->type == SPDY_FRAME_SYN_REPLY ||
+                (frame->type == SPDY_FRAME_SYN_STREAM &&
+                 !((frame->flags & SPDY_FLAG_UNIDIRECTIONAL) && session->wire_version >= 3)) ||
+                (frame->type == SPDY_FRAME_HEADERS && stream->locally_initiated &&
+                 stream->remote_closed);
+  if (opening && stream->data_state == SPDY_DATA_WAITING) spdy_sched_add(session, stream);
+  if (frame->flags & SPDY_FLAG_FIN) return spdy_stream_close_if_done(session, stream);
+  return 0;
+}
+
+static int serialise_control(spdy_session *session, spdy_outframe *frame) {
+  int rv;
+  if (frame->type == SPDY_FRAME_SYN_STREAM || frame->type == SPDY_FRAME_SYN_REPLY ||
+      frame->type == SPDY_FRAME_HEADERS) {
+    rv = serialise_header_frame(session, frame);
+    if (rv == 0) rv = after_header_frame(session, frame);
+  } else {
+    rv = spdy_buf_append(&session->outbuf, &session->mem, frame->fixed, frame->fixed_len);
+    if (rv == 0) trace_fixed(session, frame);
+  }
+  return rv;
+}
+
+/* ---- DATA -------------------------------------------------------------------------- */
+
+static spdy_stream *next_data_stream(const spdy_session *session) {
+  for (int u = 0; u < SPDY_URGENCY_LEVELS; u++)
+    if (session->sched_head[u] != NULL) return session->sched_head[u];
+  return NULL;
+}
+
+static int emit_nocopy(spdy_session *session) {
+  int32_t id = session->nocopy_stream_id;
+  session->nocopy_stream_id = 0;
+  if (session->callbacks.on_send_data == NULL) return SPDY_ERR_CALLBACK_FAILURE;
+  if (session->callbacks.on_send_data(session, id, session->nocopy_header, session->nocopy_len,
+                                      session->nocopy_source, session->user) != 0)
+    return SPDY_ERR_CALLBACK_FAILURE;
+  return 0;
+}
+
+/* Produces one DATA frame. Returns 1 when it made progress, 0 when nothing can be sent,
+ * or a negative fatal error. */
+static int produce_data(spdy_session *session) {
+  spdy_stream *stream = next_data_stream(session);
+  if (stream == NULL) return 0;
+  int v31 = session->protocol == SPDY_PROTOCOL_SPDY3_1;
+  if (v31 && session->session_send_window <= 0) return 0;
+  int64_t max = session->options.data_frame_size;
+  if (session->wire_version >= 3) {
+    if (stream->send_window <= 0) {
+      spdy_sched_remove(session, stream);
+      stream->data_state = SPDY_DATA_BLOCKED;
+      return 1;
+    }
+    if (stream->send_window < max) max = stream->send_window;
+    if (v31 && session->session_send_window < max) max = session->session_send_window;
+  }
+  int rv = spdy_buf_reserve(&session->outbuf, &session->mem, SPDY_FRAME_HEADER_LEN + (size_t)max);
+  if (rv != 0) return rv;
+  size_t offset = spdy_buf_len(&session->outbuf);
+  int32_t id = stream->id;
+  uint32_t flags = 0;
+  int64_t n = stream->read_fn(session, id, spdy_buf_tail(&session->outbuf) + SPDY_FRAME_HEADER_LEN,
+                              (size_t)max, &flags, stream->source, session->user);
+  stream = spdy_stream_find(session, id); /* the callback may have reset it */
+  if (stream == NULL || stream->data_state != SPDY_DATA_ACTIVE) return 1;
+  int fin = (flags & SPDY_DATA_FLAG_EOF) != 0;
+  if (n == SPDY_ERR_DEFERRED || (n == 0 && !fin)) {
+    spdy_sched_remove(session, stream);
+    stream->data_state = SPDY_DATA_DEFERRED;
+    return 1;
+  }
+  if (n < 0 || n > max || ((flags & SPDY_DATA_FLAG_NO_COPY) && session->nocopy_stream_id != 0)) {
+    spdy_sched_remove(session, stream);
+    rv = spdy_queue_rst(session, id, SPDY_RST_INTERNAL_ERROR, 0);
+    if (rv != 0) return rv;
+    rv = spdy_stream_close(session, stream, SPDY_RST_INTERNAL_ERROR);
+    return rv != 0 ? rv : 1;
+  }
+  uint8_t wire_flags = fin ? SPDY_FLAG_FIN : 0;
+  if (flags & SPDY_DATA_FLAG_NO_COPY) {
+    spdy_frame_hd_encode_data(session->nocopy_header, id, wire_flags, (uint32_t)n);
+    session->nocopy_stream_id = id;
+    session->nocopy_len = (size_t)n;
+    session->nocopy_source = stream->source;
+  } else {
+    spdy_frame_hd_encode_data(spdy_buf_head(&session->outbuf) + offset, id, wire_flags,
+                              (uint32_t)n);
+    spdy_buf_commit(&session->outbuf, SPDY_FRAME_HEADER_LEN + (size_t)n);
+  }
+  stream->send_window -= n;
+  if (v31) session->session_send_window -= n;
+  spdy_trace(session, 1, SPDY_FRAME_DATA, wire_flags, id, (uint32_t)n, "");
+  if (fin) {
+    spdy_sched_remove(session, stream);
+    stream->local_closed = 1;
+    rv = spdy_stream_close_if_done(session, stream);
+    if (rv != 0) return rv;
+  } else {
+    sched_rotate(session, stream);
+  }
+  /* A zero-copy frame behind buffered bytes waits until they are written. */
+  if (session->nocopy_stream_id != 0 && spdy_buf_len(&session->outbuf) == 0) {
+    rv = emit_nocopy(session);
+    if (rv != 0) return rv;
+  }
+  return 1;
+}
+
+/* ---- public output API ------------------------------------------------------------- */
+
+static int fill_output(spdy_session *session, size_t want) {
+  if (spdy_buf_len(&session->outbuf) == 0 && session->nocopy_stream_id != 0) {
+    int rv = emit_nocopy(session);
+    if (rv != 0) return rv;
+  }
+  while (spdy_buf_len(&session->outbuf) < want) {
+    if (session->ctrl_head != NULL) {
+      spdy_outframe *frame = session->ctrl_head;
+      session->ctrl_head = frame->next;
+      if (session->ctrl_head == NULL) session->ctrl_tail = NULL;
+      if (frame->peer_owed) session->n_ctrl_owed--;
+      int rv = serialise_control(session, frame);
+      spdy_outframe_free(session, frame);
+      if (rv != 0) return rv;
+      continue;
+    }
+    if (session->fatal_error != 0 || session->nocopy_stream_id != 0) break;
+    int rv = produce_data(session);
+    if (rv < 0) return rv;
+    if (rv == 0) break;
+  }
+  return 0;
+}
+
+int64_t spdy_session_peek_output(spdy_session *session, const uint8_t **out, size_t max) {
+  if (session == NULL || out == NULL) return SPDY_ERR_INVALID_ARGUMENT;
+  int rv = fill_output(session, max);
+  if (rv != 0) {
+    /* Our own failure (memory, compression, a callback): tell the peer and stop. */
+    uint32_t status = SPDY_GOAWAY_INTERNAL_ERROR;
+    spdy_session_fail(session, rv, status);
+    (void)fill_output(session, max); /* the GOAWAY, if it could be queued */
+    if (spdy_buf_len(&session->outbuf) == 0) return rv;
+  }
+  size_t len = spdy_buf_len(&session->outbuf);
+  *out = spdy_buf_head(&session->outbuf);
+  return (int64_t)(len < max ? len : max);
+}
+
+void spdy_session_consume_output(spdy_session *session, size_t n) {
+  size_t len = spdy_buf_len(&session->outbuf);
+  spdy_buf_consume(&session->outbuf, n < len ? n : len);
+  /* Idle sessions give their output buffer back; busy ones keep it for reuse. */
+  if (session->n_streams == 0) spdy_buf_shrink(&session->outbuf, &session->mem, 0);
+}
+
+int64_t spdy_session_send(spdy_session *session, uint8_t *buf, size_t cap) {
+  if (session == NULL || (buf == NULL && cap > 0)) return SPDY_ERR_INVALID_ARGUMENT;
+  size_t copied = 0;
+  while (copied < cap) {
+    const uint8_t *p;
+    int64_t n = spdy_session_peek_output(session, &p, cap - copied);
+    if (n < 0) return copied > 0 ? (int64_t)copied : n;
+    if (n == 0) break;
+    memcpy(buf + copied, p, (size_t)n);
+    copied += (size_t)n;
+    spdy_session_consume_output(session, (size_t)n);
+  }
+  return (int64_t)copied;
+}

@@ -1,0 +1,127 @@
+/* stream.c — the stream table of a session: a chained hash by stream id, stream
+ * creation with windows taken from the current settings, and stream closing.
+ *
+ * Closing a stream always goes through spdy_stream_close so that the scheduler, the
+ * concurrency counters and the application (on_stream_close) stay consistent.
+ */
+#include <string.h>
+
+#include "session_int.h"
+
+#define SPDY_STREAM_TABLE_MIN 16
+
+static uint32_t bucket_of(const spdy_session *session, int32_t id) {
+  /* Ids grow by 2: a multiplicative hash spreads them over every bucket. */
+  return ((uint32_t)id * 2654435761u) & (session->n_buckets - 1);
+}
+
+int spdy_stream_table_init(spdy_session *session) {
+  session->buckets = spdy_mem_calloc(&session->mem, SPDY_STREAM_TABLE_MIN, sizeof(spdy_stream *));
+  if (session->buckets == NULL) return SPDY_ERR_NOMEM;
+  session->n_buckets = SPDY_STREAM_TABLE_MIN;
+  session->n_streams = 0;
+  return 0;
+}
+
+void spdy_stream_table_free(spdy_session *session) {
+  spdy_mem_free(&session->mem, session->buckets);
+  session->buckets = NULL;
+  session->n_buckets = 0;
+}
+
+spdy_stream *spdy_stream_find(const spdy_session *session, int32_t id) {
+  if (session->buckets == NULL) return NULL;
+  for (spdy_stream *s = session->buckets[bucket_of(session, id)]; s != NULL; s = s->hash_next)
+    if (s->id == id) return s;
+  return NULL;
+}
+
+/* Doubles the table when it is more than full; failure just keeps the chains longer. */
+static void grow_table(spdy_session *session) {
+  uint32_t n = session->n_buckets * 2;
+  spdy_stream **fresh = spdy_mem_calloc(&session->mem, n, sizeof(spdy_stream *));
+  if (fresh == NULL) return;
+  spdy_stream **old = session->buckets;
+  uint32_t old_n = session->n_buckets;
+  session->buckets = fresh;
+  session->n_buckets = n;
+  for (uint32_t i = 0; i < old_n; i++) {
+    spdy_stream *s = old[i];
+    while (s != NULL) {
+      spdy_stream *next = s->hash_next;
+      uint32_t b = bucket_of(session, s->id);
+      s->hash_next = fresh[b];
+      fresh[b] = s;
+      s = next;
+    }
+  }
+  spdy_mem_free(&session->mem, old);
+}
+
+spdy_stream *spdy_stream_create(spdy_session *session, int32_t id, int locally_initiated) {
+  spdy_stream *stream = spdy_mem_calloc(&session->mem, 1, sizeof(*stream));
+  if (stream == NULL) return NULL;
+  stream->id = id;
+  stream->locally_initiated = (uint8_t)(locally_initiated != 0);
+  stream->send_window = session->remote_initial_window;
+  stream->recv_window = session->local_initial_window;
+  if (session->n_streams >= session->n_buckets) grow_table(session);
+  uint32_t b = bucket_of(session, id);
+  stream->hash_next = session->buckets[b];
+  session->buckets[b] = stream;
+  session->n_streams++;
+  if (locally_initiated)
+    session->n_local_open++;
+  else
+    session->n_remote_open++;
+  return stream;
+}
+
+static void unlink_stream(spdy_session *session, spdy_stream *stream) {
+  spdy_stream **link = &session->buckets[bucket_of(session, stream->id)];
+  while (*link != stream) link = &(*link)->hash_next;
+  *link = stream->hash_next;
+  session->n_streams--;
+  if (stream->locally_initiated)
+    session->n_local_open--;
+  else
+    session->n_remote_open--;
+  if (stream->data_state == SPDY_DATA_ACTIVE) spdy_sched_remove(session, stream);
+  if (session->nocopy_stream_id == stream->id) session->nocopy_stream_id = 0;
+}
+
+int spdy_stream_close(spdy_session *session, spdy_stream *stream, uint32_t status) {
+  int32_t id = stream->id;
+  int was_local = stream->locally_initiated;
+  unlink_stream(session, stream);
+  spdy_mem_free(&session->mem, stream);
+  int rv = 0;
+  if (session->callbacks.on_stream_close != NULL &&
+      session->callbacks.on_stream_close(session, id, status, session->user) != 0)
+    rv = SPDY_ERR_CALLBACK_FAILURE;
+  /* A slot opened: streams waiting for one may start. */
+  if (was_local && session->pending_head != NULL) {
+    int start = spdy_session_start_pending(session);
+    if (rv == 0) rv = start;
+  }
+  return rv;
+}
+
+int spdy_stream_close_if_done(spdy_session *session, spdy_stream *stream) {
+  if (stream->local_closed && stream->remote_closed)
+    return spdy_stream_close(session, stream, SPDY_RST_NONE);
+  return 0;
+}
+
+void spdy_stream_free_all(spdy_session *session) {
+  for (uint32_t i = 0; i < session->n_buckets; i++) {
+    spdy_stream *s = session->buckets[i];
+    while (s != NULL) {
+      spdy_stream *next = s->hash_next;
+      spdy_mem_free(&session->mem, s);
+      s = next;
+    }
+    session->buckets[i] = NULL;
+  }
+  session->n_streams = 0;
+}

@@ -1,0 +1,330 @@
+/* pair.c — in-memory SPDY endpoints with recording callbacks (see pair.h). */
+#include "pair.h"
+
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+void test_log_add(test_peer *peer, const char *fmt, ...) {
+  char line[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(line, sizeof(line), fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if ((size_t)n >= sizeof(line)) n = sizeof(line) - 1;
+  if (peer->log_len + (size_t)n + 2 > peer->log_cap) {
+    size_t cap = peer->log_cap ? peer->log_cap * 2 : 4096;
+    while (cap < peer->log_len + (size_t)n + 2) cap *= 2;
+    peer->log = realloc(peer->log, cap);
+    cr_assert_not_null(peer->log);
+    peer->log_cap = cap;
+  }
+  memcpy(peer->log + peer->log_len, line, (size_t)n);
+  peer->log_len += (size_t)n;
+  peer->log[peer->log_len++] = '\n';
+  peer->log[peer->log_len] = '\0';
+}
+
+int test_log_has(const test_peer *peer, const char *line) {
+  if (peer->log == NULL) return 0;
+  size_t n = strlen(line);
+  for (const char *p = peer->log; (p = strstr(p, line)) != NULL; p++)
+    if ((p == peer->log || p[-1] == '\n') && p[n] == '\n') return 1;
+  return 0;
+}
+
+test_stream_rx *test_rx(test_peer *peer, int32_t stream_id) {
+  for (size_t i = 0; i < peer->n_rx; i++)
+    if (peer->rx[i].id == stream_id) return &peer->rx[i];
+  if (peer->n_rx == peer->cap_rx) {
+    peer->cap_rx = peer->cap_rx ? peer->cap_rx * 2 : 16;
+    peer->rx = realloc(peer->rx, peer->cap_rx * sizeof(*peer->rx));
+    cr_assert_not_null(peer->rx);
+  }
+  test_stream_rx *rx = &peer->rx[peer->n_rx++];
+  memset(rx, 0, sizeof(*rx));
+  rx->id = stream_id;
+  return rx;
+}
+
+static const char *kind_name(spdy_headers_kind kind) {
+  switch (kind) {
+  case SPDY_HEADERS_REQUEST: return "request";
+  case SPDY_HEADERS_RESPONSE: return "response";
+  case SPDY_HEADERS_PUSH: return "push";
+  case SPDY_HEADERS_EXTRA: return "extra";
+  }
+  return "?";
+}
+
+static int on_begin_headers(spdy_session *s, int32_t id, spdy_headers_kind kind, int32_t assoc,
+                            void *user) {
+  (void)s;
+  test_peer *peer = user;
+  if (kind == SPDY_HEADERS_PUSH)
+    test_log_add(peer, "begin %d push assoc=%d", id, assoc);
+  else
+    test_log_add(peer, "begin %d %s", id, kind_name(kind));
+  return 0;
+}
+
+static int on_header(spdy_session *s, int32_t id, const spdy_header *h, void *user) {
+  (void)s;
+  test_log_add(user, "header %d %.*s=%.*s", id, (int)h->name_len, h->name, (int)h->value_len,
+               h->value);
+  return 0;
+}
+
+static int on_headers_end(spdy_session *s, int32_t id, int end_stream, void *user) {
+  (void)s;
+  test_peer *peer = user;
+  test_log_add(peer, "end %d fin=%d", id, end_stream);
+  if (end_stream) test_rx(peer, id)->fin = 1;
+  if (peer->on_request != NULL && spdy_session_role(s) == SPDY_ROLE_SERVER) {
+    /* answer once the request is complete (headers with FIN, else at data end) */
+    if (end_stream) peer->on_request(peer, id);
+  }
+  return 0;
+}
+
+static int on_data_chunk(spdy_session *s, int32_t id, const uint8_t *data, size_t len,
+                         void *user) {
+  (void)s;
+  test_peer *peer = user;
+  test_stream_rx *rx = test_rx(peer, id);
+  if (rx->len + len > rx->cap) {
+    size_t cap = rx->cap ? rx->cap : 1024;
+    while (cap < rx->len + len) cap *= 2;
+    rx->data = realloc(rx->data, cap);
+    cr_assert_not_null(rx->data);
+    rx->cap = cap;
+  }
+  memcpy(rx->data + rx->len, data, len);
+  rx->len += len;
+  if (peer->n_data_order == peer->cap_data_order) {
+    peer->cap_data_order = peer->cap_data_order ? peer->cap_data_order * 2 : 256;
+    peer->data_order = realloc(peer->data_order, peer->cap_data_order * sizeof(int32_t));
+    cr_assert_not_null(peer->data_order);
+  }
+  peer->data_order[peer->n_data_order++] = id;
+  if (peer->log_data) test_log_add(peer, "data %d %zu", id, len);
+  return peer->pause_data ? SPDY_ERR_PAUSE : 0;
+}
+
+static int on_data_end(spdy_session *s, int32_t id, void *user) {
+  test_peer *peer = user;
+  test_stream_rx *rx = test_rx(peer, id);
+  rx->fin = 1;
+  test_log_add(peer, "dataend %d len=%zu", id, rx->len);
+  if (peer->on_request != NULL && spdy_session_role(s) == SPDY_ROLE_SERVER)
+    peer->on_request(peer, id);
+  return 0;
+}
+
+static int on_stream_close(spdy_session *s, int32_t id, uint32_t status, void *user) {
+  (void)s;
+  test_peer *peer = user;
+  test_stream_rx *rx = test_rx(peer, id);
+  rx->closed = 1;
+  rx->close_status = status;
+  test_log_add(peer, "close %d %s", id, spdy_rst_status_name(status));
+  return 0;
+}
+
+static int on_ping_ack(spdy_session *s, uint32_t id, int64_t rtt, void *user) {
+  (void)s;
+  test_peer *peer = user;
+  peer->pings_acked++;
+  test_log_add(peer, "pingack %u rtt=%lld", id, (long long)rtt);
+  return 0;
+}
+
+static int on_goaway(spdy_session *s, int32_t last_good, uint32_t status, void *user) {
+  (void)s;
+  test_peer *peer = user;
+  peer->goaway_seen = 1;
+  peer->goaway_last_good = last_good;
+  peer->goaway_status = status;
+  test_log_add(peer, "goaway %d %u", last_good, status);
+  return 0;
+}
+
+static int on_setting(spdy_session *s, uint32_t id, uint8_t flags, uint32_t value, void *user) {
+  (void)s;
+  test_log_add(user, "setting %u=%u flags=%u", id, value, (unsigned)flags);
+  return 0;
+}
+
+test_peer *test_peer_new(spdy_protocol protocol, spdy_role role, spdy_options *options) {
+  test_peer *peer = calloc(1, sizeof(*peer));
+  cr_assert_not_null(peer);
+  spdy_callbacks *cb;
+  cr_assert_eq(spdy_callbacks_new(&cb), 0);
+  spdy_callbacks_set_on_begin_headers(cb, on_begin_headers);
+  spdy_callbacks_set_on_header(cb, on_header);
+  spdy_callbacks_set_on_headers_end(cb, on_headers_end);
+  spdy_callbacks_set_on_data_chunk(cb, on_data_chunk);
+  spdy_callbacks_set_on_data_end(cb, on_data_end);
+  spdy_callbacks_set_on_stream_close(cb, on_stream_close);
+  spdy_callbacks_set_on_ping_ack(cb, on_ping_ack);
+  spdy_callbacks_set_on_goaway(cb, on_goaway);
+  spdy_callbacks_set_on_setting(cb, on_setting);
+  spdy_options *own = NULL;
+  if (options == NULL) {
+    cr_assert_eq(spdy_options_new(&own), 0);
+    test_alloc_install(own);
+    options = own;
+  }
+  int rv = spdy_session_new(&peer->session, protocol, role, cb, options, peer);
+  cr_assert_eq(rv, 0, "spdy_session_new: %s", spdy_strerror(rv));
+  spdy_options_del(own);
+  spdy_callbacks_del(cb);
+  peer->response_size = 100;
+  return peer;
+}
+
+void test_peer_del(test_peer *peer) {
+  if (peer == NULL) return;
+  spdy_session_del(peer->session);
+  for (size_t i = 0; i < peer->n_rx; i++) free(peer->rx[i].data);
+  free(peer->rx);
+  free(peer->log);
+  free(peer->data_order);
+  for (size_t i = 0; i < peer->n_bodies; i++) free(peer->bodies[i]);
+  free(peer->bodies);
+  free(peer);
+}
+
+int64_t test_body_read(spdy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
+                       uint32_t *flags, void *source, void *user) {
+  (void)session, (void)stream_id, (void)user;
+  test_body *body = source;
+  if (body->defer_once) {
+    body->defer_once = 0;
+    return SPDY_ERR_DEFERRED;
+  }
+  size_t n = body->len - body->offset;
+  if (n > len) n = len;
+  for (size_t i = 0; i < n; i++)
+    buf[i] = body->data != NULL ? body->data[body->offset + i]
+                                : (uint8_t)((body->offset + i) % 251);
+  body->offset += n;
+  if (body->offset == body->len) *flags |= SPDY_DATA_FLAG_EOF;
+  return (int64_t)n;
+}
+
+test_body *test_peer_body(test_peer *peer, const uint8_t *data, size_t len) {
+  /* Bodies are referenced by sessions: allocate them individually so they never move. */
+  test_body *body = calloc(1, sizeof(*body));
+  cr_assert_not_null(body);
+  body->data = data;
+  body->len = len;
+  if (peer->n_bodies == peer->cap_bodies) {
+    peer->cap_bodies = peer->cap_bodies ? peer->cap_bodies * 2 : 16;
+    peer->bodies = realloc(peer->bodies, peer->cap_bodies * sizeof(test_body *));
+    cr_assert_not_null(peer->bodies);
+  }
+  peer->bodies[peer->n_bodies++] = body;
+  return body;
+}
+
+void test_respond_default(test_peer *peer, int32_t stream_id) {
+  char length[32];
+  snprintf(length, sizeof(length), "%zu", peer->response_size);
+  spdy_header headers[] = {{":status", 7, "200 OK", 6},
+                           {":version", 8, "HTTP/1.1", 8},
+                           {"content-type", 12, "text/plain", 10},
+                           {"content-length", 14, length, strlen(length)}};
+  test_body *body = peer->response_size > 0 ? test_peer_body(peer, NULL, peer->response_size)
+                                            : NULL;
+  int rv = spdy_submit_response(peer->session, stream_id, headers, 4,
+                                body != NULL ? test_body_read : NULL, body);
+  cr_assert_eq(rv, 0, "submit_response: %s", spdy_strerror(rv));
+}
+
+static int32_t request(test_peer *client, const char *method, const char *path, int urgency,
+                       size_t body_len) {
+  spdy_header headers[] = {{":method", 7, method, strlen(method)},
+                           {":path", 5, path, strlen(path)},
+                           {":version", 8, "HTTP/1.1", 8},
+                           {":host", 5, "example.test", 12},
+                           {":scheme", 7, "https", 5},
+                           {"user-agent", 10, "speedy-test", 11}};
+  test_body *body = body_len > 0 ? test_peer_body(client, NULL, body_len) : NULL;
+  int32_t id = spdy_submit_request(client->session, urgency, headers, 6,
+                                   body != NULL ? test_body_read : NULL, body, NULL);
+  cr_assert_gt(id, 0, "submit_request: %s", spdy_strerror(id));
+  return id;
+}
+
+int32_t test_get(test_peer *client, const char *path, int urgency) {
+  return request(client, "GET", path, urgency, 0);
+}
+
+int32_t test_post(test_peer *client, const char *path, size_t body_len) {
+  return request(client, "POST", path, 3, body_len);
+}
+
+int64_t test_feed(test_peer *peer, const uint8_t *bytes, size_t len, size_t chunk) {
+  size_t pos = 0;
+  int64_t rv = 0;
+  while (pos < len) {
+    size_t n = len - pos < chunk ? len - pos : chunk;
+    rv = spdy_session_recv(peer->session, bytes + pos, n);
+    if (rv < 0) return rv;
+    if (rv == 0 && n > 0 && !peer->pause_data) return SPDY_ERR_INVALID_STATE;
+    pos += (size_t)rv;
+  }
+  return (int64_t)pos;
+}
+
+uint8_t *test_drain(test_peer *peer, size_t *len) {
+  size_t cap = 4096, n = 0;
+  uint8_t *out = malloc(cap);
+  cr_assert_not_null(out);
+  for (;;) {
+    if (cap - n < 4096) {
+      cap *= 2;
+      out = realloc(out, cap);
+      cr_assert_not_null(out);
+    }
+    int64_t got = spdy_session_send(peer->session, out + n, cap - n);
+    if (got <= 0) break;
+    n += (size_t)got;
+  }
+  *len = n;
+  return out;
+}
+
+/* Moves what `from` has to say into `to`, chunk by chunk. */
+static int64_t pump_one(test_peer *from, test_peer *to, size_t chunk) {
+  uint8_t buf[65536];
+  size_t cap = chunk < sizeof(buf) ? chunk : sizeof(buf);
+  int64_t moved = 0;
+  for (;;) {
+    int64_t n = spdy_session_send(from->session, buf, cap);
+    if (n < 0) return n;
+    if (n == 0) return moved;
+    int64_t fed = test_feed(to, buf, (size_t)n, chunk);
+    if (fed < 0) return fed;
+    moved += n;
+  }
+}
+
+int64_t test_pump(test_peer *a, test_peer *b, size_t chunk) {
+  int64_t total = 0;
+  for (int round = 0; round < 1000000; round++) {
+    int64_t ab = pump_one(a, b, chunk);
+    if (ab < 0) return ab;
+    int64_t ba = pump_one(b, a, chunk);
+    if (ba < 0) return ba;
+    total += ab + ba;
+    if (ab == 0 && ba == 0) return total;
+  }
+  return total;
+}
