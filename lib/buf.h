@@ -25,8 +25,13 @@ void spdy_buf_init(spdy_buf *buf, size_t limit);
 void spdy_buf_free(spdy_buf *buf, spdy_mem *mem);
 
 static inline size_t spdy_buf_len(const spdy_buf *buf) { return buf->end - buf->start; }
-static inline uint8_t *spdy_buf_head(const spdy_buf *buf) { return buf->data + buf->start; }
-static inline uint8_t *spdy_buf_tail(const spdy_buf *buf) { return buf->data + buf->end; }
+/* NULL while nothing was ever allocated (offsetting a null pointer is undefined). */
+static inline uint8_t *spdy_buf_head(const spdy_buf *buf) {
+  return buf->data != NULL ? buf->data + buf->start : NULL;
+}
+static inline uint8_t *spdy_buf_tail(const spdy_buf *buf) {
+  return buf->data != NULL ? buf->data + buf->end : NULL;
+}
 
 /* Makes room for n more bytes at the tail. Returns 0, SPDY_ERR_NOMEM, or
  * SPDY_ERR_FRAME_TOO_LARGE when the buffer would pass its limit. */

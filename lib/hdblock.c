@@ -43,7 +43,8 @@ typedef struct name_mapping {
   name_span v2;
 } name_mapping;
 
-#define NAME_SPAN(s) {(const uint8_t *)(s), sizeof(s) - 1}
+#define NAME_SPAN(s)                                                                               \
+  { (const uint8_t *)(s), sizeof(s) - 1 }
 static const name_mapping v2_names[] = {
     {NAME_SPAN(":method"), NAME_SPAN("method")},   {NAME_SPAN(":path"), NAME_SPAN("url")},
     {NAME_SPAN(":version"), NAME_SPAN("version")}, {NAME_SPAN(":host"), NAME_SPAN("host")},
@@ -124,12 +125,12 @@ static void index_sort(uint32_t *index, size_t n, index_compare_fn compare, cons
 
 /* ---- Deflater --------------------------------------------------------------------- */
 
-int spdy_hdblock_deflater_init(spdy_hdblock_deflater *d, spdy_mem *mem, int version,
-                               int level, int window_bits, int mem_level) {
+int spdy_hdblock_deflater_init(spdy_hdblock_deflater *d, spdy_mem *mem, int version, int level,
+                               int window_bits, int mem_level) {
   if (d == NULL) return SPDY_ERR_INVALID_ARGUMENT;
   d->initialised = CONTEXT_NONE;
-  if (mem == NULL || (version != 2 && version != 3) || level < 0 || level > 9 ||
-      window_bits < 9 || window_bits > 15 || mem_level < 1 || mem_level > 9)
+  if (mem == NULL || (version != 2 && version != 3) || level < 0 || level > 9 || window_bits < 9 ||
+      window_bits > 15 || mem_level < 1 || mem_level > 9)
     return SPDY_ERR_INVALID_ARGUMENT;
   memset(&d->zs, 0, sizeof(d->zs));
   d->zs.zalloc = spdy_mem_zalloc;
@@ -175,9 +176,9 @@ static int header_check(int version, const spdy_header *header) {
 /* Submitted fields grouped by wire name: a field is either the first of its name (it
  * carries the name and the joined value) or a follower, linked from the one before. */
 typedef struct header_groups {
-  uint32_t *next;       /* next field with the same wire name, or HDBLOCK_NO_NEXT */
-  uint32_t *follower;   /* 1 when an earlier field has the same wire name */
-  uint32_t *heap;       /* NULL, or the arrays above when too many for the stack */
+  uint32_t *next;     /* next field with the same wire name, or HDBLOCK_NO_NEXT */
+  uint32_t *follower; /* 1 when an earlier field has the same wire name */
+  uint32_t *heap;     /* NULL, or the arrays above when too many for the stack */
   uint32_t stack[2 * HDBLOCK_STACK_FIELDS];
 } header_groups;
 
@@ -189,8 +190,8 @@ typedef struct wire_order_ctx {
 /* Wire name, then submission order. */
 static int wire_order(const void *ctx, uint32_t a, uint32_t b) {
   const wire_order_ctx *c = ctx;
-  int order = span_compare(wire_name(c->version, &c->headers[a]),
-                           wire_name(c->version, &c->headers[b]));
+  int order =
+      span_compare(wire_name(c->version, &c->headers[a]), wire_name(c->version, &c->headers[b]));
   if (order != 0) return order;
   return (a > b) - (a < b);
 }
@@ -235,8 +236,8 @@ static void groups_free(header_groups *groups, spdy_mem *mem) {
  * SPDY_ERR_INVALID_HEADER when it would not fit the version's length field or when a
  * repeated name has an empty value (joined, it would start or end with NUL or hold two
  * NULs in a row). */
-static int group_value_len(int version, const spdy_header *headers,
-                           const header_groups *groups, uint32_t first, size_t *out) {
+static int group_value_len(int version, const spdy_header *headers, const header_groups *groups,
+                           uint32_t first, size_t *out) {
   size_t max = length_max(version);
   size_t total = 0;
   int repeated = groups->next[first] != HDBLOCK_NO_NEXT;
@@ -352,8 +353,8 @@ static int writer_put_length(deflate_writer *w, int version, size_t value) {
   return writer_put(w, bytes, 4);
 }
 
-static int writer_put_block(deflate_writer *w, int version, const spdy_header *headers,
-                            size_t n, const header_groups *groups) {
+static int writer_put_block(deflate_writer *w, int version, const spdy_header *headers, size_t n,
+                            const header_groups *groups) {
   size_t names = 0;
   for (size_t i = 0; i < n; i++) names += !groups->follower[i];
   int rv = writer_put_length(w, version, names);
@@ -415,8 +416,7 @@ int spdy_hdblock_deflate(spdy_hdblock_deflater *d, spdy_mem *mem, spdy_buf *out,
   return rv;
 }
 
-size_t spdy_hdblock_serialised_size(int version, const spdy_header *headers,
-                                    size_t n_headers) {
+size_t spdy_hdblock_serialised_size(int version, const spdy_header *headers, size_t n_headers) {
   size_t width = length_width(version);
   size_t total = width;
   /* No allocator here, so repeated names are found by looking back: O(n^2), which is
@@ -463,11 +463,9 @@ void spdy_hdblock_inflater_free(spdy_hdblock_inflater *inf, spdy_mem *mem) {
 
 static int inflater_set_dictionary(spdy_hdblock_inflater *inf) {
   const uint8_t *dict = inf->version == 2 ? spdy_hdblock_dict_v2 : spdy_hdblock_dict_v3;
-  uInt dict_len =
-      (uInt)(inf->version == 2 ? spdy_hdblock_dict_v2_len : spdy_hdblock_dict_v3_len);
+  uInt dict_len = (uInt)(inf->version == 2 ? spdy_hdblock_dict_v2_len : spdy_hdblock_dict_v3_len);
   /* The peer names its dictionary by Adler-32; another one means another protocol. */
-  if (inf->zs.adler != adler32(adler32(0, Z_NULL, 0), dict, dict_len))
-    return SPDY_ERR_COMPRESSION;
+  if (inf->zs.adler != adler32(adler32(0, Z_NULL, 0), dict, dict_len)) return SPDY_ERR_COMPRESSION;
   int rv = inflateSetDictionary(&inf->zs, dict, dict_len);
   if (rv == Z_MEM_ERROR) return SPDY_ERR_NOMEM;
   return rv == Z_OK ? 0 : SPDY_ERR_COMPRESSION;
@@ -482,6 +480,7 @@ static int inflate_block(spdy_hdblock_inflater *inf, spdy_mem *mem, const uint8_
   const uint8_t *rest = in;
   size_t rest_len = in_len;
   uint8_t probe;
+  int data_type = 0; /* zlib's data_type after the last call that made progress */
   zs->avail_in = 0;
   for (;;) {
     if (zs->avail_in == 0 && rest_len > 0) {
@@ -505,6 +504,7 @@ static int inflate_block(spdy_hdblock_inflater *inf, spdy_mem *mem, const uint8_
     zs->next_out = probing ? &probe : spdy_buf_tail(scratch);
     zs->avail_out = room > UINT_MAX ? UINT_MAX : (uInt)room;
     uInt before = zs->avail_out;
+    uInt in_before = zs->avail_in;
     int zrv = inflate(zs, Z_SYNC_FLUSH);
     size_t produced = before - zs->avail_out;
     if (probing && produced > 0) return SPDY_ERR_HEADER_BLOCK_TOO_LARGE;
@@ -512,6 +512,9 @@ static int inflate_block(spdy_hdblock_inflater *inf, spdy_mem *mem, const uint8_
     switch (zrv) {
     case Z_OK:
     case Z_BUF_ERROR: /* no progress possible: judged below */
+      /* A call without progress says nothing about the position (zlib even reports a
+       * block boundary as inside a block then). */
+      if (produced > 0 || zs->avail_in != in_before) data_type = zs->data_type;
       break;
     case Z_NEED_DICT: {
       int rv = inflater_set_dictionary(inf);
@@ -528,19 +531,17 @@ static int inflate_block(spdy_hdblock_inflater *inf, spdy_mem *mem, const uint8_
   }
   /* The block must end on a sync flush: inflate waits for the next block's header
    * (zlib.h: data_type + 128) at a byte boundary (no unused bits in the low bits). */
-  if ((zs->data_type & 128) == 0 || (zs->data_type & 63) != 0) return SPDY_ERR_COMPRESSION;
+  if ((data_type & 128) == 0 || (data_type & 63) != 0) return SPDY_ERR_COMPRESSION;
   return 0;
 }
 
 int spdy_hdblock_inflate(spdy_hdblock_inflater *inf, spdy_mem *mem, const uint8_t *in,
                          size_t in_len, const uint8_t **out, size_t *out_len) {
   static const uint8_t empty[1] = {0};
-  if (inf == NULL || mem == NULL || out == NULL || out_len == NULL ||
-      (in == NULL && in_len > 0))
+  if (inf == NULL || mem == NULL || out == NULL || out_len == NULL || (in == NULL && in_len > 0))
     return SPDY_ERR_INVALID_ARGUMENT;
   if (inf->initialised != CONTEXT_READY)
-    return inf->initialised == CONTEXT_BROKEN ? SPDY_ERR_COMPRESSION
-                                              : SPDY_ERR_INVALID_ARGUMENT;
+    return inf->initialised == CONTEXT_BROKEN ? SPDY_ERR_COMPRESSION : SPDY_ERR_INVALID_ARGUMENT;
   /* The previous block is no longer the caller's: drop it, and its storage if large. */
   spdy_buf_reset(&inf->scratch);
   spdy_buf_shrink(&inf->scratch, mem, HDBLOCK_SCRATCH_KEEP);
@@ -619,8 +620,8 @@ static int block_check(int version, const uint8_t *block, size_t len, size_t cou
 }
 
 /* Emits every field of a checked block, one call per NUL-separated value. */
-static int block_emit(int version, const uint8_t *block, size_t count,
-                      spdy_hdblock_emit_fn emit, void *ctx) {
+static int block_emit(int version, const uint8_t *block, size_t count, spdy_hdblock_emit_fn emit,
+                      void *ctx) {
   size_t width = length_width(version);
   size_t pos = width;
   for (size_t i = 0; i < count; i++) {
@@ -646,8 +647,7 @@ static int block_emit(int version, const uint8_t *block, size_t count,
 
 int spdy_hdblock_parse(int version, spdy_mem *mem, const uint8_t *block, size_t len,
                        spdy_hdblock_emit_fn emit, void *ctx) {
-  if ((version != 2 && version != 3) || mem == NULL || emit == NULL ||
-      (block == NULL && len > 0))
+  if ((version != 2 && version != 3) || mem == NULL || emit == NULL || (block == NULL && len > 0))
     return SPDY_ERR_INVALID_ARGUMENT;
   size_t width = length_width(version);
   /* Offsets are indexed as 32 bits; no frame carries a block that large. */

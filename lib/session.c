@@ -572,7 +572,10 @@ int spdy_submit_headers(spdy_session *session, int32_t stream_id, const spdy_hea
 }
 
 int spdy_submit_rst(spdy_session *session, int32_t stream_id, uint32_t status) {
-  if (session == NULL || stream_id <= 0 || status == SPDY_RST_NONE || status > 11)
+  uint32_t max_status = session != NULL && session->wire_version == 2
+                            ? SPDY_RST_FLOW_CONTROL_ERROR
+                            : SPDY_RST_FRAME_TOO_LARGE;
+  if (session == NULL || stream_id <= 0 || status == SPDY_RST_NONE || status > max_status)
     return SPDY_ERR_INVALID_ARGUMENT;
   spdy_stream *stream = spdy_stream_find(session, stream_id);
   if (stream == NULL) return SPDY_ERR_STREAM_NOT_FOUND;

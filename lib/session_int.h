@@ -177,6 +177,7 @@ struct spdy_session {
   size_t nocopy_len;
   uint8_t nocopy_header[SPDY_FRAME_HEADER_LEN];
   void *nocopy_source;
+  uint8_t send_holding; /* spdy_session_send holds copied bytes not yet written */
 
   /* Input. */
   spdy_recv_state recv_state;

@@ -65,10 +65,10 @@ static int unknown_stream(spdy_session *session, int32_t stream_id) {
   return rv != 0 ? fail_with(session, rv) : 0;
 }
 
-static void trace_recv(spdy_session *session, const char *summary) {
+static void trace_recv(spdy_session *session, int32_t stream_id, const char *summary) {
   const spdy_frame_hd *f = &session->frame;
   spdy_trace(session, 0, f->is_control ? f->type : SPDY_FRAME_DATA, f->flags,
-             f->is_control ? 0 : f->stream_id, f->length, summary);
+             f->is_control ? stream_id : f->stream_id, f->length, summary);
 }
 
 /* ---- header blocks ----------------------------------------------------------------- */
@@ -180,7 +180,7 @@ static int on_syn_stream(spdy_session *session, const uint8_t *payload, size_t l
   char summary[48];
   snprintf(summary, sizeof(summary), "stream=%d assoc=%d pri=%u", (int)syn.stream_id,
            (int)syn.associated_id, (unsigned)syn.priority);
-  trace_recv(session, summary);
+  trace_recv(session, syn.stream_id, summary);
 
   int32_t id = syn.stream_id;
   if (id == 0 || !is_peer_id(session, id)) return fail_protocol(session);
@@ -242,7 +242,7 @@ static int on_stream_headers(spdy_session *session, const uint8_t *payload, size
   if (rv != 0) return rv;
   char summary[24];
   snprintf(summary, sizeof(summary), "stream=%d", (int)frame.stream_id);
-  trace_recv(session, summary);
+  trace_recv(session, frame.stream_id, summary);
 
   int32_t id = frame.stream_id;
   if (id == 0) return fail_protocol(session);
@@ -282,7 +282,7 @@ static int on_rst_stream(spdy_session *session, const uint8_t *payload, size_t l
   if (spdy_frame_decode_rst_stream(payload, len, &id, &status) != 0) return fail_protocol(session);
   char summary[48];
   snprintf(summary, sizeof(summary), "stream=%d status=%s", (int)id, spdy_rst_status_name(status));
-  trace_recv(session, summary);
+  trace_recv(session, id, summary);
   if (id == 0) return fail_protocol(session);
   spdy_stream *stream = spdy_stream_find(session, id);
   if (stream == NULL) return 0; /* never answer a RST_STREAM */
@@ -323,7 +323,7 @@ static int on_settings(spdy_session *session, const uint8_t *payload, size_t len
   if (spdy_frame_decode_settings(payload, len, &count) != 0) return fail_protocol(session);
   char summary[24];
   snprintf(summary, sizeof(summary), "entries=%u", count);
-  trace_recv(session, summary);
+  trace_recv(session, 0, summary);
   uint32_t seen = 0; /* the first value of an id in one frame wins */
   for (uint32_t i = 0; i < count; i++) {
     spdy_setting entry;
@@ -354,7 +354,7 @@ static int on_ping(spdy_session *session, const uint8_t *payload, size_t len) {
   if (spdy_frame_decode_ping(payload, len, &id) != 0) return fail_protocol(session);
   char summary[24];
   snprintf(summary, sizeof(summary), "id=%u", id);
-  trace_recv(session, summary);
+  trace_recv(session, 0, summary);
   int ours = (id & 1) == (session->role == SPDY_ROLE_CLIENT ? 1u : 0u);
   if (!ours) {
     spdy_outframe *echo = spdy_outframe_new(session, SPDY_FRAME_PING, NULL, 0);
@@ -382,7 +382,7 @@ static int on_goaway(spdy_session *session, const uint8_t *payload, size_t len) 
     return fail_protocol(session);
   char summary[40];
   snprintf(summary, sizeof(summary), "last_good=%d status=%u", (int)last_good, status);
-  trace_recv(session, summary);
+  trace_recv(session, 0, summary);
   session->goaway_received = 1;
   if (session->callbacks.on_goaway != NULL &&
       session->callbacks.on_goaway(session, last_good, status, session->user) != 0)
@@ -414,7 +414,7 @@ static int on_window_update(spdy_session *session, const uint8_t *payload, size_
     return fail_protocol(session);
   char summary[40];
   snprintf(summary, sizeof(summary), "stream=%d delta=%u", (int)id, delta);
-  trace_recv(session, summary);
+  trace_recv(session, id, summary);
   if (delta == 0) return 0;
   if (id == 0) {
     if (session->protocol != SPDY_PROTOCOL_SPDY3_1) return 0; /* no session window in v3 */
@@ -438,7 +438,7 @@ static int on_credential(spdy_session *session, const uint8_t *payload, size_t l
   if (spdy_frame_decode_credential(payload, len, &credential) != 0) return fail_protocol(session);
   char summary[24];
   snprintf(summary, sizeof(summary), "slot=%u", (unsigned)credential.slot);
-  trace_recv(session, summary);
+  trace_recv(session, 0, summary);
   return 0; /* validated and ignored: speedy does not use client certificate slots */
 }
 
@@ -472,7 +472,7 @@ static int process_control(spdy_session *session, const uint8_t *payload, size_t
   case SPDY_FRAME_GOAWAY: return on_goaway(session, payload, len);
   case SPDY_FRAME_WINDOW_UPDATE: return on_window_update(session, payload, len);
   case SPDY_FRAME_CREDENTIAL: return on_credential(session, payload, len);
-  default: trace_recv(session, ""); return 0; /* NOOP */
+  default: trace_recv(session, 0, ""); return 0; /* NOOP */
   }
 }
 
@@ -480,7 +480,7 @@ static int process_control(spdy_session *session, const uint8_t *payload, size_t
 static int begin_data(spdy_session *session) {
   const spdy_frame_hd *f = &session->frame;
   int32_t id = f->stream_id;
-  trace_recv(session, "");
+  trace_recv(session, 0, "");
   if (id == 0) return fail_protocol(session);
   session->recv_state = SPDY_RECV_DATA;
   session->data_stream_id = id;
@@ -556,7 +556,7 @@ static int begin_frame(spdy_session *session) {
     return spdy_session_fail(session, SPDY_ERR_UNSUPPORTED_VERSION, SPDY_GOAWAY_PROTOCOL_ERROR);
   if (!known_control(session, f->type)) {
     /* Unknown control frames are ignored (v3 2.2.1); their payload is skipped unread. */
-    trace_recv(session, "ignored");
+    trace_recv(session, 0, "ignored");
     session->recv_state = SPDY_RECV_DISCARD;
     session->payload_left = f->length;
     return 0;
@@ -600,6 +600,9 @@ int64_t spdy_session_recv(spdy_session *session, const uint8_t *data, size_t len
                            spdy_buf_len(&session->inbuf));
       spdy_buf_reset(&session->inbuf);
       if (session->n_streams == 0) spdy_buf_shrink(&session->inbuf, &session->mem, 0);
+      /* A large inflated block is not kept around for the next, usually small, one. */
+      spdy_buf_reset(&session->inflater.scratch);
+      spdy_buf_shrink(&session->inflater.scratch, &session->mem, 4096);
       break;
     }
     case SPDY_RECV_DATA:

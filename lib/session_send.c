@@ -65,7 +65,10 @@ static int serialise_header_frame(spdy_session *session, spdy_outframe *frame) {
   spdy_buf_commit(&session->outbuf, prefix);
   rv = spdy_hdblock_deflate(&session->deflater, &session->mem, &session->outbuf, frame->headers,
                             frame->n_headers);
-  if (rv != 0) return rv;
+  if (rv != 0) {
+    session->outbuf.end = session->outbuf.start + offset; /* take the prefix back */
+    return rv;
+  }
   size_t block_len = spdy_buf_len(&session->outbuf) - offset - prefix;
   if (block_len + prefix - SPDY_FRAME_HEADER_LEN > SPDY_MAX_FRAME_LENGTH)
     return SPDY_ERR_FRAME_TOO_LARGE;
@@ -133,6 +136,15 @@ static int serialise_control(spdy_session *session, spdy_outframe *frame) {
   if (frame->type == SPDY_FRAME_SYN_STREAM || frame->type == SPDY_FRAME_SYN_REPLY ||
       frame->type == SPDY_FRAME_HEADERS) {
     rv = serialise_header_frame(session, frame);
+    if (rv == SPDY_ERR_FRAME_TOO_LARGE) {
+      /* The block did not fit and zlib was not touched: only this stream fails. */
+      spdy_stream *stream = spdy_stream_find(session, frame->stream_id);
+      rv = stream != NULL && stream->opened_on_wire ? spdy_queue_rst(session, frame->stream_id,
+                                                                     SPDY_RST_INTERNAL_ERROR, 0)
+                                                    : 0;
+      if (rv == 0 && stream != NULL) rv = spdy_stream_close(session, stream, SPDY_RST_INTERNAL_ERROR);
+      return rv;
+    }
     if (rv == 0) rv = after_header_frame(session, frame);
   } else {
     rv = spdy_buf_append(&session->outbuf, &session->mem, frame->fixed, frame->fixed_len);
@@ -149,6 +161,8 @@ static spdy_stream *next_data_stream(const spdy_session *session) {
   return NULL;
 }
 
+/* Hands a zero-copy frame to the application. A stream whose last frame this was closes
+ * only now, because on_stream_close may free the source on_send_data still needs. */
 static int emit_nocopy(spdy_session *session) {
   int32_t id = session->nocopy_stream_id;
   session->nocopy_stream_id = 0;
@@ -156,7 +170,15 @@ static int emit_nocopy(spdy_session *session) {
   if (session->callbacks.on_send_data(session, id, session->nocopy_header, session->nocopy_len,
                                       session->nocopy_source, session->user) != 0)
     return SPDY_ERR_CALLBACK_FAILURE;
-  return 0;
+  spdy_stream *stream = spdy_stream_find(session, id);
+  return stream != NULL ? spdy_stream_close_if_done(session, stream) : 0;
+}
+
+/* May a zero-copy frame be written now? Not while spdy_session_send holds copied bytes
+ * the application has not written yet: they come first. */
+static int nocopy_can_emit(const spdy_session *session) {
+  return session->nocopy_stream_id != 0 && spdy_buf_len(&session->outbuf) == 0 &&
+         !session->send_holding;
 }
 
 /* Produces one DATA frame. Returns 1 when it made progress, 0 when nothing can be sent,
@@ -215,13 +237,15 @@ static int produce_data(spdy_session *session) {
   if (fin) {
     spdy_sched_remove(session, stream);
     stream->local_closed = 1;
-    rv = spdy_stream_close_if_done(session, stream);
-    if (rv != 0) return rv;
+    if (!(flags & SPDY_DATA_FLAG_NO_COPY)) { /* else: closed once the frame is written */
+      rv = spdy_stream_close_if_done(session, stream);
+      if (rv != 0) return rv;
+    }
   } else {
     sched_rotate(session, stream);
   }
   /* A zero-copy frame behind buffered bytes waits until they are written. */
-  if (session->nocopy_stream_id != 0 && spdy_buf_len(&session->outbuf) == 0) {
+  if (nocopy_can_emit(session)) {
     rv = emit_nocopy(session);
     if (rv != 0) return rv;
   }
@@ -231,7 +255,7 @@ static int produce_data(spdy_session *session) {
 /* ---- public output API ------------------------------------------------------------- */
 
 static int fill_output(spdy_session *session, size_t want) {
-  if (spdy_buf_len(&session->outbuf) == 0 && session->nocopy_stream_id != 0) {
+  if (nocopy_can_emit(session)) {
     int rv = emit_nocopy(session);
     if (rv != 0) return rv;
   }
@@ -281,12 +305,18 @@ int64_t spdy_session_send(spdy_session *session, uint8_t *buf, size_t cap) {
   size_t copied = 0;
   while (copied < cap) {
     const uint8_t *p;
+    session->send_holding = copied > 0;
     int64_t n = spdy_session_peek_output(session, &p, cap - copied);
-    if (n < 0) return copied > 0 ? (int64_t)copied : n;
+    if (n < 0) {
+      session->send_holding = 0;
+      return copied > 0 ? (int64_t)copied : n;
+    }
     if (n == 0) break;
     memcpy(buf + copied, p, (size_t)n);
     copied += (size_t)n;
     spdy_session_consume_output(session, (size_t)n);
+    if (session->nocopy_stream_id != 0) break; /* its turn comes in the next call */
   }
+  session->send_holding = 0;
   return (int64_t)copied;
 }

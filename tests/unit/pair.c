@@ -70,6 +70,7 @@ static int on_begin_headers(spdy_session *s, int32_t id, spdy_headers_kind kind,
     test_log_add(peer, "begin %d push assoc=%d", id, assoc);
   else
     test_log_add(peer, "begin %d %s", id, kind_name(kind));
+  if (peer->on_begin != NULL) peer->on_begin(peer, id, kind, assoc);
   return 0;
 }
 
@@ -160,6 +161,11 @@ static int on_setting(spdy_session *s, uint32_t id, uint8_t flags, uint32_t valu
   return 0;
 }
 
+static void on_frame(spdy_session *s, int sent, spdy_frame_type type, uint8_t flags, int32_t id,
+                     uint32_t length, const char *summary, void *user);
+static int on_send_data(spdy_session *s, int32_t id, const uint8_t frame_header[8],
+                        size_t length, void *source, void *user);
+
 test_peer *test_peer_new(spdy_protocol protocol, spdy_role role, spdy_options *options) {
   test_peer *peer = calloc(1, sizeof(*peer));
   cr_assert_not_null(peer);
@@ -174,6 +180,8 @@ test_peer *test_peer_new(spdy_protocol protocol, spdy_role role, spdy_options *o
   spdy_callbacks_set_on_ping_ack(cb, on_ping_ack);
   spdy_callbacks_set_on_goaway(cb, on_goaway);
   spdy_callbacks_set_on_setting(cb, on_setting);
+  spdy_callbacks_set_on_frame(cb, on_frame);         /* records only when peer->trace */
+  spdy_callbacks_set_on_send_data(cb, on_send_data); /* zero-copy bodies: peer->side */
   spdy_options *own = NULL;
   if (options == NULL) {
     cr_assert_eq(spdy_options_new(&own), 0);
@@ -195,6 +203,9 @@ void test_peer_del(test_peer *peer) {
   free(peer->rx);
   free(peer->log);
   free(peer->data_order);
+  free(peer->frames);
+  free(peer->flows);
+  free(peer->side);
   for (size_t i = 0; i < peer->n_bodies; i++) free(peer->bodies[i]);
   free(peer->bodies);
   free(peer);
@@ -322,6 +333,230 @@ int64_t test_pump(test_peer *a, test_peer *b, size_t chunk) {
     int64_t ab = pump_one(a, b, chunk);
     if (ab < 0) return ab;
     int64_t ba = pump_one(b, a, chunk);
+    if (ba < 0) return ba;
+    total += ab + ba;
+    if (ab == 0 && ba == 0) return total;
+  }
+  return total;
+}
+
+/* ---- frame trace and window checks ------------------------------------------------- */
+
+void test_peer_trace(test_peer *peer) {
+  peer->trace = 1;
+  peer->flow_stream_window = 65536;
+}
+
+test_flow *test_flow_of(test_peer *peer, int32_t stream_id) {
+  for (size_t i = 0; i < peer->n_flows; i++)
+    if (peer->flows[i].id == stream_id) return &peer->flows[i];
+  if (peer->n_flows == peer->cap_flows) {
+    peer->cap_flows = peer->cap_flows ? peer->cap_flows * 2 : 16;
+    peer->flows = realloc(peer->flows, peer->cap_flows * sizeof(*peer->flows));
+    cr_assert_not_null(peer->flows);
+  }
+  test_flow *flow = &peer->flows[peer->n_flows++];
+  memset(flow, 0, sizeof(*flow));
+  flow->id = stream_id;
+  flow->min_send_window = INT64_MAX;
+  return flow;
+}
+
+size_t test_frames_count(const test_peer *peer, int sent, spdy_frame_type type,
+                         int32_t stream_id) {
+  size_t n = 0;
+  for (size_t i = 0; i < peer->n_frames; i++) {
+    const test_frame_rec *f = &peer->frames[i];
+    if (f->sent == sent && f->type == type && (stream_id < 0 || f->stream_id == stream_id)) n++;
+  }
+  return n;
+}
+
+static void flow_violation(test_peer *peer, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void flow_violation(test_peer *peer, const char *fmt, ...) {
+  if (peer->flow_violations++ > 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(peer->flow_error, sizeof(peer->flow_error), fmt, ap);
+  va_end(ap);
+}
+
+/* Sender side: the engine's windows after a DATA frame, against the trace's model. */
+static void flow_check_sent(test_peer *peer, spdy_session *s, int32_t id, uint32_t length) {
+  test_flow *flow = test_flow_of(peer, id);
+  test_flow *all = test_flow_of(peer, 0);
+  flow->data_sent += length, flow->frames_sent++;
+  all->data_sent += length, all->frames_sent++;
+  if (peer->flow_max_frame != 0 && length > peer->flow_max_frame)
+    flow_violation(peer, "DATA of %u bytes on stream %d, frame size %u", length, (int)id,
+                   peer->flow_max_frame);
+  spdy_protocol protocol = spdy_session_protocol(s);
+  if (protocol == SPDY_PROTOCOL_SPDY2) return;
+  int64_t initial = spdy_session_remote_setting(s, SPDY_SETTINGS_INITIAL_WINDOW_SIZE);
+  if (initial < 0) initial = 65536;
+  int64_t window = spdy_session_send_window(s, id);
+  int64_t model = initial + (int64_t)flow->wu_recv - (int64_t)flow->data_sent;
+  if (window < flow->min_send_window) flow->min_send_window = window;
+  if (window != model)
+    flow_violation(peer, "stream %d: engine send window %lld, trace says %lld", (int)id,
+                   (long long)window, (long long)model);
+  else if (window < 0 && !peer->flow_allow_negative)
+    flow_violation(peer, "stream %d: sent past the window (now %lld)", (int)id,
+                   (long long)window);
+  if (protocol != SPDY_PROTOCOL_SPDY3_1) return;
+  int64_t session_window = spdy_session_send_window(s, 0);
+  int64_t session_model = 65536 + (int64_t)all->wu_recv - (int64_t)all->data_sent;
+  if (session_window < all->min_send_window) all->min_send_window = session_window;
+  if (session_window != session_model)
+    flow_violation(peer, "session: engine send window %lld, trace says %lld",
+                   (long long)session_window, (long long)session_model);
+  else if (session_window < 0)
+    flow_violation(peer, "session: sent past the window (now %lld)", (long long)session_window);
+}
+
+/* Receiver side: never more unacknowledged DATA than this peer granted. */
+static void flow_check_recv(test_peer *peer, spdy_session *s, int32_t id, uint32_t length) {
+  test_flow *flow = test_flow_of(peer, id);
+  test_flow *all = test_flow_of(peer, 0);
+  flow->data_recv += length, flow->frames_recv++;
+  all->data_recv += length, all->frames_recv++;
+  spdy_protocol protocol = spdy_session_protocol(s);
+  if (protocol == SPDY_PROTOCOL_SPDY2) return;
+  if (flow->data_recv > flow->wu_sent + peer->flow_stream_window)
+    flow_violation(peer, "stream %d: received %llu bytes, granted %llu", (int)id,
+                   (unsigned long long)flow->data_recv,
+                   (unsigned long long)(flow->wu_sent + peer->flow_stream_window));
+  if (protocol == SPDY_PROTOCOL_SPDY3_1 && all->data_recv > all->wu_sent + 65536)
+    flow_violation(peer, "session: received %llu bytes, granted %llu",
+                   (unsigned long long)all->data_recv,
+                   (unsigned long long)(all->wu_sent + 65536));
+}
+
+static void on_frame(spdy_session *s, int sent, spdy_frame_type type, uint8_t flags, int32_t id,
+                     uint32_t length, const char *summary, void *user) {
+  test_peer *peer = user;
+  if (!peer->trace) return;
+  test_frame_rec rec = {sent, type, flags, id, length, 0, ""};
+  snprintf(rec.summary, sizeof(rec.summary), "%s", summary);
+  const char *p;
+  /* Received control frames carry their stream id in the summary only. */
+  if (!sent && type != SPDY_FRAME_DATA && (p = strstr(summary, "stream=")) != NULL)
+    rec.stream_id = (int32_t)strtol(p + 7, NULL, 10);
+  if (type == SPDY_FRAME_WINDOW_UPDATE && (p = strstr(summary, "delta=")) != NULL)
+    rec.delta = (uint32_t)strtoul(p + 6, NULL, 10);
+  if (peer->n_frames == peer->cap_frames) {
+    peer->cap_frames = peer->cap_frames ? peer->cap_frames * 2 : 256;
+    peer->frames = realloc(peer->frames, peer->cap_frames * sizeof(*peer->frames));
+    cr_assert_not_null(peer->frames);
+  }
+  peer->frames[peer->n_frames++] = rec;
+  if (type == SPDY_FRAME_WINDOW_UPDATE) {
+    test_flow *flow = test_flow_of(peer, rec.stream_id);
+    if (sent)
+      flow->wu_sent += rec.delta;
+    else
+      flow->wu_recv += rec.delta;
+  } else if (type == SPDY_FRAME_DATA) {
+    if (sent)
+      flow_check_sent(peer, s, rec.stream_id, length);
+    else
+      flow_check_recv(peer, s, rec.stream_id, length);
+  }
+}
+
+/* ---- zero-copy bodies -------------------------------------------------------------- */
+
+static void side_append(test_peer *peer, const uint8_t *bytes, size_t len) {
+  if (peer->side_len + len > peer->side_cap) {
+    size_t cap = peer->side_cap ? peer->side_cap : 4096;
+    while (cap < peer->side_len + len) cap *= 2;
+    peer->side = realloc(peer->side, cap);
+    cr_assert_not_null(peer->side);
+    peer->side_cap = cap;
+  }
+  memcpy(peer->side + peer->side_len, bytes, len);
+  peer->side_len += len;
+}
+
+int64_t test_body_read_nocopy(spdy_session *session, int32_t stream_id, uint8_t *buf,
+                              size_t len, uint32_t *flags, void *source, void *user) {
+  (void)session, (void)stream_id, (void)buf, (void)user;
+  test_body *body = source;
+  if (body->defer_once) {
+    body->defer_once = 0;
+    return SPDY_ERR_DEFERRED;
+  }
+  size_t n = body->len - body->offset;
+  if (n > len) n = len;
+  body->offset += n; /* on_send_data writes [offset - n, offset) before the next read */
+  if (body->offset == body->len) *flags |= SPDY_DATA_FLAG_EOF;
+  *flags |= SPDY_DATA_FLAG_NO_COPY;
+  return (int64_t)n;
+}
+
+static int on_send_data(spdy_session *s, int32_t id, const uint8_t frame_header[8],
+                        size_t length, void *source, void *user) {
+  (void)s, (void)id;
+  test_peer *peer = user;
+  test_body *body = source;
+  if (body == NULL || length > body->offset) return -1;
+  side_append(peer, frame_header, 8);
+  uint8_t chunk[4096];
+  size_t start = body->offset - length;
+  for (size_t done = 0; done < length;) {
+    size_t n = length - done < sizeof(chunk) ? length - done : sizeof(chunk);
+    for (size_t i = 0; i < n; i++) {
+      size_t at = start + done + i;
+      chunk[i] = body->data != NULL ? body->data[at] : (uint8_t)(at % 251);
+    }
+    side_append(peer, chunk, n);
+    done += n;
+  }
+  return 0;
+}
+
+/* ---- stepping ---------------------------------------------------------------------- */
+
+int64_t test_move(test_peer *from, test_peer *to, size_t chunk) {
+  return pump_one(from, to, chunk);
+}
+
+int64_t test_step(test_peer *from, test_peer *to, size_t max) {
+  uint8_t buf[65536];
+  int64_t n = spdy_session_send(from->session, buf, max < sizeof(buf) ? max : sizeof(buf));
+  if (n <= 0) return n;
+  int64_t fed = test_feed(to, buf, (size_t)n, (size_t)n);
+  return fed < 0 ? fed : n;
+}
+
+static int64_t pump_peek_one(test_peer *from, test_peer *to, size_t chunk) {
+  int64_t moved = 0;
+  for (;;) {
+    const uint8_t *out;
+    int64_t n = spdy_session_peek_output(from->session, &out, chunk);
+    if (n < 0) return n;
+    /* Bytes on_send_data wrote during this call precede what the call returned. */
+    if (from->side_len > 0) {
+      int64_t fed = test_feed(to, from->side, from->side_len, chunk);
+      if (fed < 0) return fed;
+      moved += (int64_t)from->side_len;
+      from->side_len = 0;
+    }
+    if (n == 0) return moved;
+    int64_t fed = test_feed(to, out, (size_t)n, chunk);
+    if (fed < 0) return fed;
+    spdy_session_consume_output(from->session, (size_t)n);
+    moved += n;
+  }
+}
+
+int64_t test_pump_peek(test_peer *a, test_peer *b, size_t chunk) {
+  int64_t total = 0;
+  for (int round = 0; round < 1000000; round++) {
+    int64_t ab = pump_peek_one(a, b, chunk);
+    if (ab < 0) return ab;
+    int64_t ba = pump_peek_one(b, a, chunk);
     if (ba < 0) return ba;
     total += ab + ba;
     if (ab == 0 && ba == 0) return total;

@@ -37,6 +37,30 @@ typedef struct test_stream_rx {
 
 typedef struct test_peer test_peer;
 typedef void (*test_request_fn)(test_peer *peer, int32_t stream_id);
+/* Called after a header block's start was logged (test_peer.on_begin). */
+typedef void (*test_begin_fn)(test_peer *peer, int32_t stream_id, spdy_headers_kind kind,
+                              int32_t associated_id);
+
+/* One frame seen by the frame trace (test_peer.trace). For received control frames the
+ * stream id is taken from the trace summary ("stream=N"). delta: WINDOW_UPDATE only. */
+typedef struct test_frame_rec {
+  int sent;
+  spdy_frame_type type;
+  uint8_t flags;
+  int32_t stream_id;
+  uint32_t length;
+  uint32_t delta;
+  char summary[64]; /* the trace's summary, truncated */
+} test_frame_rec;
+
+/* Flow-control account of one stream (id 0: the whole session) kept by the trace. */
+typedef struct test_flow {
+  int32_t id;
+  uint64_t data_sent, data_recv; /* DATA payload bytes */
+  uint64_t wu_sent, wu_recv;     /* WINDOW_UPDATE deltas */
+  uint32_t frames_sent, frames_recv;
+  int64_t min_send_window;       /* smallest engine send window seen after a DATA frame */
+} test_flow;
 
 struct test_peer {
   spdy_session *session;
@@ -57,6 +81,21 @@ struct test_peer {
   uint32_t goaway_status;
   int32_t *data_order;        /* stream id of every DATA chunk received, in order */
   size_t n_data_order, cap_data_order;
+  /* Frame trace and window checks (off unless test_peer_trace was called). */
+  int trace;
+  test_frame_rec *frames;
+  size_t n_frames, cap_frames;
+  test_flow *flows;
+  size_t n_flows, cap_flows;
+  uint32_t flow_stream_window;  /* per-stream window this peer granted (receiver check) */
+  uint32_t flow_max_frame;      /* largest DATA payload this peer may send; 0: unchecked */
+  int flow_allow_negative;      /* 1: a send window below 0 is expected (SETTINGS cut) */
+  size_t flow_violations;
+  char flow_error[256];         /* the first violation */
+  test_begin_fn on_begin;
+  /* Zero-copy output: what on_send_data wrote (frame header + payload), in order. */
+  uint8_t *side;
+  size_t side_len, side_cap;
 };
 
 /* options may be NULL: defaults plus the counting allocator. The peer keeps nothing of
@@ -92,6 +131,35 @@ test_stream_rx *test_rx(test_peer *peer, int32_t stream_id);
 /* 1 if the log contains the line (exact line match). */
 int test_log_has(const test_peer *peer, const char *line);
 /* Appends a line to the log (printf style). */
-void test_log_add(test_peer *peer, const char *fmt, ...);
+void test_log_add(test_peer *peer, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- frame trace, window checks, stepping (flow/priority/stream tests) ---- */
+
+/* Starts recording every frame of the peer and checking windows on every DATA frame:
+ * as sender, the engine's stream (and v3.1 session) send window never below 0 and always
+ * equal to a model built from the trace (initial + WINDOW_UPDATEs - DATA); as receiver,
+ * never more unacknowledged DATA than flow_stream_window (set it when the peer's options
+ * change the stream window) and, for v3.1, than the 64 KiB session window plus the
+ * WINDOW_UPDATEs it sent. Violations are counted in flow_violations. Call it before the
+ * peer sends or receives anything: the models start from the session's first frame. */
+void test_peer_trace(test_peer *peer);
+/* The account of stream_id (0: the session), created empty when unknown. */
+test_flow *test_flow_of(test_peer *peer, int32_t stream_id);
+/* Number of traced frames matching sent (0/1), type and stream_id (-1: any stream). */
+size_t test_frames_count(const test_peer *peer, int sent, spdy_frame_type type,
+                         int32_t stream_id);
+
+/* Moves what `from` has to say into `to` (one direction, until from is quiet). */
+int64_t test_move(test_peer *from, test_peer *to, size_t chunk);
+/* One spdy_session_send of at most max bytes from `from`, fed to `to`; returns the count. */
+int64_t test_step(test_peer *from, test_peer *to, size_t max);
+
+/* Zero-copy body source: like test_body_read, but sets SPDY_DATA_FLAG_NO_COPY; the
+ * peer's on_send_data then appends the frame header and the payload to peer->side. */
+int64_t test_body_read_nocopy(spdy_session *session, int32_t stream_id, uint8_t *buf,
+                              size_t len, uint32_t *flags, void *source, void *user);
+/* Like test_pump, but output is taken with spdy_session_peek_output and
+ * spdy_session_consume_output; zero-copy bytes (peer->side) are delivered in order. */
+int64_t test_pump_peek(test_peer *a, test_peer *b, size_t chunk);
 
 #endif

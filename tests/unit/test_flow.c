@@ -1,0 +1,418 @@
+/* test_flow.c — flow control between client and server sessions in memory: bodies of
+ * every awkward size both ways, windows respected exactly (checked frame by frame by the
+ * trace in pair.c), SETTINGS_INITIAL_WINDOW_SIZE on open streams, the v3.1 session window,
+ * and manual flow control. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "pair.h"
+#include "testutil.h"
+
+#define KiB 1024u
+#define MiB (1024u * 1024u)
+
+static const spdy_protocol all_versions[] = {SPDY_PROTOCOL_SPDY2, SPDY_PROTOCOL_SPDY3,
+                                             SPDY_PROTOCOL_SPDY3_1};
+static const spdy_protocol windowed_versions[] = {SPDY_PROTOCOL_SPDY3, SPDY_PROTOCOL_SPDY3_1};
+
+static spdy_options *new_options(void) {
+  spdy_options *options;
+  cr_assert_eq(spdy_options_new(&options), 0);
+  test_alloc_install(options);
+  return options;
+}
+
+/* A traced peer; options (may be NULL) are consumed. */
+static test_peer *traced_peer(spdy_protocol protocol, spdy_role role, spdy_options *options) {
+  if (options == NULL) options = new_options();
+  test_peer *peer = test_peer_new(protocol, role, options);
+  spdy_options_del(options);
+  test_peer_trace(peer);
+  return peer;
+}
+
+static void delete_pair(test_peer *client, test_peer *server) {
+  test_peer_del(client);
+  test_peer_del(server);
+  cr_assert_eq(test_alloc_live(), 0, "%zu blocks leaked", test_alloc_live());
+}
+
+static void assert_no_violation(const test_peer *peer, const char *who) {
+  cr_assert_eq(peer->flow_violations, 0, "%s: %zu window violations, first: %s", who,
+               peer->flow_violations, peer->flow_error);
+}
+
+static void assert_body(test_peer *peer, int32_t id, size_t size, const char *what) {
+  test_stream_rx *rx = test_rx(peer, id);
+  cr_assert_eq(rx->len, size, "%s: %zu body bytes, expected %zu", what, rx->len, size);
+  for (size_t i = 0; i < size; i++)
+    if (rx->data[i] != (uint8_t)(i % 251)) cr_assert_fail("%s: body byte %zu differs", what, i);
+}
+
+/* ---- bodies of every size, both directions ----------------------------------------- */
+
+/* Server answer to a POST: an empty 200 once the whole body is in. */
+static void respond_empty(test_peer *server, int32_t id) {
+  server->response_size = 0;
+  test_respond_default(server, id);
+}
+
+static void transfer(spdy_protocol protocol, size_t size, int post) {
+  const char *name = spdy_protocol_name(protocol);
+  test_peer *client = traced_peer(protocol, SPDY_ROLE_CLIENT, NULL);
+  test_peer *server = traced_peer(protocol, SPDY_ROLE_SERVER, NULL);
+  client->flow_max_frame = server->flow_max_frame = 16384;
+  server->on_request = post ? respond_empty : test_respond_default;
+  server->response_size = size;
+  int32_t id = post ? test_post(client, "/upload", size) : test_get(client, "/file", 3);
+  cr_assert_eq(id, 1);
+  int64_t moved = test_pump(client, server, 1400); /* MTU-sized pieces */
+  cr_assert_geq(moved, 0, "%s: pump: %s", name, spdy_strerror((int)moved));
+  test_peer *sender = post ? client : server, *receiver = post ? server : client;
+  assert_body(receiver, 1, size, name);
+  cr_assert(test_rx(client, 1)->closed && test_rx(server, 1)->closed, "%s: stream open", name);
+  cr_assert_eq(test_rx(client, 1)->close_status, SPDY_RST_NONE);
+  cr_assert_eq(test_rx(server, 1)->close_status, SPDY_RST_NONE);
+  assert_no_violation(sender, name);
+  assert_no_violation(receiver, name);
+  test_flow *sent = test_flow_of(sender, 1);
+  cr_assert_eq(sent->data_sent, size, "%s: %llu bytes sent", name,
+               (unsigned long long)sent->data_sent);
+  if (size == 0)
+    cr_assert_eq(sent->frames_sent, 0, "%s: an empty body needs no DATA frame", name);
+  else
+    cr_assert_geq(sent->frames_sent, (size + 16383) / 16384);
+  if (protocol == SPDY_PROTOCOL_SPDY2) {
+    cr_assert_eq(test_frames_count(client, 1, SPDY_FRAME_WINDOW_UPDATE, -1), 0);
+    cr_assert_eq(test_frames_count(server, 1, SPDY_FRAME_WINDOW_UPDATE, -1), 0);
+  } else if (size > 65536) {
+    cr_assert_gt(test_flow_of(receiver, 1)->wu_sent, 0, "%s: window never reopened", name);
+  }
+  if (protocol == SPDY_PROTOCOL_SPDY3_1) cr_assert_eq(test_flow_of(sender, 0)->data_sent, size);
+  delete_pair(client, server);
+}
+
+static void transfer_every_version(size_t size, int post) {
+  for (size_t v = 0; v < 3; v++) transfer(all_versions[v], size, post);
+}
+
+Test(flow, response_body_0_bytes_every_version) { transfer_every_version(0, 0); }
+Test(flow, response_body_1_byte_every_version) { transfer_every_version(1, 0); }
+Test(flow, response_body_64KiB_minus_1_every_version) { transfer_every_version(65535, 0); }
+Test(flow, response_body_64KiB_every_version) { transfer_every_version(65536, 0); }
+Test(flow, response_body_64KiB_plus_1_every_version) { transfer_every_version(65537, 0); }
+Test(flow, response_body_10MiB_every_version) { transfer_every_version(10 * MiB, 0); }
+Test(flow, post_body_0_bytes_every_version) { transfer_every_version(0, 1); }
+Test(flow, post_body_1_byte_every_version) { transfer_every_version(1, 1); }
+Test(flow, post_body_64KiB_minus_1_every_version) { transfer_every_version(65535, 1); }
+Test(flow, post_body_64KiB_every_version) { transfer_every_version(65536, 1); }
+Test(flow, post_body_64KiB_plus_1_every_version) { transfer_every_version(65537, 1); }
+Test(flow, post_body_10MiB_every_version) { transfer_every_version(10 * MiB, 1); }
+
+/* ---- small receive windows --------------------------------------------------------- */
+
+Test(flow, client_with_4KiB_stream_window_never_receives_more_than_granted) {
+  for (size_t v = 0; v < 2; v++) {
+    spdy_protocol protocol = windowed_versions[v];
+    spdy_options *options = new_options();
+    spdy_options_set_stream_window(options, 4096);
+    test_peer *client = traced_peer(protocol, SPDY_ROLE_CLIENT, options);
+    test_peer *server = traced_peer(protocol, SPDY_ROLE_SERVER, NULL);
+    client->flow_stream_window = 4096;
+    server->flow_max_frame = 4096; /* a frame never exceeds the window */
+    server->on_request = test_respond_default;
+    server->response_size = 65537;
+    test_get(client, "/file", 3);
+    cr_assert_geq(test_pump(client, server, 1000), 0);
+    assert_body(client, 1, 65537, spdy_protocol_name(protocol));
+    assert_no_violation(client, "client");
+    assert_no_violation(server, "server");
+    cr_assert(test_log_has(server, "setting 7=4096 flags=0"), "server log:\n%s", server->log);
+    cr_assert_geq(test_flow_of(server, 1)->frames_sent, 65537 / 4096);
+    delete_pair(client, server);
+  }
+}
+
+Test(flow, server_with_4KiB_stream_window_never_receives_more_than_granted) {
+  for (size_t v = 0; v < 2; v++) {
+    spdy_protocol protocol = windowed_versions[v];
+    spdy_options *options = new_options();
+    spdy_options_set_stream_window(options, 4096);
+    test_peer *client = traced_peer(protocol, SPDY_ROLE_CLIENT, NULL);
+    test_peer *server = traced_peer(protocol, SPDY_ROLE_SERVER, options);
+    server->flow_stream_window = 4096;
+    client->flow_max_frame = 4096;
+    server->on_request = respond_empty;
+    /* The server's SETTINGS must reach the client before its first DATA (SPDY has no
+     * SETTINGS acknowledgement; a body sent earlier may use the default window). */
+    cr_assert_geq(test_pump(server, client, 65536), 0);
+    test_post(client, "/upload", 65537);
+    cr_assert_geq(test_pump(client, server, 1000), 0);
+    assert_body(server, 1, 65537, spdy_protocol_name(protocol));
+    assert_no_violation(client, "client");
+    assert_no_violation(server, "server");
+    delete_pair(client, server);
+  }
+}
+
+/* ---- SETTINGS_INITIAL_WINDOW_SIZE on open streams ---------------------------------- */
+
+/* Client with manual flow control; server sending body_size on stream 1 until blocked. */
+static void start_blocked_response(spdy_protocol protocol, size_t body_size, test_peer **client,
+                                   test_peer **server) {
+  spdy_options *options = new_options();
+  spdy_options_set_manual_flow_control(options, 1);
+  *client = traced_peer(protocol, SPDY_ROLE_CLIENT, options);
+  *server = traced_peer(protocol, SPDY_ROLE_SERVER, NULL);
+  (*server)->on_request = test_respond_default;
+  (*server)->response_size = body_size;
+  cr_assert_eq(test_get(*client, "/big", 3), 1);
+  cr_assert_geq(test_pump(*client, *server, 65536), 0);
+  cr_assert_eq(test_flow_of(*server, 1)->data_sent, 65536, "sent %llu before blocking",
+               (unsigned long long)test_flow_of(*server, 1)->data_sent);
+  cr_assert_eq(spdy_session_send_window((*server)->session, 1), 0);
+  cr_assert_eq(test_frames_count(*client, 1, SPDY_FRAME_WINDOW_UPDATE, -1), 0);
+}
+
+/* Consumes whatever arrived and pumps until the body is complete. */
+static void finish_manual(test_peer *client, test_peer *server, int32_t id, size_t size,
+                          size_t *consumed) {
+  for (int i = 0; i < 100000 && test_rx(client, id)->len < size; i++) {
+    size_t have = test_rx(client, id)->len;
+    if (have > *consumed) {
+      cr_assert_eq(spdy_session_consume(client->session, id, have - *consumed), 0);
+      *consumed = have;
+    }
+    cr_assert_geq(test_pump(client, server, 65536), 0);
+  }
+  assert_body(client, id, size, "manual");
+}
+
+Test(flow, settings_window_cut_makes_open_stream_window_negative_and_sender_waits) {
+  for (size_t v = 0; v < 2; v++) {
+    test_peer *client, *server;
+    start_blocked_response(windowed_versions[v], 300000, &client, &server);
+    server->flow_allow_negative = 1;
+    spdy_setting cut = {SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 16384};
+    cr_assert_eq(spdy_submit_settings(client->session, 0, &cut, 1), 0);
+    client->flow_stream_window = 16384;
+    cr_assert_geq(test_pump(client, server, 65536), 0);
+    cr_assert(test_log_has(server, "setting 7=16384 flags=0"));
+    /* SPDY/3 2.6.8: 0 + (16384 - 65536) */
+    cr_assert_eq(spdy_session_send_window(server->session, 1), -49152);
+    cr_assert_eq(test_flow_of(server, 1)->data_sent, 65536, "sent with a negative window");
+    /* WINDOW_UPDATE of 65536 leaves 16384: exactly that much more, then it waits again. */
+    cr_assert_eq(spdy_session_consume(client->session, 1, 65536), 0);
+    cr_assert_geq(test_pump(client, server, 65536), 0);
+    cr_assert_eq(test_flow_of(server, 1)->data_sent, 65536 + 16384);
+    cr_assert_eq(spdy_session_send_window(server->session, 1), 0);
+    cr_assert_eq(test_flow_of(server, 1)->min_send_window, 0,
+                 "a window below 0 was used for sending");
+    size_t consumed = 65536;
+    finish_manual(client, server, 1, 300000, &consumed);
+    assert_no_violation(client, "client");
+    assert_no_violation(server, "server");
+    delete_pair(client, server);
+  }
+}
+
+Test(flow, settings_window_raise_unblocks_a_blocked_stream_without_window_update) {
+  for (size_t v = 0; v < 2; v++) {
+    spdy_protocol protocol = windowed_versions[v];
+    test_peer *client, *server;
+    start_blocked_response(protocol, 300000, &client, &server);
+    if (protocol == SPDY_PROTOCOL_SPDY3_1) /* keep the session window out of the way */
+      cr_assert_eq(spdy_submit_window_update(client->session, 0, 1 * MiB), 0);
+    spdy_setting raise = {SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 131072};
+    cr_assert_eq(spdy_submit_settings(client->session, 0, &raise, 1), 0);
+    client->flow_stream_window = 131072;
+    cr_assert_geq(test_pump(client, server, 65536), 0);
+    cr_assert_eq(test_flow_of(server, 1)->data_sent, 131072);
+    cr_assert_eq(test_frames_count(client, 1, SPDY_FRAME_WINDOW_UPDATE, 1), 0);
+    assert_no_violation(client, "client");
+    assert_no_violation(server, "server");
+    delete_pair(client, server);
+  }
+}
+
+Test(flow, settings_window_applies_to_streams_opened_later) {
+  for (size_t v = 0; v < 2; v++) {
+    spdy_options *options = new_options();
+    spdy_options_set_manual_flow_control(options, 1);
+    test_peer *client = traced_peer(windowed_versions[v], SPDY_ROLE_CLIENT, options);
+    test_peer *server = traced_peer(windowed_versions[v], SPDY_ROLE_SERVER, NULL);
+    server->on_request = test_respond_default;
+    server->response_size = 100000;
+    spdy_setting small = {SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 8192};
+    cr_assert_eq(spdy_submit_settings(client->session, 0, &small, 1), 0);
+    client->flow_stream_window = 8192;
+    cr_assert_geq(test_pump(client, server, 65536), 0);
+    test_get(client, "/a", 3);
+    cr_assert_geq(test_pump(client, server, 65536), 0);
+    cr_assert_eq(test_flow_of(server, 1)->data_sent, 8192);
+    cr_assert_eq(test_rx(client, 1)->len, 8192);
+    assert_no_violation(client, "client");
+    assert_no_violation(server, "server");
+    delete_pair(client, server);
+  }
+}
+
+/* ---- the v3.1 session window ------------------------------------------------------- */
+
+/* v3.1 client with 1 MiB stream windows, manual flow control; two 200,000-byte answers. */
+static void start_session_limited(test_peer **client, test_peer **server) {
+  spdy_options *options = new_options();
+  spdy_options_set_manual_flow_control(options, 1);
+  spdy_options_set_stream_window(options, 1 * MiB);
+  *client = traced_peer(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, options);
+  *server = traced_peer(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_SERVER, NULL);
+  (*client)->flow_stream_window = 1 * MiB;
+  (*server)->on_request = test_respond_default;
+  (*server)->response_size = 200000;
+  test_get(*client, "/a", 3);
+  test_get(*client, "/b", 3);
+  cr_assert_geq(test_pump(*client, *server, 65536), 0);
+}
+
+Test(flow, session_window_limits_streams_with_larger_windows_v31) {
+  test_peer *client, *server;
+  start_session_limited(&client, &server);
+  uint64_t sent = test_flow_of(server, 1)->data_sent + test_flow_of(server, 3)->data_sent;
+  cr_assert_eq(sent, 65536, "server sent %llu, the session window is 65536",
+               (unsigned long long)sent);
+  cr_assert_eq(spdy_session_send_window(server->session, 0), 0);
+  cr_assert_gt(spdy_session_send_window(server->session, 1), 1 * MiB - 65536 - 1);
+  cr_assert_gt(spdy_session_send_window(server->session, 3), 1 * MiB - 65536 - 1);
+  cr_assert_eq(spdy_session_want_write(server->session), 0, "blocked yet wants to write");
+  size_t consumed1 = 0, consumed3 = 0;
+  for (int i = 0;
+       i < 1000 && (test_rx(client, 1)->len < 200000 || test_rx(client, 3)->len < 200000); i++) {
+    size_t have1 = test_rx(client, 1)->len, have3 = test_rx(client, 3)->len;
+    if (have1 > consumed1) spdy_session_consume(client->session, 1, have1 - consumed1);
+    if (have3 > consumed3) spdy_session_consume(client->session, 3, have3 - consumed3);
+    consumed1 = have1, consumed3 = have3;
+    cr_assert_geq(test_pump(client, server, 65536), 0);
+  }
+  assert_body(client, 1, 200000, "stream 1");
+  assert_body(client, 3, 200000, "stream 3");
+  assert_no_violation(client, "client");
+  assert_no_violation(server, "server");
+  delete_pair(client, server);
+}
+
+Test(flow, window_update_on_stream_0_lets_exactly_its_delta_through_v31) {
+  test_peer *client, *server;
+  start_session_limited(&client, &server);
+  cr_assert_eq(spdy_submit_window_update(client->session, 0, 10000), 0);
+  cr_assert_geq(test_pump(client, server, 65536), 0);
+  uint64_t sent = test_flow_of(server, 1)->data_sent + test_flow_of(server, 3)->data_sent;
+  cr_assert_eq(sent, 65536 + 10000);
+  cr_assert_eq(test_flow_of(server, 0)->wu_recv, 10000);
+  cr_assert_eq(test_frames_count(server, 0, SPDY_FRAME_WINDOW_UPDATE, 1), 0);
+  cr_assert_eq(test_frames_count(server, 0, SPDY_FRAME_WINDOW_UPDATE, 3), 0);
+  cr_assert_eq(spdy_session_send_window(server->session, 0), 0);
+  assert_no_violation(client, "client");
+  assert_no_violation(server, "server");
+  delete_pair(client, server);
+}
+
+Test(flow, window_update_on_stream_0_is_refused_before_v31) {
+  test_peer *client = test_peer_new(SPDY_PROTOCOL_SPDY3, SPDY_ROLE_CLIENT, NULL);
+  cr_assert_eq(spdy_submit_window_update(client->session, 0, 1000), SPDY_ERR_INVALID_STATE);
+  cr_assert_lt(spdy_session_send_window(client->session, 0), 0, "v3 has no session window");
+  test_peer_del(client);
+  cr_assert_eq(test_alloc_live(), 0);
+}
+
+Test(flow, session_window_option_widens_the_window_at_start_v31) {
+  spdy_options *options = new_options();
+  spdy_options_set_manual_flow_control(options, 1);
+  spdy_options_set_stream_window(options, 1 * MiB);
+  spdy_options_set_session_window(options, 1 * MiB);
+  test_peer *client = traced_peer(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, options);
+  test_peer *server = traced_peer(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_SERVER, NULL);
+  client->flow_stream_window = 1 * MiB;
+  server->on_request = test_respond_default;
+  server->response_size = 2 * MiB;
+  cr_assert_eq(spdy_session_recv_window(client->session, 0), 1 * MiB);
+  test_get(client, "/big", 3);
+  cr_assert_geq(test_pump(client, server, 65536), 0);
+  cr_assert_eq(test_flow_of(client, 0)->wu_sent, 1 * MiB - 65536,
+               "initial WINDOW_UPDATE on stream 0 of %llu",
+               (unsigned long long)test_flow_of(client, 0)->wu_sent);
+  cr_assert_eq(test_frames_count(client, 1, SPDY_FRAME_WINDOW_UPDATE, 0), 1);
+  cr_assert_eq(test_flow_of(server, 1)->data_sent, 1 * MiB, "sent %llu",
+               (unsigned long long)test_flow_of(server, 1)->data_sent);
+  cr_assert_eq(spdy_session_send_window(server->session, 0), 0);
+  size_t consumed = 0;
+  finish_manual(client, server, 1, 2 * MiB, &consumed);
+  assert_no_violation(client, "client");
+  assert_no_violation(server, "server");
+  delete_pair(client, server);
+}
+
+Test(flow, data_for_a_reset_stream_still_counts_and_is_credited_back_v31) {
+  test_peer *client = traced_peer(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, NULL);
+  test_peer *server = traced_peer(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_SERVER, NULL);
+  server->on_request = test_respond_default;
+  server->response_size = 100000; /* more than the session window: the stream stays open */
+  cr_assert_geq(test_pump(client, server, 65536), 0); /* settings */
+  test_get(client, "/a", 3);
+  cr_assert_geq(test_move(client, server, 65536), 0);
+  /* A whole session window of DATA is on the wire when the client resets. */
+  size_t len;
+  uint8_t *in_flight = test_drain(server, &len);
+  cr_assert_gt(len, 65536);
+  cr_assert_eq(spdy_session_send_window(server->session, 0), 0);
+  cr_assert_eq(spdy_submit_rst(client->session, 1, SPDY_RST_CANCEL), 0);
+  cr_assert_eq(test_feed(client, in_flight, len, 1400), (int64_t)len);
+  free(in_flight);
+  cr_assert_eq(test_flow_of(client, 0)->data_recv, 65536);
+  cr_assert_eq(test_rx(client, 1)->len, 0, "data of a reset stream was delivered");
+  cr_assert_not(test_log_has(client, "begin 1 response"), "client log:\n%s", client->log);
+  cr_assert_geq(test_pump(client, server, 65536), 0);
+  cr_assert_eq(test_flow_of(client, 0)->wu_sent, 65536, "credited %llu",
+               (unsigned long long)test_flow_of(client, 0)->wu_sent);
+  cr_assert_eq(test_frames_count(client, 1, SPDY_FRAME_WINDOW_UPDATE, 1), 0);
+  cr_assert_eq(spdy_session_send_window(server->session, 0), 65536);
+  cr_assert_eq(spdy_session_recv_window(client->session, 0), 65536);
+  cr_assert(test_log_has(server, "close 1 CANCEL"), "server log:\n%s", server->log);
+  /* Had the dead bytes not been credited, this answer would stall at a zero window. */
+  cr_assert_eq(test_get(client, "/b", 3), 3);
+  cr_assert_geq(test_pump(client, server, 65536), 0);
+  assert_body(client, 3, 100000, "second answer");
+  assert_no_violation(client, "client");
+  assert_no_violation(server, "server");
+  delete_pair(client, server);
+}
+
+/* ---- manual flow control ----------------------------------------------------------- */
+
+Test(flow, manual_flow_control_sends_no_window_update_until_consumed) {
+  for (size_t v = 0; v < 2; v++) {
+    test_peer *client, *server;
+    start_blocked_response(windowed_versions[v], 200000, &client, &server);
+    cr_assert_eq(test_rx(client, 1)->len, 65536);
+    cr_assert_eq(spdy_session_recv_window(client->session, 1), 0);
+    cr_assert_eq(spdy_session_want_write(client->session), 0);
+    cr_assert_eq(test_pump(client, server, 65536), 0, "bytes moved without credit");
+    cr_assert_eq(spdy_session_consume(client->session, 1, 65536), 0);
+    cr_assert_eq(spdy_session_want_write(client->session), 1);
+    cr_assert_geq(test_pump(client, server, 65536), 0);
+    cr_assert_geq(test_frames_count(client, 1, SPDY_FRAME_WINDOW_UPDATE, 1), 1);
+    cr_assert_eq(test_flow_of(client, 1)->wu_sent, 65536);
+    cr_assert_eq(test_rx(client, 1)->len, 2 * 65536);
+    size_t consumed = 65536;
+    finish_manual(client, server, 1, 200000, &consumed);
+    assert_no_violation(client, "client");
+    assert_no_violation(server, "server");
+    delete_pair(client, server);
+  }
+}
+
+Test(flow, consume_is_refused_without_manual_flow_control) {
+  test_peer *client = test_peer_new(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, NULL);
+  cr_assert_eq(spdy_session_consume(client->session, 1, 100), SPDY_ERR_INVALID_STATE);
+  test_peer_del(client);
+  cr_assert_eq(test_alloc_live(), 0);
+}

@@ -1,0 +1,787 @@
+/* test_hdblock.c — name/value header blocks (lib/hdblock.c): the dictionaries, the wire
+ * format of both versions, the SPDY/2 name mapping, joining and splitting repeated names,
+ * and the shared zlib contexts across many blocks. Hostile input is in
+ * test_hostile_hdblock.c.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "hdblock.h"
+#include "testutil.h"
+
+#define MAX_BLOCK 65536
+
+/* ---- helpers ------------------------------------------------------------------------ */
+
+#define H(n, v)                                                                                    \
+  { n, sizeof(n) - 1, v, sizeof(v) - 1 }
+
+/* What the parser emitted, copied out. */
+typedef struct captured {
+  size_t count;
+  char names[64][64];
+  char values[64][256];
+  size_t value_lens[64];
+  int fail_at; /* 1-based call that returns -42; 0 never */
+} captured;
+
+static int capture(void *ctx, const spdy_header *header) {
+  captured *c = ctx;
+  cr_assert_lt(c->count, 64, "too many fields emitted");
+  cr_assert_lt(header->name_len, 64);
+  cr_assert_lt(header->value_len, 256);
+  memcpy(c->names[c->count], header->name, header->name_len);
+  c->names[c->count][header->name_len] = 0;
+  if (header->value_len > 0) memcpy(c->values[c->count], header->value, header->value_len);
+  c->values[c->count][header->value_len] = 0;
+  c->value_lens[c->count] = header->value_len;
+  c->count++;
+  if (c->fail_at != 0 && (size_t)c->fail_at == c->count) return -42;
+  return 0;
+}
+
+static int count_only(void *ctx, const spdy_header *header) {
+  (void)header;
+  (*(size_t *)ctx)++;
+  return 0;
+}
+
+static int contains(const uint8_t *bytes, size_t len, const char *needle, size_t n) {
+  for (size_t i = 0; i + n <= len; i++)
+    if (memcmp(bytes + i, needle, n) == 0) return 1;
+  return 0;
+}
+
+static void expect_field(const captured *c, size_t i, const char *name, const char *value) {
+  cr_assert_lt(i, c->count, "field %zu missing (only %zu emitted)", i, c->count);
+  cr_expect_str_eq(c->names[i], name, "field %zu: name %s, expected %s", i, c->names[i], name);
+  cr_expect_str_eq(c->values[i], value, "field %zu (%s): value %s, expected %s", i, name,
+                   c->values[i], value);
+}
+
+/* Contexts of one direction: our deflater and the peer's inflater. */
+typedef struct direction {
+  spdy_mem mem;
+  spdy_hdblock_deflater deflater;
+  spdy_hdblock_inflater inflater;
+  spdy_buf out;
+} direction;
+
+static void direction_init(direction *dir, int version) {
+  test_alloc_mem(&dir->mem);
+  cr_assert_eq(spdy_hdblock_deflater_init(&dir->deflater, &dir->mem, version, 6, 11, 5), 0);
+  cr_assert_eq(spdy_hdblock_inflater_init(&dir->inflater, &dir->mem, version, MAX_BLOCK), 0);
+  spdy_buf_init(&dir->out, 1 << 20);
+}
+
+static void direction_free(direction *dir) {
+  spdy_hdblock_deflater_free(&dir->deflater);
+  spdy_hdblock_inflater_free(&dir->inflater, &dir->mem);
+  spdy_buf_free(&dir->out, &dir->mem);
+}
+
+/* Deflates headers, inflates the result; returns the inflated block (valid until the next
+ * inflate) and leaves out empty. */
+static void send_block(direction *dir, const spdy_header *headers, size_t n, const uint8_t **block,
+                       size_t *block_len) {
+  spdy_buf_reset(&dir->out);
+  cr_assert_eq(spdy_hdblock_deflate(&dir->deflater, &dir->mem, &dir->out, headers, n), 0);
+  cr_assert_gt(spdy_buf_len(&dir->out), 0);
+  int rv = spdy_hdblock_inflate(&dir->inflater, &dir->mem, spdy_buf_head(&dir->out),
+                                spdy_buf_len(&dir->out), block, block_len);
+  cr_assert_eq(rv, 0, "inflate returned %d", rv);
+  spdy_buf_reset(&dir->out);
+}
+
+/* Compresses bytes with plain zlib as a peer would: its own stream, the dictionary, one
+ * sync flush. Returns the compressed length. */
+static size_t plain_zlib_compress(const uint8_t *dict, size_t dict_len, const uint8_t *in,
+                                  size_t in_len, uint8_t *out, size_t cap) {
+  z_stream zs;
+  memset(&zs, 0, sizeof(zs));
+  cr_assert_eq(deflateInit2(&zs, 9, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  cr_assert_eq(deflateSetDictionary(&zs, dict, (uInt)dict_len), Z_OK);
+  zs.next_in = (Bytef *)in;
+  zs.avail_in = (uInt)in_len;
+  zs.next_out = out;
+  zs.avail_out = (uInt)cap;
+  cr_assert_eq(deflate(&zs, Z_SYNC_FLUSH), Z_OK);
+  cr_assert_eq(zs.avail_in, 0);
+  cr_assert_gt(zs.avail_out, 0, "test buffer too small");
+  size_t len = cap - zs.avail_out;
+  deflateEnd(&zs);
+  return len;
+}
+
+/* Inflates one of our blocks with plain zlib and the given dictionary. */
+static size_t plain_zlib_inflate(const uint8_t *dict, size_t dict_len, const uint8_t *in,
+                                 size_t in_len, uint8_t *out, size_t cap) {
+  z_stream zs;
+  memset(&zs, 0, sizeof(zs));
+  cr_assert_eq(inflateInit(&zs), Z_OK);
+  zs.next_in = (Bytef *)in;
+  zs.avail_in = (uInt)in_len;
+  zs.next_out = out;
+  zs.avail_out = (uInt)cap;
+  int rv = inflate(&zs, Z_SYNC_FLUSH);
+  cr_assert_eq(rv, Z_NEED_DICT);
+  cr_assert_eq(inflateSetDictionary(&zs, dict, (uInt)dict_len), Z_OK);
+  rv = inflate(&zs, Z_SYNC_FLUSH);
+  cr_assert(rv == Z_OK || rv == Z_BUF_ERROR, "inflate: %d", rv);
+  cr_assert_eq(zs.avail_in, 0);
+  size_t len = cap - zs.avail_out;
+  inflateEnd(&zs);
+  return len;
+}
+
+static int compressed_then_check(int version, const spdy_header *headers, size_t n,
+                                 const uint8_t *expected, size_t expected_len) {
+  direction dir;
+  direction_init(&dir, version);
+  cr_assert_eq(spdy_hdblock_deflate(&dir.deflater, &dir.mem, &dir.out, headers, n), 0);
+  uint8_t plain[1024];
+  const uint8_t *dict = version == 2 ? spdy_hdblock_dict_v2 : spdy_hdblock_dict_v3;
+  size_t dict_len = version == 2 ? spdy_hdblock_dict_v2_len : spdy_hdblock_dict_v3_len;
+  size_t len = plain_zlib_inflate(dict, dict_len, spdy_buf_head(&dir.out), spdy_buf_len(&dir.out),
+                                  plain, sizeof(plain));
+  cr_expect_eq(len, expected_len, "serialised %zu bytes, expected %zu", len, expected_len);
+  int same = len == expected_len && memcmp(plain, expected, len) == 0;
+  direction_free(&dir);
+  cr_expect_eq(test_alloc_live(), 0);
+  return same;
+}
+
+/* ---- dictionaries ------------------------------------------------------------------- */
+
+Test(hdblock, v2_dictionary_is_907_bytes_with_adler32_dfa251b2) {
+  cr_assert_eq(spdy_hdblock_dict_v2_len, 907);
+  uLong adler = adler32(adler32(0, Z_NULL, 0), spdy_hdblock_dict_v2, 907);
+  cr_assert_eq(adler, 0xdfa251b2UL, "adler32 %#lx", adler);
+}
+
+Test(hdblock, v2_dictionary_is_the_text_and_its_final_nul) {
+  cr_assert_eq(memcmp(spdy_hdblock_dict_v2, "optionsgetheadpostput", 21), 0);
+  cr_assert_eq(memcmp(spdy_hdblock_dict_v2 + 907 - 17, "statusversionurl", 17), 0,
+               "ends with statusversionurl and a NUL");
+  cr_assert_eq(memchr(spdy_hdblock_dict_v2, 0, 906), NULL, "no NUL before the last byte");
+}
+
+Test(hdblock, v3_dictionary_is_1423_bytes_with_adler32_e3c6a7c2) {
+  cr_assert_eq(spdy_hdblock_dict_v3_len, 1423);
+  uLong adler = adler32(adler32(0, Z_NULL, 0), spdy_hdblock_dict_v3, 1423);
+  cr_assert_eq(adler, 0xe3c6a7c2UL, "adler32 %#lx", adler);
+}
+
+Test(hdblock, v3_dictionary_starts_with_options_entry_and_ends_with_enq) {
+  cr_assert_eq(memcmp(spdy_hdblock_dict_v3, "\0\0\0\7options\0\0\0\4head", 19), 0);
+  cr_assert_eq(memcmp(spdy_hdblock_dict_v3 + 1423 - 7, ",enq=0.", 7), 0);
+}
+
+Test(hdblock, zlib_header_names_the_version_dictionary) {
+  static const spdy_header headers[] = {H("a", "b")};
+  static const uint8_t v2_id[4] = {0xdf, 0xa2, 0x51, 0xb2};
+  static const uint8_t v3_id[4] = {0xe3, 0xc6, 0xa7, 0xc2};
+  for (int version = 2; version <= 3; version++) {
+    direction dir;
+    direction_init(&dir, version);
+    cr_assert_eq(spdy_hdblock_deflate(&dir.deflater, &dir.mem, &dir.out, headers, 1), 0);
+    const uint8_t *p = spdy_buf_head(&dir.out);
+    cr_assert_eq(p[0] & 0x0f, 8, "CM is deflate");
+    cr_assert_neq(p[1] & 0x20, 0, "FDICT set");
+    cr_assert_eq(((unsigned)p[0] << 8 | p[1]) % 31, 0, "FCHECK");
+    cr_assert_eq(memcmp(p + 2, version == 2 ? v2_id : v3_id, 4), 0, "DICTID of v%d", version);
+    direction_free(&dir);
+  }
+  cr_assert_eq(test_alloc_live(), 0);
+}
+
+/* ---- wire format -------------------------------------------------------------------- */
+
+Test(hdblock, v3_block_has_32_bit_lengths_in_submission_order) {
+  static const spdy_header headers[] = {H(":method", "GET"), H("accept", "*/*")};
+  static const uint8_t expected[] = "\0\0\0\2"
+                                    "\0\0\0\7:method\0\0\0\3GET"
+                                    "\0\0\0\6accept\0\0\0\3*/*";
+  cr_assert(compressed_then_check(3, headers, 2, expected, sizeof(expected) - 1));
+}
+
+Test(hdblock, v2_block_has_16_bit_lengths_and_v2_names) {
+  static const spdy_header headers[] = {H(":method", "GET"),       H(":path", "/"),
+                                        H(":version", "HTTP/1.1"), H(":host", "h"),
+                                        H(":scheme", "https"),     H(":status", "200 OK")};
+  static const uint8_t expected[] = "\0\6"
+                                    "\0\6method\0\3GET"
+                                    "\0\3url\0\1/"
+                                    "\0\7version\0\10HTTP/1.1"
+                                    "\0\4host\0\1h"
+                                    "\0\6scheme\0\5https"
+                                    "\0\6status\0\6"
+                                    "200 OK";
+  cr_assert(compressed_then_check(2, headers, 6, expected, sizeof(expected) - 1));
+}
+
+Test(hdblock, v3_keeps_pseudo_header_names) {
+  static const spdy_header headers[] = {H(":path", "/x")};
+  static const uint8_t expected[] = "\0\0\0\1\0\0\0\5:path\0\0\0\2/x";
+  cr_assert(compressed_then_check(3, headers, 1, expected, sizeof(expected) - 1));
+}
+
+Test(hdblock, repeated_names_are_joined_with_nul_where_first_seen) {
+  static const spdy_header headers[] = {H("set-cookie", "a=1"), H("x", "y"), H("set-cookie", "b=2"),
+                                        H("set-cookie", "c=3")};
+  static const uint8_t expected[] = "\0\0\0\2"
+                                    "\0\0\0\12set-cookie\0\0\0\13a=1\0b=2\0c=3"
+                                    "\0\0\0\1x\0\0\0\1y";
+  cr_assert(compressed_then_check(3, headers, 4, expected, sizeof(expected) - 1));
+}
+
+Test(hdblock, v2_joins_names_that_map_to_the_same_wire_name) {
+  static const spdy_header headers[] = {H(":host", "a"), H("host", "b")};
+  static const uint8_t expected[] = "\0\1\0\4host\0\3a\0b";
+  cr_assert(compressed_then_check(2, headers, 2, expected, sizeof(expected) - 1));
+}
+
+Test(hdblock, empty_header_list_is_a_count_of_zero) {
+  static const uint8_t expected[] = "\0\0\0\0";
+  cr_assert(compressed_then_check(3, NULL, 0, expected, 4));
+}
+
+Test(hdblock, v3_empty_value_is_allowed) {
+  static const spdy_header headers[] = {H("pragma", "")};
+  static const uint8_t expected[] = "\0\0\0\1\0\0\0\6pragma\0\0\0\0";
+  cr_assert(compressed_then_check(3, headers, 1, expected, sizeof(expected) - 1));
+}
+
+/* ---- round trips -------------------------------------------------------------------- */
+
+Test(hdblock, v3_round_trip_delivers_every_field) {
+  static const spdy_header headers[] = {H(":method", "GET"),       H(":path", "/index.html"),
+                                        H(":version", "HTTP/1.1"), H(":host", "example.org"),
+                                        H(":scheme", "https"),     H("user-agent", "speedy/0.1")};
+  direction dir;
+  direction_init(&dir, 3);
+  const uint8_t *block;
+  size_t len;
+  send_block(&dir, headers, 6, &block, &len);
+  cr_assert_eq(len, spdy_hdblock_serialised_size(3, headers, 6));
+  captured c = {0};
+  cr_assert_eq(spdy_hdblock_parse(3, &dir.mem, block, len, capture, &c), 0);
+  cr_assert_eq(c.count, 6);
+  for (size_t i = 0; i < 6; i++) expect_field(&c, i, headers[i].name, headers[i].value);
+  direction_free(&dir);
+  cr_assert_eq(test_alloc_live(), 0);
+}
+
+Test(hdblock, v2_round_trip_maps_pseudo_headers_both_ways) {
+  static const spdy_header headers[] = {H(":status", "200 OK"), H(":version", "HTTP/1.1"),
+                                        H("content-type", "text/html")};
+  direction dir;
+  direction_init(&dir, 2);
+  const uint8_t *block;
+  size_t len;
+  send_block(&dir, headers, 3, &block, &len);
+  cr_assert_eq(len, spdy_hdblock_serialised_size(2, headers, 3));
+  cr_assert(contains(block, len, "\0\6status", 8), "v2 name on the wire");
+  cr_assert_not(contains(block, len, ":status", 7), "no v3 name on the wire");
+  captured c = {0};
+  cr_assert_eq(spdy_hdblock_parse(2, &dir.mem, block, len, capture, &c), 0);
+  cr_assert_eq(c.count, 3);
+  expect_field(&c, 0, ":status", "200 OK");
+  expect_field(&c, 1, ":version", "HTTP/1.1");
+  expect_field(&c, 2, "content-type", "text/html");
+  direction_free(&dir);
+  cr_assert_eq(test_alloc_live(), 0);
+}
+
+Test(hdblock, joined_values_come_back_one_call_each_in_order) {
+  static const spdy_header headers[] = {H("via", "1"), H("b", "x"), H("via", "2"), H("via", "3")};
+  direction dir;
+  direction_init(&dir, 3);
+  const uint8_t *block;
+  size_t len;
+  send_block(&dir, headers, 4, &block, &len);
+  captured c = {0};
+  cr_assert_eq(spdy_hdblock_parse(3, &dir.mem, block, len, capture, &c), 0);
+  cr_assert_eq(c.count, 4);
+  expect_field(&c, 0, "via", "1");
+  expect_field(&c, 1, "via", "2");
+  expect_field(&c, 2, "via", "3");
+  expect_field(&c, 3, "b", "x");
+  direction_free(&dir);
+  cr_assert_eq(test_alloc_live(), 0);
+}
+
+/* Both ends share one stream per direction: every block depends on all before it. */
+static void many_blocks_through_one_context(int version) {
+  direction dir;
+  direction_init(&dir, version);
+  size_t first_len = 0, last_len = 0;
+  for (int i = 0; i < 50; i++) {
+    char path[32];
+    int path_len = snprintf(path, sizeof(path), "/item/%d", i);
+    spdy_header headers[] = {H(":method", "GET"),
+                             {":path", 5, path, (size_t)path_len},
+                             H(":host", "example.org"),
+                             H("cookie", "session=0123456789abcdef"),
+                             H("accept-language", "en-GB,en;q=0.8")};
+    spdy_buf_reset(&dir.out);
+    cr_assert_eq(spdy_hdblock_deflate(&dir.deflater, &dir.mem, &dir.out, headers, 5), 0);
+    if (i == 0) first_len = spdy_buf_len(&dir.out);
+    last_len = spdy_buf_len(&dir.out);
+    const uint8_t *block;
+    size_t len;
+    cr_assert_eq(spdy_hdblock_inflate(&dir.inflater, &dir.mem, spdy_buf_head(&dir.out),
+                                      spdy_buf_len(&dir.out), &block, &len),
+                 0, "block %d", i);
+    captured c = {0};
+    cr_assert_eq(spdy_hdblock_parse(version, &dir.mem, block, len, capture, &c), 0);
+    cr_assert_eq(c.count, 5);
+    expect_field(&c, 1, ":path", path);
+    expect_field(&c, 3, "cookie", "session=0123456789abcdef");
+  }
+  cr_expect_lt(last_len * 2, first_len, "later blocks reuse the context (%zu vs %zu bytes)",
+               last_len, first_len);
+  direction_free(&dir);
+  cr_assert_eq(test_alloc_live(), 0);
+}
+
+Test(hdblock, v3_fifty_blocks_in_sequence_share_the_context) { many_blocks_through_one_context(3); }
+
+Test(hdblock, v2_fifty_blocks_in_sequence_share_the_context) { many_blocks_through_one_context(2); }
+
+Test(hdblock, block_from_plain_zlib_with_the_dictionary_inflates, .timeout = 10) {
+  for (int version = 2; version <= 3; version++) {
+    const uint8_t *dict = version == 2 ? spdy_hdblock_dict_v2 : spdy_hdblock_dict_v3;
+    size_t dict_len = version == 2 ? spdy_hdblock_dict_v2_len : spdy_hdblock_dict_v3_len;
+    static const uint8_t v3_plain[] = "\0\0\0\2\0\0\0\7:status\0\0\0\3"
+                                      "200"
+                                      "\0\0\0\3via\0\0\0\3a\0b";
+    static const uint8_t v2_plain[] = "\0\2\0\6status\0\3"
+                                      "200\0\3via\0\3a\0b";
+    const uint8_t *plain = version == 2 ? v2_plain : v3_plain;
+    size_t plain_len = version == 2 ? sizeof(v2_plain) - 1 : sizeof(v3_plain) - 1;
+    uint8_t compressed[256];
+    size_t compressed_len =
+        plain_zlib_compress(dict, dict_len, plain, plain_len, compressed, sizeof(compressed));
+    spdy_mem mem;
+    test_alloc_mem(&mem);
+    spdy_hdblock_inflater inf;
+    cr_assert_eq(spdy_hdblock_inflater_init(&inf, &mem, version, MAX_BLOCK), 0);
+    const uint8_t *block;
+    size_t len;
+    cr_assert_eq(spdy_hdblock_inflate(&inf, &mem, compressed, compressed_len, &block, &len), 0);
+    cr_assert_eq(len, plain_len);
+    cr_assert_eq(memcmp(block, plain, len), 0);
+    captured c = {0};
+    cr_assert_eq(spdy_hdblock_parse(version, &mem, block, len, capture, &c), 0);
+    cr_assert_eq(c.count, 3);
+    expect_field(&c, 0, ":status", "200");
+    expect_field(&c, 1, "via", "a");
+    expect_field(&c, 2, "via", "b");
+    spdy_hdblock_inflater_free(&inf, &mem);
+  }
+  cr_assert_eq(test_alloc_live(), 0);
+}
+
+Test(hdblock, every_deflate_setting_round_trips, .timeout = 30) {
+  static const spdy_header headers[] = {H(":method", "POST"), H(":path", "/upload"),
+                                        H("content-type", "application/octet-stream")};
+  static const int levels[] = {0, 1, 6, 9};
+  for (size_t l = 0; l < 4; l++)
+    for (int window_bits = 9; window_bits <= 15; window_bits += 3)
+      for (int mem_level = 1; mem_level <= 9; mem_level += 4) {
+        spdy_mem mem;
+        test_alloc_mem(&mem);
+        spdy_hdblock_deflater d;
+        spdy_hdblock_inflater inf;
+        cr_assert_eq(spdy_hdblock_deflater_init(&d, &mem, 3, levels[l], window_bits, mem_level), 0);
+        cr_assert_eq(spdy_hdblock_inflater_init(&inf, &mem, 3, MAX_BLOCK), 0);
+        spdy_buf out;
+        spdy_buf_init(&out, 1 << 16);
+        for (int i = 0; i < 3; i++) {
+          spdy_buf_reset(&out);
+          cr_assert_eq(spdy_hdblock_deflate(&d, &mem, &out, headers, 3), 0);
+          const uint8_t *block;
+          size_t len;
+          cr_assert_eq(spdy_hdblock_inflate(&inf, &mem, spdy_buf_head(&out), spdy_buf_len(&out),
+                                            &block, &len),
+                       0, "level %d windowBits %d memLevel %d", levels[l], window_bits, mem_level);
+          size_t n = 0;
+          cr_assert_eq(spdy_hdblock_parse(3, &mem, block, len, count_only, &n), 0);
+          cr_assert_eq(n, 3);
+        }
+        spdy_buf_free(&out, &mem);
+        spdy_hdblock_deflater_free(&d);
+        spdy_hdblock_inflater_free(&inf, &mem);
+        cr_assert_eq(test_alloc_live(), 0);
+      }
+}
+
+Test(hdblock, large_value_spans_many_chunks, .timeout = 10) {
+  size_t value_len = 60000;
+  char *value = malloc(value_len);
+  cr_assert_not_null(value);
+  for (size_t i = 0; i < value_len; i++) value[i] = (char)('a' + (i * 7919 % 26));
+  spdy_header headers[] = {{"cookie", 6, value, value_len}, H("x", "y")};
+  direction dir;
+  direction_init(&dir, 3);
+  const uint8_t *block;
+  size_t len;
+  send_block(&dir, headers, 2, &block, &len);
+  cr_assert_eq(len, 4 + 4 + 6 + 4 + value_len + 4 + 1 + 4 + 1);
+  cr_assert_eq(memcmp(block + 18, value, value_len), 0);
+  direction_free(&dir);
+  free(value);
+  cr_assert_eq(test_alloc_live(), 0);
+}
+
+Test(hdblock, hundreds_of_fields_with_repeats_round_trip, .timeout = 10) {
+  enum { N = 600 };
+  static spdy_header headers[N];
+  static char names[N][16];
+  for (size_t i = 0; i < N; i++) {
+    /* 200 names, each three times, interleaved */
+    int len = snprintf(names[i], sizeof(names[i]), "x-field-%zu", (size_t)(i % 200));
+    headers[i] = (spdy_header){names[i], (size_t)len, names[i] + 2, (size_t)len - 2};
+  }
+  for (int version = 2; version <= 3; version++) {
+    direction dir;
+    direction_init(&dir, version);
+    const uint8_t *block;
+    size_t len;
+    send_block(&dir, headers, N, &block, &len);
+    cr_assert_eq(len, spdy_hdblock_serialised_size(version, headers, N));
+    size_t width = version == 2 ? 2 : 4;
+    cr_assert_eq(block[width - 1], 200 % 256, "200 distinct names");
+    cr_assert_eq(block[width - 2], 0);
+    size_t emitted = 0;
+    cr_assert_eq(spdy_hdblock_parse(version, &dir.mem, block, len, count_only, &emitted), 0);
+    cr_assert_eq(emitted, N);
+    direction_free(&dir);
+  }
+  cr_assert_eq(test_alloc_live(), 0);
+}
+
+/* ---- what deflate refuses, before zlib is touched ----------------------------------- */
+
+/* A refused block must leave the stream as it was: the next block still inflates. */
+static void refused_then_stream_still_usable(int version, const spdy_header *bad, size_t n,
+                                             int expected) {
+  static const spdy_header good[] = {H(":method", "GET")};
+  direction dir;
+  direction_init(&dir, version);
+  const uint8_t *block;
+  size_t len;
+  send_block(&dir, good, 1, &block, &len);
+  cr_assert_eq(spdy_hdblock_deflate(&dir.deflater, &dir.mem, &dir.out, bad, n), expected);
+  cr_assert_eq(spdy_buf_len(&dir.out), 0, "nothing appended");
+  send_block(&dir, good, 1, &block, &len);
+  captured c = {0};
+  cr_assert_eq(spdy_hdblock_parse(version, &dir.mem, block, len, capture, &c), 0);
+  expect_field(&c, 0, ":method", "GET");
+  direction_free(&dir);
+  cr_assert_eq(test_alloc_live(), 0);
+}
+
+Test(hdblock, deflate_refuses_empty_name) {
+  static const spdy_header bad[] = {H("a", "1"), H("", "x")};
+  refused_then_stream_still_usable(3, bad, 2, SPDY_ERR_INVALID_HEADER);
+}
+
+Test(hdblock, deflate_refuses_upper_case_name) {
+  static const spdy_header bad[] = {H("Content-Type", "text/plain")};
+  refused_then_stream_still_usable(3, bad, 1, SPDY_ERR_INVALID_HEADER);
+  refused_then_stream_still_usable(2, bad, 1, SPDY_ERR_INVALID_HEADER);
+}
+
+Test(hdblock, deflate_refuses_nul_in_name) {
+  static const spdy_header bad[] = {{"a\0b", 3, "v", 1}};
+  refused_then_stream_still_usable(3, bad, 1, SPDY_ERR_INVALID_HEADER);
+}
+
+Test(hdblock, deflate_refuses_nul_in_submitted_value) {
+  static const spdy_header bad[] = {{"a", 1, "x\0y", 3}};
+  refused_then_stream_still_usable(3, bad, 1, SPDY_ERR_INVALID_HEADER);
+}
+
+Test(hdblock, deflate_refuses_empty_value_of_repeated_name) {
+  static const spdy_header bad[] = {H("via", "a"), H("via", "")};
+  refused_then_stream_still_usable(3, bad, 2, SPDY_ERR_INVALID_HEADER);
+}
+
+Test(hdblock, v2_deflate_refuses_empty_value) {
+  static const spdy_header bad[] = {H("pragma", "")};
+  refused_then_stream_still_usable(2, bad, 1, SPDY_ERR_INVALID_HEADER);
+}
+
+Test(hdblock, v2_deflate_refuses_value_over_65535_bytes) {
+  static char value[65536];
+  memset(value, 'v', sizeof(value));
+  spdy_header bad[] = {{"a", 1, value, sizeof(value)}};
+  refused_then_stream_still_usable(2, bad, 1, SPDY_ERR_INVALID_HEADER);
+}
+
+Test(hdblock, v2_deflate_refuses_joined_value_over_65535_bytes) {
+  static char value[40000];
+  memset(value, 'v', sizeof(value));
+  spdy_header bad[] = {{"a", 1, value, sizeof(value)}, {"a", 1, value, sizeof(value)}};
+  refused_then_stream_still_usable(2, bad, 2, SPDY_ERR_INVALID_HEADER);
+}
+
+/* The worst case for n serialised bytes, as hdblock.c computes it. */
+static size_t worst_case(size_t n) { return n + (n + 7) / 8 + (n + 63) / 64 + 64; }
+
+Test(hdblock, deflate_refuses_when_out_may_overflow_and_stream_stays_usable) {
+  static const spdy_header headers[] = {H("a", "b")};
+  direction dir;
+  direction_init(&dir, 3);
+  size_t serialised = spdy_hdblock_serialised_size(3, headers, 1);
+  dir.out.limit = worst_case(serialised) - 1;
+  cr_assert_eq(spdy_hdblock_deflate(&dir.deflater, &dir.mem, &dir.out, headers, 1),
+               SPDY_ERR_FRAME_TOO_LARGE);
+  cr_assert_eq(spdy_buf_len(&dir.out), 0);
+  dir.out.limit = 1 << 20;
+  const uint8_t *block;
+  size_t len;
+  send_block(&dir, headers, 1, &block, &len);
+  captured c = {0};
+  cr_assert_eq(spdy_hdblock_parse(3, &dir.mem, block, len, capture, &c), 0);
+  expect_field(&c, 0, "a", "b");
+  direction_free(&dir);
+  cr_assert_eq(test_alloc_live(), 0);
+}
+
+/* Random bytes do not compress: the output must still fit the bound at every setting. */
+Test(hdblock, incompressible_block_fits_the_worst_case_bound, .timeout = 30) {
+  static char value[20000];
+  uint32_t x = 12345;
+  for (size_t i = 0; i < sizeof(value); i++) {
+    x = x * 1103515245u + 12345u;
+    value[i] = (char)(1 + (x >> 16) % 255);
+  }
+  spdy_header headers[] = {{"x", 1, value, sizeof(value)}};
+  size_t limit = worst_case(spdy_hdblock_serialised_size(3, headers, 1));
+  static const int levels[] = {0, 1, 9};
+  for (size_t l = 0; l < 3; l++)
+    for (int window_bits = 9; window_bits <= 15; window_bits += 6)
+      for (int mem_level = 1; mem_level <= 9; mem_level += 8) {
+        spdy_mem mem;
+        test_alloc_mem(&mem);
+        spdy_hdblock_deflater d;
+        cr_assert_eq(spdy_hdblock_deflater_init(&d, &mem, 3, levels[l], window_bits, mem_level), 0);
+        spdy_buf out;
+        spdy_buf_init(&out, limit);
+        cr_assert_eq(spdy_hdblock_deflate(&d, &mem, &out, headers, 1), 0,
+                     "level %d windowBits %d memLevel %d", levels[l], window_bits, mem_level);
+        spdy_buf_free(&out, &mem);
+        spdy_hdblock_deflater_free(&d);
+        cr_assert_eq(test_alloc_live(), 0);
+      }
+}
+
+Test(hdblock, deflate_allocates_nothing_per_block_for_ordinary_headers) {
+  static const spdy_header headers[] = {H(":method", "GET"), H(":path", "/"), H("a", "1"),
+                                        H("a", "2")};
+  direction dir;
+  direction_init(&dir, 3);
+  cr_assert_eq(spdy_buf_reserve(&dir.out, &dir.mem, 4096), 0);
+  size_t before = test_alloc_get()->total_allocs;
+  for (int i = 0; i < 10; i++) {
+    spdy_buf_reset(&dir.out);
+    cr_assert_eq(spdy_hdblock_deflate(&dir.deflater, &dir.mem, &dir.out, headers, 4), 0);
+  }
+  cr_assert_eq(test_alloc_get()->total_allocs, before);
+  direction_free(&dir);
+  cr_assert_eq(test_alloc_live(), 0);
+}
+
+/* ---- inflater memory ---------------------------------------------------------------- */
+
+Test(hdblock, inflate_scratch_shrinks_after_a_large_block) {
+  static char value[30000];
+  memset(value, 'q', sizeof(value));
+  spdy_header big[] = {{"x", 1, value, sizeof(value)}};
+  static const spdy_header small[] = {H("a", "b")};
+  direction dir;
+  direction_init(&dir, 3);
+  const uint8_t *block;
+  size_t len;
+  send_block(&dir, big, 1, &block, &len);
+  cr_assert_geq(dir.inflater.scratch.capacity, sizeof(value));
+  send_block(&dir, small, 1, &block, &len);
+  cr_assert_leq(dir.inflater.scratch.capacity, 4096, "scratch kept at %zu bytes",
+                dir.inflater.scratch.capacity);
+  captured c = {0};
+  cr_assert_eq(spdy_hdblock_parse(3, &dir.mem, block, len, capture, &c), 0);
+  expect_field(&c, 0, "a", "b");
+  direction_free(&dir);
+  cr_assert_eq(test_alloc_live(), 0);
+}
+
+/* ---- parsing ------------------------------------------------------------------------ */
+
+Test(hdblock, v2_name_and_its_colon_form_together_are_a_duplicate) {
+  static const uint8_t block[] = "\0\3"
+                                 "\0\3url\0\2/a"
+                                 "\0\6method\0\4HEAD"
+                                 "\0\7:method\0\1x";
+  spdy_mem mem;
+  test_alloc_mem(&mem);
+  captured c = {0};
+  cr_assert_eq(spdy_hdblock_parse(2, &mem, block, sizeof(block) - 1, capture, &c),
+               SPDY_ERR_INVALID_HEADER, "method and :method are the same name");
+  cr_assert_eq(c.count, 0);
+}
+
+Test(hdblock, v2_colon_method_alone_passes_through) {
+  static const uint8_t block[] = "\0\1\0\7:method\0\3GET";
+  spdy_mem mem;
+  test_alloc_mem(&mem);
+  captured c = {0};
+  cr_assert_eq(spdy_hdblock_parse(2, &mem, block, sizeof(block) - 1, capture, &c), 0);
+  cr_assert_eq(c.count, 1);
+  expect_field(&c, 0, ":method", "GET");
+}
+
+Test(hdblock, v2_parse_maps_names_back_and_passes_colon_names_through) {
+  spdy_mem mem;
+  test_alloc_mem(&mem);
+  captured c = {0};
+  static const uint8_t ok[] = "\0\4"
+                              "\0\3url\0\2/a"
+                              "\0\6status\0\3"
+                              "200"
+                              "\0\7:custom\0\1x"
+                              "\0\7version\0\10HTTP/1.1";
+  cr_assert_eq(spdy_hdblock_parse(2, &mem, ok, sizeof(ok) - 1, capture, &c), 0);
+  cr_assert_eq(c.count, 4);
+  expect_field(&c, 0, ":path", "/a");
+  expect_field(&c, 1, ":status", "200");
+  expect_field(&c, 2, ":custom", "x");
+  expect_field(&c, 3, ":version", "HTTP/1.1");
+  cr_assert_eq(test_alloc_live(), 0);
+}
+
+Test(hdblock, v2_host_maps_to_colon_host) {
+  static const uint8_t block[] = "\0\1\0\4host\0\1h";
+  spdy_mem mem;
+  test_alloc_mem(&mem);
+  captured c = {0};
+  cr_assert_eq(spdy_hdblock_parse(2, &mem, block, sizeof(block) - 1, capture, &c), 0);
+  expect_field(&c, 0, ":host", "h");
+}
+
+Test(hdblock, v3_parse_keeps_names_as_sent) {
+  static const uint8_t block[] = "\0\0\0\2"
+                                 "\0\0\0\7:method\0\0\0\3GET"
+                                 "\0\0\0\3url\0\0\0\1u";
+  spdy_mem mem;
+  test_alloc_mem(&mem);
+  captured c = {0};
+  cr_assert_eq(spdy_hdblock_parse(3, &mem, block, sizeof(block) - 1, capture, &c), 0);
+  cr_assert_eq(c.count, 2);
+  expect_field(&c, 0, ":method", "GET");
+  expect_field(&c, 1, "url", "u");
+}
+
+Test(hdblock, v3_parse_emits_empty_value_once) {
+  static const uint8_t block[] = "\0\0\0\1\0\0\0\6pragma\0\0\0\0";
+  spdy_mem mem;
+  test_alloc_mem(&mem);
+  captured c = {0};
+  cr_assert_eq(spdy_hdblock_parse(3, &mem, block, sizeof(block) - 1, capture, &c), 0);
+  cr_assert_eq(c.count, 1);
+  expect_field(&c, 0, "pragma", "");
+  cr_assert_eq(c.value_lens[0], 0);
+}
+
+Test(hdblock, parse_splits_nul_joined_values) {
+  static const uint8_t block[] = "\0\0\0\1\0\0\0\1a\0\0\0\11xx\0y\0zzzz";
+  spdy_mem mem;
+  test_alloc_mem(&mem);
+  captured c = {0};
+  cr_assert_eq(spdy_hdblock_parse(3, &mem, block, sizeof(block) - 1, capture, &c), 0);
+  cr_assert_eq(c.count, 3);
+  expect_field(&c, 0, "a", "xx");
+  expect_field(&c, 1, "a", "y");
+  expect_field(&c, 2, "a", "zzzz");
+}
+
+Test(hdblock, parse_emits_nothing_for_a_block_invalid_at_its_end) {
+  static const uint8_t block[] = "\0\0\0\2"
+                                 "\0\0\0\1a\0\0\0\1x"
+                                 "\0\0\0\1B\0\0\0\1y";
+  spdy_mem mem;
+  test_alloc_mem(&mem);
+  captured c = {0};
+  cr_assert_eq(spdy_hdblock_parse(3, &mem, block, sizeof(block) - 1, capture, &c),
+               SPDY_ERR_INVALID_HEADER);
+  cr_assert_eq(c.count, 0, "validated before anything is emitted");
+}
+
+Test(hdblock, emitter_error_stops_parse_and_is_returned) {
+  static const uint8_t block[] = "\0\0\0\2"
+                                 "\0\0\0\1a\0\0\0\3x\0y"
+                                 "\0\0\0\1b\0\0\0\1z";
+  spdy_mem mem;
+  test_alloc_mem(&mem);
+  captured c = {0};
+  c.fail_at = 2;
+  cr_assert_eq(spdy_hdblock_parse(3, &mem, block, sizeof(block) - 1, capture, &c), -42);
+  cr_assert_eq(c.count, 2);
+}
+
+Test(hdblock, parse_allocates_nothing_for_ordinary_blocks) {
+  static const uint8_t block[] = "\0\0\0\3"
+                                 "\0\0\0\1a\0\0\0\1x"
+                                 "\0\0\0\1b\0\0\0\1y"
+                                 "\0\0\0\1c\0\0\0\1z";
+  spdy_mem mem;
+  test_alloc_mem(&mem);
+  size_t n = 0;
+  cr_assert_eq(spdy_hdblock_parse(3, &mem, block, sizeof(block) - 1, count_only, &n), 0);
+  cr_assert_eq(n, 3);
+  cr_assert_eq(test_alloc_get()->total_allocs, 0);
+}
+
+Test(hdblock, serialised_size_counts_joined_names_once) {
+  static const spdy_header headers[] = {H(":path", "/"), H("a", "1"), H("a", "22")};
+  /* v3: 4 + (4+5+4+1) + (4+1+4+1+1+2) */
+  cr_assert_eq(spdy_hdblock_serialised_size(3, headers, 3), 4 + 14 + 13);
+  /* v2: 2 + (2+3+2+1) + (2+1+2+1+1+2) */
+  cr_assert_eq(spdy_hdblock_serialised_size(2, headers, 3), 2 + 8 + 9);
+  cr_assert_eq(spdy_hdblock_serialised_size(3, NULL, 0), 4);
+}
+
+/* ---- arguments ---------------------------------------------------------------------- */
+
+Test(hdblock, init_refuses_impossible_arguments) {
+  spdy_mem mem;
+  test_alloc_mem(&mem);
+  spdy_hdblock_deflater d;
+  spdy_hdblock_inflater inf;
+  cr_assert_eq(spdy_hdblock_deflater_init(&d, &mem, 4, 6, 11, 5), SPDY_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(spdy_hdblock_deflater_init(&d, &mem, 3, 10, 11, 5), SPDY_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(spdy_hdblock_deflater_init(&d, &mem, 3, 6, 8, 5), SPDY_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(spdy_hdblock_deflater_init(&d, &mem, 3, 6, 16, 5), SPDY_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(spdy_hdblock_deflater_init(&d, &mem, 3, 6, 11, 0), SPDY_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(spdy_hdblock_deflater_init(&d, &mem, 3, 6, 11, 10), SPDY_ERR_INVALID_ARGUMENT);
+  spdy_hdblock_deflater_free(&d); /* harmless after a failed init */
+  cr_assert_eq(spdy_hdblock_inflater_init(&inf, &mem, 1, MAX_BLOCK), SPDY_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(spdy_hdblock_inflater_init(&inf, &mem, 3, 0), SPDY_ERR_INVALID_ARGUMENT);
+  spdy_hdblock_inflater_free(&inf, &mem);
+  cr_assert_eq(spdy_hdblock_parse(5, &mem, (const uint8_t *)"", 0, count_only, NULL),
+               SPDY_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(test_alloc_live(), 0);
+}
+
+Test(hdblock, free_twice_is_harmless) {
+  direction dir;
+  direction_init(&dir, 3);
+  direction_free(&dir);
+  direction_free(&dir);
+  cr_assert_eq(test_alloc_live(), 0);
+}
