@@ -1,0 +1,100 @@
+# Makefile — the README's quick-start commands and a few conveniences over CMake.
+#
+#   make demo           install what is missing, build, run the engine benchmark
+#   make test           install what is missing, build build/, run every test through CTest
+#   make test-sanitize  the same with clang + ASan/UBSan in build-san/ (unit, hostile, integration)
+#   make build          configure and build build/ only
+#   make format         clang-format our C sources in place; make format-check only checks
+#   make install        install libspdy into PREFIX (default /usr/local)
+#   make clean          remove build/ and build-san/
+#
+# Variables: WERROR=ON|OFF (warnings are errors; default ON), JOBS (default: nproc),
+# PREFIX (make install), BUILD_DIR, SAN_BUILD_DIR.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+
+WERROR ?= ON
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+PREFIX ?= /usr/local
+BUILD_DIR ?= build
+SAN_BUILD_DIR ?= build-san
+CTEST_JOBS ?= 2
+BENCH_ENGINE := $(BUILD_DIR)/bench/engine/bench_engine
+
+# Our C sources for clang-format: tracked or not, never third-party or build output.
+FORMAT_DIRS := include lib src tests bench
+FORMAT_FILES = $(shell find $(FORMAT_DIRS) \( -name third_party -o -name vendor -o -name node_modules \
+                 -o -name 'build*' \) -prune -o \( -name '*.c' -o -name '*.h' \) -print 2>/dev/null)
+
+# cmake --build runs its own make: without our MAKEFLAGS/MAKELEVEL it does not print
+# "Entering directory" lines around every step.
+CMAKE_BUILD := env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS cmake --build
+
+# $(call timed,LABEL,COMMAND): run COMMAND, print how long it took (also when it fails), and
+# keep its exit status.
+define timed
+start=$$(date +%s); status=0; $(2) || status=$$?; \
+echo "$(1): $$(( $$(date +%s) - start )) s$$( ((status == 0)) || echo ", failed (exit $$status)")"; \
+exit $$status
+endef
+
+.PHONY: all demo test test-sanitize build build-san configure configure-san deps \
+        format format-check install clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps
+
+configure:
+	cmake -S . -B $(BUILD_DIR) -DSPEEDY_WERROR=$(WERROR)
+
+build: configure
+	@$(call timed,build,$(CMAKE_BUILD) $(BUILD_DIR) -j$(JOBS))
+
+configure-san:
+	cmake -S . -B $(SAN_BUILD_DIR) -DCMAKE_C_COMPILER=clang -DSPEEDY_SANITIZE=ON \
+	  -DSPEEDY_WERROR=$(WERROR)
+
+build-san: configure-san
+	@$(call timed,build (sanitizers),$(CMAKE_BUILD) $(SAN_BUILD_DIR) -j$(JOBS))
+
+demo: deps
+	@$(MAKE) --no-print-directory build
+	@if [[ ! -x $(BENCH_ENGINE) ]]; then \
+	  echo "make demo: $(BENCH_ENGINE) was not built (bench/engine missing or failed)" >&2; \
+	  exit 1; \
+	fi
+	@echo "make demo: running the engine benchmark ($(BENCH_ENGINE)):" \
+	  "in-memory SPDY client<->server exchanges per second and heap per session"
+	@$(call timed,benchmark,$(BENCH_ENGINE))
+	@echo "make demo: that was the libspdy engine benchmark; the server, client and lab" \
+	  "demos come with later work"
+
+test: deps
+	@$(MAKE) --no-print-directory build
+	@$(call timed,ctest,ctest --test-dir $(BUILD_DIR) --output-on-failure --no-tests=error \
+	  -j$(CTEST_JOBS))
+
+test-sanitize: deps
+	@$(MAKE) --no-print-directory build-san
+	@$(call timed,ctest (sanitizers),ctest --test-dir $(SAN_BUILD_DIR) --output-on-failure \
+	  --no-tests=error -L 'unit|hostile|integration' -j$(CTEST_JOBS))
+
+format:
+	@command -v clang-format >/dev/null || \
+	  { echo "make format: clang-format not found (apt-get install clang-format)" >&2; exit 1; }
+	clang-format -i $(FORMAT_FILES)
+
+format-check:
+	@command -v clang-format >/dev/null || \
+	  { echo "make format-check: clang-format not found (apt-get install clang-format)" >&2; \
+	    exit 1; }
+	clang-format --dry-run --Werror $(FORMAT_FILES)
+
+install: build
+	cmake --install $(BUILD_DIR) --prefix "$(PREFIX)"
+
+clean:
+	rm -rf $(BUILD_DIR) $(SAN_BUILD_DIR)
