@@ -608,6 +608,9 @@ static int block_check(int version, const uint8_t *block, size_t len, size_t cou
     pos += width;
     if (name_len > len - pos) return SPDY_ERR_INVALID_HEADER;
     if (!name_valid(block + pos, name_len)) return SPDY_ERR_INVALID_HEADER;
+    /* SPDY/2 has no ':' names; taking them would let a peer smuggle a second :method
+     * past the v2 -> v3 name mapping. */
+    if (version == 2 && block[pos] == ':') return SPDY_ERR_INVALID_HEADER;
     pos += name_len;
     if (len - pos < width) return SPDY_ERR_INVALID_HEADER;
     size_t value_len = read_length(block + pos, width);

@@ -108,7 +108,7 @@ int spdy_session_fail(spdy_session *session, int error, uint32_t goaway_status) 
 /* ---- flow control and priorities --------------------------------------------------- */
 
 int spdy_session_credit(spdy_session *session, int32_t stream_id, size_t n) {
-  if (session->wire_version < 3 || n == 0) return 0;
+  if (n == 0) return 0;
   if (session->protocol == SPDY_PROTOCOL_SPDY3_1) {
     session->session_recv_unacked += (uint32_t)n;
     if (session->session_recv_unacked >= session->options.session_window / 2) {
@@ -124,9 +124,11 @@ int spdy_session_credit(spdy_session *session, int32_t stream_id, size_t n) {
   stream->recv_unacked += (uint32_t)n;
   if (stream->recv_unacked >= session->local_initial_window / 2) {
     uint32_t delta = stream->recv_unacked;
+    /* SPDY/2 has no flow control, but node's spdy-transport applies v3's to v2 and stalls
+     * after 64 KiB without WINDOW_UPDATE; other v2 peers ignore the frame type. */
     int rv = spdy_queue_window_update(session, stream_id, delta);
     if (rv != 0) return rv;
-    stream->recv_window += delta;
+    if (session->wire_version >= 3) stream->recv_window += delta;
     stream->recv_unacked = 0;
   }
   return 0;
@@ -223,8 +225,7 @@ int spdy_session_new(spdy_session **out, spdy_protocol protocol, spdy_role role,
 }
 
 static void free_pending(spdy_session *session, spdy_pending *pending) {
-  if (pending->syn != NULL) spdy_outframe_free(session, pending->syn);
-  if (pending->follow != NULL) spdy_outframe_free(session, pending->follow);
+  spdy_outframe_free(session, pending->syn);
   spdy_mem_free(&session->mem, pending);
 }
 
@@ -375,18 +376,16 @@ static int can_open_stream(const spdy_session *session) {
   return 0;
 }
 
-/* Opens a locally initiated stream: its SYN frame (and an optional follow-up HEADERS)
- * go out now or wait for a concurrency slot. Takes ownership of syn and follow. */
-static int32_t open_local_stream(spdy_session *session, spdy_outframe *syn,
-                                 spdy_outframe *follow, int urgency, spdy_data_read_fn read_fn,
-                                 void *source, void *stream_user) {
+/* Opens a locally initiated stream: its SYN frame goes out now or waits for a
+ * concurrency slot. Takes ownership of syn. */
+static int32_t open_local_stream(spdy_session *session, spdy_outframe *syn, int urgency,
+                                 spdy_data_read_fn read_fn, void *source, void *stream_user) {
   int32_t id = session->next_stream_id;
   spdy_pending *pending = spdy_mem_calloc(&session->mem, 1, sizeof(*pending));
   spdy_stream *stream = pending != NULL ? spdy_stream_create(session, id, 1) : NULL;
   if (stream == NULL) {
     spdy_mem_free(&session->mem, pending);
     spdy_outframe_free(session, syn);
-    if (follow != NULL) spdy_outframe_free(session, follow);
     return SPDY_ERR_NOMEM;
   }
   session->next_stream_id += 2;
@@ -398,9 +397,7 @@ static int32_t open_local_stream(spdy_session *session, spdy_outframe *syn,
   if (read_fn == NULL) stream->local_closed = 1;
   if (syn->flags & SPDY_FLAG_UNIDIRECTIONAL) stream->remote_closed = 1;
   syn->stream_id = id;
-  if (follow != NULL) follow->stream_id = id;
   pending->syn = syn;
-  pending->follow = follow;
   if (session->pending_tail != NULL)
     session->pending_tail->next = pending;
   else
@@ -419,9 +416,6 @@ int spdy_session_start_pending(spdy_session *session) {
     if (session->pending_head == NULL) session->pending_tail = NULL;
     session->n_pending--;
     int rv = spdy_queue_control(session, pending->syn, 0);
-    pending->syn = NULL;
-    if (rv == 0 && pending->follow != NULL) rv = spdy_queue_control(session, pending->follow, 0);
-    pending->follow = NULL;
     spdy_mem_free(&session->mem, pending);
     if (rv != 0) return rv;
   }
@@ -462,7 +456,7 @@ int32_t spdy_submit_request(spdy_session *session, int urgency, const spdy_heade
   if (syn == NULL) return SPDY_ERR_NOMEM;
   syn->flags = read_fn == NULL ? SPDY_FLAG_FIN : 0;
   syn->priority = spdy_urgency_to_wire(session, urgency);
-  return open_local_stream(session, syn, NULL, urgency, read_fn, source, stream_user);
+  return open_local_stream(session, syn, urgency, read_fn, source, stream_user);
 }
 
 int spdy_submit_response(spdy_session *session, int32_t stream_id, const spdy_header *headers,
@@ -510,24 +504,22 @@ int32_t spdy_submit_push(spdy_session *session, int32_t associated_id, int urgen
   rv = can_open_stream(session);
   if (rv != 0) return rv;
 
-  spdy_outframe *syn = NULL, *follow = NULL;
-  if (session->wire_version >= 3) {
-    /* v3 3.3.1: the URL in SYN_STREAM, the response headers in a HEADERS frame. */
-    syn = spdy_outframe_new(session, SPDY_FRAME_SYN_STREAM, request_headers, n_request);
-    follow = spdy_outframe_new(session, SPDY_FRAME_HEADERS, response_headers, n_response);
-    if (syn == NULL || follow == NULL) goto nomem;
-    if (read_fn == NULL) follow->flags = SPDY_FLAG_FIN;
-  } else {
-    /* v2: one SYN_STREAM whose url is absolute, with the response headers in it. */
-    const spdy_header *scheme = find_header(request_headers, n_request, ":scheme");
-    const spdy_header *host = find_header(request_headers, n_request, ":host");
-    const spdy_header *path = find_header(request_headers, n_request, ":path");
-    size_t url_len = scheme->value_len + 3 + host->value_len + path->value_len;
-    size_t n_all = n_request + n_response;
-    spdy_header *all = spdy_mem_malloc(&session->mem, n_all * sizeof(spdy_header) + url_len);
-    if (all == NULL) goto nomem;
+  /* Everything goes in the SYN_STREAM: the URL (v3 3.3.1 requires :scheme, :host and
+   * :path there) and the response headers too. v3 allows the latter in a later HEADERS
+   * frame, but deployed clients (node's spdy-transport among them) require :status in the
+   * SYN_STREAM. SPDY/2 wants an absolute url instead of scheme, host and path. */
+  size_t n_all = n_request + n_response;
+  size_t url_len = 0;
+  const spdy_header *scheme = find_header(request_headers, n_request, ":scheme");
+  const spdy_header *host = find_header(request_headers, n_request, ":host");
+  const spdy_header *path = find_header(request_headers, n_request, ":path");
+  if (session->wire_version == 2) url_len = scheme->value_len + 3 + host->value_len + path->value_len;
+  spdy_header *all = spdy_mem_malloc(&session->mem, n_all * sizeof(spdy_header) + url_len);
+  if (all == NULL) return SPDY_ERR_NOMEM;
+  size_t k = 0;
+  if (session->wire_version == 2) {
     char *url = (char *)(all + n_all);
-    size_t k = 0, pos = 0;
+    size_t pos = 0;
     memcpy(url + pos, scheme->value, scheme->value_len), pos += scheme->value_len;
     memcpy(url + pos, "://", 3), pos += 3;
     memcpy(url + pos, host->value, host->value_len), pos += host->value_len;
@@ -535,20 +527,18 @@ int32_t spdy_submit_push(spdy_session *session, int32_t associated_id, int urgen
     all[k++] = (spdy_header){":path", 5, url, url_len};
     for (size_t i = 0; i < n_request; i++)
       if (&request_headers[i] != path) all[k++] = request_headers[i];
-    for (size_t i = 0; i < n_response; i++) all[k++] = response_headers[i];
-    syn = spdy_outframe_new(session, SPDY_FRAME_SYN_STREAM, all, k);
-    spdy_mem_free(&session->mem, all);
-    if (syn == NULL) goto nomem;
-    if (read_fn == NULL) syn->flags |= SPDY_FLAG_FIN;
+  } else {
+    for (size_t i = 0; i < n_request; i++) all[k++] = request_headers[i];
   }
+  for (size_t i = 0; i < n_response; i++) all[k++] = response_headers[i];
+  spdy_outframe *syn = spdy_outframe_new(session, SPDY_FRAME_SYN_STREAM, all, k);
+  spdy_mem_free(&session->mem, all);
+  if (syn == NULL) return SPDY_ERR_NOMEM;
+  if (read_fn == NULL) syn->flags |= SPDY_FLAG_FIN;
   syn->flags |= SPDY_FLAG_UNIDIRECTIONAL;
   syn->associated_id = associated_id;
   syn->priority = spdy_urgency_to_wire(session, urgency);
-  return open_local_stream(session, syn, follow, urgency, read_fn, source, stream_user);
-nomem:
-  if (syn != NULL) spdy_outframe_free(session, syn);
-  if (follow != NULL) spdy_outframe_free(session, follow);
-  return SPDY_ERR_NOMEM;
+  return open_local_stream(session, syn, urgency, read_fn, source, stream_user);
 }
 
 int spdy_submit_headers(spdy_session *session, int32_t stream_id, const spdy_header *headers,

@@ -110,8 +110,7 @@ struct spdy_outframe {
 typedef struct spdy_pending spdy_pending;
 struct spdy_pending {
   spdy_pending *next;
-  spdy_outframe *syn;      /* SYN_STREAM (and for v3 push, a HEADERS frame after it) */
-  spdy_outframe *follow;
+  spdy_outframe *syn; /* its SYN_STREAM, owned */
 };
 
 /* Input parser states. */
@@ -188,6 +187,7 @@ struct spdy_session {
   uint32_t payload_left; /* DATA / DISCARD bytes still to come */
   int32_t data_stream_id;
   uint8_t data_deliver;  /* 1: pass DATA payload to the application */
+  uint32_t data_credit;  /* bytes of this DATA frame to credit when it ends */
 
   /* PING. */
   uint32_t next_ping_id;

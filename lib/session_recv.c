@@ -192,14 +192,13 @@ static int on_syn_stream(spdy_session *session, const uint8_t *payload, size_t l
                                                      : SPDY_RST_PROTOCOL_ERROR);
     return fail_protocol(session); /* ids must increase */
   }
-  session->last_recv_stream_id = id;
-
   int push = session->role == SPDY_ROLE_CLIENT;
+  if (push && syn.associated_id == 0) return fail_protocol(session); /* v3 3.3.2 */
+  session->last_recv_stream_id = id;
   int required;
   if (push) {
-    if (syn.associated_id == 0) return fail_protocol(session); /* v3 3.3.2 */
-    if (!(session->frame.flags & SPDY_FLAG_UNIDIRECTIONAL))
-      return reset_stream(session, id, SPDY_RST_PROTOCOL_ERROR);
+    /* FLAG_UNIDIRECTIONAL is not required: spdy-transport pushes without it. A push is
+     * one-way whatever its flags say. */
     spdy_stream *assoc = spdy_stream_find(session, syn.associated_id);
     if (assoc == NULL || !assoc->locally_initiated)
       return reset_stream(session, id, SPDY_RST_INVALID_STREAM);
@@ -222,7 +221,7 @@ static int on_syn_stream(spdy_session *session, const uint8_t *payload, size_t l
   stream->urgency = spdy_urgency_from_wire(session, syn.priority);
   int fin = (session->frame.flags & SPDY_FLAG_FIN) != 0;
   if (fin) stream->remote_closed = 1;
-  if (session->frame.flags & SPDY_FLAG_UNIDIRECTIONAL) stream->local_closed = 1;
+  if (push || (session->frame.flags & SPDY_FLAG_UNIDIRECTIONAL)) stream->local_closed = 1;
   if (push && (found & HAVE_STATUS)) stream->response_seen = 1;
   rv = emit_block(session, id, push ? SPDY_HEADERS_PUSH : SPDY_HEADERS_REQUEST,
                   stream->associated_id, &block, fin);
@@ -486,6 +485,7 @@ static int begin_data(spdy_session *session) {
   session->data_stream_id = id;
   session->payload_left = f->length;
   session->data_deliver = 0;
+  session->data_credit = 0;
   if (session->protocol == SPDY_PROTOCOL_SPDY3_1) {
     /* Every DATA byte counts against the session window, even for dead streams. A
      * violation is a session error: GOAWAY PROTOCOL_ERROR (3.1 has no better code). */
@@ -511,8 +511,12 @@ static int begin_data(spdy_session *session) {
 /* The last payload byte of a DATA frame has been handled. */
 static int end_data(spdy_session *session) {
   session->recv_state = SPDY_RECV_HEAD;
-  if (!(session->frame.flags & SPDY_FLAG_FIN) || !session->data_deliver) return 0;
   int32_t id = session->data_stream_id;
+  /* Credit once per frame, so WINDOW_UPDATEs do not depend on how input was split. */
+  int rv = spdy_session_credit(session, id, session->data_credit);
+  session->data_credit = 0;
+  if (rv != 0) return fail_with(session, rv);
+  if (!(session->frame.flags & SPDY_FLAG_FIN) || !session->data_deliver) return 0;
   spdy_stream *stream = spdy_stream_find(session, id);
   if (stream == NULL) return 0;
   stream->remote_closed = 1;
@@ -529,8 +533,8 @@ static int data_chunk(spdy_session *session, const uint8_t *p, size_t n) {
   if (session->data_deliver && spdy_stream_find(session, id) == NULL)
     session->data_deliver = 0; /* reset by a callback during this frame */
   if (!session->data_deliver) {
-    int rv = spdy_session_credit(session, id, n); /* dead stream: only the session window */
-    return rv != 0 ? fail_with(session, rv) : 0;
+    session->data_credit += (uint32_t)n; /* dead stream: only the session window */
+    return 0;
   }
   if (session->callbacks.on_data_chunk != NULL && n > 0) {
     int rv = session->callbacks.on_data_chunk(session, id, p, n, session->user);
@@ -539,10 +543,8 @@ static int data_chunk(spdy_session *session, const uint8_t *p, size_t n) {
     else if (rv != 0)
       return fail_callback(session);
   }
-  if (!session->options.manual_flow_control || spdy_stream_find(session, id) == NULL) {
-    int rv = spdy_session_credit(session, id, n);
-    if (rv != 0) return fail_with(session, rv);
-  }
+  if (!session->options.manual_flow_control || spdy_stream_find(session, id) == NULL)
+    session->data_credit += (uint32_t)n;
   return paused ? SPDY_ERR_PAUSE : 0;
 }
 

@@ -120,12 +120,8 @@ static int after_header_frame(spdy_session *session, const spdy_outframe *frame)
   spdy_stream *stream = spdy_stream_find(session, frame->stream_id);
   if (stream == NULL) return 0; /* reset while the frame was queued */
   if (frame->type == SPDY_FRAME_SYN_STREAM) stream->opened_on_wire = 1;
-  /* The body may start once the opening frame (and a push's HEADERS) is out. */
-  int opening = frame->type == SPDY_FRAME_SYN_REPLY ||
-                (frame->type == SPDY_FRAME_SYN_STREAM &&
-                 !((frame->flags & SPDY_FLAG_UNIDIRECTIONAL) && session->wire_version >= 3)) ||
-                (frame->type == SPDY_FRAME_HEADERS && stream->locally_initiated &&
-                 stream->remote_closed);
+  /* The body may start once the opening frame is out. */
+  int opening = frame->type == SPDY_FRAME_SYN_REPLY || frame->type == SPDY_FRAME_SYN_STREAM;
   if (opening && stream->data_state == SPDY_DATA_WAITING) spdy_sched_add(session, stream);
   if (frame->flags & SPDY_FLAG_FIN) return spdy_stream_close_if_done(session, stream);
   return 0;
