@@ -80,7 +80,7 @@ test: deps
 test-sanitize: deps
 	@$(MAKE) --no-print-directory build-san
 	@$(call timed,ctest (sanitizers),ctest --test-dir $(SAN_BUILD_DIR) --output-on-failure \
-	  --no-tests=error -L 'unit|hostile|integration' -j$(CTEST_JOBS))
+	  --no-tests=error -L 'unit|hostile|interop|integration' -j$(CTEST_JOBS))
 
 format:
 	@command -v clang-format >/dev/null || \
