@@ -30,6 +30,8 @@ enum { CONTEXT_NONE = 0, CONTEXT_READY = 1, CONTEXT_BROKEN = -1 };
  * call (its bytes are the caller's until then). */
 #define HDBLOCK_SCRATCH_KEEP 4096
 #define HDBLOCK_NO_NEXT UINT32_MAX
+/* Up to this many fields, duplicates are found by comparing every pair. */
+#define HDBLOCK_PAIRWISE_FIELDS 24
 
 /* A name: bytes and length, not NUL-terminated. */
 typedef struct name_span {
@@ -670,12 +672,29 @@ int spdy_hdblock_parse(int version, spdy_mem *mem, const uint8_t *block, size_t 
     /* No name twice, compared as the application will see them (SPDY/2 "url" and
      * ":path" are the same name). Sorted, duplicates are neighbours. */
     field_order_ctx order = {version, width, block};
-    index_sort(index, count, field_order, &order);
-    for (size_t i = 1; i < count && rv == 0; i++)
-      if (span_equal(field_name(&order, index[i - 1]), field_name(&order, index[i])))
-        rv = SPDY_ERR_INVALID_HEADER;
+    if (count <= HDBLOCK_PAIRWISE_FIELDS) {
+      /* Typical blocks are small: comparing pairs beats sorting them. */
+      for (size_t i = 1; i < count && rv == 0; i++) {
+        name_span name = field_name(&order, index[i]);
+        for (size_t j = 0; j < i && rv == 0; j++)
+          if (span_equal(name, field_name(&order, index[j]))) rv = SPDY_ERR_INVALID_HEADER;
+      }
+    } else {
+      index_sort(index, count, field_order, &order);
+      for (size_t i = 1; i < count && rv == 0; i++)
+        if (span_equal(field_name(&order, index[i - 1]), field_name(&order, index[i])))
+          rv = SPDY_ERR_INVALID_HEADER;
+    }
   }
   if (index != stack) spdy_mem_free(mem, index);
   if (rv != 0) return rv;
   return block_emit(version, block, count, emit, ctx);
+}
+
+int spdy_hdblock_emit_checked(int version, const uint8_t *block, size_t len,
+                              spdy_hdblock_emit_fn emit, void *ctx) {
+  if ((version != 2 && version != 3) || emit == NULL || block == NULL) return SPDY_ERR_INVALID_ARGUMENT;
+  size_t width = length_width(version);
+  if (len < width) return SPDY_ERR_INVALID_HEADER;
+  return block_emit(version, block, read_length(block, width), emit, ctx);
 }

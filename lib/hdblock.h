@@ -82,4 +82,10 @@ typedef int (*spdy_hdblock_emit_fn)(void *ctx, const spdy_header *header);
 int spdy_hdblock_parse(int version, spdy_mem *mem, const uint8_t *block, size_t len,
                        spdy_hdblock_emit_fn emit, void *ctx);
 
+/* Emits the fields of a block that spdy_hdblock_parse accepted, without checking it
+ * again (the session validates a block, checks its required headers, then delivers it).
+ * Never call it on a block that was not accepted. Returns 0 or the emitter's error. */
+int spdy_hdblock_emit_checked(int version, const uint8_t *block, size_t len,
+                              spdy_hdblock_emit_fn emit, void *ctx);
+
 #endif

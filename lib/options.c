@@ -18,8 +18,8 @@ void spdy_options_init_default(spdy_options *options) {
   options->max_queued_control_frames = 1000;
   options->max_pending_streams = 65536;
   options->deflate_level = 6;
-  options->deflate_window_bits = 11;
-  options->deflate_mem_level = 5;
+  options->deflate_window_bits = 13;
+  options->deflate_mem_level = 4;
   options->send_initial_settings = 1;
 }
 

@@ -359,6 +359,8 @@ static int validate_headers(const spdy_session *session, const spdy_header *head
     }
     if (h->value_len > 0 && memchr(h->value, 0, h->value_len) != NULL)
       return SPDY_ERR_INVALID_HEADER;
+    if (h->value_len == 0 && session->wire_version == 2) /* v2 forbids empty values */
+      return SPDY_ERR_INVALID_HEADER;
   }
   for (; required != NULL && *required != NULL; required++)
     if (find_header(headers, n, *required) == NULL) return SPDY_ERR_INVALID_HEADER;

@@ -7,6 +7,7 @@
  * step with the peer's. A peer's stream error becomes RST_STREAM; a session error becomes
  * GOAWAY and a fatal return value.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -65,7 +66,17 @@ static int unknown_stream(spdy_session *session, int32_t stream_id) {
   return rv != 0 ? fail_with(session, rv) : 0;
 }
 
-static void trace_recv(spdy_session *session, int32_t stream_id, const char *summary) {
+/* Reports a received frame to on_frame; the summary is formatted only when someone
+ * listens. */
+__attribute__((format(printf, 3, 4))) static void trace_recv(spdy_session *session,
+                                                             int32_t stream_id,
+                                                             const char *format, ...) {
+  if (session->callbacks.on_frame == NULL) return;
+  char summary[64];
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(summary, sizeof(summary), format, ap);
+  va_end(ap);
   const spdy_frame_hd *f = &session->frame;
   spdy_trace(session, 0, f->is_control ? f->type : SPDY_FRAME_DATA, f->flags,
              f->is_control ? stream_id : f->stream_id, f->length, summary);
@@ -150,8 +161,8 @@ static int emit_block(spdy_session *session, int32_t stream_id, spdy_headers_kin
     return fail_callback(session);
   if (block->len > 0) {
     emit_ctx ctx = {session, stream_id};
-    int rv = spdy_hdblock_parse(session->wire_version, &session->mem, block->data, block->len,
-                                deliver_emit, &ctx);
+    int rv = spdy_hdblock_emit_checked(session->wire_version, block->data, block->len,
+                                       deliver_emit, &ctx);
     if (rv != 0) return fail_with(session, rv);
   }
   if (cb->on_headers_end != NULL &&
@@ -177,10 +188,8 @@ static int on_syn_stream(spdy_session *session, const uint8_t *payload, size_t l
   header_block block;
   int rv = inflate_block(session, syn.block, syn.block_len, &block);
   if (rv != 0) return rv;
-  char summary[48];
-  snprintf(summary, sizeof(summary), "stream=%d assoc=%d pri=%u", (int)syn.stream_id,
+  trace_recv(session, syn.stream_id, "stream=%d assoc=%d pri=%u", (int)syn.stream_id,
            (int)syn.associated_id, (unsigned)syn.priority);
-  trace_recv(session, syn.stream_id, summary);
 
   int32_t id = syn.stream_id;
   if (id == 0 || !is_peer_id(session, id)) return fail_protocol(session);
@@ -239,9 +248,7 @@ static int on_stream_headers(spdy_session *session, const uint8_t *payload, size
   header_block block;
   rv = inflate_block(session, frame.block, frame.block_len, &block);
   if (rv != 0) return rv;
-  char summary[24];
-  snprintf(summary, sizeof(summary), "stream=%d", (int)frame.stream_id);
-  trace_recv(session, frame.stream_id, summary);
+  trace_recv(session, frame.stream_id, "stream=%d", (int)frame.stream_id);
 
   int32_t id = frame.stream_id;
   if (id == 0) return fail_protocol(session);
@@ -279,9 +286,7 @@ static int on_rst_stream(spdy_session *session, const uint8_t *payload, size_t l
   int32_t id;
   uint32_t status;
   if (spdy_frame_decode_rst_stream(payload, len, &id, &status) != 0) return fail_protocol(session);
-  char summary[48];
-  snprintf(summary, sizeof(summary), "stream=%d status=%s", (int)id, spdy_rst_status_name(status));
-  trace_recv(session, id, summary);
+  trace_recv(session, id, "stream=%d status=%s", (int)id, spdy_rst_status_name(status));
   if (id == 0) return fail_protocol(session);
   spdy_stream *stream = spdy_stream_find(session, id);
   if (stream == NULL) return 0; /* never answer a RST_STREAM */
@@ -320,9 +325,7 @@ static int apply_initial_window(spdy_session *session, uint32_t value) {
 static int on_settings(spdy_session *session, const uint8_t *payload, size_t len) {
   uint32_t count;
   if (spdy_frame_decode_settings(payload, len, &count) != 0) return fail_protocol(session);
-  char summary[24];
-  snprintf(summary, sizeof(summary), "entries=%u", count);
-  trace_recv(session, 0, summary);
+  trace_recv(session, 0, "entries=%u", count);
   uint32_t seen = 0; /* the first value of an id in one frame wins */
   for (uint32_t i = 0; i < count; i++) {
     spdy_setting entry;
@@ -351,9 +354,7 @@ static int on_settings(spdy_session *session, const uint8_t *payload, size_t len
 static int on_ping(spdy_session *session, const uint8_t *payload, size_t len) {
   uint32_t id;
   if (spdy_frame_decode_ping(payload, len, &id) != 0) return fail_protocol(session);
-  char summary[24];
-  snprintf(summary, sizeof(summary), "id=%u", id);
-  trace_recv(session, 0, summary);
+  trace_recv(session, 0, "id=%u", id);
   int ours = (id & 1) == (session->role == SPDY_ROLE_CLIENT ? 1u : 0u);
   if (!ours) {
     spdy_outframe *echo = spdy_outframe_new(session, SPDY_FRAME_PING, NULL, 0);
@@ -379,9 +380,7 @@ static int on_goaway(spdy_session *session, const uint8_t *payload, size_t len) 
   uint32_t status;
   if (spdy_frame_decode_goaway(session->wire_version, payload, len, &last_good, &status) != 0)
     return fail_protocol(session);
-  char summary[40];
-  snprintf(summary, sizeof(summary), "last_good=%d status=%u", (int)last_good, status);
-  trace_recv(session, 0, summary);
+  trace_recv(session, 0, "last_good=%d status=%u", (int)last_good, status);
   session->goaway_received = 1;
   if (session->callbacks.on_goaway != NULL &&
       session->callbacks.on_goaway(session, last_good, status, session->user) != 0)
@@ -411,9 +410,7 @@ static int on_window_update(spdy_session *session, const uint8_t *payload, size_
   uint32_t delta;
   if (spdy_frame_decode_window_update(payload, len, &id, &delta) != 0)
     return fail_protocol(session);
-  char summary[40];
-  snprintf(summary, sizeof(summary), "stream=%d delta=%u", (int)id, delta);
-  trace_recv(session, id, summary);
+  trace_recv(session, id, "stream=%d delta=%u", (int)id, delta);
   if (delta == 0) return 0;
   if (id == 0) {
     if (session->protocol != SPDY_PROTOCOL_SPDY3_1) return 0; /* no session window in v3 */
@@ -435,9 +432,7 @@ static int on_window_update(spdy_session *session, const uint8_t *payload, size_
 static int on_credential(spdy_session *session, const uint8_t *payload, size_t len) {
   spdy_credential credential;
   if (spdy_frame_decode_credential(payload, len, &credential) != 0) return fail_protocol(session);
-  char summary[24];
-  snprintf(summary, sizeof(summary), "slot=%u", (unsigned)credential.slot);
-  trace_recv(session, 0, summary);
+  trace_recv(session, 0, "slot=%u", (unsigned)credential.slot);
   return 0; /* validated and ignored: speedy does not use client certificate slots */
 }
 
@@ -471,7 +466,7 @@ static int process_control(spdy_session *session, const uint8_t *payload, size_t
   case SPDY_FRAME_GOAWAY: return on_goaway(session, payload, len);
   case SPDY_FRAME_WINDOW_UPDATE: return on_window_update(session, payload, len);
   case SPDY_FRAME_CREDENTIAL: return on_credential(session, payload, len);
-  default: trace_recv(session, 0, ""); return 0; /* NOOP */
+  default: trace_recv(session, 0, "%s", ""); return 0; /* NOOP */
   }
 }
 
@@ -479,7 +474,7 @@ static int process_control(spdy_session *session, const uint8_t *payload, size_t
 static int begin_data(spdy_session *session) {
   const spdy_frame_hd *f = &session->frame;
   int32_t id = f->stream_id;
-  trace_recv(session, 0, "");
+  trace_recv(session, 0, "%s", "");
   if (id == 0) return fail_protocol(session);
   session->recv_state = SPDY_RECV_DATA;
   session->data_stream_id = id;

@@ -79,6 +79,7 @@ static int serialise_header_frame(spdy_session *session, spdy_outframe *frame) {
   else
     spdy_frame_encode_stream_headers_prefix(at, version, frame->type, frame->flags,
                                             frame->stream_id, block_len);
+  if (session->callbacks.on_frame == NULL) return 0;
   char summary[64];
   if (frame->type == SPDY_FRAME_SYN_STREAM)
     snprintf(summary, sizeof(summary), "assoc=%d pri=%u headers=%zu", (int)frame->associated_id,
@@ -127,8 +128,18 @@ static int after_header_frame(spdy_session *session, const spdy_outframe *frame)
   return 0;
 }
 
+/* A WINDOW_UPDATE for a stream the peer has finished sending on is useless, and strict
+ * peers (spdy-transport) answer it with RST_STREAM INVALID_STREAM: it is dropped when the
+ * stream ended while the frame waited in the queue. */
+static int window_update_is_stale(const spdy_session *session, const spdy_outframe *frame) {
+  if (frame->type != SPDY_FRAME_WINDOW_UPDATE || frame->stream_id == 0) return 0;
+  const spdy_stream *stream = spdy_stream_find(session, frame->stream_id);
+  return stream == NULL || stream->remote_closed;
+}
+
 static int serialise_control(spdy_session *session, spdy_outframe *frame) {
   int rv;
+  if (window_update_is_stale(session, frame)) return 0;
   if (frame->type == SPDY_FRAME_SYN_STREAM || frame->type == SPDY_FRAME_SYN_REPLY ||
       frame->type == SPDY_FRAME_HEADERS) {
     rv = serialise_header_frame(session, frame);

@@ -238,8 +238,8 @@ SPDY_API void spdy_options_set_max_queued_control_frames(spdy_options *options, 
  * length (default 65,536); submits past it fail with SPDY_ERR_TOO_MANY_STREAMS. */
 SPDY_API void spdy_options_set_max_pending_streams(spdy_options *options, uint32_t n);
 
-/* zlib parameters for our header compression (defaults: level 6, windowBits 11,
- * memLevel 5 — chosen by bench/engine on the HAR corpus). Returns SPDY_ERR_INVALID_ARGUMENT
+/* zlib parameters for our header compression (defaults: level 6, windowBits 13,
+ * memLevel 4 — chosen by bench/engine on the HAR corpus). Returns SPDY_ERR_INVALID_ARGUMENT
  * when out of zlib's ranges (level 0-9, windowBits 9-15, memLevel 1-9). */
 SPDY_API int spdy_options_set_deflate_params(spdy_options *options, int level,
                                              int window_bits, int mem_level);

@@ -188,7 +188,15 @@ static interop_app *run(spdy_protocol protocol, const char *scenario, int (*done
   interop_peer peer;
   cr_assert_not_null(app, "out of memory");
   current_app = app;
-  int rc = interop_app_init(app, protocol, SPDY_ROLE_CLIENT, scenario, &client_hooks, NULL);
+  /* A wide stream window, as speedy get uses. spdy-transport forgets a stream once its
+   * response is written, though its last DATA frames are still queued; a stream
+   * WINDOW_UPDATE arriving then is answered with RST_STREAM INVALID_STREAM, which overtakes
+   * those frames and truncates the body. Session WINDOW_UPDATEs (3.1) still flow. */
+  spdy_options *options = NULL;
+  cr_assert_eq(spdy_options_new(&options), 0);
+  spdy_options_set_stream_window(options, 1 << 20);
+  int rc = interop_app_init(app, protocol, SPDY_ROLE_CLIENT, scenario, &client_hooks, options);
+  spdy_options_del(options);
   cr_assert_eq(rc, 0, "spdy_session_new: %s", spdy_strerror(rc));
   if (setup) setup(app);
   cr_assert_eq(interop_peer_start(&peer, "server", protocol, scenario, report, sizeof report), 0,
@@ -226,7 +234,9 @@ static int has_flow_control(spdy_protocol protocol) { return protocol != SPDY_PR
   }
 
 /* get: node answers our three GETs with headers (two set-cookie values) and bodies of
- * 0 B, 1 KiB and 200 KiB; the large one needs our WINDOW_UPDATEs in v3. */
+ * 0 B, 1 KiB and 200 KiB. Our stream window is 1 MiB (see run()): in v3 the 200 KiB
+ * arrive only if node applied our SETTINGS_INITIAL_WINDOW_SIZE (it would stall at 64 KiB
+ * otherwise); in v3.1 they also need our session WINDOW_UPDATEs. */
 static void submit_gets(interop_app *app) {
   submit(app, "GET", "/bytes/0", 0, 0);
   submit(app, "GET", "/bytes/1024", 0, 1024);
@@ -234,9 +244,9 @@ static void submit_gets(interop_app *app) {
 }
 static void get_bodies(spdy_protocol protocol) {
   interop_app *app = run(protocol, "get", three_streams_closed, submit_gets);
-  if (has_flow_control(protocol)) {
+  if (protocol == SPDY_PROTOCOL_SPDY3_1) {
     cr_expect_gt(app->frames_sent[SPDY_FRAME_WINDOW_UPDATE], 0,
-                 "200 KiB arrived through a 64 KiB window without our WINDOW_UPDATE");
+                 "200 KiB arrived through a 64 KiB session window without our WINDOW_UPDATE");
   }
   finish(app);
 }

@@ -82,9 +82,9 @@ static void transfer(spdy_protocol protocol, size_t size, int post) {
     cr_assert_eq(sent->frames_sent, 0, "%s: an empty body needs no DATA frame", name);
   else
     cr_assert_geq(sent->frames_sent, (size + 16383) / 16384);
-  /* SPDY/2 receivers send WINDOW_UPDATE too (for spdy-transport), but v2 senders never
-   * wait for one: the model above checks windows for v3 and v3.1 only. */
-  if (size > 65536) {
+  /* SPDY/2 receivers may send WINDOW_UPDATE too (for spdy-transport), but v2 senders
+   * never wait for one, so the body may be complete before it would go out. */
+  if (size > 65536 && protocol != SPDY_PROTOCOL_SPDY2) {
     cr_assert_gt(test_flow_of(receiver, 1)->wu_sent, 0, "%s: window never reopened", name);
   }
   if (protocol == SPDY_PROTOCOL_SPDY3_1) cr_assert_eq(test_flow_of(sender, 0)->data_sent, size);
