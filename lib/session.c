@@ -267,7 +267,10 @@ int spdy_session_set_stream_user_data(spdy_session *session, int32_t stream_id, 
 
 void *spdy_session_get_stream_user_data(const spdy_session *session, int32_t stream_id) {
   spdy_stream *stream = spdy_stream_find(session, stream_id);
-  return stream != NULL ? stream->user : NULL;
+  if (stream != NULL) return stream->user;
+  if (stream_id != 0 && stream_id == session->closing_stream_id)
+    return session->closing_stream_user;
+  return NULL;
 }
 
 int64_t spdy_session_remote_setting(const spdy_session *session, uint32_t id) {

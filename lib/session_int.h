@@ -193,6 +193,10 @@ struct spdy_session {
   uint32_t next_ping_id;
   spdy_ping_record pings[SPDY_MAX_OUTSTANDING_PINGS];
 
+  /* The stream being closed, while on_stream_close runs (its user data stays readable). */
+  int32_t closing_stream_id;
+  void *closing_stream_user;
+
   /* Shutdown. */
   uint8_t goaway_sent;
   uint8_t goaway_received;

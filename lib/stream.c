@@ -94,11 +94,20 @@ int spdy_stream_close(spdy_session *session, spdy_stream *stream, uint32_t statu
   int32_t id = stream->id;
   int was_local = stream->locally_initiated;
   unlink_stream(session, stream);
+  /* The stream is gone from the table (nothing can act on it any more), but its user
+   * data stays readable during on_stream_close, so the application can free it there.
+   * Closes nest when the callback closes other streams: save and restore. */
+  int32_t outer_id = session->closing_stream_id;
+  void *outer_user = session->closing_stream_user;
+  session->closing_stream_id = id;
+  session->closing_stream_user = stream->user;
   spdy_mem_free(&session->mem, stream);
   int rv = 0;
   if (session->callbacks.on_stream_close != NULL &&
       session->callbacks.on_stream_close(session, id, status, session->user) != 0)
     rv = SPDY_ERR_CALLBACK_FAILURE;
+  session->closing_stream_id = outer_id;
+  session->closing_stream_user = outer_user;
   /* A slot opened: streams waiting for one may start. */
   if (was_local && session->pending_head != NULL) {
     int start = spdy_session_start_pending(session);

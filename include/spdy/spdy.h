@@ -279,7 +279,8 @@ typedef int (*spdy_on_data_chunk_fn)(spdy_session *session, int32_t stream_id,
 /* The peer half-closed the stream with a DATA frame's FIN (after the last chunk). */
 typedef int (*spdy_on_data_end_fn)(spdy_session *session, int32_t stream_id, void *user);
 /* The stream is gone: status SPDY_RST_NONE when both sides finished, otherwise the
- * RST_STREAM status sent or received. The stream's user data may be freed here. */
+ * RST_STREAM status sent or received. spdy_session_get_stream_user_data still returns
+ * the stream's user data during this call (and NULL afterwards): free it here. */
 typedef int (*spdy_on_stream_close_fn)(spdy_session *session, int32_t stream_id,
                                        uint32_t status, void *user);
 /* Our PING came back; rtt_ns uses the clock given to spdy_session_set_now. */

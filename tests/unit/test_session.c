@@ -62,3 +62,36 @@ Test(session, settings_announced_at_start) {
   test_peer_del(server);
   cr_assert_eq(test_alloc_live(), 0);
 }
+
+/* on_stream_close is where applications free per-stream data: it must still be readable. */
+static int user_data_seen;
+static int read_user_data_on_close(spdy_session *s, int32_t id, uint32_t status, void *user) {
+  (void)status, (void)user;
+  if (spdy_session_get_stream_user_data(s, id) == &user_data_seen) user_data_seen++;
+  return 0;
+}
+
+Test(session, stream_user_data_is_readable_in_on_stream_close) {
+  spdy_options *options;
+  cr_assert_eq(spdy_options_new(&options), 0);
+  test_alloc_install(options);
+  spdy_callbacks *callbacks;
+  cr_assert_eq(spdy_callbacks_new(&callbacks), 0);
+  spdy_callbacks_set_on_stream_close(callbacks, read_user_data_on_close);
+  spdy_session *client;
+  cr_assert_eq(spdy_session_new(&client, SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, callbacks,
+                                options, NULL),
+               0);
+  spdy_header request[] = {{":method", 7, "GET", 3},       {":path", 5, "/", 1},
+                           {":version", 8, "HTTP/1.1", 8}, {":host", 5, "h", 1},
+                           {":scheme", 7, "https", 5}};
+  int32_t id = spdy_submit_request(client, 3, request, 5, NULL, NULL, &user_data_seen);
+  cr_assert_gt(id, 0);
+  cr_assert_eq(spdy_submit_rst(client, id, SPDY_RST_CANCEL), 0);
+  cr_assert_eq(user_data_seen, 1, "user data was not readable during on_stream_close");
+  cr_assert_null(spdy_session_get_stream_user_data(client, id), "stream outlived its close");
+  spdy_session_del(client);
+  spdy_callbacks_del(callbacks);
+  spdy_options_del(options);
+  cr_assert_eq(test_alloc_live(), 0);
+}

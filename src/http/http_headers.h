@@ -1,0 +1,61 @@
+/* http_headers.h — an ordered list of header fields (name, value) with a size bound.
+ *
+ * Names are stored lower-case (SPDY requires it; HTTP/1.1 names are case-insensitive).
+ * Values are stored as received, NUL-terminated for convenience; a value may not contain
+ * NUL, CR or LF (SPDY uses NUL to join values, HTTP/1.1 uses CR LF to end lines). A name
+ * may appear several times (Set-Cookie): each occurrence is its own entry, in order.
+ */
+#ifndef SPEEDY_HTTP_HEADERS_H
+#define SPEEDY_HTTP_HEADERS_H
+
+#include <stddef.h>
+
+typedef struct http_header {
+  char *name; /* lower-case, NUL-terminated */
+  size_t name_len;
+  char *value; /* NUL-terminated */
+  size_t value_len;
+} http_header;
+
+typedef struct http_headers {
+  http_header *items;
+  size_t count;
+  size_t capacity;
+  size_t bytes;     /* sum of name and value lengths */
+  size_t max_bytes; /* 0: unlimited */
+  size_t max_count; /* 0: unlimited */
+} http_headers;
+
+/* An empty list bounded by max_bytes (names + values) and max_count entries (0: no
+ * bound). Allocates nothing. */
+void http_headers_init(http_headers *headers, size_t max_bytes, size_t max_count);
+/* Frees every entry; the list is empty (and still usable) afterwards. */
+void http_headers_free(http_headers *headers);
+
+/* Appends a copy of (name, value), lower-casing the name. Returns 0,
+ * HTTP_ERR_BAD_REQUEST (empty name, NUL/CR/LF in name or value, space or ':' inside a
+ * name after its first byte), HTTP_ERR_HEADERS_TOO_LARGE (a bound) or HTTP_ERR_NOMEM. */
+int http_headers_add(http_headers *headers, const char *name, size_t name_len,
+                     const char *value, size_t value_len);
+/* The same for NUL-terminated strings. */
+int http_headers_add_str(http_headers *headers, const char *name, const char *value);
+/* Replaces every entry named name by one entry (name, value). */
+int http_headers_set(http_headers *headers, const char *name, const char *value);
+/* Removes every entry named name; returns how many were removed. */
+size_t http_headers_remove(http_headers *headers, const char *name);
+
+/* The value of the first entry named name (case-insensitive), or NULL. */
+const char *http_headers_get(const http_headers *headers, const char *name);
+/* Index of the next entry named name at or after *position, which is advanced past it;
+ * the entry, or NULL when there is none. Start with *position = 0. */
+const http_header *http_headers_next(const http_headers *headers, const char *name,
+                                     size_t *position);
+/* Appends separator and value to the value of entry index (Cookie joining). Same errors
+ * as http_headers_add. */
+int http_headers_append_value(http_headers *headers, size_t index, const char *separator,
+                              const char *value, size_t value_len);
+
+/* 1 when a and b (a of length a_len, b NUL-terminated) are equal ignoring ASCII case. */
+int http_headers_name_equal(const char *a, size_t a_len, const char *b);
+
+#endif

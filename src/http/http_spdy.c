@@ -1,0 +1,156 @@
+/* http_spdy.c — the HTTP mapping of SPDY (SPDY/3 3.2): request headers in, response and
+ * push headers out, and the data source adapter for http_body.
+ */
+#define _GNU_SOURCE
+#include "http_spdy.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http_err.h"
+
+enum {
+  SEEN_METHOD = 1u << 0,
+  SEEN_PATH = 1u << 1,
+  SEEN_VERSION = 1u << 2,
+  SEEN_HOST = 1u << 3,
+  SEEN_SCHEME = 1u << 4
+};
+
+int http_spdy_is_connection_header(const char *name, size_t len) {
+  static const char *const names[] = {"connection", "host", "keep-alive", "proxy-connection",
+                                      "transfer-encoding"};
+  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+    if (http_headers_name_equal(name, len, names[i])) return 1;
+  return 0;
+}
+
+static int remember(http_request *request, int rv) {
+  if (rv != 0 && request->error == 0) request->error = rv;
+  return rv;
+}
+
+/* SPDY/2 may send url as an absolute URL ("http://host:port/path"): keep its scheme and
+ * host (where :scheme and :host did not say otherwise) and the path. */
+static int set_url(http_request *request, const char *value, size_t len) {
+  const char *separator = len > 0 && value[0] != '/' ? strstr(value, "://") : NULL;
+  if (separator == NULL || (size_t)(separator - value) >= len)
+    return http_request_set_path(request, value, len);
+  size_t scheme_len = (size_t)(separator - value);
+  const char *host = separator + 3;
+  size_t rest = len - scheme_len - 3;
+  const char *slash = memchr(host, '/', rest);
+  size_t host_len = slash != NULL ? (size_t)(slash - host) : rest;
+  if (scheme_len == 0 || host_len == 0) return remember(request, HTTP_ERR_BAD_REQUEST);
+  int rv = 0;
+  if (!(request->pseudo_seen & SEEN_SCHEME))
+    rv = http_request_set_scheme(request, value, scheme_len);
+  if (rv == 0 && !(request->pseudo_seen & SEEN_HOST))
+    rv = http_request_set_authority(request, host, host_len);
+  if (rv != 0) return rv;
+  if (slash == NULL) return http_request_set_path(request, "/", 1);
+  return http_request_set_path(request, slash, rest - host_len);
+}
+
+int http_spdy_request_header(http_request *request, const spdy_header *header) {
+  if (request->error != 0) return request->error;
+  if (header == NULL || header->name == NULL || (header->value == NULL && header->value_len > 0))
+    return remember(request, HTTP_ERR_INVALID_ARGUMENT);
+  const char *name = header->name, *value = header->value;
+  size_t name_len = header->name_len, value_len = header->value_len;
+  if (name_len > 0 && name[0] == ':') {
+    static const struct {
+      const char *name;
+      unsigned bit;
+    } pseudo[] = {{":method", SEEN_METHOD}, {":path", SEEN_PATH}, {":version", SEEN_VERSION},
+                  {":host", SEEN_HOST},     {":scheme", SEEN_SCHEME}};
+    unsigned bit = 0;
+    for (size_t i = 0; i < sizeof(pseudo) / sizeof(pseudo[0]); i++)
+      if (http_headers_name_equal(name, name_len, pseudo[i].name)) bit = pseudo[i].bit;
+    if (bit == 0 || (request->pseudo_seen & bit)) /* unknown, or a second value */
+      return remember(request, HTTP_ERR_BAD_REQUEST);
+    request->pseudo_seen |= bit;
+    switch (bit) {
+    case SEEN_METHOD: return http_request_set_method(request, value, value_len);
+    case SEEN_PATH: return set_url(request, value, value_len);
+    case SEEN_VERSION: return http_request_set_version(request, value, value_len);
+    case SEEN_HOST: return http_request_set_authority(request, value, value_len); /* wins */
+    default: return http_request_set_scheme(request, value, value_len);
+    }
+  }
+  /* 3.2.1: not valid in SPDY; ignored on receipt (the Host field included: :host rules). */
+  if (http_spdy_is_connection_header(name, name_len)) return 0;
+  return http_request_add_header(request, name, name_len, value, value_len);
+}
+
+int http_spdy_request_finish(http_request *request, int end_stream) {
+  if (request->error != 0) return request->error;
+  if (request->protocol == HTTP_PROTO_SPDY2 && request->scheme == NULL) {
+    /* SPDY/2 clients did not always send scheme; the URL is then http. */
+    int rv = http_request_set_scheme(request, "http", 4);
+    if (rv != 0) return rv;
+  }
+  /* 3.2.1: "If a client sends a SYN_STREAM without all of the method, host, path, scheme,
+   * and version headers, the server MUST reply with a HTTP 400 Bad Request reply." */
+  if (request->method == NULL || request->path == NULL || request->version == NULL ||
+      request->authority == NULL || request->scheme == NULL || request->path[0] != '/')
+    return remember(request, HTTP_ERR_BAD_REQUEST);
+  request->has_body = !end_stream;
+  return 0;
+}
+
+void http_spdy_headers_free(http_spdy_headers *headers) {
+  free(headers->list);
+  headers->list = NULL;
+  headers->count = 0;
+}
+
+int http_spdy_response_headers(const http_response *response, http_spdy_headers *out) {
+  out->list = NULL;
+  out->count = 0;
+  snprintf(out->status, sizeof(out->status), "%d %s", response->status,
+           http_status_reason(response->status));
+  spdy_header *list = calloc(response->headers.count + 2, sizeof(spdy_header));
+  if (list == NULL) return HTTP_ERR_NOMEM;
+  size_t n = 0;
+  list[n++] = (spdy_header){":status", 7, out->status, strlen(out->status)};
+  list[n++] = (spdy_header){":version", 8, "HTTP/1.1", 8};
+  for (size_t i = 0; i < response->headers.count; i++) {
+    const http_header *h = &response->headers.items[i];
+    if (http_spdy_is_connection_header(h->name, h->name_len) || h->name[0] == ':') continue;
+    list[n++] = (spdy_header){h->name, h->name_len, h->value, h->value_len};
+  }
+  out->list = list;
+  out->count = n;
+  return 0;
+}
+
+int http_spdy_push_headers(const char *scheme, const char *host, const char *path,
+                           http_spdy_headers *out) {
+  out->list = NULL;
+  out->count = 0;
+  out->status[0] = '\0';
+  if (scheme == NULL || host == NULL || path == NULL) return HTTP_ERR_INVALID_ARGUMENT;
+  spdy_header *list = calloc(3, sizeof(spdy_header));
+  if (list == NULL) return HTTP_ERR_NOMEM;
+  list[0] = (spdy_header){":scheme", 7, scheme, strlen(scheme)};
+  list[1] = (spdy_header){":host", 5, host, strlen(host)};
+  list[2] = (spdy_header){":path", 5, path, strlen(path)};
+  out->list = list;
+  out->count = 3;
+  return 0;
+}
+
+int64_t http_spdy_body_read(spdy_session *session, int32_t stream_id, uint8_t *buf,
+                            size_t len, uint32_t *flags, void *source, void *user) {
+  (void)session;
+  (void)stream_id;
+  (void)user;
+  int eof = 0;
+  int64_t n = http_body_read(source, buf, len, &eof);
+  if (n == HTTP_ERR_NOT_READY) return SPDY_ERR_DEFERRED;
+  if (n < 0) return n; /* an HTTP_ERR_* value: never one libspdy gives a meaning to */
+  if (eof) *flags |= SPDY_DATA_FLAG_EOF;
+  return n;
+}

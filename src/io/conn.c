@@ -1,0 +1,732 @@
+/* conn.c — one connection: a uv_tcp_t, optional TLS through memory BIOs, coalesced
+ * output, read backpressure, the handshake / idle / linger timer, and a clean close.
+ *
+ * Output path: io_conn_write appends plaintext to out_plain; once per loop turn a uv_idle
+ * handle flushes: with TLS the plaintext is cut into records (small ones while the
+ * connection is young) and the ciphertext collected in out_wire; then the bytes waiting
+ * move into `inflight` and go out in one uv_write. One write is in flight at a time, so
+ * io_conn_room() sees everything the kernel has not taken yet; with TCP_NOTSENT_LOWAT the
+ * kernel takes little beyond what it can send, and priorities chosen above us hold.
+ */
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io_int.h"
+
+enum conn_state {
+  STATE_CONNECTING,  /* client: TCP connect in progress */
+  STATE_HANDSHAKING, /* TLS handshake, or sniffing the first plaintext bytes */
+  STATE_OPEN,        /* protocol known, bytes flow */
+  STATE_CLOSING,     /* io_conn_close: sending what is left, then close_notify and FIN */
+  STATE_LINGER,      /* FIN sent: discarding input until EOF or the linger timer */
+  STATE_CLOSED       /* handles closing; on_close fires when all are closed */
+};
+
+#define READ_CHUNK 16384
+#define BUF_KEEP_MAX (1u << 20) /* output buffers larger than this are freed when empty */
+
+struct io_conn {
+  uv_tcp_t tcp;
+  uv_idle_t idle;   /* the once-per-turn flush */
+  uv_timer_t timer; /* handshake, idle or linger deadline */
+  uv_connect_t connect_req;
+  uv_write_t write_req;
+  uv_shutdown_t shutdown_req;
+  uv_loop_t *loop;
+  io_conn_callbacks cb;
+  void *user;
+  io_config config;
+  io_listener *listener;
+
+  io_tls *tls;
+  SSL *ssl;
+  BIO *rbio; /* network -> SSL */
+  BIO *wbio; /* SSL -> network */
+
+  enum conn_state state;
+  io_proto proto;
+  io_negotiation how;
+  int close_status;
+  int handles_open;  /* handles still to be closed before on_close */
+  int reading;       /* uv_read_start is active */
+  int user_paused;   /* io_conn_pause_read(1), or on_read consumed less than it got */
+  int write_active;  /* a uv_write is in flight */
+  int want_writable; /* on_writable requested */
+  int shutdown_sent; /* TLS close_notify queued */
+  int fin_sent;      /* uv_shutdown requested */
+  int idle_active;
+  int peer_eof; /* the peer finished sending */
+
+  io_buf out_plain; /* appended plaintext not yet encrypted / written */
+  io_buf out_wire;  /* ciphertext not yet written (TLS only) */
+  io_buf inflight;  /* the bytes of the uv_write in flight */
+  io_buf in_hold;   /* input not yet consumed by on_read (paused, or sniffing) */
+
+  uint64_t bytes_in, bytes_out, tls_plain_written;
+  uint64_t last_activity_ms;
+  uint32_t idle_timeout_ms;
+  char peer[64];
+  char detail[256];
+  uint8_t read_buf[READ_CHUNK];
+};
+
+static void conn_schedule(io_conn *c);
+static void conn_flush(io_conn *c);
+static void conn_update_reading(io_conn *c);
+static void conn_finish(io_conn *c, int status);
+static void conn_deliver(io_conn *c);
+
+/* ---- Buffers --------------------------------------------------------------------- */
+
+int io_buf_reserve(io_buf *buf, size_t more) {
+  if (more <= buf->cap - buf->len) return 0;
+  if (more > SIZE_MAX / 2 - buf->len) return UV_ENOMEM;
+  size_t cap = buf->cap ? buf->cap : 4096;
+  while (cap - buf->len < more) cap *= 2;
+  uint8_t *data = realloc(buf->data, cap);
+  if (!data) return UV_ENOMEM;
+  buf->data = data;
+  buf->cap = cap;
+  return 0;
+}
+
+int io_buf_append(io_buf *buf, const void *data, size_t len) {
+  if (len == 0) return 0;
+  int rv = io_buf_reserve(buf, len);
+  if (rv) return rv;
+  memcpy(buf->data + buf->len, data, len);
+  buf->len += len;
+  return 0;
+}
+
+void io_buf_drop(io_buf *buf, size_t n) {
+  if (n >= buf->len) {
+    buf->len = 0;
+    return;
+  }
+  memmove(buf->data, buf->data + n, buf->len - n);
+  buf->len -= n;
+}
+
+void io_buf_free(io_buf *buf) {
+  free(buf->data);
+  buf->data = NULL;
+  buf->len = buf->cap = 0;
+}
+
+/* Frees an empty buffer's memory when it grew large (one big response must not pin
+ * megabytes per idle connection). */
+static void buf_trim(io_buf *buf) {
+  if (buf->len == 0 && buf->cap > BUF_KEEP_MAX) io_buf_free(buf);
+}
+
+/* ---- Creation -------------------------------------------------------------------- */
+
+static io_conn *conn_alloc(uv_loop_t *loop, const io_config *config, io_tls *tls) {
+  io_conn *c = calloc(1, sizeof(*c));
+  if (!c) return NULL;
+  c->loop = loop;
+  if (config)
+    c->config = *config;
+  else
+    io_config_init(&c->config);
+  c->tls = tls;
+  c->idle_timeout_ms = c->config.idle_timeout_ms;
+  if (uv_tcp_init(loop, &c->tcp) != 0) {
+    free(c);
+    return NULL;
+  }
+  uv_idle_init(loop, &c->idle);
+  uv_timer_init(loop, &c->timer);
+  c->tcp.data = c->idle.data = c->timer.data = c;
+  c->connect_req.data = c->write_req.data = c->shutdown_req.data = c;
+  c->handles_open = 3;
+  c->state = STATE_CONNECTING;
+  return c;
+}
+
+static void on_timer(uv_timer_t *timer);
+
+static void conn_arm_timer(io_conn *c, uint32_t ms) {
+  uv_timer_stop(&c->timer);
+  if (ms) uv_timer_start(&c->timer, on_timer, ms, 0);
+}
+
+static void conn_touch(io_conn *c) { c->last_activity_ms = uv_now(c->loop); }
+
+static void conn_set_socket_options(io_conn *c) {
+  uv_tcp_nodelay(&c->tcp, 1);
+#ifdef TCP_NOTSENT_LOWAT
+  uv_os_fd_t fd;
+  if (c->config.notsent_lowat && uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0) {
+    int lowat = (int)c->config.notsent_lowat;
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat, sizeof(lowat));
+  }
+#endif
+  struct sockaddr_storage ss;
+  int len = sizeof(ss);
+  c->peer[0] = '\0';
+  if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0) {
+    char ip[INET6_ADDRSTRLEN] = "";
+    if (ss.ss_family == AF_INET6) {
+      const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
+      uv_ip6_name(a, ip, sizeof(ip));
+      snprintf(c->peer, sizeof(c->peer), "[%s]:%u", ip, (unsigned)ntohs(a->sin6_port));
+    } else {
+      const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
+      uv_ip4_name(a, ip, sizeof(ip));
+      snprintf(c->peer, sizeof(c->peer), "%s:%u", ip, (unsigned)ntohs(a->sin_port));
+    }
+  }
+}
+
+static int conn_setup_tls(io_conn *c, const char *server_name) {
+  c->ssl = io_tls_ssl_new(c->tls, server_name, c->detail, sizeof(c->detail));
+  if (!c->ssl) return IO_ERR_TLS;
+  c->rbio = BIO_new(BIO_s_mem());
+  c->wbio = BIO_new(BIO_s_mem());
+  if (!c->rbio || !c->wbio) {
+    BIO_free(c->rbio);
+    BIO_free(c->wbio);
+    c->rbio = c->wbio = NULL;
+    return UV_ENOMEM;
+  }
+  BIO_set_mem_eof_return(c->rbio, -1);
+  BIO_set_mem_eof_return(c->wbio, -1);
+  SSL_set_bio(c->ssl, c->rbio, c->wbio);
+  return 0;
+}
+
+/* The protocol is known: report it and let bytes flow. */
+static void conn_open(io_conn *c, io_proto proto, io_negotiation how) {
+  c->proto = proto;
+  c->how = how;
+  c->state = STATE_OPEN;
+  conn_touch(c);
+  conn_arm_timer(c, c->idle_timeout_ms);
+  if (c->cb.on_open) c->cb.on_open(c, c->user);
+  conn_update_reading(c);
+  conn_schedule(c);
+}
+
+/* ---- Input ----------------------------------------------------------------------- */
+
+/* Keeps input on_read did not take; it is delivered again after a resume. */
+static void conn_hold(io_conn *c, const uint8_t *data, size_t len) {
+  if (c->state == STATE_OPEN && io_buf_append(&c->in_hold, data, len) != 0)
+    conn_finish(c, UV_ENOMEM);
+}
+
+/* Hands bytes to on_read; keeps (and pauses on) what it did not consume. */
+static void conn_hand_over(io_conn *c, const uint8_t *data, size_t len) {
+  if (c->in_hold.len > 0 || c->user_paused || c->state != STATE_OPEN) {
+    conn_hold(c, data, len);
+    return;
+  }
+  size_t used = c->cb.on_read(c, data, len, c->user);
+  if (used < len) {
+    c->user_paused = 1;
+    conn_hold(c, data + used, len - used);
+  }
+}
+
+/* Delivers held input and, with TLS, decrypts what the read BIO holds. */
+static void conn_deliver(io_conn *c) {
+  if (c->state != STATE_OPEN || c->user_paused) return;
+  if (c->in_hold.len > 0) {
+    io_buf held = c->in_hold; /* on_read may hold new bytes: start a fresh buffer */
+    c->in_hold = (io_buf){0};
+    size_t used = c->cb.on_read(c, held.data, held.len, c->user);
+    if (used < held.len) {
+      c->user_paused = 1;
+      io_buf rest = c->in_hold; /* bytes held meanwhile go after the unconsumed ones */
+      c->in_hold = (io_buf){0};
+      conn_hold(c, held.data + used, held.len - used);
+      conn_hold(c, rest.data, rest.len);
+      io_buf_free(&rest);
+    }
+    io_buf_free(&held);
+    if (c->state != STATE_OPEN || c->user_paused) return;
+  }
+  if (!c->ssl) return;
+  uint8_t plain[READ_CHUNK];
+  while (c->state == STATE_OPEN && !c->user_paused) {
+    ERR_clear_error();
+    int n = SSL_read(c->ssl, plain, sizeof(plain));
+    if (n > 0) {
+      c->bytes_in += (uint64_t)n;
+      conn_hand_over(c, plain, (size_t)n);
+      continue;
+    }
+    int err = SSL_get_error(c->ssl, n);
+    if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) break;
+    if (err == SSL_ERROR_ZERO_RETURN) { /* close_notify */
+      if (c->cb.on_eof) {
+        c->cb.on_eof(c, c->user);
+      } else {
+        c->close_status = UV_EOF;
+        io_conn_close(c);
+      }
+      break;
+    }
+    conn_finish(c, io_tls_failure(c->ssl, c->detail, sizeof(c->detail)));
+    break;
+  }
+}
+
+static void conn_handshake(io_conn *c) {
+  ERR_clear_error();
+  int rv = SSL_do_handshake(c->ssl);
+  if (rv == 1) {
+    io_proto proto;
+    io_negotiation how;
+    io_tls_negotiated(c->ssl, &proto, &how);
+    conn_open(c, proto, how);
+    return;
+  }
+  int err = SSL_get_error(c->ssl, rv);
+  if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
+    conn_schedule(c); /* handshake bytes to send */
+    return;
+  }
+  int status = io_tls_failure(c->ssl, c->detail, sizeof(c->detail));
+  conn_flush(c); /* best effort: the alert */
+  conn_finish(c, status);
+}
+
+static void conn_sniff(io_conn *c, const uint8_t *data, size_t len) {
+  if (io_buf_append(&c->in_hold, data, len) != 0) {
+    conn_finish(c, UV_ENOMEM);
+    return;
+  }
+  io_proto proto;
+  if (!io_sniff_protocol(c->in_hold.data, c->in_hold.len, c->config.plaintext_v3, &proto)) return;
+  conn_open(c, proto, IO_NEG_PLAINTEXT);
+  conn_deliver(c);
+}
+
+static void on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf) {
+  (void)suggested;
+  io_conn *c = handle->data;
+  *buf = uv_buf_init((char *)c->read_buf, sizeof(c->read_buf));
+}
+
+static void on_peer_eof(io_conn *c) {
+  c->peer_eof = 1;
+  uv_read_stop((uv_stream_t *)&c->tcp);
+  c->reading = 0;
+  if (c->state == STATE_LINGER) {
+    conn_finish(c, c->close_status);
+  } else if (c->state == STATE_OPEN) {
+    if (c->cb.on_eof) {
+      c->cb.on_eof(c, c->user);
+    } else {
+      c->close_status = UV_EOF;
+      io_conn_close(c);
+    }
+  } else if (c->state != STATE_CLOSING) {
+    conn_finish(c, UV_EOF);
+  }
+}
+
+static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf) {
+  io_conn *c = stream->data;
+  (void)buf;
+  if (nread == 0) return;
+  if (nread < 0) {
+    if (nread == UV_EOF)
+      on_peer_eof(c);
+    else
+      conn_finish(c, (int)nread);
+    return;
+  }
+  conn_touch(c);
+  const uint8_t *data = c->read_buf;
+  size_t len = (size_t)nread;
+  if (c->state == STATE_CLOSING || c->state == STATE_LINGER) return; /* discarded */
+  if (!c->ssl) {
+    c->bytes_in += len;
+    if (c->state == STATE_HANDSHAKING)
+      conn_sniff(c, data, len);
+    else
+      conn_hand_over(c, data, len);
+  } else {
+    if (BIO_write(c->rbio, data, (int)len) != (int)len) {
+      conn_finish(c, UV_ENOMEM);
+      return;
+    }
+    if (c->state == STATE_HANDSHAKING) conn_handshake(c);
+    if (c->state == STATE_OPEN) conn_deliver(c);
+  }
+  if (c->state != STATE_CLOSED) conn_update_reading(c);
+}
+
+/* Reads while the peer may still send and neither the caller nor our own unsent output
+ * says stop. */
+static void conn_update_reading(io_conn *c) {
+  int want = 0;
+  if (c->peer_eof)
+    want = 0;
+  else
+    switch (c->state) {
+    case STATE_HANDSHAKING:
+      want = 1;
+      break;
+    case STATE_OPEN:
+      want = !c->user_paused && io_conn_unsent(c) < c->config.read_pause_bytes;
+      break;
+    case STATE_CLOSING:
+    case STATE_LINGER:
+      want = 1;
+      break;
+    default:
+      break;
+    }
+  if (want && !c->reading) {
+    if (uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) == 0) c->reading = 1;
+  } else if (!want && c->reading) {
+    uv_read_stop((uv_stream_t *)&c->tcp);
+    c->reading = 0;
+  }
+}
+
+/* ---- Output ---------------------------------------------------------------------- */
+
+static void on_shutdown(uv_shutdown_t *req, int status) {
+  io_conn *c = req->data;
+  if (c->state == STATE_CLOSED) return;
+  if (status < 0) {
+    conn_finish(c, c->close_status);
+    return;
+  }
+  c->state = STATE_LINGER;
+  if (c->peer_eof) {
+    conn_finish(c, c->close_status);
+    return;
+  }
+  conn_arm_timer(c, c->config.close_linger_ms ? c->config.close_linger_ms : 1);
+  conn_update_reading(c);
+}
+
+static void on_write(uv_write_t *req, int status) {
+  io_conn *c = req->data;
+  c->write_active = 0;
+  c->bytes_out += c->inflight.len;
+  c->inflight.len = 0;
+  buf_trim(&c->inflight);
+  if (c->state == STATE_CLOSED) return;
+  if (status < 0) {
+    conn_finish(c, status);
+    return;
+  }
+  conn_touch(c);
+  conn_update_reading(c);
+  conn_schedule(c);
+}
+
+/* Encrypts pending plaintext into records: small ones while the connection is young. */
+static int conn_encrypt(io_conn *c) {
+  size_t off = 0;
+  while (off < c->out_plain.len) {
+    size_t piece = 16384;
+    if (c->tls_plain_written < c->config.tls_young_bytes && c->config.tls_young_record)
+      piece = c->config.tls_young_record;
+    if (piece > c->out_plain.len - off) piece = c->out_plain.len - off;
+    ERR_clear_error();
+    int n = SSL_write(c->ssl, c->out_plain.data + off, (int)piece);
+    if (n <= 0) return io_tls_failure(c->ssl, c->detail, sizeof(c->detail));
+    off += (size_t)n;
+    c->tls_plain_written += (uint64_t)n;
+  }
+  io_buf_drop(&c->out_plain, off);
+  return 0;
+}
+
+/* Moves the ciphertext the SSL produced into out_wire. */
+static int conn_drain_wbio(io_conn *c) {
+  size_t pending;
+  while ((pending = BIO_ctrl_pending(c->wbio)) > 0) {
+    int rv = io_buf_reserve(&c->out_wire, pending);
+    if (rv) return rv;
+    int n = BIO_read(c->wbio, c->out_wire.data + c->out_wire.len, (int)pending);
+    if (n <= 0) break;
+    c->out_wire.len += (size_t)n;
+  }
+  return 0;
+}
+
+static void conn_flush(io_conn *c) {
+  if (c->state == STATE_CLOSED || c->state == STATE_CONNECTING) return;
+  if (c->ssl) {
+    int rv = 0;
+    if ((c->state == STATE_OPEN || c->state == STATE_CLOSING) && c->out_plain.len)
+      rv = conn_encrypt(c);
+    if (rv == 0 && c->state == STATE_CLOSING && !c->shutdown_sent && !c->out_plain.len) {
+      c->shutdown_sent = 1;
+      ERR_clear_error();
+      (void)SSL_shutdown(c->ssl); /* best effort: queue close_notify */
+    }
+    if (rv == 0) rv = conn_drain_wbio(c);
+    if (rv) {
+      conn_finish(c, rv);
+      return;
+    }
+  }
+  io_buf *src = c->ssl ? &c->out_wire : &c->out_plain;
+  if (c->ssl == NULL && c->state == STATE_HANDSHAKING) return; /* sniffing: nothing out */
+  if (!c->write_active && src->len > 0) {
+    io_buf tmp = c->inflight;
+    c->inflight = *src;
+    *src = tmp;
+    src->len = 0;
+    uv_buf_t b = uv_buf_init((char *)c->inflight.data, (unsigned)c->inflight.len);
+    int rv = uv_write(&c->write_req, (uv_stream_t *)&c->tcp, &b, 1, on_write);
+    if (rv < 0) {
+      conn_finish(c, rv);
+      return;
+    }
+    c->write_active = 1;
+  }
+  if (c->state == STATE_CLOSING && !c->write_active && src->len == 0 && c->out_plain.len == 0 &&
+      !c->fin_sent) {
+    c->fin_sent = 1;
+    if (uv_shutdown(&c->shutdown_req, (uv_stream_t *)&c->tcp, on_shutdown) < 0)
+      conn_finish(c, c->close_status);
+  }
+}
+
+/* The once-per-turn work: held input, on_writable, then one flush. */
+static void on_idle(uv_idle_t *idle) {
+  io_conn *c = idle->data;
+  uv_idle_stop(&c->idle);
+  c->idle_active = 0;
+  if (c->state == STATE_OPEN) conn_deliver(c);
+  if (c->state == STATE_OPEN && c->want_writable) {
+    size_t room = io_conn_room(c);
+    if (room > 0) {
+      c->want_writable = 0;
+      if (c->cb.on_writable) c->cb.on_writable(c, room, c->user);
+    }
+  }
+  conn_flush(c);
+  if (c->state != STATE_CLOSED) conn_update_reading(c);
+}
+
+static void conn_schedule(io_conn *c) {
+  if (c->idle_active || c->state == STATE_CLOSED) return;
+  c->idle_active = 1;
+  uv_idle_start(&c->idle, on_idle);
+}
+
+/* ---- Closing --------------------------------------------------------------------- */
+
+static void on_handle_closed(uv_handle_t *handle) {
+  io_conn *c = handle->data;
+  if (--c->handles_open > 0) return;
+  if (c->cb.on_close) c->cb.on_close(c, c->close_status, c->user);
+  if (c->listener) io_listener_conn_gone(c->listener);
+  if (c->ssl) SSL_free(c->ssl); /* frees both BIOs */
+  io_buf_free(&c->out_plain);
+  io_buf_free(&c->out_wire);
+  io_buf_free(&c->inflight);
+  io_buf_free(&c->in_hold);
+  free(c);
+}
+
+/* Closes the handles; on_close(status) fires from the loop once they are closed. */
+static void conn_finish(io_conn *c, int status) {
+  if (c->state == STATE_CLOSED) return;
+  if (status != 0) c->close_status = status;
+  c->state = STATE_CLOSED;
+  uv_close((uv_handle_t *)&c->tcp, on_handle_closed);
+  uv_close((uv_handle_t *)&c->idle, on_handle_closed);
+  uv_close((uv_handle_t *)&c->timer, on_handle_closed);
+}
+
+static void on_timer(uv_timer_t *timer) {
+  io_conn *c = timer->data;
+  switch (c->state) {
+  case STATE_CONNECTING:
+  case STATE_HANDSHAKING:
+    conn_finish(c, IO_ERR_HANDSHAKE_TIMEOUT);
+    break;
+  case STATE_OPEN: {
+    uint64_t quiet = uv_now(c->loop) - c->last_activity_ms;
+    if (c->idle_timeout_ms == 0) break;
+    if (quiet >= c->idle_timeout_ms)
+      conn_finish(c, IO_ERR_IDLE_TIMEOUT);
+    else
+      conn_arm_timer(c, (uint32_t)(c->idle_timeout_ms - quiet));
+    break;
+  }
+  case STATE_CLOSING: /* the peer does not drain our last bytes */
+    conn_finish(c, c->close_status ? c->close_status : IO_ERR_IDLE_TIMEOUT);
+    break;
+  case STATE_LINGER:
+    conn_finish(c, c->close_status);
+    break;
+  case STATE_CLOSED:
+    break;
+  }
+}
+
+void io_conn_close(io_conn *c) {
+  if (c->state == STATE_CLOSED || c->state == STATE_CLOSING || c->state == STATE_LINGER) return;
+  if (c->state != STATE_OPEN) {
+    conn_finish(c, c->close_status);
+    return;
+  }
+  c->state = STATE_CLOSING;
+  io_buf_free(&c->in_hold);
+  /* Sending the rest is bounded too: the idle timeout (or the linger time) ends it. */
+  uint32_t limit = c->idle_timeout_ms ? c->idle_timeout_ms : c->config.close_linger_ms;
+  conn_arm_timer(c, limit ? limit : 1);
+  conn_update_reading(c);
+  conn_schedule(c);
+}
+
+void io_conn_abort(io_conn *c, int status) { conn_finish(c, status); }
+
+/* ---- Client and server start ----------------------------------------------------- */
+
+static void on_connect(uv_connect_t *req, int status) {
+  io_conn *c = req->data;
+  if (c->state == STATE_CLOSED) return;
+  if (status < 0) {
+    conn_finish(c, status);
+    return;
+  }
+  conn_set_socket_options(c);
+  if (!c->ssl) {
+    conn_open(c, IO_PROTO_UNKNOWN, IO_NEG_PLAINTEXT);
+    return;
+  }
+  c->state = STATE_HANDSHAKING;
+  SSL_set_connect_state(c->ssl);
+  conn_update_reading(c);
+  conn_handshake(c);
+}
+
+int io_conn_connect(io_conn **out, uv_loop_t *loop, const struct sockaddr *addr, io_tls *tls,
+                    const char *server_name, const io_config *config,
+                    const io_conn_callbacks *callbacks, void *user) {
+  if (!callbacks || !callbacks->on_read) return UV_EINVAL;
+  if (tls && tls->server) return UV_EINVAL;
+  io_conn *c = conn_alloc(loop, config, tls);
+  if (!c) return UV_ENOMEM;
+  c->cb = *callbacks;
+  c->user = user;
+  int rv = 0;
+  if (tls) rv = conn_setup_tls(c, server_name);
+  uv_tcp_nodelay(&c->tcp, 1);
+  if (rv == 0) rv = uv_tcp_connect(&c->connect_req, &c->tcp, addr, on_connect);
+  if (rv < 0) {
+    /* Nothing happened yet: close quietly, the caller gets the error. */
+    c->cb.on_close = NULL;
+    conn_finish(c, rv);
+    return rv;
+  }
+  conn_arm_timer(c, c->config.handshake_timeout_ms);
+  *out = c;
+  return 0;
+}
+
+io_conn *io_conn_accept(uv_stream_t *server, const io_config *config, io_tls *tls,
+                        io_listener *listener) {
+  io_conn *c = conn_alloc(server->loop, config, tls);
+  if (!c) return NULL;
+  int rv = uv_accept(server, (uv_stream_t *)&c->tcp);
+  if (rv == 0 && tls) rv = conn_setup_tls(c, NULL);
+  if (rv < 0) {
+    conn_finish(c, rv);
+    return NULL;
+  }
+  c->listener = listener;
+  conn_set_socket_options(c);
+  c->state = STATE_HANDSHAKING;
+  if (c->ssl) SSL_set_accept_state(c->ssl);
+  conn_arm_timer(c, c->config.handshake_timeout_ms);
+  return c;
+}
+
+void io_conn_begin_accepted(io_conn *c) {
+  if (c->state != STATE_HANDSHAKING) return;
+  if (!c->cb.on_read) {
+    conn_finish(c, UV_ECANCELED);
+    return;
+  }
+  if (!c->ssl && !c->config.sniff_plaintext) {
+    conn_open(c, IO_PROTO_UNKNOWN, IO_NEG_PLAINTEXT);
+    return;
+  }
+  conn_update_reading(c);
+}
+
+/* ---- Accessors ------------------------------------------------------------------- */
+
+void io_conn_set_callbacks(io_conn *c, const io_conn_callbacks *callbacks, void *user) {
+  c->cb = *callbacks;
+  c->user = user;
+}
+
+void *io_conn_user(const io_conn *c) { return c->user; }
+
+int io_conn_write(io_conn *c, const void *data, size_t len) {
+  if (c->state == STATE_CLOSED || c->state == STATE_CLOSING || c->state == STATE_LINGER)
+    return UV_EPIPE;
+  int rv = io_buf_append(&c->out_plain, data, len);
+  if (rv) return rv;
+  if (c->state == STATE_OPEN) conn_schedule(c);
+  return 0;
+}
+
+size_t io_conn_unsent(const io_conn *c) {
+  return c->out_plain.len + c->out_wire.len + c->inflight.len;
+}
+
+size_t io_conn_room(const io_conn *c) {
+  if (c->state != STATE_OPEN) return 0;
+  size_t unsent = io_conn_unsent(c);
+  return unsent >= c->config.out_high_water ? 0 : c->config.out_high_water - unsent;
+}
+
+void io_conn_want_writable(io_conn *c) {
+  if (c->state != STATE_OPEN && c->state != STATE_HANDSHAKING && c->state != STATE_CONNECTING)
+    return;
+  c->want_writable = 1;
+  /* With room now, the idle pass calls back this turn; without, on_write does. */
+  if (c->state == STATE_OPEN && io_conn_room(c) > 0) conn_schedule(c);
+}
+
+void io_conn_pause_read(io_conn *c, int pause) {
+  c->user_paused = pause ? 1 : 0;
+  if (c->state == STATE_CLOSED) return;
+  conn_update_reading(c);
+  if (!pause) conn_schedule(c); /* held input is delivered by the idle pass */
+}
+
+void io_conn_set_idle_timeout(io_conn *c, uint32_t ms) {
+  c->idle_timeout_ms = ms;
+  if (c->state != STATE_OPEN) return;
+  conn_touch(c);
+  conn_arm_timer(c, ms);
+}
+
+io_proto io_conn_protocol(const io_conn *c) { return c->proto; }
+io_negotiation io_conn_negotiation(const io_conn *c) { return c->how; }
+int io_conn_is_tls(const io_conn *c) { return c->ssl != NULL; }
+
+const char *io_conn_tls_version(const io_conn *c) {
+  return c->ssl ? SSL_get_version(c->ssl) : "none";
+}
+
+const char *io_conn_error_detail(const io_conn *c) { return c->detail; }
+const char *io_conn_peer(const io_conn *c) { return c->peer; }
+uint64_t io_conn_bytes_in(const io_conn *c) { return c->bytes_in; }
+uint64_t io_conn_bytes_out(const io_conn *c) {
+  return c->ssl ? c->tls_plain_written : c->bytes_out;
+}

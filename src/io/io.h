@@ -1,0 +1,246 @@
+/* io.h — the shared I/O layer: TCP connections over libuv, TLS through memory BIOs,
+ * protocol negotiation, coalesced writes, backpressure, timeouts and listeners.
+ *
+ * Used by speedyd, `speedy get`, and later the load generator and the lab. It knows
+ * nothing of SPDY frames or HTTP: it moves plaintext bytes between a peer and a protocol
+ * layer (libspdy's session, or an HTTP/1.1 parser) and tells that layer which protocol
+ * was negotiated and how.
+ *
+ * Model (libuv style)
+ * - Everything runs on one uv_loop_t, on the loop's thread. No function is thread-safe.
+ * - An io_conn is owned by this layer. It lives from io_conn_connect / the listener's
+ *   on_accept until on_close returns; after on_close the pointer is invalid. Callers
+ *   close with io_conn_close (graceful) or io_conn_abort (at once); both may be called
+ *   from any callback, more than once, and on_close still fires exactly once, from the
+ *   loop (never from inside io_conn_close itself).
+ * - Output is pulled, like libspdy's: the protocol layer asks io_conn_room() how many
+ *   bytes the socket can take now, appends at most about that many with io_conn_write(),
+ *   and calls io_conn_want_writable() when it has more; on_writable fires once room is
+ *   open again. Appended bytes are coalesced and written once per loop turn (a uv_idle
+ *   handle flushes them; TLS records are cut from the coalesced plaintext).
+ * - Callbacks of one connection never nest: io_* calls made inside a callback never call
+ *   back synchronously.
+ *
+ * Errors: functions return 0 or a negative code: a libuv error (UV_E*, -errno style) or
+ * one of IO_ERR_* below. io_strerror() describes any of them.
+ */
+#ifndef SPEEDY_IO_H
+#define SPEEDY_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+/* Errors of this layer; apart from libuv's range (which ends at -4095 on Unix). */
+enum io_error {
+  IO_ERR_TLS = -5001,               /* the TLS handshake or a TLS record failed */
+  IO_ERR_TLS_VERIFY = -5002,        /* the peer's certificate or host name did not verify */
+  IO_ERR_NO_PROTOCOL = -5003,       /* negotiation found no protocol both ends speak */
+  IO_ERR_HANDSHAKE_TIMEOUT = -5004, /* connect + TLS handshake (or sniffing) took too long */
+  IO_ERR_IDLE_TIMEOUT = -5005,      /* no bytes moved for idle_timeout_ms */
+  IO_ERR_CONFIG = -5006             /* a certificate, key or CA file could not be loaded */
+};
+
+/* Returns a sentence for a libuv or IO_ERR_* code (never NULL). */
+const char *io_strerror(int error);
+
+/* The application protocol a connection speaks. Values match spdy_protocol for SPDY. */
+typedef enum io_proto {
+  IO_PROTO_UNKNOWN = 0, /* not decided yet (before on_open) */
+  IO_PROTO_HTTP1 = 1,   /* http/1.1 */
+  IO_PROTO_SPDY2 = 2,
+  IO_PROTO_SPDY3 = 3,
+  IO_PROTO_SPDY3_1 = 31
+} io_proto;
+
+/* How the protocol was chosen. */
+typedef enum io_negotiation {
+  IO_NEG_NONE = 0,        /* not decided yet */
+  IO_NEG_ALPN = 1,        /* TLS ALPN */
+  IO_NEG_NPN = 2,         /* TLS NPN (TLS 1.2 clients that offer only NPN) */
+  IO_NEG_TLS_DEFAULT = 3, /* TLS without ALPN or NPN: HTTP/1.1 by default */
+  IO_NEG_PLAINTEXT = 4,   /* no TLS: a client's choice, or a server's sniff of the first bytes */
+} io_negotiation;
+
+/* "http/1.1", "spdy/2", "spdy/3", "spdy/3.1" (the ALPN ids), or "unknown". */
+const char *io_proto_name(io_proto proto);
+/* Parses an ALPN/NPN id; returns IO_PROTO_UNKNOWN when it is none of ours. */
+io_proto io_proto_from_name(const char *name, size_t len);
+/* "ALPN", "NPN", "TLS without ALPN/NPN", "plaintext", "none". */
+const char *io_negotiation_name(io_negotiation how);
+
+/* Plaintext server: decides the protocol from the first bytes of a connection
+ * (libspdy's spdy_detect_version). Returns 1 and sets *out when decided (SPDY/2, SPDY/3
+ * as v3_protocol — IO_PROTO_SPDY3 or IO_PROTO_SPDY3_1, since both carry version 3 — or
+ * HTTP/1.1 for anything that is not a SPDY control frame), 0 when more bytes are needed. */
+int io_sniff_protocol(const uint8_t *bytes, size_t len, io_proto v3_protocol, io_proto *out);
+
+/* ---- Configuration ------------------------------------------------------------------ */
+
+/* Per-connection settings, copied by io_conn_connect and io_listener_new. Fill with
+ * io_config_init, then change fields. A time of 0 means "no timeout". */
+typedef struct io_config {
+  uint32_t handshake_timeout_ms; /* connect + TLS handshake / plaintext sniff; 10,000 */
+  uint32_t idle_timeout_ms;      /* no bytes read or written; 120,000 (change at run
+                                    time with io_conn_set_idle_timeout) */
+  uint32_t close_linger_ms;      /* after our FIN, wait this long for the peer's EOF
+                                    before closing (so unread input cannot turn into a
+                                    RST that destroys our last bytes); 2,000 */
+  uint32_t out_high_water;       /* io_conn_room() is this minus unsent bytes; 65,536 */
+  uint32_t read_pause_bytes;     /* stop reading while unsent output >= this; 262,144 */
+  uint32_t notsent_lowat;        /* TCP_NOTSENT_LOWAT; 16,384; 0: kernel default */
+  uint32_t tls_young_bytes;      /* first bytes sent in small TLS records; 65,536 */
+  uint32_t tls_young_record;     /* plaintext per record while young; 1,360 */
+  uint32_t max_connections;      /* listener: live connections; beyond it a new one is
+                                    accepted and closed at once; 10,000; 0: no limit */
+  io_proto plaintext_v3;         /* what a plaintext version-3 client gets; SPDY3_1 */
+  int sniff_plaintext;           /* server without TLS: sniff the protocol (1, default)
+                                    or report IO_PROTO_UNKNOWN and let the caller decide */
+} io_config;
+
+void io_config_init(io_config *config);
+
+/* ---- TLS contexts ------------------------------------------------------------------- */
+
+/* A TLS configuration (an SSL_CTX plus our protocol list), shared by many connections.
+ * Freed with io_tls_del after every connection and listener using it is closed. */
+typedef struct io_tls io_tls;
+
+/* Flags for io_tls_client_new / io_tls_server_new. */
+#define IO_TLS_INSECURE 0x01 /* client: do not verify the certificate or host name */
+#define IO_TLS_NO_ALPN 0x02  /* do not offer / accept ALPN */
+#define IO_TLS_NO_NPN 0x04   /* do not offer / advertise NPN */
+#define IO_TLS_MAX_1_2 0x08  /* cap at TLS 1.2 (NPN needs it) */
+
+/* Server context from PEM files. protocols: the server's preference order (ALPN ids,
+ * NULL for the default "spdy/3.1", "spdy/3", "spdy/2", "http/1.1"). ALPN picks the first
+ * of ours the client offers; NPN advertises the list. On failure returns IO_ERR_CONFIG
+ * (or UV_ENOMEM) and writes a one-line reason into err (err_len bytes, may be 0). */
+int io_tls_server_new(io_tls **out, const char *cert_file, const char *key_file,
+                      const char *const *protocols, size_t n_protocols, unsigned flags, char *err,
+                      size_t err_len);
+
+/* Client context. ca_file: PEM bundle to trust instead of the system store (NULL: system
+ * store). protocols: offered by ALPN and accepted by NPN, in preference order (NULL: the
+ * same default as the server). Verification of the chain and the host name is on unless
+ * IO_TLS_INSECURE. Errors as io_tls_server_new. */
+int io_tls_client_new(io_tls **out, const char *ca_file, const char *const *protocols,
+                      size_t n_protocols, unsigned flags, char *err, size_t err_len);
+
+void io_tls_del(io_tls *tls);
+
+/* ---- Connections -------------------------------------------------------------------- */
+
+typedef struct io_conn io_conn;
+
+/* Callbacks; every one may be NULL except on_read. user is the connection's user data. */
+typedef struct io_conn_callbacks {
+  /* Connected, handshaken and negotiated: io_conn_protocol() is known (a plaintext
+   * client's is IO_PROTO_UNKNOWN: it speaks what it chose). Bytes written earlier wait
+   * for this; io_conn_room() is 0 before it. */
+  void (*on_open)(io_conn *conn, void *user);
+  /* Plaintext bytes from the peer; valid during the call only. Returns how many it
+   * consumed: when fewer than len, reading pauses as with io_conn_pause_read(conn, 1)
+   * and the rest is delivered again, first, after io_conn_pause_read(conn, 0) (libspdy's
+   * SPDY_ERR_PAUSE maps onto this). Not called while paused or after io_conn_close. */
+  size_t (*on_read)(io_conn *conn, const uint8_t *data, size_t len, void *user);
+  /* The peer finished sending (TCP FIN or TLS close_notify). NULL: the connection is
+   * closed gracefully (pending output is still sent) and on_close reports UV_EOF. */
+  void (*on_eof)(io_conn *conn, void *user);
+  /* Room opened after io_conn_want_writable: append up to `room` bytes now. Fires once
+   * per request; ask again to be called again. */
+  void (*on_writable)(io_conn *conn, size_t room, void *user);
+  /* Last event. status: 0 after io_conn_close and a clean shutdown, UV_EOF when the peer
+   * ended the connection, otherwise the error that ended it (IO_ERR_*, UV_ECONNRESET,
+   * UV_ECONNREFUSED ...). The connection is freed when this returns. */
+  void (*on_close)(io_conn *conn, int status, void *user);
+} io_conn_callbacks;
+
+/* Starts a client connection to addr (IPv4 or IPv6). tls NULL: plaintext. server_name:
+ * for TLS, sent as SNI (unless it is an IP literal) and verified against the certificate
+ * (a host name or an IP literal); may be NULL only with IO_TLS_INSECURE. callbacks and
+ * config are copied (config NULL: defaults). On success *out is the connection and every
+ * outcome, failure to connect included, ends in on_close; on error nothing was created. */
+int io_conn_connect(io_conn **out, uv_loop_t *loop, const struct sockaddr *addr, io_tls *tls,
+                    const char *server_name, const io_config *config,
+                    const io_conn_callbacks *callbacks, void *user);
+
+/* Replaces callbacks and user data (a server does this in on_accept). */
+void io_conn_set_callbacks(io_conn *conn, const io_conn_callbacks *callbacks, void *user);
+void *io_conn_user(const io_conn *conn);
+
+/* Appends bytes to the output buffer (copied). They are sent at the end of this loop turn
+ * (TLS-encrypted when the connection has TLS). Returns 0, UV_ENOMEM, or UV_EPIPE once the
+ * connection is closing. Writing more than io_conn_room() is allowed but is what the room
+ * exists to prevent. */
+int io_conn_write(io_conn *conn, const void *data, size_t len);
+
+/* How many bytes the protocol layer should produce now: out_high_water minus output not
+ * yet taken by the kernel (plaintext waiting + ciphertext waiting or in flight). 0 until
+ * on_open and once closing. */
+size_t io_conn_room(const io_conn *conn);
+
+/* Asks for on_writable at the end of this loop turn, or as soon as room > 0. */
+void io_conn_want_writable(io_conn *conn);
+
+/* Unsent output: bytes appended but not yet taken by the kernel. */
+size_t io_conn_unsent(const io_conn *conn);
+
+/* Pauses (1) or resumes (0) delivery of input. Independent of the automatic pause
+ * while unsent output is at or above read_pause_bytes; reading happens when neither
+ * holds. Input already decrypted is delivered after resuming. */
+void io_conn_pause_read(io_conn *conn, int pause);
+
+/* Changes the idle timeout (0: none) and restarts it. A server may use a short value
+ * until the first request's headers are complete, then the long one. */
+void io_conn_set_idle_timeout(io_conn *conn, uint32_t ms);
+
+/* Graceful close: stop reading, send what is pending, TLS close_notify (best effort),
+ * TCP FIN, wait up to close_linger_ms for the peer's EOF, close. on_close(status 0). */
+void io_conn_close(io_conn *conn);
+/* Immediate close: pending output is dropped. on_close reports `status`. */
+void io_conn_abort(io_conn *conn, int status);
+
+/* After on_open: the protocol and how it was chosen. */
+io_proto io_conn_protocol(const io_conn *conn);
+io_negotiation io_conn_negotiation(const io_conn *conn);
+/* 1 when the connection uses TLS. */
+int io_conn_is_tls(const io_conn *conn);
+/* "TLSv1.3", "TLSv1.2" ... or "none". Valid while the connection lives. */
+const char *io_conn_tls_version(const io_conn *conn);
+/* A detail for the last TLS failure ("certificate verify failed: self-signed
+ * certificate"), or "" when none. Valid during on_close. */
+const char *io_conn_error_detail(const io_conn *conn);
+/* The peer's address as "1.2.3.4:port" or "[::1]:port" (escaped, bounded). */
+const char *io_conn_peer(const io_conn *conn);
+/* Bytes of plaintext read from and written to the peer so far. */
+uint64_t io_conn_bytes_in(const io_conn *conn);
+uint64_t io_conn_bytes_out(const io_conn *conn);
+
+/* ---- Listeners ---------------------------------------------------------------------- */
+
+typedef struct io_listener io_listener;
+
+/* A new connection: set its callbacks with io_conn_set_callbacks now (otherwise it is
+ * aborted). on_open follows once the TLS handshake / plaintext sniff is done. */
+typedef void (*io_on_accept_fn)(io_listener *listener, io_conn *conn, void *user);
+
+/* Listens on addr:port ("0.0.0.0", "::", "127.0.0.1", "::1"; port 0 picks a free port,
+ * see io_listener_port). SO_REUSEADDR is set; "::" also accepts IPv4 where the system
+ * allows. tls NULL: plaintext (protocol sniffed if config->sniff_plaintext). The config is
+ * copied and applies to every accepted connection. Returns 0 or an error (UV_EADDRINUSE,
+ * UV_EINVAL for a bad address ...). */
+int io_listener_new(io_listener **out, uv_loop_t *loop, const char *addr, int port, io_tls *tls,
+                    const io_config *config, io_on_accept_fn on_accept, void *user);
+
+/* The bound port (useful after port 0). */
+int io_listener_port(const io_listener *listener);
+/* Connections alive now, and connections refused because of max_connections. */
+uint32_t io_listener_connections(const io_listener *listener);
+uint64_t io_listener_refused(const io_listener *listener);
+
+/* Stops accepting and frees the listener (its handle closes on the loop). Connections
+ * already accepted are unaffected and outlive it. */
+void io_listener_close(io_listener *listener);
+
+#endif /* SPEEDY_IO_H */

@@ -1,0 +1,61 @@
+/* io_int.h — internals shared by the files of the I/O layer (conn.c, tls.c, listener.c).
+ *
+ * Not for callers: the public API is io.h. The structs live here so that the listener
+ * can hand accepted sockets to the connection code and the connection code can reach the
+ * TLS context's SSL_CTX.
+ */
+#ifndef SPEEDY_IO_INT_H
+#define SPEEDY_IO_INT_H
+
+#include <openssl/ssl.h>
+
+#include "io.h"
+
+/* A growable byte buffer. data may be NULL while cap is 0. */
+typedef struct io_buf {
+  uint8_t *data;
+  size_t len;
+  size_t cap;
+} io_buf;
+
+/* Makes room for `more` bytes after len; returns 0 or UV_ENOMEM. */
+int io_buf_reserve(io_buf *buf, size_t more);
+int io_buf_append(io_buf *buf, const void *data, size_t len);
+/* Drops the first n bytes (n <= len). */
+void io_buf_drop(io_buf *buf, size_t n);
+void io_buf_free(io_buf *buf);
+
+#define IO_MAX_PROTOCOL_LIST 64 /* wire-format ALPN list: 4 ids fit with room */
+
+struct io_tls {
+  SSL_CTX *ctx;
+  int server;
+  unsigned flags;
+  uint8_t protocols[IO_MAX_PROTOCOL_LIST]; /* ALPN wire format, our preference order */
+  unsigned protocols_len;
+};
+
+/* Creates the SSL of one connection (client: with SNI and host name checks for
+ * server_name). Returns NULL and fills err on failure. */
+SSL *io_tls_ssl_new(io_tls *tls, const char *server_name, char *err, size_t err_len);
+
+/* What a finished handshake negotiated. */
+void io_tls_negotiated(SSL *ssl, io_proto *proto, io_negotiation *how);
+
+/* Writes the reason of the last OpenSSL failure (the error queue, or the verify result)
+ * into err; returns IO_ERR_TLS_VERIFY or IO_ERR_TLS. Clears the error queue. */
+int io_tls_failure(SSL *ssl, char *err, size_t err_len);
+
+/* Listener bookkeeping used by connections that came from it. */
+void io_listener_conn_gone(io_listener *listener);
+
+/* Accepts a pending connection of `server` into a new io_conn and starts it (TLS accept
+ * state, or sniffing). Returns it, or NULL when accepting failed (nothing to free). The
+ * caller calls the user's on_accept next. */
+io_conn *io_conn_accept(uv_stream_t *server, const io_config *config, io_tls *tls,
+                        io_listener *listener);
+/* Called by the listener after on_accept set the callbacks: reading starts (or, without
+ * TLS and sniffing, the connection opens at once). */
+void io_conn_begin_accepted(io_conn *conn);
+
+#endif /* SPEEDY_IO_INT_H */

@@ -1,0 +1,198 @@
+/* listener.c — listening sockets (IPv4/IPv6, port 0, SO_REUSEADDR), the connection limit,
+ * plus the small shared pieces of the I/O layer: defaults, names, error strings and the
+ * plaintext protocol sniff.
+ */
+#include <spdy/spdy.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io_int.h"
+
+struct io_listener {
+  uv_tcp_t tcp;
+  io_tls *tls;
+  io_config config;
+  io_on_accept_fn on_accept;
+  void *user;
+  uint32_t live;
+  uint64_t refused;
+  int port;
+  int closing;       /* io_listener_close was called */
+  int handle_closed; /* the uv handle is closed */
+};
+
+void io_config_init(io_config *c) {
+  memset(c, 0, sizeof(*c));
+  c->handshake_timeout_ms = 10000;
+  c->idle_timeout_ms = 120000;
+  c->close_linger_ms = 2000;
+  c->out_high_water = 65536;
+  c->read_pause_bytes = 262144;
+  c->notsent_lowat = 16384;
+  c->tls_young_bytes = 65536;
+  c->tls_young_record = 1360;
+  c->max_connections = 10000;
+  c->plaintext_v3 = IO_PROTO_SPDY3_1;
+  c->sniff_plaintext = 1;
+}
+
+const char *io_strerror(int error) {
+  switch (error) {
+  case 0:
+    return "success";
+  case IO_ERR_TLS:
+    return "TLS failure";
+  case IO_ERR_TLS_VERIFY:
+    return "the certificate did not verify";
+  case IO_ERR_NO_PROTOCOL:
+    return "no common protocol";
+  case IO_ERR_HANDSHAKE_TIMEOUT:
+    return "connection or handshake timed out";
+  case IO_ERR_IDLE_TIMEOUT:
+    return "connection idle for too long";
+  case IO_ERR_CONFIG:
+    return "bad TLS configuration";
+  default:
+    return error < 0 && error > -4200 ? uv_strerror(error) : "unknown error";
+  }
+}
+
+const char *io_proto_name(io_proto proto) {
+  switch (proto) {
+  case IO_PROTO_HTTP1:
+    return "http/1.1";
+  case IO_PROTO_SPDY2:
+    return "spdy/2";
+  case IO_PROTO_SPDY3:
+    return "spdy/3";
+  case IO_PROTO_SPDY3_1:
+    return "spdy/3.1";
+  default:
+    return "unknown";
+  }
+}
+
+io_proto io_proto_from_name(const char *name, size_t len) {
+  static const io_proto all[] = {IO_PROTO_HTTP1, IO_PROTO_SPDY2, IO_PROTO_SPDY3, IO_PROTO_SPDY3_1};
+  for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+    const char *known = io_proto_name(all[i]);
+    if (strlen(known) == len && memcmp(known, name, len) == 0) return all[i];
+  }
+  return IO_PROTO_UNKNOWN;
+}
+
+const char *io_negotiation_name(io_negotiation how) {
+  switch (how) {
+  case IO_NEG_ALPN:
+    return "ALPN";
+  case IO_NEG_NPN:
+    return "NPN";
+  case IO_NEG_TLS_DEFAULT:
+    return "TLS without ALPN/NPN";
+  case IO_NEG_PLAINTEXT:
+    return "plaintext";
+  default:
+    return "none";
+  }
+}
+
+int io_sniff_protocol(const uint8_t *bytes, size_t len, io_proto v3_protocol, io_proto *out) {
+  int version = spdy_detect_version(bytes, len);
+  if (version == 0) return 0;
+  if (version == 2)
+    *out = IO_PROTO_SPDY2;
+  else if (version == 3)
+    *out = v3_protocol == IO_PROTO_SPDY3 ? IO_PROTO_SPDY3 : IO_PROTO_SPDY3_1;
+  else
+    *out = IO_PROTO_HTTP1;
+  return 1;
+}
+
+static void listener_maybe_free(io_listener *l) {
+  if (l->closing && l->handle_closed && l->live == 0) free(l);
+}
+
+void io_listener_conn_gone(io_listener *l) {
+  l->live--;
+  listener_maybe_free(l);
+}
+
+static void on_refused_closed(uv_handle_t *handle) { free(handle); }
+
+static void on_connection(uv_stream_t *server, int status) {
+  io_listener *l = server->data;
+  if (status < 0 || l->closing) return;
+  if (l->config.max_connections && l->live >= l->config.max_connections) {
+    /* Over the limit: take the connection off the queue and close it at once, so the
+     * backlog cannot fill with clients that wait forever. */
+    uv_tcp_t *extra = malloc(sizeof(*extra));
+    if (!extra) return;
+    uv_tcp_init(server->loop, extra);
+    if (uv_accept(server, (uv_stream_t *)extra) == 0) l->refused++;
+    uv_close((uv_handle_t *)extra, on_refused_closed);
+    return;
+  }
+  io_conn *conn = io_conn_accept(server, &l->config, l->tls, l);
+  if (!conn) return;
+  l->live++;
+  if (l->on_accept) l->on_accept(l, conn, l->user);
+  io_conn_begin_accepted(conn);
+}
+
+int io_listener_new(io_listener **out, uv_loop_t *loop, const char *addr, int port, io_tls *tls,
+                    const io_config *config, io_on_accept_fn on_accept, void *user) {
+  if (port < 0 || port > 65535 || (tls && !tls->server)) return UV_EINVAL;
+  struct sockaddr_storage ss;
+  if (uv_ip4_addr(addr, port, (struct sockaddr_in *)&ss) != 0 &&
+      uv_ip6_addr(addr, port, (struct sockaddr_in6 *)&ss) != 0)
+    return UV_EINVAL;
+  io_listener *l = calloc(1, sizeof(*l));
+  if (!l) return UV_ENOMEM;
+  l->tls = tls;
+  if (config)
+    l->config = *config;
+  else
+    io_config_init(&l->config);
+  l->on_accept = on_accept;
+  l->user = user;
+  int rv = uv_tcp_init(loop, &l->tcp);
+  if (rv) {
+    free(l);
+    return rv;
+  }
+  l->tcp.data = l;
+  /* libuv sets SO_REUSEADDR on bind for TCP on Unix. */
+  rv = uv_tcp_bind(&l->tcp, (const struct sockaddr *)&ss, 0);
+  if (rv == 0) rv = uv_listen((uv_stream_t *)&l->tcp, 511, on_connection);
+  if (rv == 0) {
+    struct sockaddr_storage bound;
+    int len = sizeof(bound);
+    rv = uv_tcp_getsockname(&l->tcp, (struct sockaddr *)&bound, &len);
+    if (rv == 0)
+      l->port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&bound)->sin6_port
+                                                  : ((struct sockaddr_in *)&bound)->sin_port);
+  }
+  if (rv) {
+    l->live = 0;
+    io_listener_close(l);
+    return rv;
+  }
+  *out = l;
+  return 0;
+}
+
+int io_listener_port(const io_listener *l) { return l->port; }
+uint32_t io_listener_connections(const io_listener *l) { return l->live; }
+uint64_t io_listener_refused(const io_listener *l) { return l->refused; }
+
+static void on_listener_closed(uv_handle_t *handle) {
+  io_listener *l = handle->data;
+  l->handle_closed = 1;
+  listener_maybe_free(l);
+}
+
+void io_listener_close(io_listener *l) {
+  if (l->closing) return;
+  l->closing = 1;
+  uv_close((uv_handle_t *)&l->tcp, on_listener_closed);
+}

@@ -1,0 +1,251 @@
+/* tls.c — TLS contexts for the I/O layer: OpenSSL 3 server and client SSL_CTX, ALPN in
+ * the server's preference order, NPN for TLS 1.2 clients that offer only NPN, and the
+ * client's certificate and host-name verification.
+ *
+ * Connections (conn.c) drive the SSL objects through memory BIOs; this file only builds
+ * contexts, per-connection SSLs, and reports what a handshake negotiated or why it failed.
+ */
+#include <arpa/inet.h>
+#include <openssl/err.h>
+#include <openssl/x509v3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io_int.h"
+
+static const char *const default_protocols[] = {"spdy/3.1", "spdy/3", "spdy/2", "http/1.1"};
+
+static void set_err(char *err, size_t err_len, const char *what, const char *file) {
+  if (!err || err_len == 0) return;
+  unsigned long e = ERR_peek_last_error();
+  char reason[160] = "";
+  if (e) ERR_error_string_n(e, reason, sizeof(reason));
+  snprintf(err, err_len, "%s%s%s%s%s", what, file ? " " : "", file ? file : "",
+           reason[0] ? ": " : "", reason);
+  ERR_clear_error();
+}
+
+/* Builds the wire-format protocol list (length-prefixed ids). */
+static int set_protocols(io_tls *tls, const char *const *protocols, size_t n, char *err,
+                         size_t err_len) {
+  if (!protocols) {
+    protocols = default_protocols;
+    n = sizeof(default_protocols) / sizeof(default_protocols[0]);
+  }
+  tls->protocols_len = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t len = strlen(protocols[i]);
+    if (len == 0 || len > 255 || len + 1 > IO_MAX_PROTOCOL_LIST - tls->protocols_len) {
+      if (err && err_len) snprintf(err, err_len, "bad protocol list entry");
+      return IO_ERR_CONFIG;
+    }
+    tls->protocols[tls->protocols_len++] = (uint8_t)len;
+    memcpy(tls->protocols + tls->protocols_len, protocols[i], len);
+    tls->protocols_len += (unsigned)len;
+  }
+  return 0;
+}
+
+/* Server ALPN: the first of our protocols that the client offers. No overlap: no ALPN
+ * (the connection then defaults to HTTP/1.1). */
+static int alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
+                       const unsigned char *in, unsigned int inlen, void *arg) {
+  (void)ssl;
+  const io_tls *tls = arg;
+  for (unsigned i = 0; i < tls->protocols_len; i += 1u + tls->protocols[i]) {
+    const uint8_t *ours = tls->protocols + i + 1;
+    uint8_t ours_len = tls->protocols[i];
+    for (unsigned j = 0; j < inlen;) {
+      uint8_t len = in[j];
+      if (len > inlen - j - 1) break; /* malformed list from the peer */
+      if (len == ours_len && memcmp(in + j + 1, ours, len) == 0) {
+        *out = ours;
+        *outlen = ours_len;
+        return SSL_TLSEXT_ERR_OK;
+      }
+      j += 1u + len;
+    }
+  }
+  return SSL_TLSEXT_ERR_NOACK;
+}
+
+#ifndef OPENSSL_NO_NEXTPROTONEG
+/* Server NPN: advertise our list (the client chooses). */
+static int npn_advertise(SSL *ssl, const unsigned char **out, unsigned int *outlen, void *arg) {
+  (void)ssl;
+  const io_tls *tls = arg;
+  *out = tls->protocols;
+  *outlen = tls->protocols_len;
+  return SSL_TLSEXT_ERR_OK;
+}
+
+/* Client NPN: pick from the server's list by our preference. */
+static int npn_select(SSL *ssl, unsigned char **out, unsigned char *outlen, const unsigned char *in,
+                      unsigned int inlen, void *arg) {
+  (void)ssl;
+  const io_tls *tls = arg;
+  if (SSL_select_next_proto(out, outlen, tls->protocols, tls->protocols_len, in, inlen) !=
+      OPENSSL_NPN_NEGOTIATED)
+    return SSL_TLSEXT_ERR_NOACK;
+  return SSL_TLSEXT_ERR_OK;
+}
+#endif
+
+static int tls_alloc(io_tls **out, int server, unsigned flags, const char *const *protocols,
+                     size_t n, char *err, size_t err_len) {
+  io_tls *tls = calloc(1, sizeof(*tls));
+  if (!tls) return UV_ENOMEM;
+  tls->server = server;
+  tls->flags = flags;
+  int rv = set_protocols(tls, protocols, n, err, err_len);
+  if (rv) {
+    free(tls);
+    return rv;
+  }
+  tls->ctx = SSL_CTX_new(server ? TLS_server_method() : TLS_client_method());
+  if (!tls->ctx) {
+    set_err(err, err_len, "cannot create a TLS context", NULL);
+    free(tls);
+    return UV_ENOMEM;
+  }
+  SSL_CTX_set_min_proto_version(tls->ctx, TLS1_2_VERSION);
+  if (flags & IO_TLS_MAX_1_2) SSL_CTX_set_max_proto_version(tls->ctx, TLS1_2_VERSION);
+  /* Compression leaks secrets (CRIME); renegotiation is a DoS lever we do not need. */
+  SSL_CTX_set_options(tls->ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION);
+  SSL_CTX_set_mode(tls->ctx, SSL_MODE_RELEASE_BUFFERS);
+  *out = tls;
+  return 0;
+}
+
+int io_tls_server_new(io_tls **out, const char *cert_file, const char *key_file,
+                      const char *const *protocols, size_t n_protocols, unsigned flags, char *err,
+                      size_t err_len) {
+  io_tls *tls;
+  int rv = tls_alloc(&tls, 1, flags, protocols, n_protocols, err, err_len);
+  if (rv) return rv;
+  if (SSL_CTX_use_certificate_chain_file(tls->ctx, cert_file) != 1) {
+    set_err(err, err_len, "cannot load certificate", cert_file);
+    io_tls_del(tls);
+    return IO_ERR_CONFIG;
+  }
+  if (SSL_CTX_use_PrivateKey_file(tls->ctx, key_file, SSL_FILETYPE_PEM) != 1 ||
+      SSL_CTX_check_private_key(tls->ctx) != 1) {
+    set_err(err, err_len, "cannot load key", key_file);
+    io_tls_del(tls);
+    return IO_ERR_CONFIG;
+  }
+  if (!(flags & IO_TLS_NO_ALPN)) SSL_CTX_set_alpn_select_cb(tls->ctx, alpn_select, tls);
+#ifndef OPENSSL_NO_NEXTPROTONEG
+  if (!(flags & IO_TLS_NO_NPN)) SSL_CTX_set_next_protos_advertised_cb(tls->ctx, npn_advertise, tls);
+#endif
+  *out = tls;
+  return 0;
+}
+
+int io_tls_client_new(io_tls **out, const char *ca_file, const char *const *protocols,
+                      size_t n_protocols, unsigned flags, char *err, size_t err_len) {
+  io_tls *tls;
+  int rv = tls_alloc(&tls, 0, flags, protocols, n_protocols, err, err_len);
+  if (rv) return rv;
+  if (!(flags & IO_TLS_INSECURE)) {
+    int ok = ca_file ? SSL_CTX_load_verify_locations(tls->ctx, ca_file, NULL)
+                     : SSL_CTX_set_default_verify_paths(tls->ctx);
+    if (ok != 1) {
+      set_err(err, err_len, "cannot load CA certificates", ca_file);
+      io_tls_del(tls);
+      return IO_ERR_CONFIG;
+    }
+    SSL_CTX_set_verify(tls->ctx, SSL_VERIFY_PEER, NULL);
+  } else {
+    SSL_CTX_set_verify(tls->ctx, SSL_VERIFY_NONE, NULL);
+  }
+  /* SSL_CTX_set_alpn_protos returns 0 on success (unlike most of OpenSSL). */
+  if (!(flags & IO_TLS_NO_ALPN) &&
+      SSL_CTX_set_alpn_protos(tls->ctx, tls->protocols, tls->protocols_len) != 0) {
+    set_err(err, err_len, "cannot set ALPN protocols", NULL);
+    io_tls_del(tls);
+    return IO_ERR_CONFIG;
+  }
+#ifndef OPENSSL_NO_NEXTPROTONEG
+  if (!(flags & IO_TLS_NO_NPN)) SSL_CTX_set_next_proto_select_cb(tls->ctx, npn_select, tls);
+#endif
+  *out = tls;
+  return 0;
+}
+
+void io_tls_del(io_tls *tls) {
+  if (!tls) return;
+  SSL_CTX_free(tls->ctx);
+  free(tls);
+}
+
+static int is_ip_literal(const char *name) {
+  unsigned char addr[16];
+  return inet_pton(AF_INET, name, addr) == 1 || inet_pton(AF_INET6, name, addr) == 1;
+}
+
+SSL *io_tls_ssl_new(io_tls *tls, const char *server_name, char *err, size_t err_len) {
+  ERR_clear_error();
+  SSL *ssl = SSL_new(tls->ctx);
+  if (!ssl) {
+    set_err(err, err_len, "cannot create a TLS connection", NULL);
+    return NULL;
+  }
+  if (tls->server || !server_name) return ssl;
+  int ok = 1;
+  if (is_ip_literal(server_name)) {
+    if (!(tls->flags & IO_TLS_INSECURE))
+      ok = X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), server_name) == 1;
+  } else {
+    ok = SSL_set_tlsext_host_name(ssl, server_name) == 1;
+    if (ok && !(tls->flags & IO_TLS_INSECURE)) ok = SSL_set1_host(ssl, server_name) == 1;
+  }
+  if (!ok) {
+    set_err(err, err_len, "bad server name", server_name);
+    SSL_free(ssl);
+    return NULL;
+  }
+  return ssl;
+}
+
+void io_tls_negotiated(SSL *ssl, io_proto *proto, io_negotiation *how) {
+  const unsigned char *name = NULL;
+  unsigned len = 0;
+  SSL_get0_alpn_selected(ssl, &name, &len);
+  if (name && len) {
+    *proto = io_proto_from_name((const char *)name, len);
+    *how = IO_NEG_ALPN;
+    return;
+  }
+#ifndef OPENSSL_NO_NEXTPROTONEG
+  SSL_get0_next_proto_negotiated(ssl, &name, &len);
+  if (name && len) {
+    *proto = io_proto_from_name((const char *)name, len);
+    *how = IO_NEG_NPN;
+    return;
+  }
+#endif
+  *proto = IO_PROTO_HTTP1;
+  *how = IO_NEG_TLS_DEFAULT;
+}
+
+int io_tls_failure(SSL *ssl, char *err, size_t err_len) {
+  /* The verify result means something only where we asked for verification. */
+  long verify =
+      (SSL_get_verify_mode(ssl) & SSL_VERIFY_PEER) ? SSL_get_verify_result(ssl) : X509_V_OK;
+  int status = IO_ERR_TLS;
+  unsigned long e = ERR_peek_last_error();
+  if (verify != X509_V_OK) {
+    status = IO_ERR_TLS_VERIFY;
+    snprintf(err, err_len, "certificate verify failed: %s", X509_verify_cert_error_string(verify));
+  } else if (e) {
+    char reason[200];
+    ERR_error_string_n(e, reason, sizeof(reason));
+    snprintf(err, err_len, "%s", reason);
+  } else {
+    snprintf(err, err_len, "TLS connection failed");
+  }
+  ERR_clear_error();
+  return status;
+}

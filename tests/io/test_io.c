@@ -1,0 +1,655 @@
+/* test_io.c — the shared I/O layer on loopback: an echo server and a client in one
+ * libuv loop, over plaintext and TLS (certificates made at test time by gencerts.sh).
+ *
+ * Covers negotiation (ALPN by the server's preference, NPN for a TLS 1.2 client offering
+ * only NPN, TLS without either), verification (unknown CA, wrong host name, insecure),
+ * the plaintext sniff, port 0 on IPv4 and IPv6, a large echo through backpressure (the
+ * server consumes only what it has room to echo), the connection limit and the handshake
+ * timeout.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io.h"
+
+static char cert_dir[512];
+
+static void make_certs(void) {
+  const char *src = getenv("SPEEDY_SOURCE_DIR");
+  const char *build = getenv("SPEEDY_BUILD_DIR");
+  cr_assert(src && build, "SPEEDY_SOURCE_DIR and SPEEDY_BUILD_DIR must be set (run via ctest)");
+  snprintf(cert_dir, sizeof(cert_dir), "%s/tests/io/certs", build);
+  char cmd[1400];
+  snprintf(cmd, sizeof(cmd), "sh '%s/tests/io/gencerts.sh' '%s'", src, cert_dir);
+  cr_assert_eq(system(cmd), 0, "gencerts.sh failed");
+}
+
+static const char *cert_path(const char *name) {
+  static char paths[4][600];
+  static int next;
+  char *p = paths[next++ % 4];
+  snprintf(p, sizeof(paths[0]), "%s/%s", cert_dir, name);
+  return p;
+}
+
+/* ---- One test's world ----------------------------------------------------------- */
+
+typedef struct world {
+  uv_loop_t loop;
+  uv_timer_t deadline;
+  io_listener *listener;
+  io_tls *server_tls, *client_tls;
+  io_config server_config, client_config;
+  const char *server_name;
+  const char *addr;
+  /* client side */
+  size_t to_send, sent, received;
+  int client_open, client_closed, client_status, client_pause_ms;
+  io_proto client_proto;
+  io_negotiation client_how;
+  char client_detail[256];
+  int bad_byte;
+  uv_timer_t resume_timer;
+  io_conn *client;
+  /* server side */
+  int server_open, server_closed, server_status;
+  io_proto server_proto;
+  io_negotiation server_how;
+  int saw_zero_room;
+  int accepted;
+  int raw_client; /* connect a bare TCP socket instead of an io_conn client */
+  uv_tcp_t raw;
+  uv_connect_t raw_req;
+  const char *raw_bytes; /* sent by the raw client */
+  size_t raw_len;
+  struct proxy *proxy; /* records TLS record sizes from server to client */
+} world;
+
+static uint8_t pattern_byte(size_t i) { return (uint8_t)((i * 2654435761u) >> 24); }
+
+static void on_deadline(uv_timer_t *t) {
+  world *w = t->data;
+  uv_stop(&w->loop);
+}
+
+/* Server: echo, consuming only what there is room to echo; the rest is held by the I/O
+ * layer until on_writable resumes reading. */
+static size_t server_read(io_conn *conn, const uint8_t *data, size_t len, void *user) {
+  world *w = user;
+  size_t room = io_conn_room(conn);
+  if (room == 0) w->saw_zero_room = 1;
+  size_t n = len < room ? len : room;
+  cr_assert_eq(io_conn_write(conn, data, n), 0);
+  if (n < len) io_conn_want_writable(conn);
+  return n;
+}
+
+static void server_writable(io_conn *conn, size_t room, void *user) {
+  (void)room, (void)user;
+  io_conn_pause_read(conn, 0);
+}
+
+static void server_open(io_conn *conn, void *user) {
+  world *w = user;
+  w->server_open = 1;
+  w->server_proto = io_conn_protocol(conn);
+  w->server_how = io_conn_negotiation(conn);
+}
+
+static void server_close(io_conn *conn, int status, void *user) {
+  (void)conn;
+  world *w = user;
+  w->server_closed++;
+  w->server_status = status;
+  if (w->listener && !w->raw_client && w->client_closed) {
+    io_listener_close(w->listener);
+    w->listener = NULL;
+  }
+}
+
+static void on_accept(io_listener *l, io_conn *conn, void *user) {
+  (void)l;
+  world *w = user;
+  w->accepted++;
+  io_conn_callbacks cb = {.on_open = server_open,
+                          .on_read = server_read,
+                          .on_writable = server_writable,
+                          .on_close = server_close};
+  io_conn_set_callbacks(conn, &cb, w);
+}
+
+/* Client: send the pattern as room allows, check the echo, close when all came back. */
+static void client_fill(io_conn *conn, world *w, size_t room) {
+  uint8_t chunk[8192];
+  while (room > 0 && w->sent < w->to_send) {
+    size_t n = w->to_send - w->sent;
+    if (n > sizeof(chunk)) n = sizeof(chunk);
+    if (n > room) n = room;
+    for (size_t i = 0; i < n; i++) chunk[i] = pattern_byte(w->sent + i);
+    cr_assert_eq(io_conn_write(conn, chunk, n), 0);
+    w->sent += n;
+    room -= n;
+  }
+  if (w->sent < w->to_send) io_conn_want_writable(conn);
+}
+
+static void client_writable(io_conn *conn, size_t room, void *user) {
+  client_fill(conn, user, room);
+}
+
+static void on_resume(uv_timer_t *t) {
+  world *w = t->data;
+  if (w->client && !w->client_closed) io_conn_pause_read(w->client, 0);
+  uv_close((uv_handle_t *)t, NULL);
+}
+
+static void client_open(io_conn *conn, void *user) {
+  world *w = user;
+  w->client_open = 1;
+  w->client_proto = io_conn_protocol(conn);
+  w->client_how = io_conn_negotiation(conn);
+  if (w->client_pause_ms) { /* do not drain for a while: the server must hold back */
+    io_conn_pause_read(conn, 1);
+    uv_timer_init(&w->loop, &w->resume_timer);
+    w->resume_timer.data = w;
+    uv_timer_start(&w->resume_timer, on_resume, (uint64_t)w->client_pause_ms, 0);
+  }
+  if (w->to_send == 0) {
+    io_conn_close(conn);
+    return;
+  }
+  io_conn_want_writable(conn);
+}
+
+static size_t client_read(io_conn *conn, const uint8_t *data, size_t len, void *user) {
+  world *w = user;
+  for (size_t i = 0; i < len; i++)
+    if (data[i] != pattern_byte(w->received + i)) w->bad_byte = 1;
+  w->received += len;
+  if (w->received >= w->to_send) io_conn_close(conn);
+  return len;
+}
+
+static void client_close(io_conn *conn, int status, void *user) {
+  world *w = user;
+  w->client_closed = 1;
+  w->client_status = status;
+  w->client = NULL;
+  snprintf(w->client_detail, sizeof(w->client_detail), "%s", io_conn_error_detail(conn));
+  if (w->listener && (w->server_closed || !w->accepted)) {
+    io_listener_close(w->listener);
+    w->listener = NULL;
+  }
+}
+
+static void world_init(world *w) {
+  memset(w, 0, sizeof(*w));
+  cr_assert_eq(uv_loop_init(&w->loop), 0);
+  uv_timer_init(&w->loop, &w->deadline);
+  w->deadline.data = w;
+  uv_timer_start(&w->deadline, on_deadline, 10000, 0);
+  uv_unref((uv_handle_t *)&w->deadline);
+  io_config_init(&w->server_config);
+  io_config_init(&w->client_config);
+  w->addr = "127.0.0.1";
+  w->server_name = "localhost";
+}
+
+static void server_tls(world *w, const char *const *protocols, size_t n, unsigned flags) {
+  char err[256] = "";
+  int rv = io_tls_server_new(&w->server_tls, cert_path("server.pem"), cert_path("server.key"),
+                             protocols, n, flags, err, sizeof(err));
+  cr_assert_eq(rv, 0, "server TLS: %s", err);
+}
+
+static void client_tls(world *w, const char *ca, const char *const *protocols, size_t n,
+                       unsigned flags) {
+  char err[256] = "";
+  int rv = io_tls_client_new(&w->client_tls, ca ? cert_path(ca) : NULL, protocols, n, flags, err,
+                             sizeof(err));
+  cr_assert_eq(rv, 0, "client TLS: %s", err);
+}
+
+static void on_raw_connect(uv_connect_t *req, int status) {
+  world *w = req->data;
+  cr_assert_eq(status, 0);
+  if (w->raw_bytes) {
+    static uv_write_t wr;
+    uv_buf_t b = uv_buf_init((char *)w->raw_bytes, (unsigned)w->raw_len);
+    uv_write(&wr, (uv_stream_t *)&w->raw, &b, 1, NULL);
+  }
+}
+
+static void raw_close_when_server_done(uv_timer_t *t) {
+  world *w = t->data;
+  if (w->server_closed || w->server_open) {
+    if (!uv_is_closing((uv_handle_t *)&w->raw)) uv_close((uv_handle_t *)&w->raw, NULL);
+    if (w->listener) io_listener_close(w->listener);
+    w->listener = NULL;
+    uv_close((uv_handle_t *)t, NULL);
+  }
+}
+
+/* ---- A TCP relay that notes the size of every TLS record the server sends ---------- */
+
+typedef struct proxy {
+  uv_loop_t *loop;
+  uv_tcp_t listener, down, up; /* down: to the client; up: to the server */
+  uv_connect_t connect_req;
+  struct sockaddr_in server;
+  int port, closing;
+  uint8_t header[5];
+  size_t header_len, body_left;
+  uint32_t records[4096]; /* application-data record lengths, in order */
+  size_t n_records;
+} proxy;
+
+typedef struct relay_write {
+  uv_write_t req;
+  char data[];
+} relay_write;
+
+static void relay_written(uv_write_t *req, int status) {
+  (void)status;
+  free(req);
+}
+
+static void relay_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
+  (void)h;
+  buf->base = malloc(suggested);
+  buf->len = buf->base ? suggested : 0;
+}
+
+static void proxy_close(proxy *p) {
+  if (p->closing) return;
+  p->closing = 1;
+  uv_close((uv_handle_t *)&p->down, NULL);
+  uv_close((uv_handle_t *)&p->up, NULL);
+  uv_close((uv_handle_t *)&p->listener, NULL);
+}
+
+static void relay(proxy *p, uv_stream_t *to, const char *data, size_t len) {
+  relay_write *w = malloc(sizeof(*w) + len);
+  cr_assert(w);
+  memcpy(w->data, data, len);
+  uv_buf_t b = uv_buf_init(w->data, (unsigned)len);
+  if (uv_write(&w->req, to, &b, 1, relay_written) != 0) {
+    free(w);
+    proxy_close(p);
+  }
+}
+
+/* Walks the server's bytes record by record (5-byte header: type, version, length). */
+static void note_records(proxy *p, const uint8_t *data, size_t len) {
+  while (len > 0) {
+    if (p->body_left == 0) {
+      p->header[p->header_len++] = *data++;
+      len--;
+      if (p->header_len == 5) {
+        p->body_left = ((size_t)p->header[3] << 8) | p->header[4];
+        p->header_len = 0;
+        if (p->header[0] == 23 && p->n_records < 4096)
+          p->records[p->n_records++] = (uint32_t)p->body_left;
+      }
+      continue;
+    }
+    size_t n = len < p->body_left ? len : p->body_left;
+    data += n;
+    len -= n;
+    p->body_left -= n;
+  }
+}
+
+static void on_up_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
+  proxy *p = s->data;
+  if (n > 0) {
+    note_records(p, (const uint8_t *)buf->base, (size_t)n);
+    relay(p, (uv_stream_t *)&p->down, buf->base, (size_t)n);
+  } else if (n < 0) {
+    proxy_close(p);
+  }
+  free(buf->base);
+}
+
+static void on_down_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
+  proxy *p = s->data;
+  if (n > 0)
+    relay(p, (uv_stream_t *)&p->up, buf->base, (size_t)n);
+  else if (n < 0)
+    proxy_close(p);
+  free(buf->base);
+}
+
+static void on_up_connected(uv_connect_t *req, int status) {
+  proxy *p = req->data;
+  cr_assert_eq(status, 0);
+  uv_read_start((uv_stream_t *)&p->up, relay_alloc, on_up_read);
+  uv_read_start((uv_stream_t *)&p->down, relay_alloc, on_down_read);
+}
+
+static void on_proxy_connection(uv_stream_t *server, int status) {
+  proxy *p = server->data;
+  cr_assert_eq(status, 0);
+  cr_assert_eq(uv_accept(server, (uv_stream_t *)&p->down), 0);
+  p->connect_req.data = p;
+  uv_tcp_connect(&p->connect_req, &p->up, (struct sockaddr *)&p->server, on_up_connected);
+}
+
+static void proxy_start(proxy *p, uv_loop_t *loop, int server_port) {
+  p->loop = loop;
+  uv_ip4_addr("127.0.0.1", server_port, &p->server);
+  uv_tcp_init(loop, &p->listener);
+  uv_tcp_init(loop, &p->down);
+  uv_tcp_init(loop, &p->up);
+  p->listener.data = p->down.data = p->up.data = p;
+  struct sockaddr_in any;
+  uv_ip4_addr("127.0.0.1", 0, &any);
+  cr_assert_eq(uv_tcp_bind(&p->listener, (struct sockaddr *)&any, 0), 0);
+  cr_assert_eq(uv_listen((uv_stream_t *)&p->listener, 4, on_proxy_connection), 0);
+  struct sockaddr_storage bound;
+  int len = sizeof(bound);
+  uv_tcp_getsockname(&p->listener, (struct sockaddr *)&bound, &len);
+  p->port = ntohs(((struct sockaddr_in *)&bound)->sin_port);
+}
+
+/* Listens, connects, runs the loop to completion, frees everything. */
+static void world_run(world *w) {
+  int rv = io_listener_new(&w->listener, &w->loop, w->addr, 0, w->server_tls, &w->server_config,
+                           on_accept, w);
+  cr_assert_eq(rv, 0, "listen: %s", io_strerror(rv));
+  int port = io_listener_port(w->listener);
+  cr_assert(port > 0, "port 0 must be replaced by the bound port");
+  struct sockaddr_storage ss;
+  if (strchr(w->addr, ':'))
+    uv_ip6_addr(w->addr, port, (struct sockaddr_in6 *)&ss);
+  else
+    uv_ip4_addr(w->addr, port, (struct sockaddr_in *)&ss);
+  if (w->proxy) {
+    proxy_start(w->proxy, &w->loop, port);
+    uv_ip4_addr("127.0.0.1", w->proxy->port, (struct sockaddr_in *)&ss);
+  }
+  uv_timer_t poll_timer;
+  if (w->raw_client) {
+    uv_tcp_init(&w->loop, &w->raw);
+    w->raw_req.data = w;
+    uv_tcp_connect(&w->raw_req, &w->raw, (struct sockaddr *)&ss, on_raw_connect);
+    uv_timer_init(&w->loop, &poll_timer);
+    poll_timer.data = w;
+    uv_timer_start(&poll_timer, raw_close_when_server_done, 20, 20);
+  } else {
+    io_conn_callbacks cb = {.on_open = client_open,
+                            .on_read = client_read,
+                            .on_writable = client_writable,
+                            .on_close = client_close};
+    rv = io_conn_connect(&w->client, &w->loop, (struct sockaddr *)&ss, w->client_tls,
+                         w->server_name, &w->client_config, &cb, w);
+    cr_assert_eq(rv, 0, "connect: %s", io_strerror(rv));
+  }
+  uv_run(&w->loop, UV_RUN_DEFAULT);
+  cr_assert(w->listener == NULL, "the loop stopped at the deadline, not at completion");
+  uv_close((uv_handle_t *)&w->deadline, NULL);
+  if (w->proxy) proxy_close(w->proxy);
+  uv_run(&w->loop, UV_RUN_DEFAULT);
+  cr_assert_eq(uv_loop_close(&w->loop), 0, "handles left open on the loop");
+  io_tls_del(w->server_tls);
+  io_tls_del(w->client_tls);
+}
+
+TestSuite(io, .init = make_certs, .timeout = 30);
+
+Test(io, plaintext_echo_on_port_0_ipv4) {
+  world w;
+  world_init(&w);
+  w.to_send = 100000;
+  world_run(&w);
+  cr_expect_eq(w.client_status, 0, "client close status %s", io_strerror(w.client_status));
+  cr_expect_eq(w.received, w.to_send);
+  cr_expect_not(w.bad_byte);
+  cr_expect_eq(w.server_how, IO_NEG_PLAINTEXT);
+  cr_expect_eq(w.server_proto, IO_PROTO_HTTP1, "pattern bytes are not SPDY: HTTP/1.1");
+  cr_expect_eq(w.server_status, UV_EOF, "the server saw the client's EOF");
+}
+
+Test(io, plaintext_echo_ipv6) {
+  world w;
+  world_init(&w);
+  w.addr = "::1";
+  w.to_send = 5000;
+  io_listener *probe;
+  if (io_listener_new(&probe, &w.loop, "::1", 0, NULL, NULL, NULL, NULL) != 0)
+    cr_skip_test("no IPv6 loopback here");
+  io_listener_close(probe);
+  world_run(&w);
+  cr_expect_eq(w.received, w.to_send);
+  cr_expect_not(w.bad_byte);
+}
+
+Test(io, alpn_picks_the_servers_first_choice) {
+  world w;
+  world_init(&w);
+  const char *offer[] = {"spdy/2", "http/1.1", "spdy/3.1"};
+  server_tls(&w, NULL, 0, 0);
+  client_tls(&w, "ca.pem", offer, 3, 0);
+  w.to_send = 1000;
+  world_run(&w);
+  cr_expect_eq(w.client_status, 0, "%s: %s", io_strerror(w.client_status), w.client_detail);
+  cr_expect_eq(w.client_how, IO_NEG_ALPN);
+  cr_expect_eq(w.client_proto, IO_PROTO_SPDY3_1, "got %s", io_proto_name(w.client_proto));
+  cr_expect_eq(w.server_proto, IO_PROTO_SPDY3_1);
+  cr_expect_eq(w.received, w.to_send);
+}
+
+Test(io, alpn_server_order_is_configurable) {
+  world w;
+  world_init(&w);
+  const char *server_order[] = {"http/1.1", "spdy/2"};
+  server_tls(&w, server_order, 2, 0);
+  client_tls(&w, "ca.pem", NULL, 0, 0);
+  world_run(&w);
+  cr_expect_eq(w.client_proto, IO_PROTO_HTTP1, "got %s", io_proto_name(w.client_proto));
+}
+
+Test(io, npn_only_tls12_client_gets_spdy3) {
+  world w;
+  world_init(&w);
+  const char *offer[] = {"spdy/3"};
+  server_tls(&w, NULL, 0, 0);
+  client_tls(&w, "ca.pem", offer, 1, IO_TLS_NO_ALPN | IO_TLS_MAX_1_2);
+  w.to_send = 1000;
+  world_run(&w);
+  cr_expect_eq(w.client_status, 0, "%s: %s", io_strerror(w.client_status), w.client_detail);
+  cr_expect_eq(w.client_how, IO_NEG_NPN, "how: %s", io_negotiation_name(w.client_how));
+  cr_expect_eq(w.client_proto, IO_PROTO_SPDY3);
+  cr_expect_eq(w.server_how, IO_NEG_NPN);
+  cr_expect_eq(w.server_proto, IO_PROTO_SPDY3);
+}
+
+Test(io, tls_without_alpn_or_npn_is_http1) {
+  world w;
+  world_init(&w);
+  server_tls(&w, NULL, 0, 0);
+  client_tls(&w, "ca.pem", NULL, 0, IO_TLS_NO_ALPN | IO_TLS_NO_NPN);
+  world_run(&w);
+  cr_expect_eq(w.client_how, IO_NEG_TLS_DEFAULT);
+  cr_expect_eq(w.client_proto, IO_PROTO_HTTP1);
+}
+
+Test(io, unknown_ca_fails_verification) {
+  world w;
+  world_init(&w);
+  server_tls(&w, NULL, 0, 0);
+  client_tls(&w, "other-ca.pem", NULL, 0, 0);
+  w.to_send = 10;
+  world_run(&w);
+  cr_expect_not(w.client_open);
+  cr_expect_eq(w.client_status, IO_ERR_TLS_VERIFY, "status %s (%s)", io_strerror(w.client_status),
+               w.client_detail);
+  cr_expect(strstr(w.client_detail, "certificate") != NULL, "detail: %s", w.client_detail);
+}
+
+Test(io, wrong_host_name_fails_verification) {
+  world w;
+  world_init(&w);
+  server_tls(&w, NULL, 0, 0);
+  client_tls(&w, "ca.pem", NULL, 0, 0);
+  w.server_name = "www.example.com";
+  world_run(&w);
+  cr_expect_not(w.client_open);
+  cr_expect_eq(w.client_status, IO_ERR_TLS_VERIFY, "status %s (%s)", io_strerror(w.client_status),
+               w.client_detail);
+}
+
+Test(io, insecure_accepts_an_unknown_ca) {
+  world w;
+  world_init(&w);
+  server_tls(&w, NULL, 0, 0);
+  client_tls(&w, "other-ca.pem", NULL, 0, IO_TLS_INSECURE);
+  w.server_name = "www.example.com";
+  w.to_send = 100;
+  world_run(&w);
+  cr_expect(w.client_open);
+  cr_expect_eq(w.received, w.to_send);
+}
+
+Test(io, tls_large_echo_through_backpressure) {
+  world w;
+  world_init(&w);
+  server_tls(&w, NULL, 0, 0);
+  client_tls(&w, "ca.pem", NULL, 0, 0);
+  w.to_send = 4u << 20;
+  w.client_pause_ms = 200; /* the client does not drain for a while */
+  world_run(&w);
+  cr_expect_eq(w.client_status, 0, "%s: %s", io_strerror(w.client_status), w.client_detail);
+  cr_expect_eq(w.received, w.to_send);
+  cr_expect_not(w.bad_byte);
+  cr_expect(w.saw_zero_room, "the server never ran out of room: no backpressure seen");
+}
+
+Test(io, tls_records_stay_small_while_the_connection_is_young) {
+  world w;
+  world_init(&w);
+  static proxy p;
+  memset(&p, 0, sizeof(p));
+  w.proxy = &p;
+  server_tls(&w, NULL, 0, 0);
+  /* TLS 1.2: handshake records are type 22, so every type-23 record is our data. */
+  client_tls(&w, "ca.pem", NULL, 0, IO_TLS_MAX_1_2);
+  w.to_send = 512u << 10;
+  world_run(&w);
+  cr_assert_eq(w.received, w.to_send, "echo incomplete");
+  cr_assert(p.n_records > 10, "only %zu records seen", p.n_records);
+  size_t plain = 0, i = 0, largest_later = 0;
+  /* A TLS 1.2 AEAD record adds 16 to 24 bytes; counting 16 overestimates the plaintext,
+   * so the young prefix checked below is never longer than the real one. */
+  const size_t overhead = 16, slack = 64;
+  for (; i < p.n_records && plain + 1360 <= w.server_config.tls_young_bytes; i++) {
+    cr_expect_leq(p.records[i], 1360 + slack, "young record %zu is %u bytes", i, p.records[i]);
+    plain += p.records[i] > overhead ? p.records[i] - overhead : 0;
+  }
+  for (; i < p.n_records; i++)
+    if (p.records[i] > largest_later) largest_later = p.records[i];
+  cr_expect_geq(largest_later, 16384, "after the young phase records grow to 16 KiB (largest %zu)",
+                largest_later);
+}
+
+Test(io, sniff_tells_spdy_versions_from_http1) {
+  static const uint8_t v2[] = {0x80, 0x02, 0x00, 0x04};
+  static const uint8_t v3[] = {0x80, 0x03, 0x00, 0x01};
+  io_proto p = IO_PROTO_UNKNOWN;
+  cr_expect_eq(io_sniff_protocol(v2, 2, IO_PROTO_SPDY3_1, &p), 0, "2 bytes are not enough");
+  cr_expect_eq(io_sniff_protocol(v2, 4, IO_PROTO_SPDY3_1, &p), 1);
+  cr_expect_eq(p, IO_PROTO_SPDY2);
+  io_sniff_protocol(v3, 4, IO_PROTO_SPDY3_1, &p);
+  cr_expect_eq(p, IO_PROTO_SPDY3_1);
+  io_sniff_protocol(v3, 4, IO_PROTO_SPDY3, &p);
+  cr_expect_eq(p, IO_PROTO_SPDY3);
+  io_sniff_protocol((const uint8_t *)"GET / HTTP/1.1\r\n", 16, IO_PROTO_SPDY3_1, &p);
+  cr_expect_eq(p, IO_PROTO_HTTP1);
+}
+
+Test(io, plaintext_server_sniffs_a_spdy3_client) {
+  world w;
+  world_init(&w);
+  w.raw_client = 1;
+  w.raw_bytes = "\x80\x03\x00\x04\x00\x00\x00\x00"; /* a SETTINGS frame header */
+  w.raw_len = 8;
+  world_run(&w);
+  cr_expect(w.server_open);
+  cr_expect_eq(w.server_proto, IO_PROTO_SPDY3_1);
+  cr_expect_eq(w.server_how, IO_NEG_PLAINTEXT);
+}
+
+Test(io, silent_client_hits_the_handshake_timeout) {
+  world w;
+  world_init(&w);
+  server_tls(&w, NULL, 0, 0);
+  w.server_config.handshake_timeout_ms = 150;
+  w.raw_client = 1;
+  world_run(&w);
+  cr_expect_not(w.server_open);
+  cr_expect_eq(w.server_status, IO_ERR_HANDSHAKE_TIMEOUT, "status %s",
+               io_strerror(w.server_status));
+}
+
+/* Connection limit: a listener with max_connections 1 refuses the second client. */
+typedef struct limit_world {
+  world *w;
+  io_conn *conns[2];
+  int closed;
+  int statuses[2];
+} limit_world;
+
+static size_t limit_read(io_conn *c, const uint8_t *d, size_t n, void *u) {
+  (void)c, (void)d, (void)u;
+  return n;
+}
+
+static void limit_close(io_conn *c, int status, void *user) {
+  limit_world *lw = user;
+  lw->statuses[lw->closed++] = status;
+  for (int i = 0; i < 2; i++)
+    if (lw->conns[i] == c) lw->conns[i] = NULL;
+  if (lw->closed == 1) { /* the refused one ends first; then end the accepted one */
+    io_listener_close(lw->w->listener);
+    lw->w->listener = NULL;
+    for (int i = 0; i < 2; i++)
+      if (lw->conns[i]) io_conn_close(lw->conns[i]);
+  }
+}
+
+static void limit_accept(io_listener *l, io_conn *conn, void *user) {
+  (void)l;
+  world *w = user;
+  w->accepted++;
+  io_conn_callbacks cb = {.on_read = limit_read};
+  io_conn_set_callbacks(conn, &cb, w);
+}
+
+Test(io, connection_limit_closes_the_extra_connection) {
+  world w;
+  world_init(&w);
+  w.server_config.max_connections = 1;
+  int rv = io_listener_new(&w.listener, &w.loop, "127.0.0.1", 0, NULL, &w.server_config,
+                           limit_accept, &w);
+  cr_assert_eq(rv, 0);
+  struct sockaddr_in sin;
+  uv_ip4_addr("127.0.0.1", io_listener_port(w.listener), &sin);
+  limit_world lw = {.w = &w};
+  io_conn_callbacks cb = {.on_read = limit_read, .on_close = limit_close};
+  for (int i = 0; i < 2; i++)
+    cr_assert_eq(
+        io_conn_connect(&lw.conns[i], &w.loop, (struct sockaddr *)&sin, NULL, NULL, NULL, &cb, &lw),
+        0);
+  uv_run(&w.loop, UV_RUN_DEFAULT);
+  cr_expect(w.listener == NULL, "stopped at the deadline");
+  cr_expect_eq(w.accepted, 1, "exactly one connection accepted");
+  cr_expect_eq(lw.closed, 2);
+  cr_expect(lw.statuses[0] == UV_EOF || lw.statuses[0] == UV_ECONNRESET, "refused client status %s",
+            io_strerror(lw.statuses[0]));
+  cr_expect_eq(lw.statuses[1], 0, "the accepted client closed cleanly");
+  uv_close((uv_handle_t *)&w.deadline, NULL);
+  uv_run(&w.loop, UV_RUN_DEFAULT);
+  cr_expect_eq(uv_loop_close(&w.loop), 0);
+}
