@@ -1,0 +1,309 @@
+/* main.c — speedyd's process life: options, docroot, keys and listeners, privilege drop,
+ * the event loop, and a graceful shutdown on SIGTERM / SIGINT.
+ *
+ * Order matters: everything that needs the privileges we start with (binding low ports,
+ * reading the private key, opening the logs) happens before --user drops them; file
+ * requests are opened beneath the docroot afterwards, as the unprivileged user, so file
+ * permissions mean what they say.
+ *
+ * Shutdown: the listeners close, SPDY connections get GOAWAY and HTTP/1.1 connections
+ * "Connection: close" on their answer in flight (idle ones close at once); what is still
+ * open at --shutdown-timeout is aborted. Then the loop ends and speedyd exits 0. A
+ * second signal aborts at once.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "speedyd.h"
+
+/* ---- connections ---- */
+
+void speedyd_conn_closed(speedyd_conn *c) {
+  speedyd_server *server = c->server;
+  if (c->prev != NULL) c->prev->next = c->next;
+  else server->conns = c->next;
+  if (c->next != NULL) c->next->prev = c->prev;
+  server->n_conns--;
+  free(c);
+  if (server->shutting_down && server->n_conns == 0) {
+    uv_close((uv_handle_t *)&server->shutdown_timer, NULL);
+    uv_close((uv_handle_t *)&server->sigterm, NULL);
+    uv_close((uv_handle_t *)&server->sigint, NULL);
+  }
+}
+
+/* Before on_open (handshake or sniff): nothing to read yet. */
+static size_t pending_on_read(io_conn *io, const uint8_t *data, size_t len, void *user) {
+  (void)io, (void)data, (void)user;
+  return len;
+}
+
+static void pending_on_close(io_conn *io, int status, void *user) {
+  speedyd_conn *c = user;
+  if (status != 0 && status != UV_EOF && status != UV_ECONNRESET && status != UV_ECANCELED) {
+    const char *detail = io_conn_error_detail(io);
+    speedyd_log_error(c->server, io_conn_peer(io), "%s%s%s", io_strerror(status),
+                      detail[0] ? ": " : "", detail);
+  }
+  speedyd_conn_closed(c);
+}
+
+static void pending_on_open(io_conn *io, void *user) {
+  speedyd_conn *c = user;
+  speedyd_server *server = c->server;
+  io_proto proto = io_conn_protocol(io);
+  int rv;
+  if (proto == IO_PROTO_HTTP1) rv = speedyd_h1_start(c);
+  else if (proto == IO_PROTO_SPDY2 || proto == IO_PROTO_SPDY3 || proto == IO_PROTO_SPDY3_1)
+    rv = speedyd_spdy_start(c, (spdy_protocol)proto);
+  else rv = -1;
+  if (rv != 0) {
+    speedyd_log_error(server, io_conn_peer(io), "cannot start a %s connection",
+                      io_proto_name(proto));
+    io_conn_abort(io, UV_ECANCELED);
+  }
+}
+
+static void on_accept(io_listener *listener, io_conn *io, void *user) {
+  (void)listener;
+  speedyd_server *server = user;
+  speedyd_conn *c = calloc(1, sizeof(*c));
+  if (c == NULL) {
+    io_conn_abort(io, UV_ENOMEM);
+    return;
+  }
+  c->server = server;
+  c->io = io;
+  c->id = ++server->next_conn_id;
+  /* The access log wants the address alone: "1.2.3.4:80" → "1.2.3.4", "[::1]:80" → "::1". */
+  const char *peer = io_conn_peer(io);
+  const char *start = peer[0] == '[' ? peer + 1 : peer;
+  const char *end = peer[0] == '[' ? strchr(start, ']') : strrchr(start, ':');
+  size_t n = end != NULL ? (size_t)(end - start) : strlen(start);
+  if (n >= sizeof(c->peer_ip)) n = sizeof(c->peer_ip) - 1;
+  memcpy(c->peer_ip, start, n);
+  c->next = server->conns;
+  if (server->conns != NULL) server->conns->prev = c;
+  server->conns = c;
+  server->n_conns++;
+  const io_conn_callbacks callbacks = {
+      .on_open = pending_on_open, .on_read = pending_on_read, .on_close = pending_on_close};
+  io_conn_set_callbacks(io, &callbacks, c);
+  io_conn_set_idle_timeout(io, server->config.header_timeout_ms);
+}
+
+/* ---- shutdown ---- */
+
+static void abort_all(speedyd_server *server, int status) {
+  for (speedyd_conn *c = server->conns; c != NULL; c = c->next) io_conn_abort(c->io, status);
+}
+
+static void on_shutdown_deadline(uv_timer_t *timer) {
+  speedyd_server *server = timer->data;
+  speedyd_log_error(server, NULL, "shutdown deadline: aborting %llu connection(s)",
+                    (unsigned long long)server->n_conns);
+  abort_all(server, UV_ECANCELED);
+}
+
+static void begin_shutdown(speedyd_server *server) {
+  if (server->shutting_down) {
+    abort_all(server, UV_ECANCELED);
+    return;
+  }
+  server->shutting_down = 1;
+  for (size_t i = 0; i < server->n_listeners; i++) io_listener_close(server->listeners[i]);
+  server->n_listeners = 0;
+  for (speedyd_conn *c = server->conns; c != NULL; c = c->next) {
+    if (c->shutdown != NULL) c->shutdown(c);
+    else io_conn_abort(c->io, UV_ECANCELED); /* still handshaking */
+  }
+  if (server->n_conns == 0) {
+    uv_close((uv_handle_t *)&server->shutdown_timer, NULL);
+    uv_close((uv_handle_t *)&server->sigterm, NULL);
+    uv_close((uv_handle_t *)&server->sigint, NULL);
+  } else if (server->config.shutdown_timeout_ms > 0) {
+    uv_timer_start(&server->shutdown_timer, on_shutdown_deadline,
+                   server->config.shutdown_timeout_ms, 0);
+  }
+}
+
+static void on_signal(uv_signal_t *handle, int signum) {
+  speedyd_server *server = handle->data;
+  speedyd_log_error(server, NULL, "%s: shutting down", signum == SIGINT ? "SIGINT" : "SIGTERM");
+  begin_shutdown(server);
+}
+
+/* ---- setup ---- */
+
+static int check_readable(const char *option, const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    fprintf(stderr, "speedyd: cannot open %s %s: %s\n", option, path, strerror(errno));
+    return -1;
+  }
+  close(fd);
+  return 0;
+}
+
+static int write_port_file(speedyd_server *server) {
+  const char *path = server->config.port_file;
+  char tmp[4096];
+  if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+    fprintf(stderr, "speedyd: cannot write --port-file %s: name too long\n", path);
+    return -1;
+  }
+  FILE *f = fopen(tmp, "w");
+  if (f == NULL) {
+    fprintf(stderr, "speedyd: cannot write --port-file %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  for (size_t i = 0; i < server->n_listeners; i++)
+    fprintf(f, "%d\n", io_listener_port(server->listeners[i]));
+  /* Written whole, then renamed: a reader never sees half a file. */
+  if (fclose(f) != 0 || rename(tmp, path) != 0) {
+    fprintf(stderr, "speedyd: cannot write --port-file %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+static int drop_privileges(const char *user) {
+  errno = 0;
+  struct passwd *pw = getpwnam(user);
+  if (pw == NULL) {
+    fprintf(stderr, "speedyd: cannot use --user %s: %s\n", user,
+            errno ? strerror(errno) : "no such user");
+    return -1;
+  }
+  if (getuid() == pw->pw_uid && geteuid() == pw->pw_uid) return 0;
+  /* Groups first: after setuid we could no longer change them. */
+  if (initgroups(user, pw->pw_gid) != 0 || setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0) {
+    fprintf(stderr, "speedyd: cannot drop to --user %s: %s\n", user, strerror(errno));
+    return -1;
+  }
+  if (pw->pw_uid != 0 && setuid(0) == 0) {
+    fprintf(stderr, "speedyd: cannot drop to --user %s: root privileges still held\n", user);
+    return -1;
+  }
+  return 0;
+}
+
+static int setup(speedyd_server *server) {
+  speedyd_config *config = &server->config;
+  if (speedyd_log_open(server) != 0) return -1;
+  if (http_docroot_open(&server->docroot, config->docroot,
+                        config->allow_symlinks ? HTTP_SYMLINKS_ANY : HTTP_SYMLINKS_INSIDE) != 0) {
+    fprintf(stderr, "speedyd: cannot open --docroot %s: %s\n", config->docroot, strerror(errno));
+    server->docroot.dir_fd = -1;
+    return -1;
+  }
+  if (config->manifest_file != NULL) {
+    char error[512];
+    if (http_manifest_load(config->manifest_file, &server->manifest, error, sizeof(error)) != 0) {
+      fprintf(stderr, "speedyd: bad --manifest: %s\n", error);
+      return -1;
+    }
+  }
+  if (config->gzip && http_gzip_cache_new(&server->gzip_cache, 0, 0) != 0) {
+    fprintf(stderr, "speedyd: out of memory\n");
+    return -1;
+  }
+  server->static_options = (http_static_options){.docroot = &server->docroot,
+                                                 .index_name = NULL,
+                                                 .gzip = config->gzip,
+                                                 .gzip_cache = server->gzip_cache};
+  server->upload_options = (http_upload_options){
+      .path = config->upload_path, .mode = config->upload_mode, .max_bytes = config->upload_max};
+
+  int any_tls = 0;
+  for (size_t i = 0; i < config->n_listens; i++) any_tls |= config->listens[i].tls;
+  if (any_tls) {
+    if (check_readable("--cert", config->cert_file) != 0 ||
+        check_readable("--key", config->key_file) != 0)
+      return -1;
+    char error[512] = "";
+    int rv = io_tls_server_new(&server->tls, config->cert_file, config->key_file,
+                               config->n_protocols ? config->protocols : NULL,
+                               config->n_protocols, 0, error, sizeof(error));
+    if (rv != 0) {
+      fprintf(stderr, "speedyd: cannot load --cert %s / --key %s: %s\n", config->cert_file,
+              config->key_file, error[0] ? error : io_strerror(rv));
+      return -1;
+    }
+  }
+
+  io_config io;
+  io_config_init(&io);
+  io.handshake_timeout_ms = config->handshake_timeout_ms;
+  io.idle_timeout_ms = config->idle_timeout_ms;
+  io.max_connections = config->max_connections;
+  io.plaintext_v3 = config->plaintext_v3;
+  for (size_t i = 0; i < config->n_listens; i++) {
+    const speedyd_listen *l = &config->listens[i];
+    int rv = io_listener_new(&server->listeners[i], server->loop, l->addr, l->port,
+                             l->tls ? server->tls : NULL, &io, on_accept, server);
+    if (rv != 0) {
+      fprintf(stderr, "speedyd: cannot listen on %s%s%s:%d: %s\n", strchr(l->addr, ':') ? "[" : "",
+              l->addr, strchr(l->addr, ':') ? "]" : "", l->port, io_strerror(rv));
+      return -1;
+    }
+    server->n_listeners++;
+  }
+  if (config->port_file != NULL && write_port_file(server) != 0) return -1;
+  if (config->user != NULL && drop_privileges(config->user) != 0) return -1;
+
+  uv_signal_init(server->loop, &server->sigterm);
+  uv_signal_init(server->loop, &server->sigint);
+  uv_timer_init(server->loop, &server->shutdown_timer);
+  server->sigterm.data = server->sigint.data = server->shutdown_timer.data = server;
+  uv_signal_start(&server->sigterm, on_signal, SIGTERM);
+  uv_signal_start(&server->sigint, on_signal, SIGINT);
+  return 0;
+}
+
+static void close_walk(uv_handle_t *handle, void *arg) {
+  (void)arg;
+  if (!uv_is_closing(handle)) uv_close(handle, NULL);
+}
+
+int main(int argc, char **argv) {
+  static speedyd_server server;
+  int done;
+  int rv = speedyd_opts_parse(&server.config, argc, argv, &done);
+  if (rv != 0 || done) return rv;
+  signal(SIGPIPE, SIG_IGN);
+
+  uv_loop_t loop;
+  if (uv_loop_init(&loop) != 0) {
+    fprintf(stderr, "speedyd: cannot start the event loop\n");
+    return SPEEDYD_EXIT_FAILURE;
+  }
+  server.loop = &loop;
+  server.docroot.dir_fd = -1;
+  int status = 0;
+  if (setup(&server) != 0) {
+    status = SPEEDYD_EXIT_FAILURE;
+    for (size_t i = 0; i < server.n_listeners; i++) io_listener_close(server.listeners[i]);
+    server.n_listeners = 0;
+  } else {
+    uv_run(&loop, UV_RUN_DEFAULT);
+  }
+  /* Whatever is left (a failed setup's handles): close it and let the loop finish. */
+  abort_all(&server, UV_ECANCELED);
+  uv_walk(&loop, close_walk, NULL);
+  uv_run(&loop, UV_RUN_DEFAULT);
+  uv_loop_close(&loop);
+  if (server.docroot.dir_fd >= 0) http_docroot_close(&server.docroot);
+  http_manifest_del(server.manifest);
+  http_gzip_cache_del(server.gzip_cache);
+  if (server.tls != NULL) io_tls_del(server.tls);
+  speedyd_log_close(&server);
+  return status;
+}

@@ -1,0 +1,168 @@
+/* speedyd.h — the server's internal interfaces: configuration, server state, the
+ * connection list and the modules that share them.
+ *
+ *   main.c            process life: options → listeners → privileges → loop → shutdown
+ *   speedyd_opts.c    command line parsing and --help
+ *   speedyd_serve.c   one complete request → one http_response (static files, uploads,
+ *                     common headers); the same for SPDY and HTTP/1.1
+ *   speedyd_spdy.c    a SPDY connection: libspdy session ↔ io_conn
+ *   speedyd_h1.c      an HTTP/1.1 connection: llhttp ↔ io_conn
+ *   speedyd_push.c    server push and hint from the push manifest
+ *   speedyd_log.c     access and error logs
+ *
+ * Everything runs on one libuv loop thread; nothing here is thread-safe.
+ */
+#ifndef SPEEDYD_H
+#define SPEEDYD_H
+
+#include <spdy/spdy.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "http_docroot.h"
+#include "http_gzip.h"
+#include "http_log.h"
+#include "http_manifest.h"
+#include "http_request.h"
+#include "http_response.h"
+#include "http_static.h"
+#include "http_upload.h"
+#include "io.h"
+
+#ifndef SPEEDYD_VERSION
+#define SPEEDYD_VERSION "0.0.0"
+#endif
+
+#define SPEEDYD_MAX_LISTENS 16
+#define SPEEDYD_MAX_PROTOCOLS 4
+
+/* Exit codes (STYLE.md): the work failed, or the command line was wrong. */
+#define SPEEDYD_EXIT_FAILURE 1
+#define SPEEDYD_EXIT_USAGE 2
+
+typedef struct speedyd_listen {
+  char addr[64]; /* "0.0.0.0", "::1", ... */
+  int port;      /* 0: any free port (see --port-file) */
+  int tls;
+} speedyd_listen;
+
+typedef struct speedyd_config {
+  speedyd_listen listens[SPEEDYD_MAX_LISTENS];
+  size_t n_listens;
+  const char *cert_file, *key_file, *docroot;
+  const char *manifest_file;
+  int push, hint;
+  const char *upload_path;
+  http_upload_mode upload_mode;
+  uint64_t upload_max;
+  const char *user;
+  const char *protocols[SPEEDYD_MAX_PROTOCOLS]; /* ALPN ids in preference order */
+  size_t n_protocols;
+  io_proto plaintext_v3;
+  uint32_t handshake_timeout_ms, header_timeout_ms, idle_timeout_ms, shutdown_timeout_ms;
+  uint32_t max_connections;
+  uint32_t max_streams;       /* SPDY MAX_CONCURRENT_STREAMS we announce */
+  uint32_t data_frame_size;
+  uint32_t max_header_bytes;  /* request header fields, names + values */
+  const char *access_log, *error_log;
+  int allow_symlinks;
+  int gzip;
+  const char *port_file;
+} speedyd_config;
+
+/* Parses argv into config (defaults first). Returns 0 to run, or an exit code: 0 after
+ * --help / --version (*done set to 1), SPEEDYD_EXIT_USAGE after a one-line message. */
+int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done);
+
+typedef struct speedyd_conn speedyd_conn;
+
+typedef struct speedyd_server {
+  speedyd_config config;
+  uv_loop_t *loop;
+  http_docroot docroot;
+  http_gzip_cache *gzip_cache;
+  http_manifest *manifest;
+  http_static_options static_options;
+  http_upload_options upload_options;
+  io_tls *tls;
+  io_listener *listeners[SPEEDYD_MAX_LISTENS];
+  size_t n_listeners;
+  FILE *access_log, *error_log;
+  speedyd_conn *conns; /* every live connection */
+  uint64_t n_conns;
+  int shutting_down;
+  uv_signal_t sigterm, sigint;
+  uv_timer_t shutdown_timer;
+  uint64_t next_conn_id;
+} speedyd_server;
+
+/* The protocol-neutral part of a connection; the protocol module owns the rest. */
+struct speedyd_conn {
+  speedyd_server *server;
+  io_conn *io;
+  speedyd_conn *prev, *next;
+  void *impl;                      /* speedyd_spdy_conn / speedyd_h1_conn */
+  void (*shutdown)(speedyd_conn *c); /* server is stopping: finish in-flight work */
+  char peer_ip[64];                /* for the access log: the address without port */
+  uint64_t id;
+};
+
+/* Called by a protocol module's on_close: unlinks and frees c. */
+void speedyd_conn_closed(speedyd_conn *c);
+
+/* Protocol modules: take over a connection whose protocol is now known. */
+int speedyd_spdy_start(speedyd_conn *c, spdy_protocol protocol);
+int speedyd_h1_start(speedyd_conn *c);
+
+/* ---- speedyd_serve.c ---- */
+
+/* 1 when request goes to the upload sink rather than the static files. */
+int speedyd_serve_is_upload(const speedyd_server *server, const http_request *request);
+/* Answers a complete request without body handling: static files, or the 405 of a
+ * non-POST to the upload path. Always leaves an answer in response (500 at worst). */
+void speedyd_serve_static(speedyd_server *server, const http_request *request,
+                          http_response *response);
+/* An error answer for err (http_err_status) into response. */
+void speedyd_serve_error(http_response *response, int err);
+/* Adds Date and Server (every answer, every protocol). */
+void speedyd_serve_common_headers(http_response *response);
+
+/* ---- speedyd_push.c ---- */
+
+/* The manifest entries for a page request that should be pushed or hinted, or 0. Only a
+ * GET with a 200 answer qualifies. */
+size_t speedyd_push_entries(const speedyd_server *server, const http_request *request,
+                            const http_response *response,
+                            const http_manifest_entry **entries);
+/* --hint: adds X-Subresources and Link to response for a page in the manifest. */
+void speedyd_push_add_hints(const speedyd_server *server, const http_request *request,
+                            http_response *response);
+/* A same-origin push path: one leading '/', not "//", no scheme. */
+int speedyd_push_path_ok(const char *path);
+/* The GET request a pushed resource would have had (authority, scheme and
+ * Accept-Encoding from the page's request). Returns 0 or an HTTP_ERR_*. */
+int speedyd_push_request(const http_request *page, const char *path, http_protocol protocol,
+                         http_request *out);
+
+/* ---- speedyd_log.c ---- */
+
+/* Opens --access-log ("-": stdout; NULL: none) and --error-log (NULL: stderr). Returns 0
+ * or -1 after printing the one-line error. */
+int speedyd_log_open(speedyd_server *server);
+void speedyd_log_close(speedyd_server *server);
+/* One access log line (http_log_format). */
+void speedyd_log_access(speedyd_server *server, const speedyd_conn *c,
+                        const http_request *request, int status, uint64_t body_bytes,
+                        const char *protocol, int64_t stream_id, uint64_t bytes_in,
+                        uint64_t bytes_out);
+/* "[date] peer: message" to the error log; peer may be NULL. The message must not
+ * contain unescaped peer bytes (use speedyd_log_escape). */
+void speedyd_log_error(speedyd_server *server, const char *peer, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Escapes peer bytes for the logs into out (cap bytes). Returns out. */
+const char *speedyd_log_escape(const void *in, size_t len, char *out, size_t cap);
+
+/* Monotonic nanoseconds (for libspdy's clock). */
+int64_t speedyd_now_ns(void);
+
+#endif /* SPEEDYD_H */

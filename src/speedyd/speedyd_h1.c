@@ -1,0 +1,371 @@
+/* speedyd_h1.c — an HTTP/1.1 connection: llhttp (strict: no lenient modes) ↔ io_conn.
+ *
+ * One request at a time, which gives pipelining with in-order answers for free: when a
+ * request is complete the parser pauses and on_read returns the count it consumed, so
+ * the I/O layer holds the pipelined rest (and stops reading) until the answer has been
+ * written; then parsing resumes where it stopped. Request bodies (Content-Length or
+ * chunked; llhttp decodes chunks) stream into the upload sink as they arrive.
+ *
+ * Limits: the request target is bounded by HTTP_REQUEST_MAX_LINE (414), header fields by
+ * --max-header-bytes (431), upload bodies by the sink (413). A parse error is a 400.
+ * After any of these the answer carries "Connection: close" and the connection ends.
+ *
+ * Bodies are read into the connection's output (io_conn_write copies; TLS must see
+ * plaintext anyway) up to io_conn_room() per turn, so a slow reader costs a bounded
+ * buffer, not the whole file.
+ */
+#include <llhttp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "http_err.h"
+#include "speedyd.h"
+
+/* Longest header name we accept (431 beyond); values are bounded by the header budget. */
+#define H1_MAX_NAME 256u
+#define H1_OUT_CHUNK 16384u
+
+typedef enum h1_state { H1_READING, H1_WRITING, H1_CLOSING } h1_state;
+
+typedef struct speedyd_h1_conn {
+  speedyd_conn *base;
+  llhttp_t parser;
+  llhttp_settings_t settings;
+  h1_state state;
+  http_request request;
+  http_response response;
+  http_upload *upload;
+  int error;            /* HTTP_ERR_* found while parsing: answer it, then close */
+  int keep_alive;
+  int paused;           /* the parser returned HPE_PAUSED and needs llhttp_resume */
+  int had_headers;
+  int is_head;
+  /* header field being collected (llhttp may deliver it in pieces) */
+  char name[H1_MAX_NAME];
+  size_t name_len;
+  char *value;
+  size_t value_len, value_cap;
+  int in_value;
+  size_t header_bytes;  /* request line + header bytes of this request */
+  char *url;
+  size_t url_len;
+  /* output */
+  char *head;
+  size_t head_len, head_sent;
+  uint64_t body_in, body_out, bytes_out;
+  uint64_t sequence;    /* requests on this connection, for the log's stream column */
+  uint8_t chunk[H1_OUT_CHUNK];
+} speedyd_h1_conn;
+
+static speedyd_h1_conn *conn_of(llhttp_t *p) { return p->data; }
+
+static int fail(speedyd_h1_conn *h, int err) {
+  if (h->error == 0) h->error = err;
+  return -1;
+}
+
+/* ---- header collection ---- */
+
+static int commit_header(speedyd_h1_conn *h) {
+  if (!h->in_value) return 0;
+  h->in_value = 0;
+  int rv = http_request_add_header(&h->request, h->name, h->name_len,
+                                   h->value ? h->value : "", h->value_len);
+  h->name_len = 0;
+  h->value_len = 0;
+  return rv == 0 ? 0 : fail(h, rv);
+}
+
+static int budget(speedyd_h1_conn *h, size_t len, int err) {
+  size_t max = h->base->server->config.max_header_bytes;
+  if (len > max || h->header_bytes > max - len) return fail(h, err);
+  h->header_bytes += len;
+  return 0;
+}
+
+static int on_message_begin(llhttp_t *p) {
+  speedyd_h1_conn *h = conn_of(p);
+  h->header_bytes = 0;
+  return 0;
+}
+
+static int on_url(llhttp_t *p, const char *at, size_t len) {
+  speedyd_h1_conn *h = conn_of(p);
+  if (len > HTTP_REQUEST_MAX_LINE - h->url_len) return fail(h, HTTP_ERR_URI_TOO_LONG);
+  char *grown = realloc(h->url, h->url_len + len + 1);
+  if (grown == NULL) return fail(h, HTTP_ERR_NOMEM);
+  h->url = grown;
+  memcpy(h->url + h->url_len, at, len);
+  h->url_len += len;
+  return 0;
+}
+
+static int on_header_field(llhttp_t *p, const char *at, size_t len) {
+  speedyd_h1_conn *h = conn_of(p);
+  if (commit_header(h) != 0) return -1;
+  if (budget(h, len, HTTP_ERR_HEADERS_TOO_LARGE) != 0) return -1;
+  if (len > sizeof(h->name) - h->name_len) return fail(h, HTTP_ERR_HEADERS_TOO_LARGE);
+  memcpy(h->name + h->name_len, at, len);
+  h->name_len += len;
+  return 0;
+}
+
+static int on_header_value(llhttp_t *p, const char *at, size_t len) {
+  speedyd_h1_conn *h = conn_of(p);
+  h->in_value = 1;
+  if (budget(h, len, HTTP_ERR_HEADERS_TOO_LARGE) != 0) return -1;
+  if (len > h->value_cap - h->value_len) {
+    size_t cap = h->value_cap ? h->value_cap : 256;
+    while (cap - h->value_len < len) cap *= 2; /* bounded by the header budget */
+    char *grown = realloc(h->value, cap);
+    if (grown == NULL) return fail(h, HTTP_ERR_NOMEM);
+    h->value = grown;
+    h->value_cap = cap;
+  }
+  memcpy(h->value + h->value_len, at, len);
+  h->value_len += len;
+  return 0;
+}
+
+static int on_headers_complete(llhttp_t *p) {
+  speedyd_h1_conn *h = conn_of(p);
+  speedyd_server *server = h->base->server;
+  if (commit_header(h) != 0) return -1;
+  http_request *r = &h->request;
+  r->protocol = p->http_major == 1 && p->http_minor == 0 ? HTTP_PROTO_HTTP10 : HTTP_PROTO_HTTP11;
+  const char *method = llhttp_method_name((llhttp_method_t)p->method);
+  char version[16];
+  snprintf(version, sizeof(version), "HTTP/%u.%u", p->http_major, p->http_minor);
+  int rv = http_request_set_method(r, method, strlen(method));
+  if (rv == 0) rv = http_request_set_path(r, h->url ? h->url : "", h->url_len);
+  if (rv == 0) rv = http_request_set_version(r, version, strlen(version));
+  if (rv == 0) rv = http_request_set_scheme(r, io_conn_is_tls(h->base->io) ? "https" : "http",
+                                            io_conn_is_tls(h->base->io) ? 5 : 4);
+  r->has_body = (p->flags & F_CHUNKED) != 0 || r->content_length > 0;
+  if (rv == 0) rv = http_request_finish(r);
+  if (rv != 0) return fail(h, rv);
+  h->had_headers = 1;
+  h->is_head = strcmp(r->method, "HEAD") == 0;
+  io_conn_set_idle_timeout(h->base->io, server->config.idle_timeout_ms);
+  if (speedyd_serve_is_upload(server, r) && strcmp(r->method, "POST") == 0) {
+    rv = http_upload_begin(&h->upload, &server->upload_options, r);
+    if (rv != 0) return fail(h, rv);
+    const char *expect = http_headers_get(&r->headers, "expect");
+    if (expect != NULL && strcasecmp(expect, "100-continue") == 0)
+      io_conn_write(h->base->io, "HTTP/1.1 100 Continue\r\n\r\n", 25);
+  }
+  return 0;
+}
+
+static int on_body(llhttp_t *p, const char *at, size_t len) {
+  speedyd_h1_conn *h = conn_of(p);
+  h->body_in += len;
+  if (h->upload != NULL) {
+    int rv = http_upload_feed(h->upload, (const uint8_t *)at, len);
+    if (rv != 0) return fail(h, rv);
+  }
+  return 0;
+}
+
+static int on_message_complete(llhttp_t *p) {
+  speedyd_h1_conn *h = conn_of(p);
+  h->keep_alive = llhttp_should_keep_alive(p);
+  return HPE_PAUSED; /* answer this one before looking at the next */
+}
+
+/* ---- answers ---- */
+
+static void reset_request(speedyd_h1_conn *h) {
+  http_request_free(&h->request);
+  http_request_init(&h->request, HTTP_PROTO_HTTP11, h->base->server->config.max_header_bytes, 0);
+  http_response_free(&h->response);
+  http_response_init(&h->response);
+  http_upload_del(h->upload);
+  h->upload = NULL;
+  free(h->head);
+  h->head = NULL;
+  h->head_len = h->head_sent = 0;
+  h->url_len = 0;
+  h->name_len = h->value_len = 0;
+  h->in_value = 0;
+  h->header_bytes = 0;
+  h->body_in = h->body_out = h->bytes_out = 0;
+  h->had_headers = 0;
+  h->is_head = 0;
+}
+
+/* Builds the answer to the current request (or to h->error) and starts writing it. */
+static void start_answer(speedyd_h1_conn *h) {
+  speedyd_server *server = h->base->server;
+  h->sequence++;
+  if (h->error != 0) {
+    speedyd_serve_error(&h->response, h->error);
+    h->keep_alive = 0;
+  } else if (h->upload != NULL) {
+    int rv = http_upload_finish(h->upload, &h->response);
+    if (rv != 0) speedyd_serve_error(&h->response, rv);
+  } else {
+    speedyd_serve_static(server, &h->request, &h->response);
+  }
+  if (server->shutting_down) h->keep_alive = 0;
+  speedyd_serve_common_headers(&h->response);
+  speedyd_push_add_hints(server, &h->request, &h->response);
+  if (h->is_head) http_response_drop_body(&h->response);
+  /* Every answer has a Content-Length (bodies of unknown length are not produced). */
+  const char *extra = h->keep_alive ? (h->request.protocol == HTTP_PROTO_HTTP10
+                                           ? "connection: keep-alive\r\n" : NULL)
+                                    : "connection: close\r\n";
+  if (http_response_format_http1(&h->response, "HTTP/1.1", extra, &h->head, &h->head_len) != 0) {
+    io_conn_abort(h->base->io, UV_ENOMEM);
+    h->state = H1_CLOSING;
+    return;
+  }
+  h->state = H1_WRITING;
+  io_conn_want_writable(h->base->io);
+}
+
+static void finish_answer(speedyd_h1_conn *h) {
+  speedyd_server *server = h->base->server;
+  if (h->request.method != NULL || h->error != 0) {
+    speedyd_log_access(server, h->base, &h->request, h->response.status, h->body_out,
+                       h->request.protocol == HTTP_PROTO_HTTP10 ? "http/1.0" : "http/1.1",
+                       (int64_t)h->sequence, h->body_in, h->bytes_out);
+  }
+  if (!h->keep_alive || h->error != 0) {
+    h->state = H1_CLOSING;
+    io_conn_close(h->base->io);
+    return;
+  }
+  reset_request(h);
+  h->state = H1_READING;
+  if (h->paused) {
+    h->paused = 0;
+    llhttp_resume(&h->parser);
+  }
+  io_conn_pause_read(h->base->io, 0); /* the pipelined rest, if any, comes again */
+}
+
+static void on_writable(io_conn *io, size_t room, void *user) {
+  speedyd_h1_conn *h = user;
+  if (h->state != H1_WRITING) return;
+  while (room > 0 && h->head_sent < h->head_len) {
+    size_t n = h->head_len - h->head_sent;
+    if (n > room) n = room;
+    if (io_conn_write(io, h->head + h->head_sent, n) != 0) return;
+    h->head_sent += n;
+    h->bytes_out += n;
+    room -= n;
+  }
+  http_body *body = h->response.body;
+  while (room > 0 && body != NULL) {
+    size_t want = room < sizeof(h->chunk) ? room : sizeof(h->chunk);
+    int eof = 0;
+    int64_t n = http_body_read(body, h->chunk, want, &eof);
+    if (n < 0) {
+      /* The Content-Length promise cannot be kept (a file shrank): end the connection. */
+      speedyd_log_error(h->base->server, io_conn_peer(io), "body failed: %s",
+                        http_strerror((int)n));
+      h->state = H1_CLOSING;
+      io_conn_abort(io, UV_EIO);
+      return;
+    }
+    if (n > 0 && io_conn_write(io, h->chunk, (size_t)n) != 0) return;
+    h->body_out += (uint64_t)n;
+    h->bytes_out += (uint64_t)n;
+    room -= (size_t)n;
+    if (eof) body = NULL;
+    else if (n == 0) break;
+  }
+  if (h->head_sent < h->head_len || body != NULL) {
+    io_conn_want_writable(io);
+    return;
+  }
+  finish_answer(h);
+}
+
+static size_t on_read(io_conn *io, const uint8_t *data, size_t len, void *user) {
+  speedyd_h1_conn *h = user;
+  if (h->state == H1_CLOSING) return len;
+  if (h->state != H1_READING) return 0; /* answering: hold the rest (pipelining) */
+  llhttp_errno_t err = llhttp_execute(&h->parser, (const char *)data, len);
+  if (err == HPE_OK) {
+    if (h->error == 0) return len;
+  } else if (err == HPE_PAUSED) {
+    h->paused = 1;
+    size_t consumed = (size_t)(llhttp_get_error_pos(&h->parser) - (const char *)data);
+    if (consumed > len) consumed = len;
+    start_answer(h);
+    return consumed;
+  }
+  if (h->error == 0) {
+    char reason[128];
+    speedyd_log_error(h->base->server, io_conn_peer(io), "bad HTTP/1.1 request: %s",
+                      speedyd_log_escape(llhttp_get_error_reason(&h->parser),
+                                         strlen(llhttp_get_error_reason(&h->parser)),
+                                         reason, sizeof(reason)));
+    h->error = HTTP_ERR_BAD_REQUEST;
+  }
+  start_answer(h);
+  return len;
+}
+
+static void on_eof(io_conn *io, void *user) {
+  speedyd_h1_conn *h = user;
+  /* A client that half-closes after its requests still gets its answers. */
+  if (h->state == H1_READING) io_conn_close(io);
+  else h->keep_alive = 0;
+}
+
+static void on_close(io_conn *io, int status, void *user) {
+  speedyd_h1_conn *h = user;
+  if (status != 0 && status != UV_EOF && status != UV_ECONNRESET && status != UV_EIO) {
+    const char *detail = io_conn_error_detail(io);
+    speedyd_log_error(h->base->server, io_conn_peer(io), "connection closed: %s%s%s",
+                      io_strerror(status), detail[0] ? ": " : "", detail);
+  }
+  reset_request(h);
+  http_request_free(&h->request);
+  free(h->url);
+  free(h->value);
+  speedyd_conn *base = h->base;
+  free(h);
+  speedyd_conn_closed(base);
+}
+
+static void on_shutdown(speedyd_conn *c) {
+  speedyd_h1_conn *h = c->impl;
+  /* Idle between requests: close now; otherwise after the answer in flight. */
+  if (h->state == H1_READING && !h->had_headers && h->url_len == 0) {
+    h->state = H1_CLOSING;
+    io_conn_close(c->io);
+  } else {
+    h->keep_alive = 0;
+  }
+}
+
+int speedyd_h1_start(speedyd_conn *c) {
+  speedyd_h1_conn *h = calloc(1, sizeof(*h));
+  if (h == NULL) return HTTP_ERR_NOMEM;
+  h->base = c;
+  llhttp_settings_init(&h->settings);
+  h->settings.on_message_begin = on_message_begin;
+  h->settings.on_url = on_url;
+  h->settings.on_header_field = on_header_field;
+  h->settings.on_header_value = on_header_value;
+  h->settings.on_headers_complete = on_headers_complete;
+  h->settings.on_body = on_body;
+  h->settings.on_message_complete = on_message_complete;
+  llhttp_init(&h->parser, HTTP_REQUEST, &h->settings);
+  h->parser.data = h;
+  http_request_init(&h->request, HTTP_PROTO_HTTP11, c->server->config.max_header_bytes, 0);
+  http_response_init(&h->response);
+  c->impl = h;
+  c->shutdown = on_shutdown;
+  const io_conn_callbacks callbacks = {.on_read = on_read,
+                                       .on_eof = on_eof,
+                                       .on_writable = on_writable,
+                                       .on_close = on_close};
+  io_conn_set_callbacks(c->io, &callbacks, h);
+  return 0;
+}

@@ -1,0 +1,326 @@
+/* speedyd_opts.c — speedyd's command line: getopt_long, defaults, --help and --version.
+ *
+ * Only parsing and checking of values happens here; files are opened by main.c so that
+ * every "cannot open" message names the option it came from.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "speedyd.h"
+
+enum {
+  OPT_LISTEN = 'l',
+  OPT_CERT = 256,
+  OPT_KEY,
+  OPT_DOCROOT,
+  OPT_PUSH,
+  OPT_HINT,
+  OPT_MANIFEST,
+  OPT_UPLOAD_PATH,
+  OPT_UPLOAD_MODE,
+  OPT_UPLOAD_MAX,
+  OPT_USER,
+  OPT_PROTOCOLS,
+  OPT_PLAINTEXT_V3,
+  OPT_HANDSHAKE_TIMEOUT,
+  OPT_HEADER_TIMEOUT,
+  OPT_IDLE_TIMEOUT,
+  OPT_SHUTDOWN_TIMEOUT,
+  OPT_MAX_CONNECTIONS,
+  OPT_MAX_STREAMS,
+  OPT_MAX_HEADER_BYTES,
+  OPT_ACCESS_LOG,
+  OPT_ERROR_LOG,
+  OPT_ALLOW_SYMLINKS,
+  OPT_NO_GZIP,
+  OPT_PORT_FILE,
+  OPT_DATA_FRAME_SIZE
+};
+
+static const struct option long_options[] = {
+    {"listen", required_argument, NULL, OPT_LISTEN},
+    {"cert", required_argument, NULL, OPT_CERT},
+    {"key", required_argument, NULL, OPT_KEY},
+    {"docroot", required_argument, NULL, OPT_DOCROOT},
+    {"push", no_argument, NULL, OPT_PUSH},
+    {"hint", no_argument, NULL, OPT_HINT},
+    {"manifest", required_argument, NULL, OPT_MANIFEST},
+    {"upload-path", required_argument, NULL, OPT_UPLOAD_PATH},
+    {"upload-mode", required_argument, NULL, OPT_UPLOAD_MODE},
+    {"upload-max", required_argument, NULL, OPT_UPLOAD_MAX},
+    {"user", required_argument, NULL, OPT_USER},
+    {"protocols", required_argument, NULL, OPT_PROTOCOLS},
+    {"plaintext-v3", required_argument, NULL, OPT_PLAINTEXT_V3},
+    {"handshake-timeout", required_argument, NULL, OPT_HANDSHAKE_TIMEOUT},
+    {"header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT},
+    {"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
+    {"shutdown-timeout", required_argument, NULL, OPT_SHUTDOWN_TIMEOUT},
+    {"max-connections", required_argument, NULL, OPT_MAX_CONNECTIONS},
+    {"max-streams", required_argument, NULL, OPT_MAX_STREAMS},
+    {"max-header-bytes", required_argument, NULL, OPT_MAX_HEADER_BYTES},
+    {"access-log", required_argument, NULL, OPT_ACCESS_LOG},
+    {"error-log", required_argument, NULL, OPT_ERROR_LOG},
+    {"allow-symlinks", no_argument, NULL, OPT_ALLOW_SYMLINKS},
+    {"no-gzip", no_argument, NULL, OPT_NO_GZIP},
+    {"port-file", required_argument, NULL, OPT_PORT_FILE},
+    {"data-frame-size", required_argument, NULL, OPT_DATA_FRAME_SIZE},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0}};
+
+static void print_help(void) {
+  printf(
+      "Usage: speedyd --listen [ADDR:]PORT[,tls] ... --docroot DIR [OPTION]...\n"
+      "Serve static files over SPDY/2, SPDY/3, SPDY/3.1 and HTTP/1.1 on the same ports.\n"
+      "\n"
+      "Listening and TLS:\n"
+      "  -l, --listen [ADDR:]PORT[,tls]  listen on ADDR (default 0.0.0.0; IPv6 as [::1]),\n"
+      "                             PORT (0: any free port); ',tls' for TLS; repeatable\n"
+      "                             (default: 8080, plaintext)\n"
+      "      --cert FILE            PEM certificate chain (required with ,tls)\n"
+      "      --key FILE             PEM private key (required with ,tls)\n"
+      "      --protocols LIST       ALPN/NPN preference, comma-separated\n"
+      "                             (default: spdy/3.1,spdy/3,spdy/2,http/1.1)\n"
+      "      --plaintext-v3 3|3.1   what a plaintext version-3 SPDY client gets (default: 3.1)\n"
+      "      --port-file FILE       after listening, write the bound ports there, one a line\n"
+      "                             in --listen order (default: none)\n"
+      "\n"
+      "Content:\n"
+      "      --docroot DIR          serve files beneath DIR (required)\n"
+      "      --allow-symlinks       follow symlinks that leave the docroot (default: only\n"
+      "                             symlinks that stay beneath it are followed)\n"
+      "      --no-gzip              never compress on the fly (default: gzip compressible\n"
+      "                             types for clients that accept it; FILE.gz is always used)\n"
+      "      --upload-path PATH     POST bodies to PATH are echoed or discarded (default: none)\n"
+      "      --upload-mode MODE     echo or discard (default: echo)\n"
+      "      --upload-max BYTES     largest upload body (default: 16777216 for echo,\n"
+      "                             unlimited for discard)\n"
+      "      --manifest FILE        push manifest: pages and the resources to push or hint\n"
+      "      --push                 push the manifest's resources over SPDY (default: off)\n"
+      "      --hint                 add X-Subresources and Link: rel=preload (default: off)\n"
+      "\n"
+      "Limits and timeouts (milliseconds; 0: none):\n"
+      "      --handshake-timeout MS TLS handshake or plaintext sniff (default: 10000)\n"
+      "      --header-timeout MS    until the first request's headers (default: 20000)\n"
+      "      --idle-timeout MS      no bytes moved on a connection (default: 120000)\n"
+      "      --shutdown-timeout MS  after SIGTERM, how long in-flight streams may finish\n"
+      "                             (default: 10000)\n"
+      "      --max-connections N    live connections (default: 10000)\n"
+      "      --max-streams N        SPDY concurrent streams per connection (default: 100)\n"
+      "      --max-header-bytes N   request header fields, names + values (default: 32768)\n"
+      "      --data-frame-size N    payload of the SPDY DATA frames we send (default: 16384)\n"
+      "\n"
+      "Logs and process:\n"
+      "      --access-log FILE|-    combined format + protocol, stream, bytes (default: none)\n"
+      "      --error-log FILE       errors with timestamps (default: stderr)\n"
+      "      --user NAME            drop to this user (and its groups) after binding and\n"
+      "                             loading keys (default: stay)\n"
+      "  -h, --help                 print this help and exit\n"
+      "  -V, --version              print the version and exit\n"
+      "\n"
+      "SIGTERM or SIGINT: GOAWAY to SPDY clients, in-flight requests finish until the\n"
+      "shutdown timeout, exit 0. Exit status: 0 success, 1 failure, 2 usage error.\n");
+}
+
+static int usage_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  fprintf(stderr, "speedyd: ");
+  vfprintf(stderr, format, ap);
+  fprintf(stderr, "\nTry 'speedyd --help' for more information.\n");
+  va_end(ap);
+  return SPEEDYD_EXIT_USAGE;
+}
+
+/* Parses an unsigned decimal within [min, max]. Returns 0 or -1. */
+static int parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out) {
+  if (text == NULL || *text < '0' || *text > '9') return -1;
+  errno = 0;
+  char *end;
+  unsigned long long v = strtoull(text, &end, 10);
+  if (errno != 0 || *end != '\0' || v < min || v > max) return -1;
+  *out = v;
+  return 0;
+}
+
+/* "[ADDR:]PORT[,tls]": ADDR may be an IPv4 literal, a bracketed IPv6 literal or "*". */
+static int parse_listen(const char *text, speedyd_listen *out) {
+  memset(out, 0, sizeof(*out));
+  char buf[128];
+  size_t len = strlen(text);
+  if (len == 0 || len >= sizeof(buf)) return -1;
+  memcpy(buf, text, len + 1);
+  char *comma = strchr(buf, ',');
+  if (comma != NULL) {
+    *comma = '\0';
+    if (strcmp(comma + 1, "tls") != 0) return -1;
+    out->tls = 1;
+  }
+  const char *addr = "0.0.0.0";
+  char *port = buf;
+  if (buf[0] == '[') {
+    char *close = strchr(buf, ']');
+    if (close == NULL || close[1] != ':') return -1;
+    *close = '\0';
+    addr = buf + 1;
+    port = close + 2;
+  } else {
+    char *colon = strrchr(buf, ':');
+    if (colon != NULL) {
+      *colon = '\0';
+      addr = strcmp(buf, "*") == 0 ? "0.0.0.0" : buf;
+      port = colon + 1;
+    }
+  }
+  uint64_t p;
+  if (parse_u64(port, 0, 65535, &p) != 0 || addr[0] == '\0') return -1;
+  if (strlen(addr) >= sizeof(out->addr)) return -1;
+  strcpy(out->addr, addr);
+  out->port = (int)p;
+  return 0;
+}
+
+static int parse_protocols(speedyd_config *config, char *list) {
+  config->n_protocols = 0;
+  for (char *save = NULL, *p = strtok_r(list, ",", &save); p != NULL;
+       p = strtok_r(NULL, ",", &save)) {
+    if (io_proto_from_name(p, strlen(p)) == IO_PROTO_UNKNOWN) return -1;
+    if (config->n_protocols == SPEEDYD_MAX_PROTOCOLS) return -1;
+    config->protocols[config->n_protocols++] = p;
+  }
+  return config->n_protocols == 0 ? -1 : 0;
+}
+
+static void set_defaults(speedyd_config *config) {
+  memset(config, 0, sizeof(*config));
+  config->upload_mode = HTTP_UPLOAD_ECHO;
+  config->plaintext_v3 = IO_PROTO_SPDY3_1;
+  config->handshake_timeout_ms = 10000;
+  config->header_timeout_ms = 20000;
+  config->idle_timeout_ms = 120000;
+  config->shutdown_timeout_ms = 10000;
+  config->max_connections = 10000;
+  config->max_streams = 100;
+  config->data_frame_size = 16384;
+  config->max_header_bytes = HTTP_REQUEST_DEFAULT_MAX_HEADER_BYTES;
+  config->gzip = 1;
+}
+
+int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done) {
+  set_defaults(config);
+  *done = 0;
+  opterr = 0;
+  int opt;
+  uint64_t v;
+  int longindex = -1;
+  while ((opt = getopt_long(argc, argv, ":l:hV", long_options, &longindex)) != -1) {
+    const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+    uint32_t *ms = NULL;
+    switch (opt) {
+    case 'h':
+      print_help();
+      *done = 1;
+      return 0;
+    case 'V':
+      printf("speedyd %s (libspdy %s)\n", SPEEDYD_VERSION, spdy_version());
+      *done = 1;
+      return 0;
+    case OPT_LISTEN:
+      if (config->n_listens == SPEEDYD_MAX_LISTENS)
+        return usage_error("too many --listen options (at most 16)");
+      if (parse_listen(optarg, &config->listens[config->n_listens]) != 0)
+        return usage_error("bad --listen '%s': expected [ADDR:]PORT[,tls]", optarg);
+      config->n_listens++;
+      break;
+    case OPT_CERT: config->cert_file = optarg; break;
+    case OPT_KEY: config->key_file = optarg; break;
+    case OPT_DOCROOT: config->docroot = optarg; break;
+    case OPT_PUSH: config->push = 1; break;
+    case OPT_HINT: config->hint = 1; break;
+    case OPT_MANIFEST: config->manifest_file = optarg; break;
+    case OPT_UPLOAD_PATH:
+      if (optarg[0] != '/') return usage_error("--upload-path '%s' must start with '/'", optarg);
+      config->upload_path = optarg;
+      break;
+    case OPT_UPLOAD_MODE:
+      if (strcmp(optarg, "echo") == 0) config->upload_mode = HTTP_UPLOAD_ECHO;
+      else if (strcmp(optarg, "discard") == 0) config->upload_mode = HTTP_UPLOAD_DISCARD;
+      else return usage_error("bad --upload-mode '%s': expected echo or discard", optarg);
+      break;
+    case OPT_UPLOAD_MAX:
+      if (parse_u64(optarg, 0, UINT64_MAX, &v) != 0)
+        return usage_error("bad --upload-max '%s'", optarg);
+      config->upload_max = v;
+      break;
+    case OPT_USER: config->user = optarg; break;
+    case OPT_PROTOCOLS:
+      if (parse_protocols(config, optarg) != 0)
+        return usage_error("bad --protocols: expected up to 4 of spdy/3.1, spdy/3, spdy/2, "
+                           "http/1.1");
+      break;
+    case OPT_PLAINTEXT_V3:
+      if (strcmp(optarg, "3") == 0) config->plaintext_v3 = IO_PROTO_SPDY3;
+      else if (strcmp(optarg, "3.1") == 0) config->plaintext_v3 = IO_PROTO_SPDY3_1;
+      else return usage_error("bad --plaintext-v3 '%s': expected 3 or 3.1", optarg);
+      break;
+    case OPT_HANDSHAKE_TIMEOUT: ms = &config->handshake_timeout_ms; break;
+    case OPT_HEADER_TIMEOUT: ms = &config->header_timeout_ms; break;
+    case OPT_IDLE_TIMEOUT: ms = &config->idle_timeout_ms; break;
+    case OPT_SHUTDOWN_TIMEOUT: ms = &config->shutdown_timeout_ms; break;
+    case OPT_MAX_CONNECTIONS:
+      if (parse_u64(optarg, 1, 1000000, &v) != 0)
+        return usage_error("bad --max-connections '%s': expected 1 to 1000000", optarg);
+      config->max_connections = (uint32_t)v;
+      break;
+    case OPT_MAX_STREAMS:
+      if (parse_u64(optarg, 1, 100000, &v) != 0)
+        return usage_error("bad --max-streams '%s': expected 1 to 100000", optarg);
+      config->max_streams = (uint32_t)v;
+      break;
+    case OPT_MAX_HEADER_BYTES:
+      if (parse_u64(optarg, 1024, 1048576, &v) != 0)
+        return usage_error("bad --max-header-bytes '%s': expected 1024 to 1048576", optarg);
+      config->max_header_bytes = (uint32_t)v;
+      break;
+    case OPT_DATA_FRAME_SIZE:
+      if (parse_u64(optarg, 1, 16777215, &v) != 0)
+        return usage_error("bad --data-frame-size '%s': expected 1 to 16777215", optarg);
+      config->data_frame_size = (uint32_t)v;
+      break;
+    case OPT_ACCESS_LOG: config->access_log = optarg; break;
+    case OPT_ERROR_LOG: config->error_log = optarg; break;
+    case OPT_ALLOW_SYMLINKS: config->allow_symlinks = 1; break;
+    case OPT_NO_GZIP: config->gzip = 0; break;
+    case OPT_PORT_FILE: config->port_file = optarg; break;
+    case ':': return usage_error("option '%s' needs a value", name);
+    default: return usage_error("unknown option '%s'", name);
+    }
+    if (ms != NULL) {
+      if (parse_u64(optarg, 0, 86400000, &v) != 0)
+        return usage_error("bad --%s '%s': expected milliseconds (0 to 86400000)",
+                           longindex >= 0 ? long_options[longindex].name : "timeout", optarg);
+      *ms = (uint32_t)v;
+    }
+    longindex = -1;
+  }
+  if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
+  if (config->docroot == NULL) return usage_error("--docroot DIR is required");
+  if (config->n_listens == 0) {
+    strcpy(config->listens[0].addr, "0.0.0.0");
+    config->listens[0].port = 8080;
+    config->n_listens = 1;
+  }
+  int any_tls = 0;
+  for (size_t i = 0; i < config->n_listens; i++) any_tls |= config->listens[i].tls;
+  if (any_tls && (config->cert_file == NULL || config->key_file == NULL))
+    return usage_error("a ,tls listener needs --cert FILE and --key FILE");
+  if ((config->push || config->hint) && config->manifest_file == NULL)
+    return usage_error("--push and --hint need --manifest FILE");
+  return 0;
+}

@@ -1,0 +1,436 @@
+/* speedyd_spdy.c — a SPDY connection: one libspdy session driven by one io_conn.
+ *
+ * Input: every byte read goes to spdy_session_recv; the callbacks build an http_request
+ * per stream (bounded by --max-header-bytes), feed request bodies to the upload sink and
+ * answer when the request is complete. Output is pulled, and only in on_writable, up to
+ * io_conn_room(): the engine produces frames just as fast as the socket takes them, so a
+ * large low-priority body cannot fill the kernel's buffers ahead of an urgent stream
+ * (together with TCP_NOTSENT_LOWAT and small TLS records in the I/O layer).
+ *
+ * Streams: request streams are the client's (odd); pushed streams ours (even). Each has
+ * an sd_stream holding its request, response and body; it is freed in on_stream_close
+ * (or when the connection closes: spdy_session_del calls no callbacks).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "http_err.h"
+#include "http_spdy.h"
+#include "speedyd.h"
+
+typedef struct sd_stream sd_stream;
+
+typedef struct speedyd_spdy_conn {
+  speedyd_conn *base;
+  spdy_session *session;
+  sd_stream *streams; /* every stream with user data, for cleanup */
+  const char *protocol_name;
+  int peer_eof;
+  int closing;     /* fatal error or finished: flush and close */
+  int goaway_sent;
+  int had_request;
+} speedyd_spdy_conn;
+
+struct sd_stream {
+  speedyd_spdy_conn *conn;
+  sd_stream *prev, *next;
+  int32_t id;
+  int urgency;
+  int is_push;
+  int responded;
+  int request_done;  /* header block of the request ended */
+  http_request request;
+  http_response response;
+  http_upload *upload;
+  uint64_t body_in, body_out, bytes_out;
+};
+
+/* ---- streams ---- */
+
+static sd_stream *stream_new(speedyd_spdy_conn *conn, int32_t id) {
+  sd_stream *s = calloc(1, sizeof(*s));
+  if (s == NULL) return NULL;
+  s->conn = conn;
+  s->id = id;
+  http_protocol proto = HTTP_PROTO_SPDY31;
+  switch (spdy_session_protocol(conn->session)) {
+  case SPDY_PROTOCOL_SPDY2: proto = HTTP_PROTO_SPDY2; break;
+  case SPDY_PROTOCOL_SPDY3: proto = HTTP_PROTO_SPDY3; break;
+  case SPDY_PROTOCOL_SPDY3_1: proto = HTTP_PROTO_SPDY31; break;
+  }
+  http_request_init(&s->request, proto, conn->base->server->config.max_header_bytes, 0);
+  http_response_init(&s->response);
+  s->next = conn->streams;
+  if (conn->streams != NULL) conn->streams->prev = s;
+  conn->streams = s;
+  return s;
+}
+
+static void stream_del(sd_stream *s) {
+  speedyd_spdy_conn *conn = s->conn;
+  if (s->prev != NULL) s->prev->next = s->next;
+  else conn->streams = s->next;
+  if (s->next != NULL) s->next->prev = s->prev;
+  http_upload_del(s->upload);
+  http_request_free(&s->request);
+  http_response_free(&s->response);
+  free(s);
+}
+
+static sd_stream *stream_get(speedyd_spdy_conn *conn, int32_t id) {
+  return spdy_session_get_stream_user_data(conn->session, id);
+}
+
+/* The body of a response, pulled by the engine (counts what was sent). */
+static int64_t stream_body_read(spdy_session *session, int32_t stream_id, uint8_t *buf,
+                                size_t len, uint32_t *flags, void *source, void *user) {
+  sd_stream *s = source;
+  int64_t n = http_spdy_body_read(session, stream_id, buf, len, flags, s->response.body, user);
+  if (n > 0) s->body_out += (uint64_t)n;
+  if (n < 0 && n != SPDY_ERR_DEFERRED) {
+    speedyd_log_error(s->conn->base->server, io_conn_peer(s->conn->base->io),
+                      "stream %d: body of %s failed: %s", (int)stream_id,
+                      s->request.path ? "the response" : "a push", http_strerror((int)n));
+  }
+  return n;
+}
+
+/* Pushes the manifest's resources for s's page (before its SYN_REPLY and body). */
+static void push_resources(speedyd_spdy_conn *conn, sd_stream *page) {
+  speedyd_server *server = conn->base->server;
+  if (!server->config.push || server->shutting_down) return;
+  /* SPDY has no push opt-out but this: MAX_CONCURRENT_STREAMS 0 (SPDY/3 2.6.4). */
+  if (spdy_session_remote_setting(conn->session, SPDY_SETTINGS_MAX_CONCURRENT_STREAMS) == 0)
+    return;
+  if (page->request.scheme == NULL || page->request.authority == NULL) return;
+  const http_manifest_entry *entries;
+  size_t n = speedyd_push_entries(server, &page->request, &page->response, &entries);
+  for (size_t i = 0; i < n; i++) {
+    if (!speedyd_push_path_ok(entries[i].path)) continue;
+    sd_stream *s = stream_new(conn, 0);
+    if (s == NULL) return;
+    s->is_push = 1;
+    s->urgency = entries[i].urgency;
+    if (speedyd_push_request(&page->request, entries[i].path, page->request.protocol,
+                             &s->request) != 0) {
+      http_request_init(&s->request, HTTP_PROTO_SPDY31, 0, 0);
+      stream_del(s);
+      continue;
+    }
+    speedyd_serve_static(server, &s->request, &s->response);
+    if (s->response.status != 200 || s->response.body == NULL) {
+      stream_del(s); /* only resources that exist are pushed */
+      continue;
+    }
+    speedyd_serve_common_headers(&s->response);
+    http_spdy_headers request_headers, response_headers;
+    if (http_spdy_push_headers(page->request.scheme, page->request.authority,
+                               entries[i].path, &request_headers) != 0) {
+      stream_del(s);
+      return;
+    }
+    if (http_spdy_response_headers(&s->response, &response_headers) != 0) {
+      http_spdy_headers_free(&request_headers);
+      stream_del(s);
+      return;
+    }
+    int32_t id = spdy_submit_push(conn->session, page->id, s->urgency, request_headers.list,
+                                  request_headers.count, response_headers.list,
+                                  response_headers.count, stream_body_read, s, s);
+    http_spdy_headers_free(&request_headers);
+    http_spdy_headers_free(&response_headers);
+    if (id < 0) {
+      stream_del(s);
+      if (id != SPDY_ERR_INVALID_HEADER) return; /* closing, out of ids, queue full */
+      continue;
+    }
+    s->id = id;
+    s->responded = 1;
+  }
+}
+
+/* Sends s->response as the SYN_REPLY and body of s. */
+static void respond(speedyd_spdy_conn *conn, sd_stream *s) {
+  speedyd_server *server = conn->base->server;
+  if (s->responded) return;
+  s->responded = 1;
+  speedyd_serve_common_headers(&s->response);
+  speedyd_push_add_hints(server, &s->request, &s->response);
+  /* Pushes go first: their SYN_STREAMs must precede any of the page's content that could
+   * let the client discover them (SPDY/3 3.3.1). */
+  push_resources(conn, s);
+  http_spdy_headers headers;
+  int rv = http_spdy_response_headers(&s->response, &headers);
+  if (rv == 0) {
+    int has_body = s->response.body != NULL;
+    rv = spdy_submit_response(conn->session, s->id, headers.list, headers.count,
+                              has_body ? stream_body_read : NULL, has_body ? s : NULL);
+    http_spdy_headers_free(&headers);
+  }
+  if (rv != 0) {
+    speedyd_log_error(server, io_conn_peer(conn->base->io), "stream %d: cannot answer: %s",
+                      (int)s->id, rv < -100 ? spdy_strerror(rv) : http_strerror(rv));
+    spdy_submit_rst(conn->session, s->id, SPDY_RST_INTERNAL_ERROR);
+  }
+  io_conn_want_writable(conn->base->io);
+}
+
+static void respond_error(speedyd_spdy_conn *conn, sd_stream *s, int err) {
+  if (s->responded) return;
+  http_upload_del(s->upload);
+  s->upload = NULL;
+  speedyd_serve_error(&s->response, err);
+  respond(conn, s);
+}
+
+/* ---- engine callbacks ---- */
+
+static int on_begin_headers(spdy_session *session, int32_t stream_id, spdy_headers_kind kind,
+                            int32_t associated_id, void *user) {
+  (void)session, (void)associated_id;
+  speedyd_spdy_conn *conn = user;
+  if (kind != SPDY_HEADERS_REQUEST) return 0; /* trailers: ignored */
+  sd_stream *s = stream_new(conn, stream_id);
+  if (s == NULL) return SPDY_ERR_NOMEM;
+  if (spdy_session_set_stream_user_data(conn->session, stream_id, s) != 0) {
+    stream_del(s);
+    return 0;
+  }
+  conn->had_request = 1;
+  return 0;
+}
+
+static int on_header(spdy_session *session, int32_t stream_id, const spdy_header *header,
+                     void *user) {
+  (void)session;
+  sd_stream *s = stream_get(user, stream_id);
+  if (s == NULL || s->request_done) return 0;
+  (void)http_spdy_request_header(&s->request, header); /* sticky: answered at the end */
+  return 0;
+}
+
+static int on_headers_end(spdy_session *session, int32_t stream_id, int end_stream,
+                          void *user) {
+  (void)session;
+  speedyd_spdy_conn *conn = user;
+  sd_stream *s = stream_get(conn, stream_id);
+  if (s == NULL || s->request_done) return 0;
+  s->request_done = 1;
+  speedyd_server *server = conn->base->server;
+  io_conn_set_idle_timeout(conn->base->io, server->config.idle_timeout_ms);
+  int rv = http_spdy_request_finish(&s->request, end_stream);
+  if (rv != 0) {
+    respond_error(conn, s, rv); /* a 400 reply, not a reset (SPDY/3 3.2.1) */
+    return 0;
+  }
+  if (speedyd_serve_is_upload(server, &s->request) && s->request.method != NULL &&
+      strcmp(s->request.method, "POST") == 0) {
+    rv = http_upload_begin(&s->upload, &server->upload_options, &s->request);
+    if (rv != 0) {
+      respond_error(conn, s, rv);
+      return 0;
+    }
+    if (end_stream) {
+      rv = http_upload_finish(s->upload, &s->response);
+      if (rv != 0) respond_error(conn, s, rv);
+      else respond(conn, s);
+    }
+    return 0;
+  }
+  /* Everything else is answered now; a body sent with it is read and dropped. */
+  speedyd_serve_static(server, &s->request, &s->response);
+  respond(conn, s);
+  return 0;
+}
+
+static int on_data_chunk(spdy_session *session, int32_t stream_id, const uint8_t *data,
+                         size_t len, void *user) {
+  (void)session;
+  speedyd_spdy_conn *conn = user;
+  sd_stream *s = stream_get(conn, stream_id);
+  if (s == NULL) return 0;
+  if (len > UINT64_MAX - s->body_in) len = 0; /* cannot happen; keeps the sum exact */
+  s->body_in += len;
+  if (s->responded) return 0;
+  int rv = http_request_check_body(&s->request, s->body_in, 0);
+  if (rv == 0 && s->upload != NULL) rv = http_upload_feed(s->upload, data, len);
+  if (rv != 0) respond_error(conn, s, rv);
+  return 0;
+}
+
+static int on_data_end(spdy_session *session, int32_t stream_id, void *user) {
+  (void)session;
+  speedyd_spdy_conn *conn = user;
+  sd_stream *s = stream_get(conn, stream_id);
+  if (s == NULL || s->responded) return 0;
+  int rv = http_request_check_body(&s->request, s->body_in, 1);
+  if (rv == 0 && s->upload != NULL) rv = http_upload_finish(s->upload, &s->response);
+  if (rv != 0) respond_error(conn, s, rv);
+  else respond(conn, s);
+  return 0;
+}
+
+static int on_stream_close(spdy_session *session, int32_t stream_id, uint32_t status,
+                           void *user) {
+  (void)session;
+  speedyd_spdy_conn *conn = user;
+  sd_stream *s = stream_get(conn, stream_id);
+  /* Older libspdy dropped the user data before this callback: find ours by id then. */
+  if (s == NULL)
+    for (s = conn->streams; s != NULL && s->id != stream_id;) s = s->next;
+  if (s == NULL) return 0;
+  speedyd_server *server = conn->base->server;
+  if (s->responded && s->request.method != NULL) {
+    speedyd_log_access(server, conn->base, &s->request, s->response.status, s->body_out,
+                       conn->protocol_name, stream_id, s->body_in, s->bytes_out);
+  }
+  if (status != SPDY_RST_NONE && status != SPDY_RST_CANCEL && s->responded) {
+    speedyd_log_error(server, io_conn_peer(conn->base->io), "stream %d closed: %s",
+                      (int)stream_id, spdy_rst_status_name(status));
+  }
+  stream_del(s);
+  return 0;
+}
+
+static void on_frame(spdy_session *session, int sent, spdy_frame_type type, uint8_t flags,
+                     int32_t stream_id, uint32_t length, const char *summary, void *user) {
+  (void)type, (void)flags, (void)summary, (void)session;
+  if (!sent || stream_id == 0) return;
+  sd_stream *s = stream_get(user, stream_id);
+  if (s != NULL) s->bytes_out += 8u + (uint64_t)length;
+}
+
+/* ---- I/O ---- */
+
+/* Closes when the session is over, or the peer has left and nothing is in flight. */
+static void maybe_close(speedyd_spdy_conn *conn) {
+  int finished = !spdy_session_want_read(conn->session) && !spdy_session_want_write(conn->session);
+  int idle = spdy_session_open_streams(conn->session) == 0 &&
+             spdy_session_pending_streams(conn->session) == 0;
+  if (finished || conn->closing || ((conn->peer_eof || conn->goaway_sent) && idle))
+    io_conn_close(conn->base->io);
+}
+
+/* Moves the engine's output into the connection, at most room bytes. */
+static void produce(speedyd_spdy_conn *conn, size_t room, int unbounded) {
+  for (;;) {
+    if (!unbounded && room == 0) {
+      io_conn_want_writable(conn->base->io);
+      return;
+    }
+    const uint8_t *p;
+    int64_t n = spdy_session_peek_output(conn->session, &p, unbounded ? 65536 : room);
+    if (n < 0) {
+      speedyd_log_error(conn->base->server, io_conn_peer(conn->base->io), "session: %s",
+                        spdy_strerror((int)n));
+      conn->closing = 1;
+      break;
+    }
+    if (n == 0) break;
+    if (io_conn_write(conn->base->io, p, (size_t)n) != 0) {
+      conn->closing = 1;
+      break;
+    }
+    spdy_session_consume_output(conn->session, (size_t)n);
+    if (!unbounded) room -= (size_t)n;
+  }
+  maybe_close(conn);
+}
+
+static void on_writable(io_conn *io, size_t room, void *user) {
+  (void)io;
+  speedyd_spdy_conn *conn = user;
+  produce(conn, room, conn->closing);
+}
+
+static size_t on_read(io_conn *io, const uint8_t *data, size_t len, void *user) {
+  speedyd_spdy_conn *conn = user;
+  if (conn->closing) return len;
+  spdy_session_set_now(conn->session, speedyd_now_ns());
+  int64_t n = spdy_session_recv(conn->session, data, len);
+  if (n < 0) {
+    char why[160];
+    snprintf(why, sizeof(why), "%s", spdy_strerror((int)n));
+    speedyd_log_error(conn->base->server, io_conn_peer(io), "session ended: %s", why);
+    /* A GOAWAY is usually queued: send it (ignoring the room), then close. */
+    conn->closing = 1;
+    produce(conn, 0, 1);
+    return len;
+  }
+  io_conn_want_writable(io);
+  return (size_t)n;
+}
+
+static void on_eof(io_conn *io, void *user) {
+  (void)io;
+  speedyd_spdy_conn *conn = user;
+  conn->peer_eof = 1;
+  maybe_close(conn);
+}
+
+static void on_close(io_conn *io, int status, void *user) {
+  speedyd_spdy_conn *conn = user;
+  if (status != 0 && status != UV_EOF && status != UV_ECONNRESET) {
+    const char *detail = io_conn_error_detail(io);
+    speedyd_log_error(conn->base->server, io_conn_peer(io), "connection closed: %s%s%s",
+                      io_strerror(status), detail[0] ? ": " : "", detail);
+  }
+  spdy_session_del(conn->session);
+  while (conn->streams != NULL) stream_del(conn->streams);
+  speedyd_conn *base = conn->base;
+  free(conn);
+  speedyd_conn_closed(base);
+}
+
+static void on_shutdown(speedyd_conn *c) {
+  speedyd_spdy_conn *conn = c->impl;
+  if (!conn->goaway_sent) {
+    conn->goaway_sent = 1;
+    spdy_submit_goaway(conn->session, SPDY_GOAWAY_OK);
+  }
+  io_conn_want_writable(c->io);
+}
+
+int speedyd_spdy_start(speedyd_conn *c, spdy_protocol protocol) {
+  speedyd_server *server = c->server;
+  speedyd_spdy_conn *conn = calloc(1, sizeof(*conn));
+  if (conn == NULL) return SPDY_ERR_NOMEM;
+  conn->base = c;
+  conn->protocol_name = spdy_protocol_name(protocol);
+  spdy_callbacks *cb = NULL;
+  spdy_options *options = NULL;
+  int rv = spdy_callbacks_new(&cb);
+  if (rv == 0) rv = spdy_options_new(&options);
+  if (rv == 0) {
+    spdy_callbacks_set_on_begin_headers(cb, on_begin_headers);
+    spdy_callbacks_set_on_header(cb, on_header);
+    spdy_callbacks_set_on_headers_end(cb, on_headers_end);
+    spdy_callbacks_set_on_data_chunk(cb, on_data_chunk);
+    spdy_callbacks_set_on_data_end(cb, on_data_end);
+    spdy_callbacks_set_on_stream_close(cb, on_stream_close);
+    spdy_callbacks_set_on_frame(cb, on_frame);
+    spdy_options_set_data_frame_size(options, server->config.data_frame_size);
+    spdy_options_set_max_concurrent_streams(options, server->config.max_streams);
+    /* Uploads: let a client send a few round trips' worth before we credit it. */
+    spdy_options_set_stream_window(options, 256u * 1024u);
+    spdy_options_set_session_window(options, 1024u * 1024u);
+    rv = spdy_session_new(&conn->session, protocol, SPDY_ROLE_SERVER, cb, options, conn);
+  }
+  spdy_callbacks_del(cb);
+  spdy_options_del(options);
+  if (rv != 0) {
+    free(conn);
+    return rv;
+  }
+  c->impl = conn;
+  c->shutdown = on_shutdown;
+  const io_conn_callbacks callbacks = {.on_read = on_read,
+                                       .on_eof = on_eof,
+                                       .on_writable = on_writable,
+                                       .on_close = on_close};
+  io_conn_set_callbacks(c->io, &callbacks, conn);
+  /* Our SETTINGS go out at once. */
+  io_conn_want_writable(c->io);
+  if (server->shutting_down) on_shutdown(c);
+  return 0;
+}

@@ -1,0 +1,57 @@
+#!/bin/bash
+# test_cli.sh — speedyd's command line: --help lists every option with its default,
+# --version, exit codes 0/1/2 with one-line errors, --port-file, and --user dropping
+# privileges (when run as root and the user "nobody" exists).
+source "$(dirname "$0")/lib.sh" "$@"
+mkdir -p "$WORK/site"
+echo hi >"$WORK/site/index.html"
+"$SPEEDYD" --help >"$WORK/help"
+check "--help exits 0" "$?" 0
+for opt in listen cert key docroot push hint manifest upload-path upload-mode upload-max user \
+           protocols plaintext-v3 handshake-timeout header-timeout idle-timeout shutdown-timeout \
+           max-connections max-streams max-header-bytes data-frame-size access-log error-log \
+           allow-symlinks no-gzip port-file help version; do
+  check_grep "--help lists --$opt" "--$opt" "$WORK/help"
+done
+check "--help states defaults" "$(grep -c 'default' "$WORK/help" | awk '{print ($1 >= 20)}')" 1
+check "--version" "$("$SPEEDYD" --version | grep -c '^speedyd [0-9]')" 1
+"$SPEEDYD" --bogus 2>"$WORK/e1"; check "an unknown option exits 2" "$?" 2
+check "one-line message names it" "$(head -1 "$WORK/e1")" "speedyd: unknown option '--bogus'"
+"$SPEEDYD" --listen 1 2>/dev/null; check "no --docroot exits 2" "$?" 2
+"$SPEEDYD" --docroot "$WORK/site" --listen nope 2>/dev/null; check "a bad --listen exits 2" "$?" 2
+"$SPEEDYD" --docroot "$WORK/site" --listen 127.0.0.1:0,tls 2>/dev/null
+check "TLS without --cert exits 2" "$?" 2
+"$SPEEDYD" --docroot "$WORK/site" --listen 127.0.0.1:0,tls --cert "$WORK/missing.pem" --key k 2>"$WORK/e2"
+check "a missing --cert exits 1" "$?" 1
+check "the message says which file and why" "$(cat "$WORK/e2")" \
+  "speedyd: cannot open --cert $WORK/missing.pem: No such file or directory"
+"$SPEEDYD" --docroot "$WORK/nodir" --listen 127.0.0.1:0 2>"$WORK/e3"
+check "a missing --docroot exits 1" "$?" 1
+check_grep "its message" "cannot open --docroot" "$WORK/e3"
+start_server a --listen 127.0.0.1:0 --listen 127.0.0.1:0 --docroot "$WORK/site"
+check "--port-file lists both listeners" "$(wc -l <"$WORK/a.ports")" 2
+"$SPEEDYD" --docroot "$WORK/site" --listen "127.0.0.1:$PORT_a" 2>"$WORK/e4"
+check "a port in use exits 1" "$?" 1
+check_grep "its message" "cannot listen on 127.0.0.1:$PORT_a" "$WORK/e4"
+stop_server a
+check "exit 0 on SIGTERM" "$STOP_STATUS" 0
+
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && command -v curl >/dev/null; then
+  chmod 755 "$WORK" "$WORK/site"
+  chmod 644 "$WORK/site/index.html"
+  echo secret >"$WORK/site/root-only.txt"
+  chmod 600 "$WORK/site/root-only.txt"
+  start_server u --listen 127.0.0.1:0 --docroot "$WORK/site" --user nobody
+  check "--user: runs as nobody" "$(awk '/^Uid:/ {print $2}' "/proc/$PID_u/status")" "$(id -u nobody)"
+  check "--user: groups dropped" "$(awk '/^Gid:/ {print $2}' "/proc/$PID_u/status")" "$(id -g nobody)"
+  code() { curl -sS --max-time 10 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT_u$1"; }
+  check "--user: a readable file is served" "$(code /index.html)" 200
+  check "--user: a root-only file is 403" "$(code /root-only.txt)" 403
+  stop_server u
+  check "--user: exit 0 on SIGTERM" "$STOP_STATUS" 0
+else
+  echo "note: --user checks need root, curl and the user nobody; skipped"
+fi
+"$SPEEDYD" --docroot "$WORK/site" --listen 127.0.0.1:0 --user no-such-user-here 2>"$WORK/e5"
+check "an unknown --user exits 1" "$?" 1
+finish
