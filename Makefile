@@ -40,7 +40,7 @@ exit $$status
 endef
 
 .PHONY: all demo test test-sanitize build build-san configure configure-san deps \
-        format format-check install clean
+        format format-check install clean fuzz
 
 all: build
 
@@ -66,11 +66,13 @@ demo: deps
 	  echo "make demo: $(BENCH_ENGINE) was not built (bench/engine missing or failed)" >&2; \
 	  exit 1; \
 	fi
-	@echo "make demo: running the engine benchmark ($(BENCH_ENGINE)):" \
-	  "in-memory SPDY client<->server exchanges per second and heap per session"
-	@$(call timed,benchmark,$(BENCH_ENGINE))
-	@echo "make demo: that was the libspdy engine benchmark; the server, client and lab" \
-	  "demos come with later work"
+	@echo "make demo: 1/2 the engine benchmark ($(BENCH_ENGINE) --quick):" \
+	  "in-memory SPDY client<->server exchanges per second, heap per session, header compression"
+	@$(call timed,benchmark,$(BENCH_ENGINE) --quick)
+	@echo "make demo: 2/2 speedyd serving examples/site, fetched with speedy get over SPDY" \
+	  "(plaintext, TLS, push) and HTTP/1.1 (scripts/demo)"
+	@$(call timed,demo,bash scripts/demo $(BUILD_DIR))
+	@echo "make demo: the page-load lab (speedy lab run) comes with later work"
 
 test: deps
 	@$(MAKE) --no-print-directory build
@@ -81,6 +83,9 @@ test-sanitize: deps
 	@$(MAKE) --no-print-directory build-san
 	@$(call timed,ctest (sanitizers),ctest --test-dir $(SAN_BUILD_DIR) --output-on-failure \
 	  --no-tests=error -L 'unit|hostile|interop|integration' -j$(CTEST_JOBS))
+
+fuzz:
+	FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) SAN_BUILD_DIR=$(SAN_BUILD_DIR) JOBS=$(JOBS) bash scripts/fuzz
 
 format:
 	@command -v clang-format >/dev/null || \
