@@ -53,16 +53,23 @@ static civil civil_from_time(int64_t t) {
   return c;
 }
 
+/* Fields reduced modulo their width, so the compiler (and the reader) can see that the
+ * text always fits; real dates are in range anyway. */
+#define FIELD2(v) ((unsigned)(v) % 100u)
+#define FIELD4(v) ((unsigned)(v) % 10000u)
+
 void http_date_format(int64_t t, char out[HTTP_DATE_SIZE]) {
   civil c = civil_from_time(t);
-  snprintf(out, HTTP_DATE_SIZE, "%s, %02d %s %04d %02d:%02d:%02d GMT", day_names[c.weekday],
-           c.day, month_names[c.month - 1], (int)c.year, c.hour, c.minute, c.second);
+  snprintf(out, HTTP_DATE_SIZE, "%s, %02u %s %04u %02u:%02u:%02u GMT", day_names[c.weekday],
+           FIELD2(c.day), month_names[c.month - 1], FIELD4(c.year), FIELD2(c.hour),
+           FIELD2(c.minute), FIELD2(c.second));
 }
 
 void http_date_format_log(int64_t t, char out[HTTP_LOG_DATE_SIZE]) {
   civil c = civil_from_time(t);
-  snprintf(out, HTTP_LOG_DATE_SIZE, "%02d/%s/%04d:%02d:%02d:%02d +0000", c.day,
-           month_names[c.month - 1], (int)c.year, c.hour, c.minute, c.second);
+  snprintf(out, HTTP_LOG_DATE_SIZE, "%02u/%s/%04u:%02u:%02u:%02u +0000", FIELD2(c.day),
+           month_names[c.month - 1], FIELD4(c.year), FIELD2(c.hour), FIELD2(c.minute),
+           FIELD2(c.second));
 }
 
 /* A cursor over the text being parsed. */
