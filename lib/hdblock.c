@@ -172,6 +172,9 @@ static int header_check(int version, const spdy_header *header) {
     return SPDY_ERR_INVALID_HEADER;
   /* SPDY/2: "The length of each name and value must be greater than zero." */
   if (version == 2 && header->value_len == 0) return SPDY_ERR_INVALID_HEADER;
+  /* SPDY/2 has no ':' names: only the mapped pseudo-headers may be submitted. */
+  if (version == 2 && name[0] == ':' && wire_name(version, header).bytes[0] == ':')
+    return SPDY_ERR_INVALID_HEADER;
   return 0;
 }
 

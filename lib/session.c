@@ -345,6 +345,15 @@ static const spdy_header *find_header(const spdy_header *headers, size_t n, cons
   return NULL;
 }
 
+/* The pseudo-headers SPDY/2 spells without the colon. */
+static int is_v2_mapped_name(const spdy_header *h) {
+  static const char *const mapped[] = {":method", ":path", ":version", ":host", ":scheme",
+                                       ":status"};
+  for (size_t i = 0; i < sizeof(mapped) / sizeof(mapped[0]); i++)
+    if (name_is(h, mapped[i])) return 1;
+  return 0;
+}
+
 /* Checks what the peer would check: names present and well formed, required
  * pseudo-headers present (required: NULL-terminated list). */
 static int validate_headers(const spdy_session *session, const spdy_header *headers, size_t n,
@@ -364,6 +373,8 @@ static int validate_headers(const spdy_session *session, const spdy_header *head
       return SPDY_ERR_INVALID_HEADER;
     if (h->value_len == 0 && session->wire_version == 2) /* v2 forbids empty values */
       return SPDY_ERR_INVALID_HEADER;
+    if (session->wire_version == 2 && h->name[0] == ':' && !is_v2_mapped_name(h))
+      return SPDY_ERR_INVALID_HEADER; /* v2 has no ':' names but the ones it maps */
   }
   for (; required != NULL && *required != NULL; required++)
     if (find_header(headers, n, *required) == NULL) return SPDY_ERR_INVALID_HEADER;

@@ -148,7 +148,8 @@ struct spdy_session {
   uint32_t n_local_open;  /* streams we initiated that count against the peer's limit */
   uint32_t n_remote_open; /* streams the peer initiated that count against ours */
   int32_t next_stream_id;
-  int32_t last_recv_stream_id; /* highest stream id the peer opened (GOAWAY last-good) */
+  int32_t last_recv_stream_id;   /* highest peer stream we processed (GOAWAY last-good) */
+  int32_t highest_peer_stream_id; /* highest peer stream id seen, processed or ignored */
   int32_t highest_local_id_sent;
 
   /* Peer's settings as applied. */

@@ -38,7 +38,7 @@ static int is_peer_id(const spdy_session *session, int32_t id) {
 /* Did this id ever name a stream (now gone)? Frames for such streams are ignored;
  * frames for ids never used are answered with INVALID_STREAM. */
 static int id_was_used(const spdy_session *session, int32_t id) {
-  if (is_peer_id(session, id)) return id <= session->last_recv_stream_id;
+  if (is_peer_id(session, id)) return id <= session->highest_peer_stream_id;
   return id < session->next_stream_id;
 }
 
@@ -193,14 +193,15 @@ static int on_syn_stream(spdy_session *session, const uint8_t *payload, size_t l
 
   int32_t id = syn.stream_id;
   if (id == 0 || !is_peer_id(session, id)) return fail_protocol(session);
-  if (session->goaway_sent) return 0; /* after GOAWAY new streams are ignored */
-  if (id <= session->last_recv_stream_id) {
+  if (id <= session->highest_peer_stream_id) {
     if (spdy_stream_find(session, id) != NULL)
       return reset_stream(session, id,
                           session->wire_version >= 3 ? SPDY_RST_STREAM_IN_USE
                                                      : SPDY_RST_PROTOCOL_ERROR);
     return fail_protocol(session); /* ids must increase */
   }
+  session->highest_peer_stream_id = id; /* seen, even if ignored: its DATA is ignored too */
+  if (session->goaway_sent) return 0; /* after GOAWAY new streams are ignored */
   int push = session->role == SPDY_ROLE_CLIENT;
   if (push && syn.associated_id == 0) return fail_protocol(session); /* v3 3.3.2 */
   session->last_recv_stream_id = id;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "get.h"
+#include "lab.h"
 #include "netem_cli.h"
 
 #ifndef SPEEDY_VERSION
@@ -22,6 +23,7 @@ typedef struct speedy_command {
 
 static const speedy_command commands[] = {
     {"get", get_main, "fetch URLs over SPDY (or HTTP/1.1), like curl"},
+    {"lab", lab_main, "the page-load lab: header compression and pages of HAR recordings"},
     {"netem", netem_cli_main, "emulate a DSL, cable or mobile link between two namespaces"},
 };
 

@@ -1,0 +1,8 @@
+/* lab.h — entry point of the `speedy lab` command (lab_main.c). */
+#ifndef SPEEDY_LAB_LAB_H
+#define SPEEDY_LAB_LAB_H
+
+/* argv[0] is "lab"; returns the exit status (0, 1 failure, 2 bad usage). */
+int lab_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,24 @@
+/* fuzz_roundtrip_driver.h — a libspdy client and server talking to each other, driven by
+ * fuzz input (used by fuzz_roundtrip and fuzz_alloc).
+ *
+ * The input is a list of operations: submit requests (headers and body sizes from the
+ * input), responses, pushes, HEADERS, resets, pings, SETTINGS, WINDOW_UPDATEs, GOAWAY,
+ * resume deferred bodies, consume (manual flow control), advance the clock, and pump
+ * bytes between the two sessions in chunks of a chosen size.
+ *
+ * strict = 1 (fuzz_roundtrip): two speedy sessions must never disagree. Any recv error,
+ * any GOAWAY other than one the application asked for, any RST_STREAM the engine sent on
+ * its own with a status that accuses the peer, a body byte that differs from what the
+ * sender wrote, or a stream that ended normally with fewer or more bytes than the sender's
+ * body aborts.
+ * strict = 0 (fuzz_alloc): errors are expected (allocation failures); only crashes,
+ * sanitizer reports, invalid return codes and leaks count.
+ */
+#ifndef SPEEDY_FUZZ_ROUNDTRIP_DRIVER_H
+#define SPEEDY_FUZZ_ROUNDTRIP_DRIVER_H
+
+#include "fuzz_common.h"
+
+void fuzz_roundtrip_run(fuzz_input *in, int strict);
+
+#endif
