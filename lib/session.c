@@ -587,7 +587,11 @@ int spdy_submit_rst(spdy_session *session, int32_t stream_id, uint32_t status) {
   if (stream == NULL) return SPDY_ERR_STREAM_NOT_FOUND;
   if (spdy_session_drop_pending(session, stream_id)) /* never on the wire: nothing to reset there */
     return spdy_stream_close(session, stream, status);
-  int rv = spdy_queue_rst(session, stream_id, status, 0);
+  /* A reset submitted from a callback during spdy_session_recv answers the peer's input
+   * (refusing its pushes, say): it counts against the flood cap like the engine's own. */
+  int rv = spdy_queue_rst(session, stream_id, status, session->in_recv);
+  if (rv == SPDY_ERR_FLOOD)
+    return spdy_session_fail(session, rv, SPDY_GOAWAY_PROTOCOL_ERROR);
   if (rv != 0) return rv;
   return spdy_stream_close(session, stream, status);
 }

@@ -188,6 +188,7 @@ struct spdy_session {
   uint32_t payload_left; /* DATA / DISCARD bytes still to come */
   int32_t data_stream_id;
   uint8_t data_deliver;  /* 1: pass DATA payload to the application */
+  uint8_t in_recv;       /* inside spdy_session_recv (callbacks answer peer input) */
   uint32_t data_credit;  /* bytes of this DATA frame to credit when it ends */
 
   /* PING. */

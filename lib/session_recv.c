@@ -566,9 +566,19 @@ static int begin_frame(spdy_session *session) {
   return 0;
 }
 
+static int64_t recv_bytes(spdy_session *session, const uint8_t *data, size_t len);
+
 int64_t spdy_session_recv(spdy_session *session, const uint8_t *data, size_t len) {
   if (session == NULL || (data == NULL && len > 0)) return SPDY_ERR_INVALID_ARGUMENT;
   if (session->fatal_error != 0) return session->fatal_error;
+  session->in_recv = 1;
+  int64_t rv = recv_bytes(session, data, len);
+  session->in_recv = 0;
+  return rv;
+}
+
+/* The parser loop of spdy_session_recv. */
+static int64_t recv_bytes(spdy_session *session, const uint8_t *data, size_t len) {
   size_t pos = 0;
   for (;;) {
     int rv = 0;

@@ -47,6 +47,12 @@ static int on_headers_complete(llhttp_t *p) {
   if (!job) return -1;
   job->status = p->status_code;
   job->t_first = get_now_ns();
+  uint64_t max = conn->origin->run->opt->max_filesize;
+  if (max && (p->flags & F_CONTENT_LENGTH) && p->content_length > max) {
+    get_job_fail(job, "content-length %llu exceeds --max-filesize %llu",
+                 (unsigned long long)p->content_length, (unsigned long long)max);
+    return -1;
+  }
   return 0;
 }
 
@@ -55,7 +61,8 @@ static int on_body(llhttp_t *p, const char *at, size_t len) {
   get_job *job = conn->http1.job;
   if (!job || job->state != JOB_ACTIVE) return 0;
   get_run *run = conn->origin->run;
-  if (get_out_open(run, job) != 0 || get_out_write(run, job, (const uint8_t *)at, len) != 0)
+  if (get_job_check_size(job, len) != 0 || get_out_open(run, job) != 0 ||
+      get_out_write(run, job, (const uint8_t *)at, len) != 0)
     return -1;
   job->bytes += len;
   return 0;
@@ -199,6 +206,12 @@ void get_http1_closed(get_conn *conn, int status) {
     job->state = JOB_WAITING; /* a keep-alive connection closed under us: retry once */
     return;
   }
-  get_job_fail(job, "connection closed before the response ended: %s",
-               status ? io_strerror(status) : "closed");
+  const llhttp_t *parser = &conn->http1.parser;
+  if (job->status && (parser->flags & F_CONTENT_LENGTH))
+    get_job_fail(job, "connection closed before the response ended (%llu bytes, %llu missing): %s",
+                 (unsigned long long)job->bytes, (unsigned long long)parser->content_length,
+                 status ? io_strerror(status) : "closed");
+  else
+    get_job_fail(job, "connection closed before the response ended: %s",
+                 status ? io_strerror(status) : "closed");
 }

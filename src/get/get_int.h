@@ -18,9 +18,10 @@
 
 #include "io.h"
 
-#define GET_MAX_HEADERS 64 /* -H options */
-#define GET_MAX_RESOLVE 16 /* --resolve options */
-#define GET_MAX_CONNS 16   /* HTTP/1.1 connections per origin */
+#define GET_MAX_HEADERS 64  /* -H options */
+#define GET_MAX_RESOLVE 16  /* --resolve options */
+#define GET_MAX_CONNS 16    /* HTTP/1.1 connections per origin */
+#define GET_REFUSED_NAMED 4 /* refused pushes named one by one per origin; the rest counted */
 
 typedef struct get_resolve {
   char host[256];
@@ -49,9 +50,10 @@ typedef struct get_options {
   uint32_t stream_window;  /* --window */
   uint32_t session_window; /* --session-window */
   uint32_t connect_timeout_ms;
-  uint32_t max_time_ms; /* --max-time: whole run */
-  int http1_conns;      /* --http1-connections */
-  int quiet;            /* -s: no summary */
+  uint32_t max_time_ms;  /* --max-time: whole run */
+  uint64_t max_filesize; /* --max-filesize: bytes per body, 0: no limit */
+  int http1_conns;       /* --http1-connections */
+  int quiet;             /* -s: no summary */
 } get_options;
 
 typedef struct get_origin get_origin;
@@ -120,7 +122,14 @@ struct get_conn {
   int64_t t_connect, t_open;
   uint32_t pushes_seen;
   get_push_headers push;
+  int goaway_seen;        /* the server sent GOAWAY */
+  uint32_t resets_unsent; /* RST_STREAMs we queued since the engine's output last ran dry */
+  int read_paused;        /* reading stopped until they are sent */
+  int32_t goaway_last_good;
 };
+
+/* Why a push was refused (counted per origin, reported by get_summary). */
+enum { PUSH_OVER_MAX = 0, PUSH_OTHER_ORIGIN, PUSH_BAD_PATH, PUSH_REFUSAL_KINDS };
 
 struct get_origin {
   struct get_origin *next;
@@ -139,6 +148,10 @@ struct get_origin {
   const char *tls_version;
   int64_t connect_ns; /* connect + handshake time of the first connection */
   char error[640];
+  uint64_t pushes_refused[PUSH_REFUSAL_KINDS]; /* --no-push refusals are not counted */
+  char refused_named[GET_REFUSED_NAMED][400];  /* "URL: reason", peer bytes unescaped */
+  int refused_named_kind[GET_REFUSED_NAMED];
+  int n_refused_named;
 };
 
 typedef struct get_run {
@@ -164,6 +177,9 @@ void get_origin_progress(get_origin *origin);
 /* A job failed with a reason (printf style). */
 void get_job_fail(get_job *job, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void get_job_done(get_job *job);
+/* Checks n more body bytes (and an announced length) against --max-filesize; fails the job
+ * and returns -1 when over. */
+int get_job_check_size(get_job *job, uint64_t n);
 get_job *get_job_new_push(get_origin *origin, const char *path);
 
 /* get_summary.c: prints the summary (unless -s) and failures; returns the exit status. */

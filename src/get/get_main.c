@@ -55,6 +55,8 @@ static void usage(FILE *f) {
           "                           sent and verified)\n"
           "      --connect-timeout S  connect + TLS handshake limit in seconds (default 10)\n"
           "      --max-time S         limit for the whole run in seconds (default: none)\n"
+          "      --max-filesize BYTES  fail a body (or a push) larger than BYTES, with K, M or G\n"
+          "                           for KiB, MiB, GiB (default: no limit)\n"
           "  -h, --help               this help\n"
           "  -V, --version            print the version\n\n"
           "Exit status: 0 every URL fetched with a status below 400, 1 any URL failed (each\n"
@@ -96,7 +98,8 @@ enum {
   OPT_CACERT,
   OPT_RESOLVE,
   OPT_CONNECT_TIMEOUT,
-  OPT_MAX_TIME
+  OPT_MAX_TIME,
+  OPT_MAX_FILESIZE
 };
 
 static const struct option long_options[] = {
@@ -120,9 +123,29 @@ static const struct option long_options[] = {
     {"resolve", required_argument, NULL, OPT_RESOLVE},
     {"connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT},
     {"max-time", required_argument, NULL, OPT_MAX_TIME},
+    {"max-filesize", required_argument, NULL, OPT_MAX_FILESIZE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0}};
+
+/* Parses BYTES[K|M|G] (binary multiples) into 1 .. 2^62. */
+static int parse_size(const char *s, uint64_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || end == s || *s == '-' || v == 0) return -1;
+  unsigned shift = 0;
+  if (*end == 'K' || *end == 'k')
+    shift = 10;
+  else if (*end == 'M' || *end == 'm')
+    shift = 20;
+  else if (*end == 'G' || *end == 'g')
+    shift = 30;
+  if (shift) end++;
+  if (*end != '\0' || v > (UINT64_C(1) << 62) >> shift) return -1;
+  *out = (uint64_t)v << shift;
+  return 0;
+}
 
 /* Adds -H 'Name: value' (name lower-cased, copied). */
 static int add_header(get_options *opt, const char *arg) {
@@ -243,6 +266,10 @@ static int parse_options(get_options *opt, int argc, char **argv) {
       if (parse_uint(optarg, 1, 86400, &v)) return bad_usage("bad --max-time '%s'", optarg);
       opt->max_time_ms = (uint32_t)v * 1000;
       break;
+    case OPT_MAX_FILESIZE:
+      if (parse_size(optarg, &opt->max_filesize))
+        return bad_usage("bad --max-filesize '%s' (BYTES, or with K, M or G)", optarg);
+      break;
     case 'h':
       usage(stdout);
       return -1;
@@ -325,6 +352,22 @@ void get_job_done(get_job *job) {
     return;
   }
   get_out_finish(job->origin->run, job);
+}
+
+int get_job_check_size(get_job *job, uint64_t n) {
+  uint64_t max = job->origin->run->opt->max_filesize;
+  if (max == 0) return 0;
+  if (job->has_length && job->content_length > max) {
+    get_job_fail(job, "content-length %llu exceeds --max-filesize %llu",
+                 (unsigned long long)job->content_length, (unsigned long long)max);
+    return -1;
+  }
+  if (job->bytes > max || n > max - job->bytes) {
+    get_job_fail(job, "body larger than --max-filesize %llu bytes: stopped",
+                 (unsigned long long)max);
+    return -1;
+  }
+  return 0;
 }
 
 /* ---- Connections ------------------------------------------------------------------- */

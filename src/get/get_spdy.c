@@ -15,7 +15,18 @@
 
 #define MAX_REQUEST_HEADERS (GET_MAX_HEADERS + 12)
 
+/* Resets we queued and the server has not read yet, past which we stop reading from it: a
+ * server pushing streams we refuse (or that provokes CANCELs) without reading our resets
+ * would otherwise grow our queue of them without end. */
+#define MAX_UNSENT_RESETS 256
+/* Input is handed to the engine in slices of this size, so the check above bites early. */
+#define RECV_SLICE 4096
+
 static get_run *run_of(get_conn *conn) { return conn->origin->run; }
+
+static void submit_rst(get_conn *conn, int32_t id, uint32_t status) {
+  if (spdy_submit_rst(conn->session, id, status) == 0) conn->resets_unsent++;
+}
 
 static int parse_status(const char *v, size_t len) {
   int status = 0;
@@ -189,7 +200,7 @@ static get_job *adopt_request(get_conn *conn, const char *path, int *duplicate) 
     if (j->state == JOB_ACTIVE && j->conn == conn && j->status == 0 && j->bytes == 0) {
       spdy_session_set_stream_user_data(conn->session, j->stream_id, NULL);
       j->conn = NULL;
-      spdy_submit_rst(conn->session, j->stream_id, SPDY_RST_CANCEL);
+      submit_rst(conn, j->stream_id, SPDY_RST_CANCEL);
       return j;
     }
   }
@@ -213,23 +224,40 @@ static void split_absolute_url(get_push_headers *push) {
   memmove(push->path, p + skip + host_len, strlen(p + skip + host_len) + 1);
 }
 
+/* Counts a refused push for the summary; the first few of another origin or with a bad
+ * :path are kept by name (a flood of them costs a counter, not memory). */
+static void note_refused_push(get_conn *conn, int kind, const char *why) {
+  get_origin *origin = conn->origin;
+  const get_push_headers *push = &conn->push;
+  origin->pushes_refused[kind]++;
+  if (kind == PUSH_OVER_MAX || origin->n_refused_named >= GET_REFUSED_NAMED) return;
+  origin->refused_named_kind[origin->n_refused_named] = kind;
+  snprintf(origin->refused_named[origin->n_refused_named++], sizeof(origin->refused_named[0]),
+           "%.7s://%.100s%.200s: %.60s", push->scheme[0] ? push->scheme : "?",
+           push->host[0] ? push->host : "?", push->path, why);
+}
+
 static int accept_push(get_conn *conn, int32_t id) {
   get_run *run = run_of(conn);
   get_origin *origin = conn->origin;
   const char *why = NULL;
   split_absolute_url(&conn->push);
-  if (run->opt->no_push)
+  if (run->opt->no_push) {
     why = "push refused (--no-push)";
-  else if (++conn->pushes_seen > run->opt->max_pushes)
+  } else if (++conn->pushes_seen > run->opt->max_pushes) {
     why = "over --max-pushes";
-  else if (conn->push.bad || conn->push.path[0] != '/')
+    note_refused_push(conn, PUSH_OVER_MAX, why);
+  } else if (conn->push.bad || conn->push.path[0] != '/') {
     why = "push without a valid :path";
-  else if (strcmp(conn->push.scheme, origin->scheme) != 0 ||
-           strcasecmp(conn->push.host, origin->authority) != 0)
+    note_refused_push(conn, PUSH_BAD_PATH, why);
+  } else if (strcmp(conn->push.scheme, origin->scheme) != 0 ||
+             strcasecmp(conn->push.host, origin->authority) != 0) {
     why = "push from another origin";
+    note_refused_push(conn, PUSH_OTHER_ORIGIN, why);
+  }
   if (why) {
     if (run->opt->verbose) fprintf(stderr, "* [%d] %s: reset\n", (int)id, why);
-    spdy_submit_rst(conn->session, id, SPDY_RST_REFUSED_STREAM);
+    submit_rst(conn, id, SPDY_RST_REFUSED_STREAM);
     return 0;
   }
   int duplicate;
@@ -237,7 +265,7 @@ static int accept_push(get_conn *conn, int32_t id) {
   if (duplicate) {
     if (run->opt->verbose)
       fprintf(stderr, "* [%d] push of a resource already fetched: cancel\n", (int)id);
-    spdy_submit_rst(conn->session, id, SPDY_RST_CANCEL);
+    submit_rst(conn, id, SPDY_RST_CANCEL);
     return 0;
   }
   if (job) {
@@ -268,6 +296,11 @@ static int on_headers_end(spdy_session *s, int32_t id, int end_stream, void *use
     return 0;
   }
   if (!job->t_first && job->status > 0) job->t_first = get_now_ns();
+  if (job->state == JOB_ACTIVE && get_job_check_size(job, 0) != 0) {
+    spdy_session_set_stream_user_data(s, id, NULL);
+    job->conn = NULL;
+    submit_rst(conn, id, SPDY_RST_CANCEL);
+  }
   return 0;
 }
 
@@ -276,10 +309,11 @@ static int on_data_chunk(spdy_session *s, int32_t id, const uint8_t *data, size_
   get_job *job = spdy_session_get_stream_user_data(s, id);
   if (!job || job->state != JOB_ACTIVE) return 0;
   if (!job->t_first) job->t_first = get_now_ns();
-  if (get_out_open(run_of(conn), job) != 0 || get_out_write(run_of(conn), job, data, len) != 0) {
+  if (get_job_check_size(job, len) != 0 || get_out_open(run_of(conn), job) != 0 ||
+      get_out_write(run_of(conn), job, data, len) != 0) {
     spdy_session_set_stream_user_data(s, id, NULL);
     job->conn = NULL;
-    spdy_submit_rst(s, id, SPDY_RST_CANCEL);
+    submit_rst(conn, id, SPDY_RST_CANCEL);
     return 0;
   }
   job->bytes += len;
@@ -302,7 +336,8 @@ static int on_stream_close(spdy_session *s, int32_t id, uint32_t status, void *u
   job->conn = NULL;
   if (status == SPDY_RST_NONE) {
     if (job->status <= 0) {
-      get_job_fail(job, "stream ended without a :status");
+      get_job_fail(job, job->status == 0 ? "stream ended without a :status"
+                                         : "response with an invalid :status");
     } else if (get_out_open(run_of(conn), job) == 0) {
       get_job_done(job);
     }
@@ -316,7 +351,15 @@ static int on_stream_close(spdy_session *s, int32_t id, uint32_t status, void *u
     conn->dead = 1;
     return 0;
   }
-  get_job_fail(job, "stream reset: %s", spdy_rst_status_name(status));
+  if (status == SPDY_RST_REFUSED_STREAM && conn->goaway_seen)
+    get_job_fail(job, "not processed: the server sent GOAWAY (last good stream %d)%s",
+                 (int)conn->goaway_last_good, job->attempts > 1 ? " again on retry" : "");
+  else if (status == SPDY_RST_PROTOCOL_ERROR && job->status == 0 && job->bytes == 0)
+    /* the engine resets a reply without :status or :version; the server may also have */
+    get_job_fail(job, "no valid response (a reply needs :status and :version): stream reset: %s",
+                 spdy_rst_status_name(status));
+  else
+    get_job_fail(job, "stream reset: %s", spdy_rst_status_name(status));
   return 0;
 }
 
@@ -324,6 +367,8 @@ static int on_goaway(spdy_session *s, int32_t last_good_id, uint32_t status, voi
   (void)s;
   get_conn *conn = user;
   conn->dead = 1;
+  conn->goaway_seen = 1;
+  conn->goaway_last_good = last_good_id;
   if (run_of(conn)->opt->verbose)
     fprintf(stderr, "* GOAWAY: last good stream %d, status %u\n", (int)last_good_id, status);
   return 0;
@@ -396,13 +441,36 @@ void get_spdy_writable(get_conn *conn, size_t room) {
     spdy_session_consume_output(conn->session, (size_t)n);
     room -= (size_t)n;
   }
-  if (room == 0 && spdy_session_want_write(conn->session)) io_conn_want_writable(conn->io);
+  if (room == 0 && spdy_session_want_write(conn->session)) {
+    io_conn_want_writable(conn->io);
+  } else {
+    conn->resets_unsent = 0; /* every queued frame went out */
+    if (conn->read_paused && !conn->closed) {
+      conn->read_paused = 0;
+      io_conn_pause_read(conn->io, 0);
+    }
+  }
   check_finished(conn);
 }
 
 size_t get_spdy_read(get_conn *conn, const uint8_t *data, size_t len) {
   spdy_session_set_now(conn->session, get_now_ns());
-  int64_t rv = spdy_session_recv(conn->session, data, len);
+  size_t used = 0;
+  int64_t rv = 0;
+  while (used < len) {
+    size_t n = len - used < RECV_SLICE ? len - used : RECV_SLICE;
+    rv = spdy_session_recv(conn->session, data + used, n);
+    if (rv < 0) break;
+    used += (size_t)rv;
+    if ((size_t)rv < n) break; /* the engine stopped early: hand back the rest */
+    if (conn->resets_unsent > MAX_UNSENT_RESETS) {
+      get_spdy_writable(conn, io_conn_room(conn->io));
+      if (conn->resets_unsent > MAX_UNSENT_RESETS) { /* resumed by get_spdy_writable */
+        conn->read_paused = 1;
+        break;
+      }
+    }
+  }
   if (rv < 0) {
     const char *why = spdy_strerror((int)rv);
     for (get_job *j = conn->origin->jobs; j; j = j->next)
@@ -415,7 +483,7 @@ size_t get_spdy_read(get_conn *conn, const uint8_t *data, size_t len) {
   if (!conn->dead) submit_waiting(conn);
   io_conn_want_writable(conn->io);
   get_origin_progress(conn->origin);
-  return (size_t)rv;
+  return used; /* fewer than len: io pauses reading and keeps the rest */
 }
 
 void get_spdy_closed(get_conn *conn, int status) {
@@ -426,8 +494,13 @@ void get_spdy_closed(get_conn *conn, int status) {
       j->state = JOB_WAITING; /* the session was going away: retry once */
       continue;
     }
-    get_job_fail(j, "connection closed: %s",
-                 status ? io_strerror(status) : "before the response ended");
+    if (j->has_length)
+      get_job_fail(j, "connection closed before the response ended (%llu of %llu bytes): %s",
+                   (unsigned long long)j->bytes, (unsigned long long)j->content_length,
+                   status ? io_strerror(status) : "closed");
+    else
+      get_job_fail(j, "connection closed before the response ended (%llu bytes): %s",
+                   (unsigned long long)j->bytes, status ? io_strerror(status) : "closed");
   }
   spdy_session_del(conn->session);
   conn->session = NULL;

@@ -26,6 +26,28 @@ static void print_job(FILE *f, const get_job *j) {
   fputc('\n', f);
 }
 
+/* Refused pushes do not fail the run, but a server pushing for another origin or past
+ * --max-pushes is worth a line each (the first few by name, the rest counted). */
+static void report_refused_pushes(FILE *f, const get_origin *o) {
+  static const char *const why[PUSH_REFUSAL_KINDS] = {[PUSH_OVER_MAX] = "over --max-pushes",
+                                                      [PUSH_OTHER_ORIGIN] = "for another origin",
+                                                      [PUSH_BAD_PATH] = "without a valid :path"};
+  for (int i = 0; i < o->n_refused_named; i++) {
+    fputs("speedy get: refused push ", f);
+    get_out_escaped(f, o->refused_named[i], strlen(o->refused_named[i]));
+    fputc('\n', f);
+  }
+  for (int k = 0; k < PUSH_REFUSAL_KINDS; k++) {
+    uint64_t n = o->pushes_refused[k];
+    for (int i = 0; i < o->n_refused_named; i++) n -= o->refused_named_kind[i] == k;
+    if (n == 0) continue;
+    fprintf(f, "speedy get: %s://%s: %llu %spush%s refused (%s", o->scheme, o->authority,
+            (unsigned long long)n, k == PUSH_OVER_MAX ? "" : "more ", n == 1 ? "" : "es", why[k]);
+    if (k == PUSH_OVER_MAX) fprintf(f, " %u", (unsigned)o->run->opt->max_pushes);
+    fputs(")\n", f);
+  }
+}
+
 int get_summary(get_run *run) {
   FILE *f = stderr;
   int failed = 0;
@@ -65,5 +87,6 @@ int get_summary(get_run *run) {
         get_out_escaped(f, j->error, strlen(j->error));
         fputc('\n', f);
       }
+  for (get_origin *o = run->origins; o; o = o->next) report_refused_pushes(f, o);
   return failed ? 1 : 0;
 }

@@ -377,7 +377,10 @@ static void conn_update_reading(io_conn *c) {
       want = 1;
       break;
     case STATE_OPEN:
-      want = !c->user_paused && io_conn_unsent(c) < c->config.read_pause_bytes;
+      /* Held input (plaintext, or TLS records not yet decrypted) is delivered first: reading
+       * more before it is gone would let a pipelining peer grow the hold without bound. */
+      want = !c->user_paused && io_conn_unsent(c) < c->config.read_pause_bytes &&
+             c->in_hold.len == 0 && (c->rbio == NULL || BIO_ctrl_pending(c->rbio) == 0);
       break;
     case STATE_CLOSING:
     case STATE_LINGER:

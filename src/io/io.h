@@ -111,6 +111,7 @@ typedef struct io_tls io_tls;
 #define IO_TLS_NO_ALPN 0x02  /* do not offer / accept ALPN */
 #define IO_TLS_NO_NPN 0x04   /* do not offer / advertise NPN */
 #define IO_TLS_MAX_1_2 0x08  /* cap at TLS 1.2 (NPN needs it) */
+#define IO_TLS_NO_RESUMPTION 0x10 /* server: no tickets, no session cache (full handshakes) */
 
 /* Server context from PEM files. protocols: the server's preference order (ALPN ids,
  * NULL for the default "spdy/3.1", "spdy/3", "spdy/2", "http/1.1"). ALPN picks the first

@@ -4,13 +4,24 @@
  *
  * Connections (conn.c) drive the SSL objects through memory BIOs; this file only builds
  * contexts, per-connection SSLs, and reports what a handshake negotiated or why it failed.
+ *
+ * Hardening (docs/security.md): TLS 1.2 at least; for TLS 1.2 only ECDHE key exchange
+ * with AEAD ciphers; groups X25519 and P-256; no TLS compression, no renegotiation, no
+ * 0-RTT data; record buffers released while a connection is idle; session tickets
+ * encrypted with keys we rotate (one context serves every connection, so every worker
+ * sharing it shares the keys); ALPN and NPN lists from the peer are checked whole before
+ * anything is taken from them.
  */
 #include <arpa/inet.h>
+#include <openssl/core_names.h>
 #include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
 #include <openssl/x509v3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "io_int.h"
 
@@ -47,18 +58,30 @@ static int set_protocols(io_tls *tls, const char *const *protocols, size_t n, ch
   return 0;
 }
 
+/* A protocol list from the peer (ALPN or NPN wire format): non-empty, every entry
+ * 1-255 bytes, the lengths adding up exactly. Anything else is refused whole. */
+static int protocol_list_ok(const unsigned char *in, unsigned int inlen) {
+  if (in == NULL || inlen == 0) return 0;
+  for (unsigned j = 0; j < inlen;) {
+    unsigned len = in[j];
+    if (len == 0 || len > inlen - j - 1) return 0;
+    j += 1u + len;
+  }
+  return 1;
+}
+
 /* Server ALPN: the first of our protocols that the client offers. No overlap: no ALPN
- * (the connection then defaults to HTTP/1.1). */
+ * (the connection then defaults to HTTP/1.1). A malformed list ends the handshake. */
 static int alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
                        const unsigned char *in, unsigned int inlen, void *arg) {
   (void)ssl;
   const io_tls *tls = arg;
+  if (!protocol_list_ok(in, inlen)) return SSL_TLSEXT_ERR_ALERT_FATAL;
   for (unsigned i = 0; i < tls->protocols_len; i += 1u + tls->protocols[i]) {
     const uint8_t *ours = tls->protocols + i + 1;
     uint8_t ours_len = tls->protocols[i];
     for (unsigned j = 0; j < inlen;) {
       uint8_t len = in[j];
-      if (len > inlen - j - 1) break; /* malformed list from the peer */
       if (len == ours_len && memcmp(in + j + 1, ours, len) == 0) {
         *out = ours;
         *outlen = ours_len;
@@ -85,12 +108,108 @@ static int npn_select(SSL *ssl, unsigned char **out, unsigned char *outlen, cons
                       unsigned int inlen, void *arg) {
   (void)ssl;
   const io_tls *tls = arg;
+  /* SSL_select_next_proto misreads empty lists (CVE-2024-5535): check first. */
+  if (!protocol_list_ok(in, inlen)) return SSL_TLSEXT_ERR_ALERT_FATAL;
   if (SSL_select_next_proto(out, outlen, tls->protocols, tls->protocols_len, in, inlen) !=
       OPENSSL_NPN_NEGOTIATED)
     return SSL_TLSEXT_ERR_NOACK;
   return SSL_TLSEXT_ERR_OK;
 }
 #endif
+
+/* ---- session tickets ---- */
+
+/* Ticket keys: the current one encrypts, the previous one still decrypts (and asks for
+ * a fresh ticket), so a rotation never throws every resumption away at once. */
+#define TICKET_ROTATE_SECONDS (12 * 3600)
+
+typedef struct ticket_key {
+  unsigned char name[16];
+  unsigned char aes[32];
+  unsigned char hmac[32];
+  time_t created;
+} ticket_key;
+
+typedef struct ticket_ring {
+  ticket_key current, previous;
+  int have_previous;
+} ticket_ring;
+
+static int ticket_key_new(ticket_key *key) {
+  if (RAND_bytes(key->name, sizeof(key->name)) != 1 || RAND_bytes(key->aes, sizeof(key->aes)) != 1 ||
+      RAND_bytes(key->hmac, sizeof(key->hmac)) != 1)
+    return -1;
+  key->created = time(NULL);
+  return 0;
+}
+
+static int ticket_ring_index = -1;
+
+static ticket_ring *ticket_ring_of(SSL *ssl) {
+  return SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), ticket_ring_index);
+}
+
+static int ticket_mac_init(EVP_MAC_CTX *mac, const ticket_key *key) {
+  OSSL_PARAM params[] = {
+      OSSL_PARAM_construct_octet_string(OSSL_MAC_PARAM_KEY, (void *)key->hmac, sizeof(key->hmac)),
+      OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)"SHA256", 0),
+      OSSL_PARAM_construct_end()};
+  return EVP_MAC_CTX_set_params(mac, params) == 1 ? 0 : -1;
+}
+
+/* OpenSSL's ticket key callback: 1 ok, 2 ok but renew the ticket, 0 unknown key (full
+ * handshake), -1 failure. */
+static int ticket_key_cb(SSL *ssl, unsigned char name[16], unsigned char *iv,
+                         EVP_CIPHER_CTX *cipher, EVP_MAC_CTX *mac, int enc) {
+  ticket_ring *ring = ticket_ring_of(ssl);
+  if (ring == NULL) return -1;
+  if (enc) {
+    if (time(NULL) - ring->current.created >= TICKET_ROTATE_SECONDS) {
+      ticket_key next;
+      if (ticket_key_new(&next) == 0) {
+        ring->previous = ring->current;
+        ring->have_previous = 1;
+        ring->current = next;
+      }
+    }
+    const ticket_key *key = &ring->current;
+    if (RAND_bytes(iv, 16) != 1) return -1;
+    memcpy(name, key->name, sizeof(key->name));
+    if (EVP_EncryptInit_ex(cipher, EVP_aes_256_cbc(), NULL, key->aes, iv) != 1) return -1;
+    return ticket_mac_init(mac, key) == 0 ? 1 : -1;
+  }
+  const ticket_key *key = NULL;
+  int renew = 0;
+  if (memcmp(name, ring->current.name, sizeof(ring->current.name)) == 0) {
+    key = &ring->current;
+  } else if (ring->have_previous &&
+             memcmp(name, ring->previous.name, sizeof(ring->previous.name)) == 0 &&
+             time(NULL) - ring->previous.created < 2 * TICKET_ROTATE_SECONDS) {
+    key = &ring->previous;
+    renew = 1;
+  }
+  if (key == NULL) return 0;
+  if (EVP_DecryptInit_ex(cipher, EVP_aes_256_cbc(), NULL, key->aes, iv) != 1) return -1;
+  if (ticket_mac_init(mac, key) != 0) return -1;
+  return renew ? 2 : 1;
+}
+
+static int tls_setup_tickets(io_tls *tls) {
+  if (ticket_ring_index < 0) ticket_ring_index = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, NULL);
+  if (ticket_ring_index < 0) return -1;
+  ticket_ring *ring = calloc(1, sizeof(*ring));
+  if (ring == NULL) return -1;
+  if (ticket_key_new(&ring->current) != 0 ||
+      SSL_CTX_set_ex_data(tls->ctx, ticket_ring_index, ring) != 1) {
+    OPENSSL_cleanse(ring, sizeof(*ring));
+    free(ring);
+    return -1;
+  }
+  SSL_CTX_set_tlsext_ticket_key_evp_cb(tls->ctx, ticket_key_cb);
+  return 0;
+}
+
+/* ---- contexts ---- */
 
 static int tls_alloc(io_tls **out, int server, unsigned flags, const char *const *protocols,
                      size_t n, char *err, size_t err_len) {
@@ -111,9 +230,29 @@ static int tls_alloc(io_tls **out, int server, unsigned flags, const char *const
   }
   SSL_CTX_set_min_proto_version(tls->ctx, TLS1_2_VERSION);
   if (flags & IO_TLS_MAX_1_2) SSL_CTX_set_max_proto_version(tls->ctx, TLS1_2_VERSION);
-  /* Compression leaks secrets (CRIME); renegotiation is a DoS lever we do not need. */
+  /* Compression leaks secrets (CRIME); renegotiation is a DoS lever we do not need
+   * (OpenSSL 3 refuses client-initiated renegotiation unless told to allow it). */
   SSL_CTX_set_options(tls->ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION);
+  SSL_CTX_clear_options(tls->ctx, SSL_OP_ALLOW_CLIENT_RENEGOTIATION);
   SSL_CTX_set_mode(tls->ctx, SSL_MODE_RELEASE_BUFFERS);
+  /* TLS 1.2: forward secrecy and AEAD only (TLS 1.3's suites are all AEAD). */
+  if (SSL_CTX_set_cipher_list(tls->ctx, "ECDHE+AESGCM:ECDHE+CHACHA20") != 1 ||
+      SSL_CTX_set1_groups_list(tls->ctx, "X25519:P-256") != 1) {
+    set_err(err, err_len, "cannot restrict ciphers and groups", NULL);
+    io_tls_del(tls);
+    return IO_ERR_CONFIG;
+  }
+  /* 0-RTT data can be replayed: never accepted (OpenSSL's default, stated). */
+  SSL_CTX_set_max_early_data(tls->ctx, 0);
+  SSL_CTX_set_recv_max_early_data(tls->ctx, 0);
+  if (server) {
+    SSL_CTX_set_options(tls->ctx, SSL_OP_CIPHER_SERVER_PREFERENCE);
+    if (tls_setup_tickets(tls) != 0) {
+      set_err(err, err_len, "cannot set up session ticket keys", NULL);
+      io_tls_del(tls);
+      return UV_ENOMEM;
+    }
+  }
   *out = tls;
   return 0;
 }
@@ -134,6 +273,13 @@ int io_tls_server_new(io_tls **out, const char *cert_file, const char *key_file,
     set_err(err, err_len, "cannot load key", key_file);
     io_tls_del(tls);
     return IO_ERR_CONFIG;
+  }
+  if (flags & IO_TLS_NO_RESUMPTION) {
+    /* Every connection pays a full handshake: no TLS 1.2 tickets or session IDs, no
+     * TLS 1.3 tickets. */
+    SSL_CTX_set_options(tls->ctx, SSL_OP_NO_TICKET);
+    SSL_CTX_set_session_cache_mode(tls->ctx, SSL_SESS_CACHE_OFF);
+    SSL_CTX_set_num_tickets(tls->ctx, 0);
   }
   if (!(flags & IO_TLS_NO_ALPN)) SSL_CTX_set_alpn_select_cb(tls->ctx, alpn_select, tls);
 #ifndef OPENSSL_NO_NEXTPROTONEG
@@ -176,6 +322,13 @@ int io_tls_client_new(io_tls **out, const char *ca_file, const char *const *prot
 
 void io_tls_del(io_tls *tls) {
   if (!tls) return;
+  if (tls->ctx && ticket_ring_index >= 0) {
+    ticket_ring *ring = SSL_CTX_get_ex_data(tls->ctx, ticket_ring_index);
+    if (ring != NULL) {
+      OPENSSL_cleanse(ring, sizeof(*ring));
+      free(ring);
+    }
+  }
   SSL_CTX_free(tls->ctx);
   free(tls);
 }

@@ -17,6 +17,10 @@
 #include "har.h"
 #include "hdr.h"
 #include "page.h"
+#include "plan.h"
+#include "report.h"
+#include "run.h"
+#include "synth.h"
 
 #define PROG "speedy lab"
 
@@ -26,7 +30,11 @@ static void usage(FILE *out) {
           "The page-load lab: HAR recordings replayed and measured.\n\n"
           "Subcommands:\n"
           "  hdr     request and response header bytes, HTTP/1.1 text against SPDY compressed\n"
-          "  pages   the pages of each recording: where they end, what is cut, dependencies\n\n"
+          "  pages   the pages of each recording: where they end, what is cut, dependencies\n"
+          "  plan    page plans for the replay server and the loader\n"
+          "  run     the experiment: pages x links x protocols through emulated links\n"
+          "  report  the experiment's tables and an HTML report with charts\n"
+          "  synth   write the example corpus of synthetic pages\n\n"
           "'speedy lab SUBCOMMAND --help' lists a subcommand's options. See docs/lab.md.\n");
 }
 
@@ -311,6 +319,10 @@ int lab_main(int argc, char **argv) {
   }
   if (strcmp(sub, "hdr") == 0) return hdr_main(argc - 1, argv + 1);
   if (strcmp(sub, "pages") == 0) return pages_main(argc - 1, argv + 1);
+  if (strcmp(sub, "plan") == 0) return lab_plan_main(argc - 1, argv + 1);
+  if (strcmp(sub, "report") == 0) return lab_report_main(argc - 1, argv + 1);
+  if (strcmp(sub, "run") == 0) return lab_run_main(argc - 1, argv + 1);
+  if (strcmp(sub, "synth") == 0) return lab_synth_main(argc - 1, argv + 1);
   fprintf(stderr, PROG ": unknown subcommand '%s' (try '" PROG " --help')\n", sub);
   return 2;
 }

@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bench.h"
 #include "get.h"
 #include "lab.h"
+#include "load.h"
 #include "netem_cli.h"
 
 #ifndef SPEEDY_VERSION
@@ -22,8 +24,10 @@ typedef struct speedy_command {
 } speedy_command;
 
 static const speedy_command commands[] = {
+    {"bench", bench_main, "load a SPDY or HTTP/1.1 server: requests/s, latency, errors"},
     {"get", get_main, "fetch URLs over SPDY (or HTTP/1.1), like curl"},
     {"lab", lab_main, "the page-load lab: header compression and pages of HAR recordings"},
+    {"load", load_main, "load a lab page plan like a browser, over SPDY or HTTP/1.1"},
     {"netem", netem_cli_main, "emulate a DSL, cable or mobile link between two namespaces"},
 };
 

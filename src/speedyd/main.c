@@ -17,6 +17,9 @@
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,7 +33,11 @@ void speedyd_conn_closed(speedyd_conn *c) {
   if (c->prev != NULL) c->prev->next = c->next;
   else server->conns = c->next;
   if (c->next != NULL) c->next->prev = c->prev;
+  else server->conns_tail = c->prev;
   server->n_conns--;
+  if (c->evicted) server->n_evicting--;
+  speedyd_addr_release(server, c->peer_ip);
+  speedyd_budget_release(&c->budget, c->budget.used); /* what a module left charged */
   free(c);
   if (server->shutting_down && server->n_conns == 0) {
     uv_close((uv_handle_t *)&server->shutdown_timer, NULL);
@@ -71,26 +78,55 @@ static void pending_on_open(io_conn *io, void *user) {
   }
 }
 
+/* Bytes charged to every connection for what the I/O layer holds (connection, buffers;
+ * an estimate: those allocations are not seen one by one). */
+#define SPEEDYD_CONN_CHARGE (sizeof(speedyd_conn) + 4096u)
+#define SPEEDYD_TLS_CONN_CHARGE 40960u
+
 static void on_accept(io_listener *listener, io_conn *io, void *user) {
   (void)listener;
   speedyd_server *server = user;
+  /* The access log wants the address alone: "1.2.3.4:80" → "1.2.3.4", "[::1]:80" → "::1". */
+  char ip[64] = "";
+  const char *peer = io_conn_peer(io);
+  const char *start = peer[0] == '[' ? peer + 1 : peer;
+  const char *end = peer[0] == '[' ? strchr(start, ']') : strrchr(start, ':');
+  size_t n = end != NULL ? (size_t)(end - start) : strlen(start);
+  if (n >= sizeof(ip)) n = sizeof(ip) - 1;
+  memcpy(ip, start, n);
+  /* At the limit, the oldest idle connection makes room; when every one is busy, the
+   * new one is refused. */
+  if (server->n_conns - server->n_evicting >= server->config.max_connections &&
+      !speedyd_evict_idle(server)) {
+    io_conn_abort(io, UV_ECANCELED);
+    return;
+  }
+  if (speedyd_addr_acquire(server, ip) != 0) {
+    io_conn_abort(io, UV_ECANCELED);
+    return;
+  }
   speedyd_conn *c = calloc(1, sizeof(*c));
   if (c == NULL) {
+    speedyd_addr_release(server, ip);
     io_conn_abort(io, UV_ENOMEM);
     return;
   }
   c->server = server;
   c->io = io;
   c->id = ++server->next_conn_id;
-  /* The access log wants the address alone: "1.2.3.4:80" → "1.2.3.4", "[::1]:80" → "::1". */
-  const char *peer = io_conn_peer(io);
-  const char *start = peer[0] == '[' ? peer + 1 : peer;
-  const char *end = peer[0] == '[' ? strchr(start, ']') : strrchr(start, ':');
-  size_t n = end != NULL ? (size_t)(end - start) : strlen(start);
-  if (n >= sizeof(c->peer_ip)) n = sizeof(c->peer_ip) - 1;
-  memcpy(c->peer_ip, start, n);
+  memcpy(c->peer_ip, ip, sizeof(c->peer_ip));
+  c->budget.server = server;
+  if (speedyd_budget_charge(&c->budget, SPEEDYD_CONN_CHARGE +
+                                            (io_conn_is_tls(io) ? SPEEDYD_TLS_CONN_CHARGE : 0)) !=
+      0) {
+    speedyd_addr_release(server, ip);
+    free(c);
+    io_conn_abort(io, UV_ECANCELED); /* the server is out of memory budget */
+    return;
+  }
   c->next = server->conns;
   if (server->conns != NULL) server->conns->prev = c;
+  else server->conns_tail = c;
   server->conns = c;
   server->n_conns++;
   const io_conn_callbacks callbacks = {
@@ -183,23 +219,77 @@ static int drop_privileges(const char *user) {
     return -1;
   }
   if (getuid() == pw->pw_uid && geteuid() == pw->pw_uid) return 0;
-  /* Groups first: after setuid we could no longer change them. */
-  if (initgroups(user, pw->pw_gid) != 0 || setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0) {
-    fprintf(stderr, "speedyd: cannot drop to --user %s: %s\n", user, strerror(errno));
+  /* Groups first: after setuid we could no longer change them. Each step is checked
+   * after the call too: a call that "succeeds" without effect must not go unnoticed. */
+  if (initgroups(user, pw->pw_gid) != 0) {
+    fprintf(stderr, "speedyd: cannot set the groups of --user %s: %s\n", user, strerror(errno));
     return -1;
   }
-  if (pw->pw_uid != 0 && setuid(0) == 0) {
+  if (setgid(pw->pw_gid) != 0 || getgid() != pw->pw_gid || getegid() != pw->pw_gid) {
+    fprintf(stderr, "speedyd: cannot set the group of --user %s: %s\n", user,
+            errno ? strerror(errno) : "gid unchanged");
+    return -1;
+  }
+  errno = 0;
+  if (setuid(pw->pw_uid) != 0 || getuid() != pw->pw_uid || geteuid() != pw->pw_uid) {
+    fprintf(stderr, "speedyd: cannot drop to --user %s: %s\n", user,
+            errno ? strerror(errno) : "uid unchanged");
+    return -1;
+  }
+  gid_t groups[256];
+  int n_groups = getgroups((int)(sizeof(groups) / sizeof(groups[0])), groups);
+  for (int i = 0; i < n_groups && pw->pw_uid != 0; i++) {
+    if (groups[i] == 0 && pw->pw_gid != 0) {
+      fprintf(stderr, "speedyd: cannot drop to --user %s: still in group 0\n", user);
+      return -1;
+    }
+  }
+  if (pw->pw_uid != 0 && (setuid(0) == 0 || seteuid(0) == 0)) {
     fprintf(stderr, "speedyd: cannot drop to --user %s: root privileges still held\n", user);
     return -1;
   }
   return 0;
 }
 
+/* Whatever happens later, no exec gains privileges and no core dump holds the private
+ * key (a dump of a process that read it would). */
+static int harden_process(void) {
+  struct rlimit no_core = {0, 0};
+  if (setrlimit(RLIMIT_CORE, &no_core) != 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 ||
+      prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    fprintf(stderr, "speedyd: cannot restrict the process: %s\n", strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+/* A private key others can read is a leak waiting to happen: say so (not fatal). */
+static void warn_key_permissions(const char *key_file) {
+  struct stat st;
+  if (stat(key_file, &st) == 0 && (st.st_mode & S_IROTH) != 0) {
+    fprintf(stderr, "speedyd: warning: --key %s is readable by others (chmod 600 it)\n",
+            key_file);
+  }
+}
+
 static int setup(speedyd_server *server) {
   speedyd_config *config = &server->config;
+  if (harden_process() != 0) return -1; /* before the key is read; again after --user */
   if (speedyd_log_open(server) != 0) return -1;
-  if (http_docroot_open(&server->docroot, config->docroot,
-                        config->allow_symlinks ? HTTP_SYMLINKS_ANY : HTTP_SYMLINKS_INSIDE) != 0) {
+  if (config->replay_file != NULL) {
+    char error[512];
+    if (replay_plan_load(&server->replay, config->replay_file, error, sizeof(error)) != 0) {
+      fprintf(stderr, "speedyd: bad --replay: %s\n", error);
+      return -1;
+    }
+    if (config->replay_host_index >= (int)replay_plan_host_count(server->replay)) {
+      fprintf(stderr, "speedyd: bad --replay-host-index %d: the plan has %zu hosts\n",
+              config->replay_host_index, replay_plan_host_count(server->replay));
+      return -1;
+    }
+  } else if (http_docroot_open(&server->docroot, config->docroot,
+                               config->allow_symlinks ? HTTP_SYMLINKS_ANY
+                                                      : HTTP_SYMLINKS_INSIDE) != 0) {
     fprintf(stderr, "speedyd: cannot open --docroot %s: %s\n", config->docroot, strerror(errno));
     server->docroot.dir_fd = -1;
     return -1;
@@ -228,10 +318,14 @@ static int setup(speedyd_server *server) {
     if (check_readable("--cert", config->cert_file) != 0 ||
         check_readable("--key", config->key_file) != 0)
       return -1;
+    warn_key_permissions(config->key_file);
     char error[512] = "";
     int rv = io_tls_server_new(&server->tls, config->cert_file, config->key_file,
                                config->n_protocols ? config->protocols : NULL,
-                               config->n_protocols, 0, error, sizeof(error));
+                               config->n_protocols,
+                               (config->tls_max_1_2 ? IO_TLS_MAX_1_2 : 0u) |
+                                   (config->tls_no_resumption ? IO_TLS_NO_RESUMPTION : 0u),
+                               error, sizeof(error));
     if (rv != 0) {
       fprintf(stderr, "speedyd: cannot load --cert %s / --key %s: %s\n", config->cert_file,
               config->key_file, error[0] ? error : io_strerror(rv));
@@ -243,7 +337,9 @@ static int setup(speedyd_server *server) {
   io_config_init(&io);
   io.handshake_timeout_ms = config->handshake_timeout_ms;
   io.idle_timeout_ms = config->idle_timeout_ms;
-  io.max_connections = config->max_connections;
+  /* The I/O layer's cap is a backstop above ours: speedyd evicts idle connections at
+   * --max-connections, and evicted ones take a loop turn to go. */
+  io.max_connections = config->max_connections + config->max_connections / 8u + 16u;
   io.plaintext_v3 = config->plaintext_v3;
   for (size_t i = 0; i < config->n_listens; i++) {
     const speedyd_listen *l = &config->listens[i];
@@ -258,6 +354,7 @@ static int setup(speedyd_server *server) {
   }
   if (config->port_file != NULL && write_port_file(server) != 0) return -1;
   if (config->user != NULL && drop_privileges(config->user) != 0) return -1;
+  if (harden_process() != 0) return -1;
 
   uv_signal_init(server->loop, &server->sigterm);
   uv_signal_init(server->loop, &server->sigint);
@@ -302,8 +399,10 @@ int main(int argc, char **argv) {
   uv_loop_close(&loop);
   if (server.docroot.dir_fd >= 0) http_docroot_close(&server.docroot);
   http_manifest_del(server.manifest);
+  replay_plan_del(server.replay);
   http_gzip_cache_del(server.gzip_cache);
   if (server.tls != NULL) io_tls_del(server.tls);
+  speedyd_addr_table_del(&server);
   speedyd_log_close(&server);
   return status;
 }

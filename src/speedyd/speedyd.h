@@ -9,6 +9,8 @@
  *   speedyd_h1.c      an HTTP/1.1 connection: llhttp ↔ io_conn
  *   speedyd_push.c    server push and hint from the push manifest
  *   speedyd_log.c     access and error logs
+ *   speedyd_limits.c  defences: per-address connection counts, eviction of idle
+ *                     connections, memory budgets, the flood ("glitch") meter
  *
  * Everything runs on one libuv loop thread; nothing here is thread-safe.
  */
@@ -28,6 +30,7 @@
 #include "http_static.h"
 #include "http_upload.h"
 #include "io.h"
+#include "replay.h"
 
 #ifndef SPEEDYD_VERSION
 #define SPEEDYD_VERSION "0.0.0"
@@ -68,6 +71,15 @@ typedef struct speedyd_config {
   int allow_symlinks;
   int gzip;
   const char *port_file;
+  /* Defences (speedyd_limits.c, docs/security.md). */
+  uint32_t max_connections_per_address;
+  uint64_t max_memory;            /* whole server: libspdy + our own buffers, bytes */
+  uint64_t max_connection_memory; /* one connection, bytes */
+  /* The lab's replay (docs/lab-replay.md). */
+  const char *replay_file; /* --replay PLAN: answer from a page plan, not a docroot */
+  int replay_host_index;   /* --replay-host-index N; -1: the host the authority names */
+  int tls_max_1_2;         /* --tls-max 1.2 */
+  int tls_no_resumption;   /* --no-tls-resumption */
 } speedyd_config;
 
 /* Parses argv into config (defaults first). Returns 0 to run, or an exit code: 0 after
@@ -75,6 +87,7 @@ typedef struct speedyd_config {
 int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done);
 
 typedef struct speedyd_conn speedyd_conn;
+typedef struct speedyd_addr_table speedyd_addr_table;
 
 typedef struct speedyd_server {
   speedyd_config config;
@@ -82,19 +95,31 @@ typedef struct speedyd_server {
   http_docroot docroot;
   http_gzip_cache *gzip_cache;
   http_manifest *manifest;
+  replay_plan *replay; /* --replay; NULL: static files */
   http_static_options static_options;
   http_upload_options upload_options;
   io_tls *tls;
   io_listener *listeners[SPEEDYD_MAX_LISTENS];
   size_t n_listeners;
   FILE *access_log, *error_log;
-  speedyd_conn *conns; /* every live connection */
+  speedyd_conn *conns; /* every live connection, newest first */
+  speedyd_conn *conns_tail; /* the oldest */
   uint64_t n_conns;
+  uint64_t n_evicting;  /* aborted to make room, on_close not yet reported */
+  speedyd_addr_table *addrs;
+  uint64_t mem_used;    /* accounted bytes (speedyd_budget_*) of every connection */
   int shutting_down;
   uv_signal_t sigterm, sigint;
   uv_timer_t shutdown_timer;
   uint64_t next_conn_id;
 } speedyd_server;
+
+/* Memory accounted to one connection: libspdy's allocations through the allocator hook
+ * (zlib included) and what speedyd charges for its own buffers. */
+typedef struct speedyd_budget {
+  speedyd_server *server;
+  uint64_t used;
+} speedyd_budget;
 
 /* The protocol-neutral part of a connection; the protocol module owns the rest. */
 struct speedyd_conn {
@@ -103,6 +128,9 @@ struct speedyd_conn {
   speedyd_conn *prev, *next;
   void *impl;                      /* speedyd_spdy_conn / speedyd_h1_conn */
   void (*shutdown)(speedyd_conn *c); /* server is stopping: finish in-flight work */
+  int (*idle)(const speedyd_conn *c); /* 1: no request in flight (may be evicted) */
+  speedyd_budget budget;
+  int evicted;
   char peer_ip[64];                /* for the access log: the address without port */
   uint64_t id;
 };
@@ -113,6 +141,41 @@ void speedyd_conn_closed(speedyd_conn *c);
 /* Protocol modules: take over a connection whose protocol is now known. */
 int speedyd_spdy_start(speedyd_conn *c, spdy_protocol protocol);
 int speedyd_h1_start(speedyd_conn *c);
+
+/* ---- speedyd_limits.c ---- */
+
+/* Per-address connection counts. acquire returns 0, or -1 when ip already has
+ * max_connections_per_address connections (or on no memory); release undoes it. */
+int speedyd_addr_acquire(speedyd_server *server, const char *ip);
+void speedyd_addr_release(speedyd_server *server, const char *ip);
+void speedyd_addr_table_del(speedyd_server *server);
+
+/* At the connection limit: aborts the oldest idle connection (no request in flight,
+ * handshakes included). Returns 1 when one was evicted, 0 when every one is busy. */
+int speedyd_evict_idle(speedyd_server *server);
+
+/* Charges n bytes to a connection's budget (and the server's). Returns 0, or -1 (nothing
+ * charged) when the connection or the server would exceed its maximum. */
+int speedyd_budget_charge(speedyd_budget *budget, uint64_t n);
+void speedyd_budget_release(speedyd_budget *budget, uint64_t n);
+/* 1 when new work should be refused: the connection or the server is above 3/4 of its
+ * budget (the rest is headroom for work already accepted). */
+int speedyd_budget_pressure(const speedyd_budget *budget);
+/* libspdy's allocator hook over a budget (user = the speedyd_budget). */
+void *speedyd_budget_malloc(size_t size, void *user);
+void *speedyd_budget_realloc(void *ptr, size_t size, void *user);
+void speedyd_budget_free(void *ptr, void *user);
+
+/* The flood meter: peer actions that cost us work but carry no request ("glitches")
+ * fill it; it drains at SPEEDYD_GLITCH_RATE per second. Returns 1 once it is over
+ * SPEEDYD_GLITCH_BURST: the caller ends the connection. */
+#define SPEEDYD_GLITCH_BURST 1000u
+#define SPEEDYD_GLITCH_RATE 100u
+typedef struct speedyd_glitch_meter {
+  uint64_t level; /* glitches × 1,000 */
+  int64_t last_ns;
+} speedyd_glitch_meter;
+int speedyd_glitch(speedyd_glitch_meter *meter, int64_t now_ns, unsigned cost);
 
 /* ---- speedyd_serve.c ---- */
 

@@ -10,6 +10,14 @@
  * --max-header-bytes (431), upload bodies by the sink (413). A parse error is a 400.
  * After any of these the answer carries "Connection: close" and the connection ends.
  *
+ * Request smuggling shapes (docs/security.md): llhttp (strict) already refuses
+ * Content-Length with Transfer-Encoding, duplicate Content-Lengths and a
+ * Transfer-Encoding whose last coding is not chunked; we add a 400 for obsolete line
+ * folding and for whitespace before a field's colon, which llhttp 8 lets through, and
+ * cap chunk extensions (llhttp streams them; we count them). A request's headers must
+ * arrive whole within --header-timeout of its first byte (slowloris); a connection
+ * answers at most H1_MAX_REQUESTS requests; under memory pressure new requests get 503.
+ *
  * Bodies are read into the connection's output (io_conn_write copies; TLS must see
  * plaintext anyway) up to io_conn_room() per turn, so a slow reader costs a bounded
  * buffer, not the whole file.
@@ -25,6 +33,10 @@
 /* Longest header name we accept (431 beyond); values are bounded by the header budget. */
 #define H1_MAX_NAME 256u
 #define H1_OUT_CHUNK 16384u
+/* Chunk extensions of one message (they mean nothing to us; llhttp does not buffer them). */
+#define H1_MAX_CHUNK_EXTENSIONS 4096u
+/* Requests on one connection (pipelined or not); then "Connection: close". */
+#define H1_MAX_REQUESTS 10000u
 
 typedef enum h1_state { H1_READING, H1_WRITING, H1_CLOSING } h1_state;
 
@@ -55,6 +67,12 @@ typedef struct speedyd_h1_conn {
   size_t head_len, head_sent;
   uint64_t body_in, body_out, bytes_out;
   uint64_t sequence;    /* requests on this connection, for the log's stream column */
+  /* defences */
+  const uint8_t *in_start; /* the buffer llhttp is parsing, for the obs-fold check */
+  uint8_t in_prev;         /* the byte before in_start ('\n' at the start) */
+  size_t chunk_extension_bytes;
+  int64_t request_start_ns; /* first byte of the request being read; 0: none yet */
+  int overloaded;           /* memory pressure when the headers completed: 503 */
   uint8_t chunk[H1_OUT_CHUNK];
 } speedyd_h1_conn;
 
@@ -70,6 +88,9 @@ static int fail(speedyd_h1_conn *h, int err) {
 static int commit_header(speedyd_h1_conn *h) {
   if (!h->in_value) return 0;
   h->in_value = 0;
+  /* "Host : x" — whitespace before the colon (RFC 9112 5.1: must be a 400). */
+  if (memchr(h->name, ' ', h->name_len) != NULL || memchr(h->name, '\t', h->name_len) != NULL)
+    return fail(h, HTTP_ERR_BAD_REQUEST);
   int rv = http_request_add_header(&h->request, h->name, h->name_len,
                                    h->value ? h->value : "", h->value_len);
   h->name_len = 0;
@@ -87,6 +108,16 @@ static int budget(speedyd_h1_conn *h, size_t len, int err) {
 static int on_message_begin(llhttp_t *p) {
   speedyd_h1_conn *h = conn_of(p);
   h->header_bytes = 0;
+  h->chunk_extension_bytes = 0;
+  return 0;
+}
+
+static int on_chunk_extension(llhttp_t *p, const char *at, size_t len) {
+  (void)at;
+  speedyd_h1_conn *h = conn_of(p);
+  if (len > H1_MAX_CHUNK_EXTENSIONS - h->chunk_extension_bytes)
+    return fail(h, HTTP_ERR_BAD_REQUEST);
+  h->chunk_extension_bytes += len;
   return 0;
 }
 
@@ -113,6 +144,11 @@ static int on_header_field(llhttp_t *p, const char *at, size_t len) {
 
 static int on_header_value(llhttp_t *p, const char *at, size_t len) {
   speedyd_h1_conn *h = conn_of(p);
+  /* A value piece right after a line break is a folded continuation line (obs-fold,
+   * RFC 9112 5.2: reject with 400). Ordinary values follow "name:" and spaces. */
+  const uint8_t *piece = (const uint8_t *)at;
+  uint8_t before = piece > h->in_start ? piece[-1] : h->in_prev;
+  if (len > 0 && before == '\n') return fail(h, HTTP_ERR_BAD_REQUEST);
   h->in_value = 1;
   if (budget(h, len, HTTP_ERR_HEADERS_TOO_LARGE) != 0) return -1;
   if (len > h->value_cap - h->value_len) {
@@ -146,7 +182,12 @@ static int on_headers_complete(llhttp_t *p) {
   if (rv == 0) rv = http_request_finish(r);
   if (rv != 0) return fail(h, rv);
   h->had_headers = 1;
+  h->request_start_ns = 0;
   h->is_head = strcmp(r->method, "HEAD") == 0;
+  if (speedyd_budget_pressure(&h->base->budget)) {
+    h->overloaded = 1; /* answered 503 once the message is read */
+    return 0;
+  }
   io_conn_set_idle_timeout(h->base->io, server->config.idle_timeout_ms);
   if (speedyd_serve_is_upload(server, r) && strcmp(r->method, "POST") == 0) {
     rv = http_upload_begin(&h->upload, &server->upload_options, r);
@@ -161,7 +202,7 @@ static int on_headers_complete(llhttp_t *p) {
 static int on_body(llhttp_t *p, const char *at, size_t len) {
   speedyd_h1_conn *h = conn_of(p);
   h->body_in += len;
-  if (h->upload != NULL) {
+  if (h->upload != NULL && !h->overloaded) {
     int rv = http_upload_feed(h->upload, (const uint8_t *)at, len);
     if (rv != 0) return fail(h, rv);
   }
@@ -193,6 +234,8 @@ static void reset_request(speedyd_h1_conn *h) {
   h->body_in = h->body_out = h->bytes_out = 0;
   h->had_headers = 0;
   h->is_head = 0;
+  h->overloaded = 0;
+  h->request_start_ns = 0;
 }
 
 /* Builds the answer to the current request (or to h->error) and starts writing it. */
@@ -202,13 +245,16 @@ static void start_answer(speedyd_h1_conn *h) {
   if (h->error != 0) {
     speedyd_serve_error(&h->response, h->error);
     h->keep_alive = 0;
+  } else if (h->overloaded) {
+    if (http_response_set_error(&h->response, 503, NULL) != 0) http_response_reset(&h->response, 503);
+    h->keep_alive = 0;
   } else if (h->upload != NULL) {
     int rv = http_upload_finish(h->upload, &h->response);
     if (rv != 0) speedyd_serve_error(&h->response, rv);
   } else {
     speedyd_serve_static(server, &h->request, &h->response);
   }
-  if (server->shutting_down) h->keep_alive = 0;
+  if (server->shutting_down || h->sequence >= H1_MAX_REQUESTS) h->keep_alive = 0;
   speedyd_serve_common_headers(&h->response);
   speedyd_push_add_hints(server, &h->request, &h->response);
   if (h->is_head) http_response_drop_body(&h->response);
@@ -284,17 +330,37 @@ static void on_writable(io_conn *io, size_t room, void *user) {
   finish_answer(h);
 }
 
+/* Slowloris: a request's headers must be whole within --header-timeout of its first
+ * byte, however the bytes trickle in (the idle timeout only sees silence). */
+static int headers_too_slow(speedyd_h1_conn *h) {
+  uint32_t timeout_ms = h->base->server->config.header_timeout_ms;
+  if (h->had_headers || timeout_ms == 0) return 0;
+  int64_t now = speedyd_now_ns();
+  if (h->request_start_ns == 0) h->request_start_ns = now;
+  return now - h->request_start_ns > (int64_t)timeout_ms * 1000000;
+}
+
 static size_t on_read(io_conn *io, const uint8_t *data, size_t len, void *user) {
   speedyd_h1_conn *h = user;
   if (h->state == H1_CLOSING) return len;
   if (h->state != H1_READING) return 0; /* answering: hold the rest (pipelining) */
+  if (headers_too_slow(h)) {
+    speedyd_log_error(h->base->server, io_conn_peer(io),
+                      "too slow: request headers took longer than --header-timeout");
+    h->state = H1_CLOSING;
+    io_conn_abort(io, UV_ECANCELED);
+    return len;
+  }
+  h->in_start = data;
   llhttp_errno_t err = llhttp_execute(&h->parser, (const char *)data, len);
   if (err == HPE_OK) {
+    if (len > 0) h->in_prev = data[len - 1];
     if (h->error == 0) return len;
   } else if (err == HPE_PAUSED) {
     h->paused = 1;
     size_t consumed = (size_t)(llhttp_get_error_pos(&h->parser) - (const char *)data);
     if (consumed > len) consumed = len;
+    if (consumed > 0) h->in_prev = data[consumed - 1];
     start_answer(h);
     return consumed;
   }
@@ -329,6 +395,7 @@ static void on_close(io_conn *io, int status, void *user) {
   free(h->url);
   free(h->value);
   speedyd_conn *base = h->base;
+  speedyd_budget_release(&base->budget, sizeof(*h));
   free(h);
   speedyd_conn_closed(base);
 }
@@ -344,10 +411,21 @@ static void on_shutdown(speedyd_conn *c) {
   }
 }
 
+static int conn_idle(const speedyd_conn *c) {
+  const speedyd_h1_conn *h = c->impl;
+  return h->state == H1_READING && !h->had_headers && h->url_len == 0 &&
+         h->request_start_ns == 0;
+}
+
 int speedyd_h1_start(speedyd_conn *c) {
+  if (speedyd_budget_charge(&c->budget, sizeof(speedyd_h1_conn)) != 0) return HTTP_ERR_LIMIT;
   speedyd_h1_conn *h = calloc(1, sizeof(*h));
-  if (h == NULL) return HTTP_ERR_NOMEM;
+  if (h == NULL) {
+    speedyd_budget_release(&c->budget, sizeof(speedyd_h1_conn));
+    return HTTP_ERR_NOMEM;
+  }
   h->base = c;
+  h->in_prev = '\n';
   llhttp_settings_init(&h->settings);
   h->settings.on_message_begin = on_message_begin;
   h->settings.on_url = on_url;
@@ -356,12 +434,15 @@ int speedyd_h1_start(speedyd_conn *c) {
   h->settings.on_headers_complete = on_headers_complete;
   h->settings.on_body = on_body;
   h->settings.on_message_complete = on_message_complete;
+  h->settings.on_chunk_extension_name = on_chunk_extension;
+  h->settings.on_chunk_extension_value = on_chunk_extension;
   llhttp_init(&h->parser, HTTP_REQUEST, &h->settings);
   h->parser.data = h;
   http_request_init(&h->request, HTTP_PROTO_HTTP11, c->server->config.max_header_bytes, 0);
   http_response_init(&h->response);
   c->impl = h;
   c->shutdown = on_shutdown;
+  c->idle = conn_idle;
   const io_conn_callbacks callbacks = {.on_read = on_read,
                                        .on_eof = on_eof,
                                        .on_writable = on_writable,

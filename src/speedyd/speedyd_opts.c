@@ -34,12 +34,19 @@ enum {
   OPT_MAX_CONNECTIONS,
   OPT_MAX_STREAMS,
   OPT_MAX_HEADER_BYTES,
+  OPT_MAX_CONNECTIONS_PER_ADDRESS,
+  OPT_MAX_MEMORY,
+  OPT_MAX_CONNECTION_MEMORY,
   OPT_ACCESS_LOG,
   OPT_ERROR_LOG,
   OPT_ALLOW_SYMLINKS,
   OPT_NO_GZIP,
   OPT_PORT_FILE,
-  OPT_DATA_FRAME_SIZE
+  OPT_DATA_FRAME_SIZE,
+  OPT_REPLAY,
+  OPT_REPLAY_HOST_INDEX,
+  OPT_TLS_MAX,
+  OPT_NO_TLS_RESUMPTION
 };
 
 static const struct option long_options[] = {
@@ -63,19 +70,26 @@ static const struct option long_options[] = {
     {"max-connections", required_argument, NULL, OPT_MAX_CONNECTIONS},
     {"max-streams", required_argument, NULL, OPT_MAX_STREAMS},
     {"max-header-bytes", required_argument, NULL, OPT_MAX_HEADER_BYTES},
+    {"max-connections-per-address", required_argument, NULL, OPT_MAX_CONNECTIONS_PER_ADDRESS},
+    {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
+    {"max-connection-memory", required_argument, NULL, OPT_MAX_CONNECTION_MEMORY},
     {"access-log", required_argument, NULL, OPT_ACCESS_LOG},
     {"error-log", required_argument, NULL, OPT_ERROR_LOG},
     {"allow-symlinks", no_argument, NULL, OPT_ALLOW_SYMLINKS},
     {"no-gzip", no_argument, NULL, OPT_NO_GZIP},
     {"port-file", required_argument, NULL, OPT_PORT_FILE},
     {"data-frame-size", required_argument, NULL, OPT_DATA_FRAME_SIZE},
+    {"replay", required_argument, NULL, OPT_REPLAY},
+    {"replay-host-index", required_argument, NULL, OPT_REPLAY_HOST_INDEX},
+    {"tls-max", required_argument, NULL, OPT_TLS_MAX},
+    {"no-tls-resumption", no_argument, NULL, OPT_NO_TLS_RESUMPTION},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0}};
 
 static void print_help(void) {
   printf(
-      "Usage: speedyd --listen [ADDR:]PORT[,tls] ... --docroot DIR [OPTION]...\n"
+      "Usage: speedyd --listen [ADDR:]PORT[,tls] ... --docroot DIR|--replay PLAN [OPTION]...\n"
       "Serve static files over SPDY/2, SPDY/3, SPDY/3.1 and HTTP/1.1 on the same ports.\n"
       "\n"
       "Listening and TLS:\n"
@@ -89,9 +103,17 @@ static void print_help(void) {
       "      --plaintext-v3 3|3.1   what a plaintext version-3 SPDY client gets (default: 3.1)\n"
       "      --port-file FILE       after listening, write the bound ports there, one a line\n"
       "                             in --listen order (default: none)\n"
+      "      --tls-max 1.2|1.3      highest TLS version (default: 1.3)\n"
+      "      --no-tls-resumption    no session tickets or session cache: every TLS connection\n"
+      "                             makes a full handshake (default: resumption allowed)\n"
       "\n"
       "Content:\n"
-      "      --docroot DIR          serve files beneath DIR (required)\n"
+      "      --docroot DIR          serve files beneath DIR (this or --replay is required)\n"
+      "      --replay PLAN          answer from a page plan (docs/lab-replay.md): recorded\n"
+      "                             statuses and headers, generated bodies; the host is\n"
+      "                             picked by :host / Host (default: none)\n"
+      "      --replay-host-index N  with --replay: serve plan host N whatever the request's\n"
+      "                             host says (default: pick by :host / Host)\n"
       "      --allow-symlinks       follow symlinks that leave the docroot (default: only\n"
       "                             symlinks that stay beneath it are followed)\n"
       "      --no-gzip              never compress on the fly (default: gzip compressible\n"
@@ -113,6 +135,12 @@ static void print_help(void) {
       "      --max-connections N    live connections (default: 10000)\n"
       "      --max-streams N        SPDY concurrent streams per connection (default: 100)\n"
       "      --max-header-bytes N   request header fields, names + values (default: 32768)\n"
+      "      --max-connections-per-address N  live connections from one IP address\n"
+      "                             (default: 256; 0: no limit)\n"
+      "      --max-memory BYTES     memory of all connections together; from 3/4 of it new\n"
+      "                             requests are refused (default: 1073741824; 0: no limit)\n"
+      "      --max-connection-memory BYTES  memory of one connection (default: 8388608;\n"
+      "                             0: no limit)\n"
       "      --data-frame-size N    payload of the SPDY DATA frames we send (default: 16384)\n"
       "\n"
       "Logs and process:\n"
@@ -209,7 +237,11 @@ static void set_defaults(speedyd_config *config) {
   config->max_streams = 100;
   config->data_frame_size = 16384;
   config->max_header_bytes = HTTP_REQUEST_DEFAULT_MAX_HEADER_BYTES;
+  config->max_connections_per_address = 256;
+  config->max_memory = 1024u * 1024u * 1024u;
+  config->max_connection_memory = 8u * 1024u * 1024u;
   config->gzip = 1;
+  config->replay_host_index = -1;
 }
 
 int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done) {
@@ -288,6 +320,22 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
         return usage_error("bad --max-header-bytes '%s': expected 1024 to 1048576", optarg);
       config->max_header_bytes = (uint32_t)v;
       break;
+    case OPT_MAX_CONNECTIONS_PER_ADDRESS:
+      if (parse_u64(optarg, 0, 1000000, &v) != 0)
+        return usage_error("bad --max-connections-per-address '%s': expected 0 to 1000000",
+                           optarg);
+      config->max_connections_per_address = (uint32_t)v;
+      break;
+    case OPT_MAX_MEMORY:
+    case OPT_MAX_CONNECTION_MEMORY:
+      /* 0 (no limit) or at least 1 MiB: less could not hold one SPDY session. */
+      if (parse_u64(optarg, 0, UINT64_MAX, &v) != 0 || (v != 0 && v < 1048576))
+        return usage_error("bad --%s '%s': expected 0 or at least 1048576 bytes",
+                           opt == OPT_MAX_MEMORY ? "max-memory" : "max-connection-memory",
+                           optarg);
+      if (opt == OPT_MAX_MEMORY) config->max_memory = v;
+      else config->max_connection_memory = v;
+      break;
     case OPT_DATA_FRAME_SIZE:
       if (parse_u64(optarg, 1, 16777215, &v) != 0)
         return usage_error("bad --data-frame-size '%s': expected 1 to 16777215", optarg);
@@ -298,6 +346,18 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
     case OPT_ALLOW_SYMLINKS: config->allow_symlinks = 1; break;
     case OPT_NO_GZIP: config->gzip = 0; break;
     case OPT_PORT_FILE: config->port_file = optarg; break;
+    case OPT_REPLAY: config->replay_file = optarg; break;
+    case OPT_REPLAY_HOST_INDEX:
+      if (parse_u64(optarg, 0, 65535, &v) != 0)
+        return usage_error("bad --replay-host-index '%s': expected 0 to 65535", optarg);
+      config->replay_host_index = (int)v;
+      break;
+    case OPT_TLS_MAX:
+      if (strcmp(optarg, "1.2") == 0) config->tls_max_1_2 = 1;
+      else if (strcmp(optarg, "1.3") == 0) config->tls_max_1_2 = 0;
+      else return usage_error("bad --tls-max '%s': expected 1.2 or 1.3", optarg);
+      break;
+    case OPT_NO_TLS_RESUMPTION: config->tls_no_resumption = 1; break;
     case ':': return usage_error("option '%s' needs a value", name);
     default: return usage_error("unknown option '%s'", name);
     }
@@ -310,7 +370,12 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
     longindex = -1;
   }
   if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
-  if (config->docroot == NULL) return usage_error("--docroot DIR is required");
+  if (config->docroot != NULL && config->replay_file != NULL)
+    return usage_error("--docroot and --replay exclude each other");
+  if (config->docroot == NULL && config->replay_file == NULL)
+    return usage_error("--docroot DIR (or --replay PLAN) is required");
+  if (config->replay_host_index >= 0 && config->replay_file == NULL)
+    return usage_error("--replay-host-index needs --replay PLAN");
   if (config->n_listens == 0) {
     strcpy(config->listens[0].addr, "0.0.0.0");
     config->listens[0].port = 8080;

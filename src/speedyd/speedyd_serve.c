@@ -29,8 +29,10 @@ void speedyd_serve_static(speedyd_server *server, const http_request *request,
     if (http_response_set_error(response, 405, "POST") != 0) http_response_reset(response, 500);
     return;
   }
-  if (http_static_serve(&server->static_options, request, response) != 0)
-    speedyd_serve_error(response, HTTP_ERR_NOMEM);
+  int rv = server->replay != NULL
+               ? replay_serve(server->replay, server->config.replay_host_index, request, response)
+               : http_static_serve(&server->static_options, request, response);
+  if (rv != 0) speedyd_serve_error(response, HTTP_ERR_NOMEM);
 }
 
 void speedyd_serve_common_headers(http_response *response) {

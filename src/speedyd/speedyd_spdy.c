@@ -10,6 +10,14 @@
  * Streams: request streams are the client's (odd); pushed streams ours (even). Each has
  * an sd_stream holding its request, response and body; it is freed in on_stream_close
  * (or when the connection closes: spdy_session_del calls no callbacks).
+ *
+ * Defences (docs/security.md): the session allocates through the connection's memory
+ * budget and new streams are refused (REFUSED_STREAM) under memory pressure; frames that
+ * cost work without carrying a request (PING, SETTINGS, tiny or surplus WINDOW_UPDATEs,
+ * empty DATA, unknown frames, HEADERS after the request, resets either way) fill a flood
+ * meter that ends the connection with GOAWAY when it overflows; a frame must arrive
+ * whole within --header-timeout of its first byte (DATA: 1 KiB at least per period), so
+ * a peer dripping bytes cannot hold a connection forever.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +37,24 @@ typedef struct speedyd_spdy_conn {
   int closing;     /* fatal error or finished: flush and close */
   int goaway_sent;
   int had_request;
+  int flooded;     /* the flood meter overflowed: GOAWAY, then close */
+  speedyd_glitch_meter glitches;
+  int64_t window_updates_owed; /* DATA frames sent + streams, minus WINDOW_UPDATEs received */
+  /* Frame boundaries of the input, for the slow-peer deadline. */
+  uint8_t frame_head[8];
+  uint8_t frame_head_have;
+  uint8_t frame_is_data;
+  uint32_t frame_left; /* payload bytes still to come; valid once the head is whole */
+  int in_payload;
+  uint32_t data_progress;
+  int64_t partial_since_ns; /* first byte of the incomplete frame, or 0 at a boundary */
 } speedyd_spdy_conn;
+
+/* HEADERS frames after the request on one stream: beyond this the stream is reset. */
+#define SD_MAX_HEADER_FRAMES 8
+/* Our accounting of a stream record and each header field it stores. */
+#define SD_STREAM_CHARGE (sizeof(sd_stream) + 1024u)
+#define SD_FIELD_CHARGE 64u
 
 struct sd_stream {
   speedyd_spdy_conn *conn;
@@ -43,13 +68,20 @@ struct sd_stream {
   http_response response;
   http_upload *upload;
   uint64_t body_in, body_out, bytes_out;
+  uint64_t charged;     /* bytes of the connection's budget this stream holds */
+  int header_frames;    /* HEADERS frames received after the request */
 };
 
 /* ---- streams ---- */
 
 static sd_stream *stream_new(speedyd_spdy_conn *conn, int32_t id) {
+  if (speedyd_budget_charge(&conn->base->budget, SD_STREAM_CHARGE) != 0) return NULL;
   sd_stream *s = calloc(1, sizeof(*s));
-  if (s == NULL) return NULL;
+  if (s == NULL) {
+    speedyd_budget_release(&conn->base->budget, SD_STREAM_CHARGE);
+    return NULL;
+  }
+  s->charged = SD_STREAM_CHARGE;
   s->conn = conn;
   s->id = id;
   http_protocol proto = HTTP_PROTO_SPDY31;
@@ -74,6 +106,7 @@ static void stream_del(sd_stream *s) {
   http_upload_del(s->upload);
   http_request_free(&s->request);
   http_response_free(&s->response);
+  speedyd_budget_release(&conn->base->budget, s->charged);
   free(s);
 }
 
@@ -189,9 +222,20 @@ static int on_begin_headers(spdy_session *session, int32_t stream_id, spdy_heade
                             int32_t associated_id, void *user) {
   (void)session, (void)associated_id;
   speedyd_spdy_conn *conn = user;
-  if (kind != SPDY_HEADERS_REQUEST) return 0; /* trailers: ignored */
-  sd_stream *s = stream_new(conn, stream_id);
-  if (s == NULL) return SPDY_ERR_NOMEM;
+  if (kind != SPDY_HEADERS_REQUEST) {
+    /* Trailers are ignored; HEADERS piled on a stream are capped (SPDY has no
+     * CONTINUATION, so each is a whole block and only the count needs a bound). */
+    sd_stream *s = stream_get(conn, stream_id);
+    if (s != NULL && ++s->header_frames > SD_MAX_HEADER_FRAMES)
+      spdy_submit_rst(conn->session, stream_id, SPDY_RST_PROTOCOL_ERROR);
+    return 0;
+  }
+  /* Under memory pressure new work is refused; the client may retry it later. */
+  sd_stream *s = speedyd_budget_pressure(&conn->base->budget) ? NULL : stream_new(conn, stream_id);
+  if (s == NULL) {
+    spdy_submit_rst(conn->session, stream_id, SPDY_RST_REFUSED_STREAM);
+    return 0;
+  }
   if (spdy_session_set_stream_user_data(conn->session, stream_id, s) != 0) {
     stream_del(s);
     return 0;
@@ -205,6 +249,13 @@ static int on_header(spdy_session *session, int32_t stream_id, const spdy_header
   (void)session;
   sd_stream *s = stream_get(user, stream_id);
   if (s == NULL || s->request_done) return 0;
+  uint64_t charge = SD_FIELD_CHARGE + header->name_len + header->value_len;
+  if (speedyd_budget_charge(&s->conn->base->budget, charge) != 0) {
+    /* The request would not fit the budget: a 431 answer, nothing more stored. */
+    s->request.error = HTTP_ERR_HEADERS_TOO_LARGE;
+    return 0;
+  }
+  s->charged += charge;
   (void)http_spdy_request_header(&s->request, header); /* sticky: answered at the end */
   return 0;
 }
@@ -292,9 +343,42 @@ static int on_stream_close(spdy_session *session, int32_t stream_id, uint32_t st
   return 0;
 }
 
+/* What a frame costs on the flood meter: work for us without a request in it. */
+static unsigned glitch_cost(speedyd_spdy_conn *conn, int sent, spdy_frame_type type,
+                            uint8_t flags, uint32_t length, const char *summary) {
+  if (sent) {
+    if (type == SPDY_FRAME_DATA) conn->window_updates_owed++;
+    if (type == SPDY_FRAME_SYN_REPLY || type == SPDY_FRAME_SYN_STREAM)
+      conn->window_updates_owed += 2;
+    return type == SPDY_FRAME_RST_STREAM; /* provoked resets ("MadeYouReset") */
+  }
+  switch (type) {
+  case SPDY_FRAME_DATA: return length == 0 && !(flags & 0x01); /* FLAG_FIN (2.2.2) */
+  case SPDY_FRAME_SYN_STREAM:
+  case SPDY_FRAME_GOAWAY: return 0;
+  case SPDY_FRAME_WINDOW_UPDATE: {
+    /* A client credits what it received, in sizable steps: tiny deltas (a window opened
+     * a byte at a time) and more updates than we sent DATA frames are abuse. */
+    const char *delta = summary != NULL ? strstr(summary, "delta=") : NULL;
+    unsigned long value = delta != NULL ? strtoul(delta + 6, NULL, 10) : 0;
+    unsigned cost = value < 1024;
+    if (--conn->window_updates_owed < -64) cost++;
+    return cost;
+  }
+  default: return 1; /* PING, SETTINGS, NOOP, RST_STREAM, HEADERS, unknown types */
+  }
+}
+
 static void on_frame(spdy_session *session, int sent, spdy_frame_type type, uint8_t flags,
                      int32_t stream_id, uint32_t length, const char *summary, void *user) {
-  (void)type, (void)flags, (void)summary, (void)session;
+  (void)session;
+  speedyd_spdy_conn *conn = user;
+  unsigned cost = glitch_cost(conn, sent, type, flags, length, summary);
+  if (cost > 0 && !conn->flooded &&
+      speedyd_glitch(&conn->glitches, speedyd_now_ns(), cost)) {
+    conn->flooded = 1;
+    spdy_submit_goaway(conn->session, SPDY_GOAWAY_PROTOCOL_ERROR);
+  }
   if (!sent || stream_id == 0) return;
   sd_stream *s = stream_get(user, stream_id);
   if (s != NULL) s->bytes_out += 8u + (uint64_t)length;
@@ -334,6 +418,16 @@ static void produce(speedyd_spdy_conn *conn, size_t room, int unbounded) {
     spdy_session_consume_output(conn->session, (size_t)n);
     if (!unbounded) room -= (size_t)n;
   }
+  if (conn->flooded && !conn->closing) {
+    /* Our own resets overflowed the meter (a peer provoking them): GOAWAY is queued. */
+    speedyd_log_error(conn->base->server, io_conn_peer(conn->base->io),
+                      "flood: the peer provoked too many resets; GOAWAY sent");
+    conn->closing = 1;
+    if (!unbounded) {
+      produce(conn, 0, 1);
+      return;
+    }
+  }
   maybe_close(conn);
 }
 
@@ -343,11 +437,78 @@ static void on_writable(io_conn *io, size_t room, void *user) {
   produce(conn, room, conn->closing);
 }
 
+/* Follows frame boundaries in the bytes the engine consumed. Returns 1 when a frame
+ * ended or at least 1 KiB of DATA payload arrived (progress). */
+static int track_frames(speedyd_spdy_conn *conn, const uint8_t *p, size_t n) {
+  int progress = 0;
+  while (n > 0) {
+    if (!conn->in_payload) {
+      size_t take = sizeof(conn->frame_head) - conn->frame_head_have;
+      if (take > n) take = n;
+      memcpy(conn->frame_head + conn->frame_head_have, p, take);
+      conn->frame_head_have = (uint8_t)(conn->frame_head_have + take);
+      p += take;
+      n -= take;
+      if (conn->frame_head_have < sizeof(conn->frame_head)) break;
+      conn->frame_head_have = 0;
+      conn->frame_is_data = (conn->frame_head[0] & 0x80) == 0;
+      conn->frame_left = (uint32_t)conn->frame_head[5] << 16 |
+                         (uint32_t)conn->frame_head[6] << 8 | conn->frame_head[7];
+      if (conn->frame_left == 0) progress = 1;
+      else conn->in_payload = 1;
+      continue;
+    }
+    size_t take = conn->frame_left < n ? conn->frame_left : n;
+    conn->frame_left -= (uint32_t)take;
+    p += take;
+    n -= take;
+    if (conn->frame_is_data) {
+      conn->data_progress += (uint32_t)take;
+      if (conn->data_progress >= 1024) {
+        conn->data_progress = 0;
+        progress = 1;
+      }
+    }
+    if (conn->frame_left == 0) {
+      conn->in_payload = 0;
+      progress = 1;
+    }
+  }
+  return progress;
+}
+
+/* 1 when the peer has been sending one frame for longer than --header-timeout. */
+static int too_slow(speedyd_spdy_conn *conn, const uint8_t *data, size_t consumed,
+                    int64_t now_ns) {
+  uint32_t timeout_ms = conn->base->server->config.header_timeout_ms;
+  int progress = track_frames(conn, data, consumed);
+  int boundary = !conn->in_payload && conn->frame_head_have == 0;
+  if (boundary) conn->partial_since_ns = 0;
+  else if (progress || conn->partial_since_ns == 0) conn->partial_since_ns = now_ns;
+  return timeout_ms != 0 && conn->partial_since_ns != 0 &&
+         now_ns - conn->partial_since_ns > (int64_t)timeout_ms * 1000000;
+}
+
 static size_t on_read(io_conn *io, const uint8_t *data, size_t len, void *user) {
   speedyd_spdy_conn *conn = user;
   if (conn->closing) return len;
-  spdy_session_set_now(conn->session, speedyd_now_ns());
+  int64_t now_ns = speedyd_now_ns();
+  spdy_session_set_now(conn->session, now_ns);
   int64_t n = spdy_session_recv(conn->session, data, len);
+  if (n >= 0 && !conn->flooded && too_slow(conn, data, (size_t)n, now_ns)) {
+    speedyd_log_error(conn->base->server, io_conn_peer(io),
+                      "too slow: one frame took longer than --header-timeout");
+    io_conn_abort(io, UV_ECANCELED);
+    conn->closing = 1;
+    return len;
+  }
+  if (n >= 0 && conn->flooded) {
+    speedyd_log_error(conn->base->server, io_conn_peer(io),
+                      "flood: too many frames without requests; GOAWAY sent");
+    conn->closing = 1;
+    produce(conn, 0, 1);
+    return len;
+  }
   if (n < 0) {
     char why[160];
     snprintf(why, sizeof(why), "%s", spdy_strerror((int)n));
@@ -378,6 +539,7 @@ static void on_close(io_conn *io, int status, void *user) {
   spdy_session_del(conn->session);
   while (conn->streams != NULL) stream_del(conn->streams);
   speedyd_conn *base = conn->base;
+  speedyd_budget_release(&base->budget, sizeof(*conn));
   free(conn);
   speedyd_conn_closed(base);
 }
@@ -391,10 +553,20 @@ static void on_shutdown(speedyd_conn *c) {
   io_conn_want_writable(c->io);
 }
 
+static int conn_idle(const speedyd_conn *c) {
+  const speedyd_spdy_conn *conn = c->impl;
+  return spdy_session_open_streams(conn->session) == 0 &&
+         spdy_session_pending_streams(conn->session) == 0;
+}
+
 int speedyd_spdy_start(speedyd_conn *c, spdy_protocol protocol) {
   speedyd_server *server = c->server;
+  if (speedyd_budget_charge(&c->budget, sizeof(speedyd_spdy_conn)) != 0) return SPDY_ERR_NOMEM;
   speedyd_spdy_conn *conn = calloc(1, sizeof(*conn));
-  if (conn == NULL) return SPDY_ERR_NOMEM;
+  if (conn == NULL) {
+    speedyd_budget_release(&c->budget, sizeof(speedyd_spdy_conn));
+    return SPDY_ERR_NOMEM;
+  }
   conn->base = c;
   conn->protocol_name = spdy_protocol_name(protocol);
   spdy_callbacks *cb = NULL;
@@ -414,16 +586,21 @@ int speedyd_spdy_start(speedyd_conn *c, spdy_protocol protocol) {
     /* Uploads: let a client send a few round trips' worth before we credit it. */
     spdy_options_set_stream_window(options, 256u * 1024u);
     spdy_options_set_session_window(options, 1024u * 1024u);
+    /* Every byte of the session, zlib's included, counts against the budget. */
+    spdy_options_set_allocator(options, speedyd_budget_malloc, speedyd_budget_realloc,
+                               speedyd_budget_free, &c->budget);
     rv = spdy_session_new(&conn->session, protocol, SPDY_ROLE_SERVER, cb, options, conn);
   }
   spdy_callbacks_del(cb);
   spdy_options_del(options);
   if (rv != 0) {
+    speedyd_budget_release(&c->budget, sizeof(*conn));
     free(conn);
     return rv;
   }
   c->impl = conn;
   c->shutdown = on_shutdown;
+  c->idle = conn_idle;
   const io_conn_callbacks callbacks = {.on_read = on_read,
                                        .on_eof = on_eof,
                                        .on_writable = on_writable,

@@ -630,3 +630,57 @@ Test(streams, submit_beyond_the_pending_queue_fails_with_too_many_streams) {
   test_peer_del(server);
   cr_assert_eq(test_alloc_live(), 0);
 }
+
+/* Resets the application submits while handling input answer the peer, so a peer that
+ * provokes them without reading our output hits the owed-frame cap ("MadeYouReset"). */
+static int refuse_every_push(spdy_session *s, int32_t id, spdy_headers_kind kind, int32_t assoc,
+                             void *user) {
+  (void)assoc, (void)user;
+  /* Its result is ignored on purpose: the flood shows in spdy_session_recv's result. */
+  if (kind == SPDY_HEADERS_PUSH) (void)spdy_submit_rst(s, id, SPDY_RST_REFUSED_STREAM);
+  return 0;
+}
+
+Test(streams, resets_submitted_during_recv_count_against_the_flood_cap) {
+  spdy_options *options;
+  cr_assert_eq(spdy_options_new(&options), 0);
+  test_alloc_install(options);
+  spdy_options_set_max_queued_control_frames(options, 50);
+  spdy_options_set_max_concurrent_streams(options, 1000);
+  spdy_callbacks *callbacks;
+  cr_assert_eq(spdy_callbacks_new(&callbacks), 0);
+  spdy_callbacks_set_on_begin_headers(callbacks, refuse_every_push);
+  spdy_session *client;
+  cr_assert_eq(spdy_session_new(&client, SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, callbacks,
+                                options, NULL),
+               0);
+  test_peer *server = test_peer_new(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_SERVER, NULL);
+  spdy_header request[] = {{":method", 7, "GET", 3},       {":path", 5, "/", 1},
+                           {":version", 8, "HTTP/1.1", 8}, {":host", 5, "h", 1},
+                           {":scheme", 7, "https", 5}};
+  int32_t id = spdy_submit_request(client, 3, request, 5, NULL, NULL, NULL);
+  cr_assert_gt(id, 0);
+  uint8_t buf[65536];
+  int64_t n = spdy_session_send(client, buf, sizeof(buf));
+  cr_assert_gt(n, 0);
+  cr_assert_eq(test_feed(server, buf, (size_t)n, sizeof(buf)), n);
+  /* The server pushes 200 resources; the client refuses each but never sends. */
+  spdy_header push_request[] = {{":scheme", 7, "https", 5}, {":host", 5, "h", 1},
+                                {":path", 5, "/p", 2}};
+  spdy_header push_response[] = {{":status", 7, "200", 3}, {":version", 8, "HTTP/1.1", 8}};
+  for (int i = 0; i < 200; i++)
+    cr_assert_gt(spdy_submit_push(server->session, id, 5, push_request, 3, push_response, 2, NULL,
+                                  NULL, NULL),
+                 0);
+  size_t len;
+  uint8_t *pushes = test_drain(server, &len);
+  int64_t rv = spdy_session_recv(client, pushes, len);
+  free(pushes);
+  cr_assert_eq(rv, SPDY_ERR_FLOOD, "recv returned %lld, expected SPDY_ERR_FLOOD",
+               (long long)rv);
+  spdy_session_del(client);
+  test_peer_del(server);
+  spdy_callbacks_del(callbacks);
+  spdy_options_del(options);
+  cr_assert_eq(test_alloc_live(), 0);
+}

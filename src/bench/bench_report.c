@@ -1,0 +1,176 @@
+/* bench_report.c — what `speedy bench` prints: a human summary (like wrk's and h2load's)
+ * or one JSON object (--json) with the same figures, for scripts such as bench/compare.
+ *
+ * Rates use the measured window: from the end of the warm-up to the last measured
+ * response. Latency runs from a request's intended send time (its actual send time in
+ * closed loop), TTFB from the actual send to the first response byte.
+ */
+#include <stdio.h>
+
+#include "bench_int.h"
+
+uint64_t bench_errors_total(const bench_stats *stats) {
+  uint64_t total = 0;
+  for (int i = 0; i < BENCH_ERR_COUNT; i++) total += stats->errors[i];
+  return total;
+}
+
+static double window_s(const bench_stats *st) {
+  if (st->t_last_done <= st->t_measure) return 0.0;
+  return (double)(st->t_last_done - st->t_measure) / 1e9;
+}
+
+static double per_s(uint64_t count, double seconds) {
+  return seconds > 0 ? (double)count / seconds : 0.0;
+}
+
+static double send_rate(const bench_stats *st) {
+  if (st->sends < 2 || st->t_last_send <= st->t_first_send) return 0.0;
+  return (double)(st->sends - 1) / ((double)(st->t_last_send - st->t_first_send) / 1e9);
+}
+
+/* A duration for people: ns as "812 us", "12.3 ms", "1.20 s". */
+static void human_time(char *out, size_t cap, uint64_t ns) {
+  if (ns < 1000000)
+    snprintf(out, cap, "%.0f us", (double)ns / 1e3);
+  else if (ns < 1000000000)
+    snprintf(out, cap, "%.2f ms", (double)ns / 1e6);
+  else
+    snprintf(out, cap, "%.2f s", (double)ns / 1e9);
+}
+
+static void human_bytes(char *out, size_t cap, double bytes) {
+  static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024.0 && u < 4) {
+    bytes /= 1024.0;
+    u++;
+  }
+  snprintf(out, cap, u ? "%.2f %s" : "%.0f %s", bytes, units[u]);
+}
+
+static void print_hist_line(const char *label, const bench_hist *h) {
+  static const double qs[] = {0.5, 0.9, 0.99, 0.999};
+  static const char *const names[] = {"p50", "p90", "p99", "p99.9"};
+  char t[32];
+  printf("%-10s", label);
+  if (h->count == 0) {
+    printf("no samples\n");
+    return;
+  }
+  for (int i = 0; i < 4; i++) {
+    human_time(t, sizeof(t), bench_hist_quantile(h, qs[i]));
+    printf(" %s %s ", names[i], t);
+  }
+  human_time(t, sizeof(t), h->max);
+  printf(" max %s ", t);
+  human_time(t, sizeof(t), bench_hist_mean(h));
+  printf(" mean %s\n", t);
+}
+
+static const char *mode_name(const bench_options *opt) {
+  return opt->rate > 0 ? "open loop" : "closed loop";
+}
+
+void bench_report_text(const bench_options *opt, const bench_stats *st, double wall_s) {
+  double secs = window_s(st);
+  char body[32], wire[32];
+  printf("speedy bench: %s://%s%s%s — %s", opt->scheme, opt->authority, opt->paths[0],
+         opt->n_paths > 1 ? " (and more)" : "", st->proto ? io_proto_name(st->proto) : "no protocol");
+  if (st->proto)
+    printf(" (%s%s%s)", io_negotiation_name(st->how), st->tls_version ? ", " : "",
+           st->tls_version ? st->tls_version : "");
+  printf("\n%d thread%s, %d connection%s, %d %s each, %s\n", opt->threads,
+         opt->threads == 1 ? "" : "s", opt->connections, opt->connections == 1 ? "" : "s",
+         opt->streams,
+         st->proto == IO_PROTO_HTTP1 ? "pipelined"
+         : opt->streams == 1         ? "stream"
+                                     : "streams",
+         mode_name(opt));
+  printf("requests:  %llu ok, %llu failed (measured); %llu during warm-up\n",
+         (unsigned long long)st->measured_ok, (unsigned long long)st->measured_failed,
+         (unsigned long long)st->warmup_requests);
+  human_bytes(body, sizeof(body), per_s(st->body_bytes, secs));
+  human_bytes(wire, sizeof(wire), (double)st->wire_bytes_in);
+  printf("rate:      %.1f req/s, %s/s of body over %.3f s (wire in %s, wall %.3f s)\n",
+         per_s(st->measured_ok, secs), body, secs, wire, wall_s);
+  if (opt->rate > 0) {
+    char lag[32];
+    human_time(lag, sizeof(lag), bench_hist_quantile(&st->send_lag, 0.99));
+    printf("arrivals:  target %.1f/s, sent %.1f/s, send lag p99 %s", opt->rate, send_rate(st),
+           lag);
+    if (st->unsent_due)
+      printf("; %llu due but never sent (the server fell behind)",
+             (unsigned long long)st->unsent_due);
+    printf("\n");
+  }
+  print_hist_line("latency:", &st->latency);
+  print_hist_line("ttfb:", &st->ttfb);
+  print_hist_line("connect:", &st->connect);
+  printf("           %llu connection%s opened, %llu reconnect%s\n",
+         (unsigned long long)st->connections_opened, st->connections_opened == 1 ? "" : "s",
+         (unsigned long long)st->reconnects, st->reconnects == 1 ? "" : "s");
+  printf("errors:   ");
+  if (bench_errors_total(st) == 0) printf(" none");
+  for (int i = 0; i < BENCH_ERR_COUNT; i++)
+    if (st->errors[i]) printf(" %s %llu", bench_error_name(i), (unsigned long long)st->errors[i]);
+  printf("\n");
+}
+
+static void json_hist(const char *name, const bench_hist *h, int last) {
+  printf("  \"%s\": {\"count\": %llu, \"p50\": %.1f, \"p90\": %.1f, \"p99\": %.1f, "
+         "\"p99_9\": %.1f, \"max\": %.1f, \"mean\": %.1f}%s\n",
+         name, (unsigned long long)h->count, (double)bench_hist_quantile(h, 0.5) / 1e3,
+         (double)bench_hist_quantile(h, 0.9) / 1e3, (double)bench_hist_quantile(h, 0.99) / 1e3,
+         (double)bench_hist_quantile(h, 0.999) / 1e3, (double)h->max / 1e3,
+         (double)bench_hist_mean(h) / 1e3, last ? "" : ",");
+}
+
+/* A JSON string body: quotes, backslashes and control bytes escaped. */
+static void json_escaped(const char *s) {
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\')
+      printf("\\%c", ch);
+    else if (ch < 0x20 || ch == 0x7f)
+      printf("\\u%04x", ch);
+    else
+      putchar(ch);
+  }
+}
+
+void bench_report_json(const bench_options *opt, const bench_stats *st, double wall_s) {
+  double secs = window_s(st);
+  printf("{\n  \"url\": \"%s://", opt->scheme);
+  json_escaped(opt->authority);
+  json_escaped(opt->paths[0]);
+  printf("\",\n");
+  printf("  \"protocol\": \"%s\",\n", st->proto ? io_proto_name(st->proto) : "");
+  printf("  \"negotiation\": \"%s\",\n", st->proto ? io_negotiation_name(st->how) : "");
+  printf("  \"tls\": \"%s\",\n", st->tls_version ? st->tls_version : "");
+  printf("  \"threads\": %d, \"connections\": %d, \"streams\": %d,\n", opt->threads,
+         opt->connections, opt->streams);
+  printf("  \"mode\": \"%s\", \"target_rate\": %.3f,\n", opt->rate > 0 ? "open" : "closed",
+         opt->rate);
+  printf("  \"requests\": %llu, \"ok\": %llu, \"failed\": %llu, \"warmup_requests\": %llu,\n",
+         (unsigned long long)(st->measured_ok + st->measured_failed),
+         (unsigned long long)st->measured_ok, (unsigned long long)st->measured_failed,
+         (unsigned long long)st->warmup_requests);
+  printf("  \"duration_s\": %.6f, \"wall_s\": %.6f,\n", secs, wall_s);
+  printf("  \"requests_per_s\": %.3f, \"bytes_per_s\": %.1f,\n", per_s(st->measured_ok, secs),
+         per_s(st->body_bytes, secs));
+  printf("  \"body_bytes\": %llu, \"wire_bytes_in\": %llu,\n", (unsigned long long)st->body_bytes,
+         (unsigned long long)st->wire_bytes_in);
+  printf("  \"send_rate\": %.3f, \"sends\": %llu, \"unsent_due\": %llu,\n", send_rate(st),
+         (unsigned long long)st->sends, (unsigned long long)st->unsent_due);
+  printf("  \"connections_opened\": %llu, \"reconnects\": %llu,\n",
+         (unsigned long long)st->connections_opened, (unsigned long long)st->reconnects);
+  json_hist("latency_us", &st->latency, 0);
+  json_hist("ttfb_us", &st->ttfb, 0);
+  json_hist("connect_us", &st->connect, 0);
+  json_hist("send_lag_us", &st->send_lag, 0);
+  printf("  \"errors_total\": %llu,\n  \"errors\": {", (unsigned long long)bench_errors_total(st));
+  for (int i = 0; i < BENCH_ERR_COUNT; i++)
+    printf("%s\"%s\": %llu", i ? ", " : "", bench_error_name(i), (unsigned long long)st->errors[i]);
+  printf("}\n}\n");
+}

@@ -1,0 +1,352 @@
+/* report.c — the figures and text tables of `speedy lab report` (report.h).
+ *
+ * Per link group (link profile, loss, TLS) and configuration, over the pages with valid
+ * loads (each page's value is the mean over its repetitions): mean and median page load
+ * time; the white paper's metric 1 − mean(config) ÷ mean(HTTP/1.1); the geometric mean of
+ * the per-page ratio config ÷ HTTP/1.1 with a bootstrap 95% confidence interval (pages
+ * differ in size by orders of magnitude; a plain mean would be the largest page's); the
+ * geometric mean of PLT ÷ lower bound; and the share of HTTP/1.1's distance to the bound
+ * the configuration recovers. HTTP/1.1 is http1-fcfs (the first configuration when absent).
+ */
+#define _GNU_SOURCE
+#include "report.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hdr.h"
+#include "run.h"
+
+static size_t intern(char ***list, size_t *n, const char *s) {
+  for (size_t i = 0; i < *n; i++)
+    if (strcmp((*list)[i], s) == 0) return i;
+  char **grown = realloc(*list, (*n + 1) * sizeof *grown);
+  if (grown == NULL) return SIZE_MAX;
+  *list = grown;
+  grown[*n] = strdup(s);
+  if (grown[*n] == NULL) return SIZE_MAX;
+  return (*n)++;
+}
+
+static int compare_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Names that reach the HTML unescaped must be plain: [A-Za-z0-9._/-], at most 32 bytes. */
+static const char *plain_config(const char *name) {
+  size_t n = strlen(name);
+  if (n == 0 || n > 32 || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/-") != n)
+    return "other";
+  return name;
+}
+
+/* The configuration of a line: its "config", else derived from the loader's fields. */
+static const char *config_of(const json_t *line) {
+  const char *c = json_string_value(json_object_get(line, "config"));
+  if (c != NULL) return plain_config(c);
+  const char *protocol = json_string_value(json_object_get(line, "protocol"));
+  const char *mode = json_string_value(json_object_get(line, "mode"));
+  const char *dispatch = json_string_value(json_object_get(line, "dispatch"));
+  int single = mode != NULL && strcmp(mode, "single-domain") == 0;
+  if (protocol != NULL && strncmp(protocol, "http", 4) == 0)
+    return single ? "http1-single" : dispatch && strcmp(dispatch, "priority") == 0 ? "http1-prio" : "http1-fcfs";
+  if (json_is_true(json_object_get(line, "push"))) return "spdy-push";
+  if (json_is_true(json_object_get(line, "hint"))) return "spdy-hint";
+  return single ? "spdy-single" : "spdy-multi";
+}
+
+static void group_of(const json_t *line, char *out, size_t size) {
+  const json_t *link = json_object_get(line, "link");
+  const char *profile = json_string_value(json_object_get(link, "profile"));
+  snprintf(out, size, "%s, loss %g%%, TLS %s", profile ? profile : "no link",
+           json_number_value(json_object_get(link, "loss")) * 100,
+           json_is_true(json_object_get(line, "tls")) ? "on" : "off");
+}
+
+report_cell *report_cell_at(const report *r, size_t g, size_t c, size_t p) {
+  return &r->cells[(g * r->n_configs + c) * r->n_pages + p];
+}
+
+report_row *report_row_at(const report *r, size_t g, size_t c) {
+  return &r->rows[g * r->n_configs + c];
+}
+
+static int config_rank(const char *name) {
+  int c = lab_config_parse(name);
+  return c < 0 ? LAB_N_CONFIGS : c;
+}
+
+static int compare_config(const void *a, const void *b) {
+  const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+  int d = config_rank(x) - config_rank(y);
+  return d != 0 ? d : strcmp(x, y);
+}
+
+static void compute_row(report *r, size_t g, size_t c, uint64_t seed) {
+  report_row *row = report_row_at(r, g, c);
+  size_t n = r->n_pages;
+  double *plt = calloc(n ? n : 1, sizeof *plt), *ratio = calloc(n ? n : 1, sizeof *ratio);
+  double *bound = calloc(n ? n : 1, sizeof *bound);
+  size_t k = 0, paired = 0;
+  double sum_config = 0, sum_base = 0, sum_bound = 0, log_bound = 0;
+  size_t n_bound = 0;
+  if (plt == NULL || ratio == NULL || bound == NULL) goto out;
+  for (size_t p = 0; p < n; p++) {
+    const report_cell *cell = report_cell_at(r, g, c, p);
+    if (!cell->present) continue;
+    plt[k++] = cell->plt_ms;
+    if (cell->bound_ms > 0) {
+      log_bound += log(cell->plt_ms / cell->bound_ms);
+      n_bound++;
+    }
+    const report_cell *base = report_cell_at(r, g, r->baseline, p);
+    if (base->present && base->plt_ms > 0 && cell->plt_ms > 0) {
+      ratio[paired++] = cell->plt_ms / base->plt_ms;
+      sum_config += cell->plt_ms;
+      sum_base += base->plt_ms;
+      sum_bound += cell->bound_ms;
+    }
+  }
+  row->pages = k;
+  row->mean_ms = lab_stats_mean(plt, k);
+  row->median_ms = lab_stats_median(plt, k);
+  row->bound_ratio = n_bound ? exp(log_bound / (double)n_bound) : 0;
+  row->paired = paired;
+  if (paired > 0) {
+    row->has_ratio = lab_stats_bootstrap_geomean(ratio, paired, 2000, seed + g * 31 + c, &row->ratio) == 0;
+    row->paper_metric = 1 - sum_config / sum_base;
+    row->recovered = sum_base - sum_bound > 0 ? (sum_base - sum_config) / (sum_base - sum_bound) : 0;
+    qsort(ratio, paired, sizeof *ratio, compare_double);
+    r->ratios[g * r->n_configs + c] = ratio;
+    r->n_ratios[g * r->n_configs + c] = paired;
+    ratio = NULL;
+  }
+out:
+  free(plt);
+  free(ratio);
+  free(bound);
+}
+
+int report_build(const char *results, uint64_t seed, report *r, char *err, size_t err_size) {
+  memset(r, 0, sizeof *r);
+  FILE *f = fopen(results, "r");
+  if (f == NULL) {
+    snprintf(err, err_size, "cannot open %s: %m", results);
+    return -1;
+  }
+  r->lines = json_array();
+  char *text = NULL;
+  size_t cap = 0, lineno = 0;
+  char group[256];
+  while (getline(&text, &cap, f) > 0) {
+    lineno++;
+    if (text[strspn(text, " \t\r\n")] == '\0') continue;
+    json_error_t jerr;
+    json_t *line = json_loads(text, 0, &jerr);
+    const char *format = json_string_value(json_object_get(line, "format"));
+    if (line == NULL || format == NULL || strcmp(format, "speedy-lab-result/1") != 0) {
+      snprintf(err, err_size, "%s:%zu: %s", results, lineno,
+               line == NULL ? jerr.text : "not a speedy-lab-result/1 line");
+      json_decref(line);
+      free(text);
+      fclose(f);
+      return -1;
+    }
+    json_array_append_new(r->lines, line);
+  }
+  free(text);
+  fclose(f);
+  /* Names first, then the cells. */
+  size_t i;
+  json_t *line;
+  json_array_foreach(r->lines, i, line) {
+    const char *page = json_string_value(json_object_get(line, "page"));
+    if (page == NULL) page = json_string_value(json_object_get(line, "plan"));
+    group_of(line, group, sizeof group);
+    intern(&r->pages, &r->n_pages, page ? page : "?");
+    intern(&r->groups, &r->n_groups, group);
+    const char *config = config_of(line);
+    int known = 0;
+    for (size_t c = 0; c < r->n_configs; c++) known |= strcmp(r->configs[c], config) == 0;
+    if (!known && r->n_configs < REPORT_MAX_CONFIGS) r->configs[r->n_configs++] = strdup(config);
+  }
+  qsort(r->configs, r->n_configs, sizeof r->configs[0], compare_config);
+  qsort(r->groups, r->n_groups, sizeof r->groups[0], compare_config); /* by name */
+  r->baseline = 0;
+  for (size_t c = 0; c < r->n_configs; c++)
+    if (strcmp(r->configs[c], "http1-fcfs") == 0) r->baseline = c;
+  size_t n_cells = r->n_groups * r->n_configs * r->n_pages;
+  r->cells = calloc(n_cells ? n_cells : 1, sizeof *r->cells);
+  r->rows = calloc(r->n_groups * r->n_configs + 1, sizeof *r->rows);
+  r->ratios = calloc(r->n_groups * r->n_configs + 1, sizeof *r->ratios);
+  r->n_ratios = calloc(r->n_groups * r->n_configs + 1, sizeof *r->n_ratios);
+  if (r->cells == NULL || r->rows == NULL || r->ratios == NULL || r->n_ratios == NULL) {
+    snprintf(err, err_size, "out of memory");
+    return -1;
+  }
+  json_array_foreach(r->lines, i, line) {
+    r->n_loads++;
+    if (!json_is_true(json_object_get(line, "valid"))) {
+      r->n_invalid++;
+      continue;
+    }
+    if (json_is_false(json_object_get(line, "lateness_ok"))) r->n_lateness++;
+    const char *page = json_string_value(json_object_get(line, "page"));
+    if (page == NULL) page = json_string_value(json_object_get(line, "plan"));
+    group_of(line, group, sizeof group);
+    size_t p = intern(&r->pages, &r->n_pages, page ? page : "?");
+    size_t g = intern(&r->groups, &r->n_groups, group);
+    const char *config = config_of(line);
+    size_t c = 0;
+    while (c < r->n_configs && strcmp(r->configs[c], config) != 0) c++;
+    if (c == r->n_configs) continue;
+    report_cell *cell = report_cell_at(r, g, c, p);
+    int k = cell->repetitions;
+    /* Running means over the repetitions. */
+#define MEAN_IN(field, value) cell->field = (cell->field * k + (value)) / (k + 1)
+    MEAN_IN(plt_ms, json_number_value(json_object_get(line, "plt_ms")));
+    MEAN_IN(plt_cutoff_ms, json_number_value(json_object_get(line, "plt_cutoff_ms")));
+    MEAN_IN(bound_ms, json_number_value(json_object_get(line, "lower_bound_ms")));
+    MEAN_IN(request_header_bytes, json_number_value(json_object_get(line, "request_header_bytes")));
+    MEAN_IN(response_header_bytes, json_number_value(json_object_get(line, "response_header_bytes")));
+#undef MEAN_IN
+    if (cell->first == NULL) cell->first = line;
+    cell->repetitions++;
+    cell->present = 1;
+  }
+  for (size_t g = 0; g < r->n_groups; g++)
+    for (size_t c = 0; c < r->n_configs; c++) compute_row(r, g, c, seed);
+  return 0;
+}
+
+void report_free(report *r) {
+  for (size_t i = 0; i < r->n_pages; i++) free(r->pages[i]);
+  for (size_t i = 0; i < r->n_groups; i++) free(r->groups[i]);
+  for (size_t i = 0; i < r->n_configs; i++) free(r->configs[i]);
+  for (size_t i = 0; r->ratios && i < r->n_groups * r->n_configs; i++) free(r->ratios[i]);
+  free(r->pages);
+  free(r->groups);
+  free(r->cells);
+  free(r->rows);
+  free(r->ratios);
+  free(r->n_ratios);
+  json_decref(r->lines);
+  memset(r, 0, sizeof *r);
+}
+
+void report_print(FILE *out, const report *r) {
+  fprintf(out, "%zu loads, %zu invalid (left out), %zu on links over the lateness bound; %zu "
+               "pages; baseline %s\n\n",
+          r->n_loads, r->n_invalid, r->n_lateness, r->n_pages,
+          r->n_configs ? r->configs[r->baseline] : "-");
+  for (size_t g = 0; g < r->n_groups; g++) {
+    fprintf(out, "%s\n%-13s %5s %9s %9s %8s %23s %8s %9s\n", r->groups[g], "config", "pages",
+            "mean ms", "median ms", "1-mean/H", "ratio (95% CI)", "÷bound", "recovered");
+    for (size_t c = 0; c < r->n_configs; c++) {
+      const report_row *row = report_row_at(r, g, c);
+      if (row->pages == 0) continue;
+      char ci[64] = "-";
+      if (row->has_ratio)
+        snprintf(ci, sizeof ci, "%.3f (%.3f-%.3f)", row->ratio.estimate, row->ratio.low, row->ratio.high);
+      fprintf(out, "%-13s %5zu %9.0f %9.0f %7.1f%% %23s %8.2f %8.1f%%\n", r->configs[c], row->pages,
+              row->mean_ms, row->median_ms, row->paired ? 100 * row->paper_metric : 0, ci,
+              row->bound_ratio, row->paired ? 100 * row->recovered : 0);
+    }
+    fputc('\n', out);
+  }
+  /* Per page. */
+  fprintf(out, "Per page: mean page load time in ms (lower bound)\n%-44s %-26s", "page", "link");
+  for (size_t c = 0; c < r->n_configs; c++) fprintf(out, " %12s", r->configs[c]);
+  fputc('\n', out);
+  for (size_t p = 0; p < r->n_pages; p++)
+    for (size_t g = 0; g < r->n_groups; g++) {
+      double bound = 0;
+      int any = 0;
+      for (size_t c = 0; c < r->n_configs; c++) {
+        const report_cell *cell = report_cell_at(r, g, c, p);
+        if (cell->present) any = 1, bound = cell->bound_ms;
+      }
+      if (!any) continue;
+      fprintf(out, "%-44.44s %-26.26s", r->pages[p], r->groups[g]);
+      for (size_t c = 0; c < r->n_configs; c++) {
+        const report_cell *cell = report_cell_at(r, g, c, p);
+        if (cell->present) fprintf(out, " %12.0f", cell->plt_ms);
+        else fprintf(out, " %12s", "-");
+      }
+      fprintf(out, "  (%.0f)\n", bound);
+    }
+  /* Header compression, as sent: HTTP/1.1 text against SPDY's compressed frames. */
+  double req[REPORT_MAX_CONFIGS] = {0}, resp[REPORT_MAX_CONFIGS] = {0};
+  for (size_t c = 0; c < r->n_configs; c++)
+    for (size_t g = 0; g < r->n_groups; g++)
+      for (size_t p = 0; p < r->n_pages; p++) {
+        const report_cell *cell = report_cell_at(r, g, c, p);
+        if (cell->present) req[c] += cell->request_header_bytes, resp[c] += cell->response_header_bytes;
+      }
+  fprintf(out, "\nHeader bytes as sent (sum over pages and links of the per-page means)\n"
+               "%-13s %14s %14s %11s %11s\n", "config", "request bytes", "response bytes",
+          "req saved", "resp saved");
+  for (size_t c = 0; c < r->n_configs; c++) {
+    if (req[c] == 0 && resp[c] == 0) continue;
+    fprintf(out, "%-13s %14.0f %14.0f", r->configs[c], req[c], resp[c]);
+    if (c != r->baseline && req[r->baseline] > 0)
+      fprintf(out, " %10.1f%% %10.1f%%\n", lab_hdr_reduction((uint64_t)req[r->baseline], (uint64_t)req[c]),
+              lab_hdr_reduction((uint64_t)resp[r->baseline], (uint64_t)resp[c]));
+    else
+      fprintf(out, " %11s %11s\n", "-", "-");
+  }
+}
+
+int lab_report_main(int argc, char **argv) {
+  static const struct option long_options[] = {{"html", required_argument, NULL, 'H'},
+                                               {"seed", required_argument, NULL, 's'},
+                                               {"help", no_argument, NULL, 'h'},
+                                               {NULL, 0, NULL, 0}};
+  const char *html = NULL;
+  uint64_t seed = 1;
+  int c;
+  char *end;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "H:s:h", long_options, NULL)) != -1) {
+    switch (c) {
+    case 'H': html = optarg; break;
+    case 's':
+      seed = strtoull(optarg, &end, 10);
+      if (end == optarg || *end != '\0') {
+        fprintf(stderr, "speedy lab report: bad --seed '%s'\n", optarg);
+        return 2;
+      }
+      break;
+    case 'h':
+      printf("Usage: speedy lab report [--html FILE] [--seed N] RESULTS\n"
+             "The experiment's table from the results of 'speedy lab run' (docs/lab.md, \"Report\").\n\n"
+             "  -H, --html FILE  also write a self-contained HTML report with SVG charts\n"
+             "  -s, --seed N     bootstrap seed (default 1)\n"
+             "  -h, --help       this help\n");
+      return 0;
+    default: return 2;
+    }
+  }
+  if (optind + 1 != argc) {
+    fprintf(stderr, "speedy lab report: want one results file (try 'speedy lab report --help')\n");
+    return 2;
+  }
+  report r;
+  char err[512];
+  if (report_build(argv[optind], seed, &r, err, sizeof err) != 0) {
+    fprintf(stderr, "speedy lab report: %s\n", err);
+    report_free(&r);
+    return 1;
+  }
+  report_print(stdout, &r);
+  int rc = 0;
+  if (html != NULL && report_write_html(&r, html) != 0) {
+    fprintf(stderr, "speedy lab report: cannot write %s: %m\n", html);
+    rc = 1;
+  }
+  report_free(&r);
+  return rc;
+}

@@ -1,0 +1,262 @@
+/* report_html.c — the self-contained HTML report of `speedy lab report --html` (report.h):
+ * inline CSS and inline SVG only, so it opens with no network access.
+ *
+ *   1. per link group, the geometric-mean ratio to HTTP/1.1 of every configuration as bars
+ *      with their 95% confidence intervals (whiskers), a line at 1;
+ *   2. per link group, the CDF of the per-page ratios, one step line per configuration;
+ *   3. per page, a waterfall of HTTP/1.1 and SPDY (multi-domain) side by side, from the
+ *      per-resource timings of the first valid load of each.
+ * Every chart is an <svg> with class "chart" and a <title>; text is XML-escaped.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+
+static const char *const COLOURS[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
+                                      "#59a14f", "#edc948", "#b07aa1", "#ff9da7"};
+
+static void put_escaped(FILE *f, const char *s) {
+  for (; s && *s; s++) {
+    switch (*s) {
+    case '&': fputs("&amp;", f); break;
+    case '<': fputs("&lt;", f); break;
+    case '>': fputs("&gt;", f); break;
+    case '"': fputs("&quot;", f); break;
+    default:
+      if ((unsigned char)*s >= 0x20 || *s == '\n') fputc(*s, f);
+    }
+  }
+}
+
+static double max_ratio(const report *r, size_t g) {
+  double m = 1.0;
+  for (size_t c = 0; c < r->n_configs; c++) {
+    const report_row *row = report_row_at(r, g, c);
+    if (row->has_ratio && row->ratio.high > m) m = row->ratio.high;
+  }
+  return m * 1.1;
+}
+
+static void bars_chart(FILE *f, const report *r, size_t g) {
+  const int W = 640, H = 300, left = 110, right = 20, top = 30, bottom = 40;
+  double top_value = max_ratio(r, g);
+  double plot_h = H - top - bottom, plot_w = W - left - right;
+  size_t n = 0;
+  for (size_t c = 0; c < r->n_configs; c++) n += report_row_at(r, g, c)->has_ratio;
+  if (n == 0) return;
+  fprintf(f, "<svg class=\"chart bars\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+             "viewBox=\"0 0 %d %d\" role=\"img\">\n<title>Page load time relative to HTTP/1.1, ",
+          W, H, W, H);
+  put_escaped(f, r->groups[g]);
+  fprintf(f, "</title>\n<text x=\"%d\" y=\"18\" class=\"head\">Geometric mean of page load time ÷ "
+             "HTTP/1.1, with 95%% CI — ", left);
+  put_escaped(f, r->groups[g]);
+  fprintf(f, "</text>\n");
+  /* axis and ticks */
+  for (int t = 0; t <= 4; t++) {
+    double v = top_value * t / 4, y = top + plot_h - plot_h * v / top_value;
+    fprintf(f, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
+               "<text x=\"%d\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%.2f</text>\n",
+            left, y, W - right, y, left - 6, y + 4, v);
+  }
+  double one = top + plot_h - plot_h / top_value;
+  fprintf(f, "<line class=\"one\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n", left, one,
+          W - right, one);
+  double slot = plot_w / (double)n;
+  size_t k = 0;
+  for (size_t c = 0; c < r->n_configs; c++) {
+    const report_row *row = report_row_at(r, g, c);
+    if (!row->has_ratio) continue;
+    double x = left + slot * (double)k + slot * 0.15, w = slot * 0.7;
+    double y = top + plot_h - plot_h * row->ratio.estimate / top_value;
+    double ylo = top + plot_h - plot_h * row->ratio.low / top_value;
+    double yhi = top + plot_h - plot_h * row->ratio.high / top_value;
+    fprintf(f, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
+               "<title>%s: %.3f (%.3f–%.3f), %zu pages</title></rect>\n",
+            x, y, w, top + plot_h - y, COLOURS[c % 8], r->configs[c], row->ratio.estimate,
+            row->ratio.low, row->ratio.high, row->paired);
+    fprintf(f, "<line class=\"ci\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+               "<line class=\"ci\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+               "<line class=\"ci\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+            x + w / 2, ylo, x + w / 2, yhi, x + w / 4, ylo, x + 3 * w / 4, ylo, x + w / 4, yhi,
+            x + 3 * w / 4, yhi);
+    fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"label\" text-anchor=\"middle\">%s</text>\n",
+            x + w / 2, H - bottom + 16, r->configs[c]);
+    k++;
+  }
+  fprintf(f, "</svg>\n");
+}
+
+static void cdf_chart(FILE *f, const report *r, size_t g) {
+  const int W = 640, H = 300, left = 60, right = 140, top = 30, bottom = 40;
+  double lo = 1, hi = 1;
+  int any = 0;
+  for (size_t c = 0; c < r->n_configs; c++) {
+    size_t n = r->n_ratios[g * r->n_configs + c];
+    const double *v = r->ratios[g * r->n_configs + c];
+    if (n == 0 || c == r->baseline) continue;
+    any = 1;
+    if (v[0] < lo) lo = v[0];
+    if (v[n - 1] > hi) hi = v[n - 1];
+  }
+  if (!any) return;
+  lo = floor(lo * 10) / 10;
+  hi = ceil(hi * 10) / 10;
+  if (hi - lo < 0.2) hi = lo + 0.2;
+  double plot_w = W - left - right, plot_h = H - top - bottom;
+  fprintf(f, "<svg class=\"chart cdf\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+             "viewBox=\"0 0 %d %d\" role=\"img\">\n<title>CDF of per-page ratios, ",
+          W, H, W, H);
+  put_escaped(f, r->groups[g]);
+  fprintf(f, "</title>\n<text x=\"%d\" y=\"18\" class=\"head\">Share of pages with page load time ÷ "
+             "HTTP/1.1 at most x — ", left);
+  put_escaped(f, r->groups[g]);
+  fprintf(f, "</text>\n");
+  for (int t = 0; t <= 4; t++) {
+    double y = top + plot_h - plot_h * t / 4, x = left + plot_w * t / 4;
+    fprintf(f, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+               "<text x=\"%d\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%d%%</text>"
+               "<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%.2f</text>\n",
+            left, y, left + plot_w, y, left - 6, y + 4, t * 25, x, H - bottom + 16,
+            lo + (hi - lo) * t / 4);
+  }
+  size_t legend = 0;
+  for (size_t c = 0; c < r->n_configs; c++) {
+    size_t n = r->n_ratios[g * r->n_configs + c];
+    const double *v = r->ratios[g * r->n_configs + c];
+    if (n == 0 || c == r->baseline) continue;
+    fprintf(f, "<polyline class=\"cdf-line\" fill=\"none\" stroke=\"%s\" points=\"", COLOURS[c % 8]);
+    double prev_y = top + plot_h;
+    fprintf(f, "%.1f,%.1f", left + plot_w * (v[0] - lo) / (hi - lo), prev_y);
+    for (size_t i = 0; i < n; i++) {
+      double x = left + plot_w * (v[i] - lo) / (hi - lo);
+      double y = top + plot_h - plot_h * (double)(i + 1) / (double)n;
+      fprintf(f, " %.1f,%.1f %.1f,%.1f", x, prev_y, x, y);
+      prev_y = y;
+    }
+    fprintf(f, "\"><title>%s</title></polyline>\n", r->configs[c]);
+    fprintf(f, "<text x=\"%.1f\" y=\"%zu\" class=\"label\" fill=\"%s\">%s</text>\n",
+            left + plot_w + 10, (size_t)top + 14 * legend++ + 10, COLOURS[c % 8], r->configs[c]);
+  }
+  fprintf(f, "</svg>\n");
+}
+
+static double load_end(const json_t *load) {
+  double end = 0;
+  size_t i;
+  const json_t *res;
+  json_array_foreach(json_object_get(load, "resources"), i, res) {
+    double e = json_number_value(json_object_get(res, "end_ms"));
+    if (e > end) end = e;
+  }
+  return end;
+}
+
+static void waterfall(FILE *f, const json_t *load, const char *config, double scale_ms) {
+  const json_t *resources = json_object_get(load, "resources");
+  size_t n = json_array_size(resources);
+  const int W = 460, row_h = 6, top = 24, left = 10;
+  int H = top + (int)n * row_h + 24;
+  double plot_w = W - left - 10;
+  fprintf(f, "<svg class=\"chart waterfall\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+             "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n<title>Waterfall, %s</title>\n"
+             "<text x=\"%d\" y=\"16\" class=\"head\">%s: %.0f ms</text>\n",
+          W, H, W, H, config, left, config, json_number_value(json_object_get(load, "plt_ms")));
+  for (int t = 0; t <= 4; t++) {
+    double x = left + plot_w * t / 4;
+    fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
+               "<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%.0f</text>\n",
+            x, top, x, H - 20, x, H - 6, scale_ms * t / 4);
+  }
+  size_t i;
+  const json_t *res;
+  json_array_foreach(resources, i, res) {
+    double start = json_number_value(json_object_get(res, "start_ms"));
+    double ttfb = json_number_value(json_object_get(res, "ttfb_ms"));
+    double end = json_number_value(json_object_get(res, "end_ms"));
+    if (!json_is_number(json_object_get(res, "end_ms"))) continue;
+    if (!json_is_number(json_object_get(res, "start_ms"))) start = ttfb > 0 ? ttfb : end;
+    if (!json_is_number(json_object_get(res, "ttfb_ms"))) ttfb = start;
+    double x0 = left + plot_w * start / scale_ms, x1 = left + plot_w * ttfb / scale_ms;
+    double x2 = left + plot_w * end / scale_ms, y = top + (double)i * row_h;
+    fprintf(f, "<rect class=\"wait\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\"/>"
+               "<rect class=\"recv%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\">"
+               "<title>#%zu %.0f–%.0f ms, %lld bytes</title></rect>\n",
+            x0, y, x1 - x0 > 0 ? x1 - x0 : 0, row_h - 1,
+            json_is_true(json_object_get(res, "pushed")) ? " pushed" : "", x1, y,
+            x2 - x1 > 0.5 ? x2 - x1 : 0.5, row_h - 1, i, start, end,
+            (long long)json_integer_value(json_object_get(res, "bytes")));
+  }
+  fprintf(f, "</svg>\n");
+}
+
+int report_write_html(const report *r, const char *file) {
+  FILE *f = fopen(file, "w");
+  if (f == NULL) return -1;
+  fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+             "<title>speedy lab report</title>\n<style>\n"
+             "body{font:14px/1.4 sans-serif;margin:2em;color:#222}table{border-collapse:collapse;"
+             "margin:1em 0}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}"
+             "th:first-child,td:first-child{text-align:left}\n"
+             ".grid{stroke:#ddd}.one{stroke:#444;stroke-dasharray:4 3}.ci{stroke:#222}"
+             ".tick,.label{font-size:11px;fill:#444}.head{font-size:13px;font-weight:bold}"
+             ".cdf-line{stroke-width:2}.wait{fill:#cfd8e3}.recv{fill:#4e79a7}.recv.pushed{fill:#59a14f}"
+             ".pair{display:flex;gap:1em;flex-wrap:wrap}\n</style></head><body>\n"
+             "<h1>speedy lab report</h1>\n<p>%zu loads, %zu invalid (left out), %zu on links over "
+             "the lateness bound; %zu pages. Ratios are to %s, per page, geometric means with "
+             "bootstrap 95%% confidence intervals. Not modelled: browser parse, layout and script "
+             "time (docs/lab.md).</p>\n",
+          r->n_loads, r->n_invalid, r->n_lateness, r->n_pages,
+          r->n_configs ? r->configs[r->baseline] : "-");
+  for (size_t g = 0; g < r->n_groups; g++) {
+    fprintf(f, "<h2>");
+    put_escaped(f, r->groups[g]);
+    fprintf(f, "</h2>\n<table><tr><th>config</th><th>pages</th><th>mean ms</th><th>median ms</th>"
+               "<th>1 − mean ÷ HTTP/1.1</th><th>ratio (95%% CI)</th><th>÷ bound</th>"
+               "<th>recovered</th></tr>\n");
+    for (size_t c = 0; c < r->n_configs; c++) {
+      const report_row *row = report_row_at(r, g, c);
+      if (row->pages == 0) continue;
+      fprintf(f, "<tr><td>%s</td><td>%zu</td><td>%.0f</td><td>%.0f</td><td>%.1f%%</td>", r->configs[c],
+              row->pages, row->mean_ms, row->median_ms, 100 * row->paper_metric);
+      if (row->has_ratio)
+        fprintf(f, "<td>%.3f (%.3f–%.3f)</td>", row->ratio.estimate, row->ratio.low, row->ratio.high);
+      else
+        fprintf(f, "<td>–</td>");
+      fprintf(f, "<td>%.2f</td><td>%.1f%%</td></tr>\n", row->bound_ratio, 100 * row->recovered);
+    }
+    fprintf(f, "</table>\n");
+    bars_chart(f, r, g);
+    cdf_chart(f, r, g);
+  }
+  /* Waterfalls: per page, the first link group holding both HTTP/1.1 and SPDY. */
+  size_t spdy = r->n_configs;
+  for (size_t c = 0; c < r->n_configs; c++)
+    if (strcmp(r->configs[c], "spdy-multi") == 0) spdy = c;
+  if (spdy == r->n_configs)
+    for (size_t c = 0; c < r->n_configs; c++)
+      if (strncmp(r->configs[c], "spdy", 4) == 0 && spdy == r->n_configs) spdy = c;
+  if (spdy < r->n_configs) {
+    fprintf(f, "<h2>Waterfalls</h2>\n");
+    for (size_t p = 0; p < r->n_pages; p++)
+      for (size_t g = 0; g < r->n_groups; g++) {
+        const report_cell *a = report_cell_at(r, g, r->baseline, p), *b = report_cell_at(r, g, spdy, p);
+        if (!a->present || !b->present || a->first == NULL || b->first == NULL) continue;
+        double scale = fmax(load_end(a->first), load_end(b->first));
+        if (scale <= 0) scale = 1;
+        fprintf(f, "<h3>");
+        put_escaped(f, r->pages[p]);
+        fprintf(f, " — ");
+        put_escaped(f, r->groups[g]);
+        fprintf(f, "</h3>\n<div class=\"pair\">\n");
+        waterfall(f, a->first, r->configs[r->baseline], scale);
+        waterfall(f, b->first, r->configs[spdy], scale);
+        fprintf(f, "</div>\n");
+        break;
+      }
+  }
+  fprintf(f, "</body></html>\n");
+  return fclose(f) == 0 ? 0 : -1;
+}

@@ -1,0 +1,685 @@
+/* run.c — `speedy lab run` (run.h): the matrix, its inputs (HARs become plans), resuming
+ * from the results file, the random interleaving, parallel links bounded by the
+ * emulator's lateness, and the progress bar. One load is run_load.c's.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "har.h"
+#include "page.h"
+#include "plan.h"
+#include "run.h"
+#include "stats.h"
+
+#define PROG "speedy lab run"
+
+static const char *const CONFIG_NAMES[LAB_N_CONFIGS] = {
+    "http1-fcfs", "http1-prio", "http1-single", "spdy-multi", "spdy-single", "spdy-push", "spdy-hint"};
+
+const char *lab_config_name(lab_config config) {
+  return config < LAB_N_CONFIGS ? CONFIG_NAMES[config] : "?";
+}
+
+int lab_config_parse(const char *name) {
+  for (int i = 0; i < LAB_N_CONFIGS; i++)
+    if (strcmp(name, CONFIG_NAMES[i]) == 0) return i;
+  return -1;
+}
+
+int lab_config_is_single(lab_config c) {
+  return c == LAB_HTTP1_SINGLE || c == LAB_SPDY_SINGLE || c == LAB_SPDY_PUSH || c == LAB_SPDY_HINT;
+}
+
+int lab_config_is_spdy(lab_config c) { return c >= LAB_SPDY_MULTI; }
+
+/* ---- inputs ------------------------------------------------------------------------- */
+
+typedef struct run_state {
+  lab_run_settings settings;
+  lab_run_page *pages;
+  size_t n_pages;
+  lab_run_link links[64];
+  size_t n_links;
+  int tls[2];
+  size_t n_tls;
+  int configs[LAB_N_CONFIGS];
+  size_t n_configs;
+  int repetitions, lossy_repetitions;
+  int graph_flat, graph_estimated, all_pages;
+  lab_run_job *jobs;
+  size_t n_jobs;
+  /* workers */
+  pthread_mutex_t lock;
+  size_t next_job, done, failed, invalid_lateness;
+  int allowed_workers;
+  double started_ms;
+  int progress;
+} run_state;
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcasecmp(s + n - m, suffix) == 0;
+}
+
+static int add_page(run_state *st, json_t *plan, const char *plan_file, const char *graph) {
+  lab_run_page *grown = realloc(st->pages, (st->n_pages + 1) * sizeof *grown);
+  if (grown == NULL) return -1;
+  st->pages = grown;
+  lab_run_page *p = &st->pages[st->n_pages];
+  memset(p, 0, sizeof *p);
+  char err[256], id[1024], dir[4200];
+  if (lab_plan_summarize(plan, &p->summary, err, sizeof err) != 0) {
+    fprintf(stderr, PROG ": %s: %s\n", plan_file, err);
+    return -1;
+  }
+  const char *source = json_string_value(json_object_get(plan, "source"));
+  const char *page = json_string_value(json_object_get(plan, "page"));
+  snprintf(id, sizeof id, "%s#%s (%s)", source ? source : plan_file, page ? page : "first page", graph);
+  p->id = strdup(id);
+  p->plan_file = realpath(plan_file, NULL);
+  p->n_hosts = p->summary.n_hosts;
+  snprintf(dir, sizeof dir, "%s/certs/page%zu", st->settings.work_dir, st->n_pages);
+  p->cert_dir = strdup(dir);
+  snprintf(dir, sizeof dir, "%s/plans/page%zu.push", st->settings.work_dir, st->n_pages);
+  p->manifest = strdup(dir);
+  if (!p->id || !p->plan_file || !p->cert_dir || !p->manifest) return -1;
+  if (lab_run_manifest(plan, p->manifest) != 0) {
+    fprintf(stderr, PROG ": cannot write %s\n", p->manifest);
+    return -1;
+  }
+  st->n_pages++;
+  return 0;
+}
+
+static int write_json(json_t *v, const char *file) {
+  return json_dump_file(v, file, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+}
+
+/* A HAR: its first page (or every page) as plans, in each graph asked for. */
+static int add_har(run_state *st, const char *path) {
+  char err[512];
+  lab_har *har = NULL;
+  if (lab_har_load(path, &har, err, sizeof err) != 0) {
+    fprintf(stderr, "speedy lab: %s\n", err);
+    return -1;
+  }
+  lab_page_options page_options;
+  lab_page_options_default(&page_options);
+  lab_page_set pages;
+  if (lab_pages_extract(har, &page_options, &pages) != 0) {
+    lab_har_free(har);
+    return -1;
+  }
+  int rc = 0;
+  for (size_t p = 0; p < pages.n_pages && (st->all_pages || p == 0); p++)
+    for (int flat = 0; flat < 2; flat++) {
+      if ((flat && !st->graph_flat) || (!flat && !st->graph_estimated)) continue;
+      lab_plan_options options = {.flat_graph = flat, .seed = 1};
+      json_t *plan = lab_plan_build(har, &pages, p, &options, err, sizeof err);
+      if (plan == NULL) {
+        fprintf(stderr, "speedy lab: %s\n", err);
+        rc = -1;
+        continue;
+      }
+      char file[4300];
+      snprintf(file, sizeof file, "%s/plans/%s-p%zu-%s.json", st->settings.work_dir, har->name,
+               p + 1, flat ? "flat" : "estimated");
+      if (write_json(plan, file) != 0 || add_page(st, plan, file, flat ? "flat" : "estimated") != 0) {
+        fprintf(stderr, PROG ": cannot prepare %s\n", file);
+        rc = -1;
+      }
+      json_decref(plan);
+    }
+  lab_pages_free(&pages);
+  lab_har_free(har);
+  return rc;
+}
+
+static int add_plan_file(run_state *st, const char *path) {
+  json_error_t jerr;
+  json_t *plan = json_load_file(path, 0, &jerr);
+  if (plan == NULL) {
+    fprintf(stderr, PROG ": %s:%d:%d: %s\n", path, jerr.line, jerr.column, jerr.text);
+    return -1;
+  }
+  const char *format = json_string_value(json_object_get(plan, "format"));
+  int rc;
+  if (format == NULL || strcmp(format, LAB_PLAN_FORMAT) != 0) {
+    fprintf(stderr, PROG ": %s: not a page plan (format \"%s\" expected)\n", path, LAB_PLAN_FORMAT);
+    rc = -1;
+  } else {
+    const char *graph = json_string_value(json_object_get(plan, "graph"));
+    rc = add_page(st, plan, path, graph ? graph : "as given");
+  }
+  json_decref(plan);
+  return rc;
+}
+
+static int compare_strings(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int add_input(run_state *st, const char *path) {
+  struct stat sb;
+  if (stat(path, &sb) != 0) {
+    fprintf(stderr, PROG ": cannot open %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  if (!S_ISDIR(sb.st_mode))
+    return ends_with(path, ".json") ? add_plan_file(st, path) : add_har(st, path);
+  DIR *d = opendir(path);
+  if (d == NULL) return -1;
+  char **names = NULL;
+  size_t n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (!ends_with(e->d_name, ".har") && !ends_with(e->d_name, ".json")) continue;
+    char **grown = realloc(names, (n + 1) * sizeof *names);
+    if (grown == NULL) break;
+    names = grown;
+    if (asprintf(&names[n], "%s/%s", path, e->d_name) < 0) break;
+    n++;
+  }
+  closedir(d);
+  qsort(names, n, sizeof *names, compare_strings);
+  int rc = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (add_input(st, names[i]) != 0) rc = -1;
+    free(names[i]);
+  }
+  free(names);
+  return rc;
+}
+
+/* ---- the matrix --------------------------------------------------------------------- */
+
+static char **done_keys;
+static size_t n_done_keys;
+
+static int done_key_cmp(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The keys already in the results file: those loads are not run again. */
+static int read_done_keys(const char *results) {
+  FILE *f = fopen(results, "r");
+  if (f == NULL) return errno == ENOENT ? 0 : -1;
+  char *line = NULL;
+  size_t cap = 0;
+  while (getline(&line, &cap, f) > 0) {
+    json_t *v = json_loads(line, 0, NULL);
+    const char *key = json_string_value(json_object_get(v, "key"));
+    if (key != NULL) {
+      char **grown = realloc(done_keys, (n_done_keys + 1) * sizeof *grown);
+      if (grown != NULL) {
+        done_keys = grown;
+        done_keys[n_done_keys] = strdup(key);
+        if (done_keys[n_done_keys] != NULL) n_done_keys++;
+      }
+    }
+    json_decref(v);
+  }
+  free(line);
+  fclose(f);
+  qsort(done_keys, n_done_keys, sizeof *done_keys, done_key_cmp);
+  return 0;
+}
+
+static int is_done(const char *key) {
+  return n_done_keys > 0 &&
+         bsearch(&key, done_keys, n_done_keys, sizeof *done_keys, done_key_cmp) != NULL;
+}
+
+static void link_name(const lab_run_link *l, char *out, size_t size) {
+  if (l->rtt_ms >= 0) snprintf(out, size, "%s-rtt%g", l->profile, l->rtt_ms);
+  else snprintf(out, size, "%s", l->profile);
+}
+
+static size_t build_jobs(run_state *st, size_t *skipped) {
+  size_t cap = 0;
+  *skipped = 0;
+  for (size_t p = 0; p < st->n_pages; p++)
+    for (size_t l = 0; l < st->n_links; l++)
+      for (size_t t = 0; t < st->n_tls; t++)
+        for (size_t c = 0; c < st->n_configs; c++) {
+          int reps = st->links[l].loss > 0 ? st->lossy_repetitions : st->repetitions;
+          for (int r = 1; r <= reps; r++) {
+            lab_run_job job = {.page = p, .link = l, .tls = st->tls[t],
+                               .config = (lab_config)st->configs[c], .repetition = r};
+            char ln[64];
+            link_name(&st->links[l], ln, sizeof ln);
+            snprintf(job.key, sizeof job.key, "%s|%s|loss=%g|tls=%s|%s|rep=%d", st->pages[p].id, ln,
+                     st->links[l].loss * 100, job.tls ? "on" : "off", lab_config_name(job.config), r);
+            if (is_done(job.key)) {
+              (*skipped)++;
+              continue;
+            }
+            if (st->n_jobs == cap) {
+              cap = cap ? cap * 2 : 64;
+              lab_run_job *grown = realloc(st->jobs, cap * sizeof *grown);
+              if (grown == NULL) return st->n_jobs;
+              st->jobs = grown;
+            }
+            st->jobs[st->n_jobs++] = job;
+          }
+        }
+  /* Interleaved in random order: drift of the machine spreads over every configuration. */
+  lab_rng rng;
+  lab_rng_seed(&rng, st->settings.seed);
+  for (size_t i = st->n_jobs; i > 1; i--) {
+    size_t j = lab_rng_below(&rng, i);
+    lab_run_job tmp = st->jobs[i - 1];
+    st->jobs[i - 1] = st->jobs[j];
+    st->jobs[j] = tmp;
+  }
+  return st->n_jobs;
+}
+
+/* ---- workers and progress ----------------------------------------------------------- */
+
+static void show_progress(run_state *st) {
+  if (!st->progress) return;
+  size_t finished = st->done + st->failed;
+  double elapsed = (now_ms() - st->started_ms) / 1000;
+  double eta = finished ? elapsed / (double)finished * (double)(st->n_jobs - finished) : 0;
+  int width = 30, filled = st->n_jobs ? (int)(width * finished / st->n_jobs) : width;
+  char bar[64];
+  for (int i = 0; i < width; i++) bar[i] = i < filled ? '#' : '.';
+  bar[width] = '\0';
+  fprintf(stderr, "\r[%s] %zu/%zu loads, %zu failed, %d link%s, elapsed %dm%02ds, ETA %dm%02ds  ",
+          bar, finished, st->n_jobs, st->failed, st->allowed_workers,
+          st->allowed_workers == 1 ? "" : "s", (int)elapsed / 60, (int)elapsed % 60,
+          (int)eta / 60, (int)eta % 60);
+  fflush(stderr);
+}
+
+typedef struct worker_arg {
+  run_state *st;
+  int index;
+} worker_arg;
+
+static void *worker(void *arg) {
+  worker_arg *w = arg;
+  run_state *st = w->st;
+  for (;;) {
+    pthread_mutex_lock(&st->lock);
+    if (st->next_job >= st->n_jobs || w->index >= st->allowed_workers) {
+      pthread_mutex_unlock(&st->lock);
+      return NULL;
+    }
+    const lab_run_job *job = &st->jobs[st->next_job++];
+    pthread_mutex_unlock(&st->lock);
+    int late = 0;
+    int rc = lab_run_load(&st->settings, &st->pages[job->page], &st->links[job->link], job, &late);
+    pthread_mutex_lock(&st->lock);
+    if (rc == 0) st->done++;
+    else st->failed++;
+    if (late) {
+      st->invalid_lateness++;
+      /* The emulator fell behind its model: run fewer links at once from now on. */
+      if (st->allowed_workers > 1) {
+        st->allowed_workers--;
+        if (st->progress) fputc('\n', stderr);
+        fprintf(stderr, PROG ": link lateness above %.2f ms (p99) during %s: flagged; now %d "
+                        "link%s at once\n",
+                st->settings.lateness_p99_ms, job->key, st->allowed_workers,
+                st->allowed_workers == 1 ? "" : "s");
+      }
+    }
+    show_progress(st);
+    pthread_mutex_unlock(&st->lock);
+  }
+}
+
+/* ---- options ------------------------------------------------------------------------ */
+
+/* Calls add(item) for each comma-separated item of list; -1 when one fails. */
+static int each_item(const char *list, int (*add)(run_state *, const char *), run_state *st) {
+  char *copy = strdup(list), *save = NULL;
+  if (copy == NULL) return -1;
+  int rc = 0;
+  for (char *item = strtok_r(copy, ",", &save); item && rc == 0; item = strtok_r(NULL, ",", &save))
+    rc = add(st, item);
+  free(copy);
+  return rc;
+}
+
+static int add_config(run_state *st, const char *name) {
+  int c = strcmp(name, "all") == 0 ? -2 : lab_config_parse(name);
+  if (c == -1) return -1;
+  for (int i = (c == -2 ? 0 : c); i <= (c == -2 ? LAB_N_CONFIGS - 1 : c); i++) {
+    int dup = 0;
+    for (size_t k = 0; k < st->n_configs; k++) dup |= st->configs[k] == i;
+    if (!dup) st->configs[st->n_configs++] = i;
+  }
+  return 0;
+}
+
+static int add_tls(run_state *st, const char *name) {
+  if (strcmp(name, "off") != 0 && strcmp(name, "on") != 0) return -1;
+  if (st->n_tls < 2) st->tls[st->n_tls++] = strcmp(name, "on") == 0;
+  return 0;
+}
+
+static char link_profiles[16][16];
+static size_t n_link_profiles;
+static double loss_values[16], rtt_values[16];
+static size_t n_loss_values, n_rtt_values;
+
+static int add_profile(run_state *st, const char *name) {
+  (void)st;
+  if (n_link_profiles == 16 || strlen(name) >= 16) return -1;
+  snprintf(link_profiles[n_link_profiles++], 16, "%s", name);
+  return 0;
+}
+
+static int add_number(double *values, size_t *n, const char *text, double lo, double hi) {
+  char *end;
+  double v = strtod(text, &end);
+  if (end == text || *end != '\0' || v < lo || v > hi || *n == 16) return -1;
+  values[(*n)++] = v;
+  return 0;
+}
+
+static int add_loss(run_state *st, const char *text) {
+  (void)st;
+  return add_number(loss_values, &n_loss_values, text, 0, 50);
+}
+
+static int add_rtt(run_state *st, const char *text) {
+  (void)st;
+  return add_number(rtt_values, &n_rtt_values, text, 0, 10000);
+}
+
+static char *dir_of(const char *path) {
+  char *copy = strdup(path);
+  if (copy == NULL) return NULL;
+  char *slash = strrchr(copy, '/');
+  if (slash != NULL) *slash = '\0';
+  return copy;
+}
+
+/* speedyd: --speedyd, else next to this binary in a build tree (src/speedy →
+ * src/speedyd/speedyd) or an install (bin/speedy → sbin/speedyd), else $PATH. */
+static char *find_speedyd(const char *self) {
+  char *dir = dir_of(self), *found = NULL;
+  static const char *const candidates[] = {"/speedyd/speedyd", "/../sbin/speedyd", "/speedyd"};
+  for (size_t i = 0; dir && i < sizeof candidates / sizeof candidates[0] && !found; i++) {
+    char *p = NULL;
+    if (asprintf(&p, "%s%s", dir, candidates[i]) < 0) break;
+    if (access(p, X_OK) == 0) found = p;
+    else free(p);
+  }
+  free(dir);
+  return found ? found : strdup("speedyd");
+}
+
+static void usage(void) {
+  printf("Usage: speedy lab run [OPTION]... HAR|PLAN|DIR...\n"
+         "The page-load experiment: every page through emulated links, replayed by speedyd,\n"
+         "loaded by `speedy load`, one JSON line per load appended to the results (resumable:\n"
+         "loads already there are skipped). Needs root (network namespaces).\n\n"
+         "  -o, --results FILE     results, JSON lines (default lab-results.jsonl)\n"
+         "      --work-dir DIR     plans, certificates, per-load logs (default RESULTS.d)\n"
+         "  -l, --links LIST       link profiles (default dsl,cable)\n"
+         "      --loss LIST        loss in percent (default 0,1)\n"
+         "      --rtt LIST         RTTs in ms replacing the profile's (a sweep; default: the profile's)\n"
+         "      --tls LIST         off, on (default off,on)\n"
+         "  -c, --configs LIST     http1-fcfs, http1-prio, http1-single, spdy-multi, spdy-single,\n"
+         "                         spdy-push, spdy-hint, or all (default all)\n"
+         "  -n, --repetitions N    loads per configuration (default 5)\n"
+         "      --lossy-repetitions N  the same on links with loss (default 2 x N)\n"
+         "      --graph G          estimated, flat or both, for HAR inputs (default estimated)\n"
+         "  -a, --all-pages        every page of each HAR, not only the first\n"
+         "  -j, --jobs N           emulated links at once (default 2; fewer when the emulator's\n"
+         "                         p99 lateness goes above --lateness)\n"
+         "      --lateness MS      p99 lateness bound (default 1.0)\n"
+         "      --tcp PRESET       modern or 2009 (default modern)\n"
+         "      --initcwnd N       TCP initial window in segments (default: the preset's)\n"
+         "      --tls-version V    1.2 (full handshake, as in 2012) or 1.3 (default 1.2)\n"
+         "      --timeout S        per load (default 120)\n"
+         "      --seed N           order of the loads (default: from the clock; recorded)\n"
+         "      --speedyd PATH     the replay server (default: next to speedy, else $PATH)\n"
+         "      --server-cmd CMD   run CMD (sh -c; $1 plan, $2 cert chain, $3 key, $4 port) in\n"
+         "                         the server namespace instead of speedyd\n"
+         "      --dry-run          list the loads that would run, run none\n"
+         "  -v, --verbose          one line per load\n"
+         "  -h, --help             this help\n");
+}
+
+int lab_run_main(int argc, char **argv) {
+  enum { O_LOSS = 256, O_RTT, O_TLS, O_LOSSY, O_GRAPH, O_LATENESS, O_TCP, O_INITCWND,
+         O_TLS_VERSION, O_TIMEOUT, O_SEED, O_SPEEDYD, O_SERVER_CMD, O_DRY_RUN, O_WORK_DIR };
+  static const struct option long_options[] = {
+      {"results", required_argument, NULL, 'o'},  {"work-dir", required_argument, NULL, O_WORK_DIR},
+      {"links", required_argument, NULL, 'l'},    {"loss", required_argument, NULL, O_LOSS},
+      {"rtt", required_argument, NULL, O_RTT},    {"tls", required_argument, NULL, O_TLS},
+      {"configs", required_argument, NULL, 'c'},  {"repetitions", required_argument, NULL, 'n'},
+      {"lossy-repetitions", required_argument, NULL, O_LOSSY},
+      {"graph", required_argument, NULL, O_GRAPH}, {"all-pages", no_argument, NULL, 'a'},
+      {"jobs", required_argument, NULL, 'j'},     {"lateness", required_argument, NULL, O_LATENESS},
+      {"tcp", required_argument, NULL, O_TCP},    {"initcwnd", required_argument, NULL, O_INITCWND},
+      {"tls-version", required_argument, NULL, O_TLS_VERSION},
+      {"timeout", required_argument, NULL, O_TIMEOUT}, {"seed", required_argument, NULL, O_SEED},
+      {"speedyd", required_argument, NULL, O_SPEEDYD},
+      {"server-cmd", required_argument, NULL, O_SERVER_CMD},
+      {"dry-run", no_argument, NULL, O_DRY_RUN},  {"verbose", no_argument, NULL, 'v'},
+      {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+  static run_state st;
+  memset(&st, 0, sizeof st);
+  n_link_profiles = n_loss_values = n_rtt_values = 0;
+  lab_run_settings *s = &st.settings;
+  s->results = "lab-results.jsonl";
+  snprintf(s->tcp_preset, sizeof s->tcp_preset, "modern");
+  s->tls_version = 12;
+  s->timeout_s = 120;
+  s->lateness_p99_ms = 1.0;
+  s->seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
+  st.repetitions = 5;
+  st.lossy_repetitions = -1;
+  st.graph_estimated = 1;
+  int jobs = 2, dry_run = 0, c;
+  const char *speedyd = NULL, *work_dir = NULL;
+  char *end;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "o:l:c:n:aj:vh", long_options, NULL)) != -1) {
+    long v;
+    double d;
+    switch (c) {
+    case 'o': s->results = optarg; break;
+    case O_WORK_DIR: work_dir = optarg; break;
+    case 'l':
+      if (each_item(optarg, add_profile, &st) != 0) goto bad;
+      break;
+    case O_LOSS:
+      if (each_item(optarg, add_loss, &st) != 0) goto bad;
+      break;
+    case O_RTT:
+      if (each_item(optarg, add_rtt, &st) != 0) goto bad;
+      break;
+    case O_TLS:
+      if (each_item(optarg, add_tls, &st) != 0) goto bad;
+      break;
+    case 'c':
+      if (each_item(optarg, add_config, &st) != 0) goto bad;
+      break;
+    case 'n':
+    case O_LOSSY:
+    case 'j':
+    case O_INITCWND:
+      v = strtol(optarg, &end, 10);
+      if (end == optarg || *end != '\0' || v < (c == 'j' || c == O_INITCWND ? 1 : 0) || v > 1000) goto bad;
+      if (c == 'n') st.repetitions = (int)v;
+      else if (c == O_LOSSY) st.lossy_repetitions = (int)v;
+      else if (c == 'j') jobs = (int)v;
+      else s->initcwnd = (int)v;
+      break;
+    case O_GRAPH:
+      if (strcmp(optarg, "both") == 0) st.graph_flat = st.graph_estimated = 1;
+      else if (strcmp(optarg, "flat") == 0) st.graph_flat = 1, st.graph_estimated = 0;
+      else if (strcmp(optarg, "estimated") == 0) st.graph_flat = 0, st.graph_estimated = 1;
+      else goto bad;
+      break;
+    case 'a': st.all_pages = 1; break;
+    case O_LATENESS:
+    case O_TIMEOUT:
+      d = strtod(optarg, &end);
+      if (end == optarg || *end != '\0' || !(d > 0) || d > 86400) goto bad;
+      if (c == O_LATENESS) s->lateness_p99_ms = d;
+      else s->timeout_s = d;
+      break;
+    case O_TCP:
+      if (strcmp(optarg, "modern") != 0 && strcmp(optarg, "2009") != 0) goto bad;
+      snprintf(s->tcp_preset, sizeof s->tcp_preset, "%s", optarg);
+      break;
+    case O_TLS_VERSION:
+      if (strcmp(optarg, "1.2") == 0) s->tls_version = 12;
+      else if (strcmp(optarg, "1.3") == 0) s->tls_version = 13;
+      else goto bad;
+      break;
+    case O_SEED:
+      errno = 0;
+      s->seed = strtoull(optarg, &end, 10);
+      if (errno || end == optarg || *end != '\0' || optarg[0] == '-') goto bad;
+      break;
+    case O_SPEEDYD: speedyd = optarg; break;
+    case O_SERVER_CMD: s->server_cmd = optarg; break;
+    case O_DRY_RUN: dry_run = 1; break;
+    case 'v': s->verbose = 1; break;
+    case 'h': usage(); return 0;
+    default: return 2;
+    }
+    continue;
+  bad:
+    fprintf(stderr, PROG ": bad option value '%s' (see '" PROG " --help')\n", optarg);
+    return 2;
+  }
+  if (optind >= argc) {
+    fprintf(stderr, PROG ": no pages (HAR files, plans or directories; try '" PROG " --help')\n");
+    return 2;
+  }
+  if (n_link_profiles == 0) add_profile(&st, "dsl"), add_profile(&st, "cable");
+  if (n_loss_values == 0) loss_values[n_loss_values++] = 0, loss_values[n_loss_values++] = 1;
+  if (st.n_tls == 0) st.tls[0] = 0, st.tls[1] = 1, st.n_tls = 2;
+  if (st.n_configs == 0) add_config(&st, "all");
+  if (st.lossy_repetitions < 0) st.lossy_repetitions = 2 * st.repetitions;
+  for (size_t p = 0; p < n_link_profiles; p++)
+    for (size_t r = 0; r < (n_rtt_values ? n_rtt_values : 1); r++)
+      for (size_t l = 0; l < n_loss_values && st.n_links < 64; l++) {
+        lab_run_link *link = &st.links[st.n_links++];
+        memcpy(link->profile, link_profiles[p], sizeof link->profile);
+        link->rtt_ms = n_rtt_values ? rtt_values[r] : -1;
+        link->loss = loss_values[l] / 100;
+      }
+  if (!dry_run && geteuid() != 0) {
+    fprintf(stderr, PROG ": needs root for the emulated links' network namespaces\n");
+    return 1;
+  }
+  /* Work directory. */
+  char *work = NULL;
+  if (work_dir != NULL) work = strdup(work_dir);
+  else if (asprintf(&work, "%s.d", s->results) < 0) work = NULL;
+  char sub[4200];
+  if (work == NULL || (mkdir(work, 0777) != 0 && errno != EEXIST)) {
+    fprintf(stderr, PROG ": cannot create the work directory %s: %s\n", work ? work : "", strerror(errno));
+    free(work);
+    return 1;
+  }
+  char *work_abs = realpath(work, NULL);
+  free(work);
+  s->work_dir = work_abs;
+  snprintf(sub, sizeof sub, "%s/plans", work_abs);
+  mkdir(sub, 0777);
+  int rc = 0;
+  for (int i = optind; i < argc; i++)
+    if (add_input(&st, argv[i]) != 0) rc = 1;
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  self[n > 0 ? n : 0] = '\0';
+  char *speedyd_path = speedyd ? strdup(speedyd) : find_speedyd(self);
+  s->speedy_path = self;
+  s->speedyd_path = speedyd_path;
+  if (read_done_keys(s->results) != 0) {
+    fprintf(stderr, PROG ": cannot read %s: %s\n", s->results, strerror(errno));
+    rc = 1;
+    goto out;
+  }
+  size_t skipped;
+  build_jobs(&st, &skipped);
+  if (dry_run) {
+    for (size_t i = 0; i < st.n_jobs; i++) printf("%s\n", st.jobs[i].key);
+    fprintf(stderr, PROG ": %zu loads to run, %zu already in %s (seed %llu)\n", st.n_jobs, skipped,
+            s->results, (unsigned long long)s->seed);
+    goto out;
+  }
+  /* Certificates, once per run: a CA chain and a leaf per page (TLS runs only). */
+  int any_tls = 0;
+  for (size_t t = 0; t < st.n_tls; t++) any_tls |= st.tls[t];
+  snprintf(sub, sizeof sub, "%s/certs", work_abs);
+  for (size_t p = 0; any_tls && p < st.n_pages && st.n_jobs > 0; p++) {
+    char err[512];
+    json_t *plan = json_load_file(st.pages[p].plan_file, 0, NULL);
+    if (plan == NULL || lab_run_certs(sub, st.pages[p].cert_dir, plan, err, sizeof err) != 0) {
+      fprintf(stderr, PROG ": %s\n", plan ? err : "cannot reread a plan");
+      json_decref(plan);
+      rc = 1;
+      goto out;
+    }
+    json_decref(plan);
+  }
+  fprintf(stderr, PROG ": %zu loads (%zu already in %s), %zu pages, order seed %llu, %d link%s at "
+                  "once\n",
+          st.n_jobs, skipped, s->results, st.n_pages, (unsigned long long)s->seed, jobs,
+          jobs == 1 ? "" : "s");
+  pthread_mutex_init(&st.lock, NULL);
+  st.allowed_workers = jobs;
+  st.started_ms = now_ms();
+  st.progress = isatty(STDERR_FILENO) && !s->verbose;
+  pthread_t threads[1000];
+  worker_arg args[1000];
+  int started = 0;
+  for (int i = 0; i < jobs && (size_t)i < st.n_jobs; i++) {
+    args[i] = (worker_arg){&st, i};
+    if (pthread_create(&threads[i], NULL, worker, &args[i]) == 0) started++;
+  }
+  for (int i = 0; i < started; i++) pthread_join(threads[i], NULL);
+  if (st.progress) fputc('\n', stderr);
+  double wall = (now_ms() - st.started_ms) / 1000;
+  fprintf(stderr, PROG ": %zu loads done, %zu could not run, %zu on links over the lateness "
+                  "bound; %.0f s\n",
+          st.done, st.failed, st.invalid_lateness, wall);
+  if (st.failed > 0) rc = 1;
+out:
+  for (size_t i = 0; i < st.n_pages; i++) {
+    free(st.pages[i].id);
+    free(st.pages[i].plan_file);
+    free(st.pages[i].cert_dir);
+    free(st.pages[i].manifest);
+  }
+  free(st.pages);
+  free(st.jobs);
+  for (size_t i = 0; i < n_done_keys; i++) free(done_keys[i]);
+  free(done_keys);
+  done_keys = NULL;
+  n_done_keys = 0;
+  free(speedyd_path);
+  free(work_abs);
+  return rc;
+}

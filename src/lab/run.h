@@ -1,0 +1,95 @@
+/* run.h — `speedy lab run`, the experiment: the matrix of pages × links × loss × TLS ×
+ * configurations × repetitions, each load through its own emulated link (src/netem), the
+ * replay server on the server side and the loader on the client side. Internal to
+ * run.c (matrix, resume, order, workers, progress) and run_load.c (one load).
+ */
+#ifndef SPEEDY_LAB_RUN_H
+#define SPEEDY_LAB_RUN_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bound.h"
+
+/* The configurations of the original experiment (docs/lab.md, "Run"). */
+typedef enum lab_config {
+  LAB_HTTP1_FCFS = 0,
+  LAB_HTTP1_PRIO,
+  LAB_HTTP1_SINGLE,
+  LAB_SPDY_MULTI,
+  LAB_SPDY_SINGLE,
+  LAB_SPDY_PUSH,
+  LAB_SPDY_HINT,
+  LAB_N_CONFIGS
+} lab_config;
+
+/* "http1-fcfs", ... */
+const char *lab_config_name(lab_config config);
+/* The configuration of that name, or -1. */
+int lab_config_parse(const char *name);
+int lab_config_is_single(lab_config config);
+int lab_config_is_spdy(lab_config config);
+
+typedef struct lab_run_page {
+  char *id;        /* "source#page (graph)": the page's name in results */
+  char *plan_file; /* the plan the server and the loader read */
+  char *cert_dir;  /* the page's leaf certificate (TLS runs) */
+  char *manifest;  /* push manifest for spdy-push / spdy-hint */
+  lab_plan_summary summary;
+  size_t n_hosts;
+} lab_run_page;
+
+typedef struct lab_run_link {
+  char profile[16];
+  double rtt_ms; /* < 0: the profile's */
+  double loss;   /* 0..1 */
+} lab_run_link;
+
+typedef struct lab_run_settings {
+  const char *results;      /* results file (JSON lines) */
+  const char *speedy_path;  /* the loader's binary (`speedy`) */
+  const char *speedyd_path; /* the replay server */
+  const char *server_cmd;   /* instead of speedyd: sh -c CMD in the server namespace */
+  const char *work_dir;     /* plans, certificates, manifests, per-load files */
+  char tcp_preset[16];
+  int initcwnd;             /* 0: the preset's */
+  int tls_version;          /* 12 or 13 */
+  double timeout_s;         /* per load */
+  double lateness_p99_ms;   /* a link above this is flagged */
+  uint64_t seed;            /* order of the loads; recorded */
+  int verbose;
+} lab_run_settings;
+
+typedef struct lab_run_job {
+  size_t page, link;
+  int tls;
+  lab_config config;
+  int repetition;
+  char key[600];
+} lab_run_job;
+
+/* `speedy lab run`: argv[0] is "run". Returns the exit status. */
+int lab_run_main(int argc, char **argv);
+
+/* Runs one load and appends its line to the results (under *append_lock by the caller's
+ * convention: run_load calls lab_run_append). Returns 0 when a result line was written,
+ * -1 when the load could not be run (error on stderr; nothing written, so a resumed run
+ * tries again). *lateness_exceeded is set when the link's p99 lateness was above the
+ * bound. */
+int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
+                 const lab_run_link *link, const lab_run_job *job, int *lateness_exceeded);
+
+/* Appends one line to the results file, atomically with respect to other workers. */
+int lab_run_append(const lab_run_settings *settings, const char *line);
+
+/* Makes root and intermediate CA under dir once (kept when present) and a leaf with the
+ * page's host names under page_dir. Returns 0 or -1 with a reason in err. */
+int lab_run_certs(const char *dir, const char *page_dir, const json_t *plan, char *err,
+                  size_t err_size);
+
+/* Writes the push manifest of a plan: its document's children on the document's host.
+ * Returns 0 or -1. */
+int lab_run_manifest(const json_t *plan, const char *file);
+
+#endif

@@ -1,0 +1,170 @@
+/* load_int.h — internals of `speedy load`, shared by the files of src/load/.
+ *
+ *   load_plan.c    the page plan (pure)
+ *   load_sched.c   discovery and dispatch order (pure)
+ *   load_main.c    options, addresses, --help, the run's set-up and exit status
+ *   load_run.c     connection groups, connections, the pump that turns the scheduler's
+ *                  decisions into requests, the deadline, timers
+ *   load_http1.c   HTTP/1.1: keep-alive, optional pipelining, llhttp
+ *   load_spdy.c    SPDY: one session per group, priorities, pushes, hints
+ *   load_result.c  the result JSON line and the HAR of the replayed load
+ */
+#ifndef SPEEDY_LOAD_INT_H
+#define SPEEDY_LOAD_INT_H
+
+#include <jansson.h>
+#include <llhttp.h>
+#include <spdy/spdy.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "io.h"
+#include "load_plan.h"
+#include "load_sched.h"
+
+#define LOAD_MAX_CONNS 32    /* HTTP/1.1 connections per group */
+#define LOAD_MAX_PIPELINE 16 /* requests in flight on one HTTP/1.1 connection */
+#define LOAD_MAX_REQUEST (256u << 10)
+#define LOAD_MAX_CONNECTS 64 /* connections one group may open in one load (retries) */
+
+typedef struct load_options {
+  const char *plan_file;
+  int http1;            /* 1: HTTP/1.1; 0: SPDY */
+  io_proto spdy;        /* SPDY version */
+  int single;           /* single-domain: one origin for every host */
+  int tls;              /* --tls */
+  const char *cacert;
+  int insecure;
+  int connections;      /* HTTP/1.1 connections per group */
+  load_dispatch dispatch;
+  int pipeline;         /* requests in flight per HTTP/1.1 connection (1: none) */
+  uint32_t stream_window, session_window;
+  uint32_t timeout_ms;
+  const char *har_out;
+  const char *result_file; /* NULL: stdout */
+  int strict;
+  int repetition;
+  int verbose;
+  /* addresses: per host (multi-domain) or the single one */
+  struct sockaddr_storage *host_addr; /* n_hosts entries, filled by load_main */
+  unsigned char *host_addr_set;
+  struct sockaddr_storage single_addr;
+} load_options;
+
+typedef struct load_run load_run;
+typedef struct load_group load_group;
+
+/* A pushed stream's SYN_STREAM fields while its header block arrives. */
+typedef struct load_push_headers {
+  char path[2048];
+  char host[300];
+  int status;
+  int bad;
+} load_push_headers;
+
+typedef struct load_conn {
+  load_run *run;
+  load_group *group;
+  io_conn *io;
+  int index; /* connections are numbered in the order they were opened */
+  io_proto proto;
+  int open, closed, dead;
+  /* HTTP/1.1 */
+  llhttp_t parser;
+  llhttp_settings_t settings;
+  int inflight[LOAD_MAX_PIPELINE]; /* resource ids, oldest first */
+  int n_inflight;
+  char field[256];
+  size_t field_len;
+  char value[4096];
+  size_t value_len;
+  int in_value;
+  /* SPDY */
+  spdy_session *session;
+  load_push_headers push;
+  int goaway_sent;
+} load_conn;
+
+struct load_group {
+  load_run *run;
+  int index;
+  struct sockaddr_storage addr;
+  const char *server_name; /* SNI and certificate name: a recorded host name */
+  load_conn *conns[LOAD_MAX_CONNS];
+  int n_conns;
+  int opened;
+  char error[400];
+};
+
+/* Per resource: what the network side keeps beyond the scheduler's entry. */
+typedef struct load_fetch {
+  load_conn *conn;    /* the connection carrying it now, or NULL */
+  int32_t stream_id;  /* SPDY */
+  json_t *response_headers; /* [[name, value], ...] for the HAR */
+  uint64_t request_header_bytes, response_header_bytes;
+} load_fetch;
+
+struct load_run {
+  load_options *opt;
+  load_plan *plan;
+  load_sched *sched;
+  uv_loop_t *loop;
+  io_tls *tls;
+  load_group *groups;
+  int n_groups;
+  load_fetch *fetch;
+  uint64_t t0_ns;
+  double wall_start; /* seconds since the epoch, for the HAR */
+  uv_timer_t deadline, wake;
+  int timed_out, finished, closing;
+  int connections;
+  uint64_t bytes_up, bytes_down;
+  uint64_t request_header_bytes, response_header_bytes;
+  io_proto negotiated; /* the protocol spoken (the first connection's) */
+  char protocol_error[200];
+  int pushes, hints;
+};
+
+/* load_run.c */
+double load_now_ms(const load_run *run);
+/* Runs the load to its end (all resources done or failed, or the deadline). Returns 0,
+ * or -1 when it could not start (reason on stderr). */
+int load_run_execute(load_run *run);
+/* Turns the scheduler's state into requests and connections; closes everything once the
+ * load is finished. Safe to call at any time outside protocol callbacks. */
+void load_run_pump(load_run *run);
+/* Fails resource id with a reason (printf style) if it is not finished yet. */
+void load_fail(load_run *run, int id, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The Host / :host value of a resource ("name" or "name:port"). */
+void load_authority(const load_run *run, int id, char *out, size_t len);
+/* Appends a response header to the resource's HAR record (bounded). */
+void load_note_response_header(load_run *run, int id, const char *name, size_t name_len,
+                               const char *value, size_t value_len);
+/* Hints from an X-Subresources value received with resource id's response. */
+void load_hints(load_run *run, int id, const char *value, size_t len);
+
+/* load_http1.c */
+void load_http1_start(load_conn *conn);
+size_t load_http1_read(load_conn *conn, const uint8_t *data, size_t len);
+/* Sends resource id's request on conn (which has room in its pipeline). */
+int load_http1_send(load_conn *conn, int id);
+void load_http1_closed(load_conn *conn, int status);
+
+/* load_spdy.c */
+int load_spdy_start(load_conn *conn);
+size_t load_spdy_read(load_conn *conn, const uint8_t *data, size_t len);
+void load_spdy_writable(load_conn *conn, size_t room);
+/* Submits every READY resource of the group, best first. */
+void load_spdy_submit(load_conn *conn);
+void load_spdy_finish(load_conn *conn); /* GOAWAY, then close */
+void load_spdy_closed(load_conn *conn, int status);
+
+/* load_result.c */
+/* Checks the invariants; fills reason (empty when valid). Returns 1 when valid. */
+int load_result_check(const load_run *run, char *reason, size_t len);
+/* Appends the result JSON line to --result (or stdout). Returns 0 or -1 (reason on stderr). */
+int load_result_write(const load_run *run, int valid, const char *reason);
+/* Writes the HAR to --har-out. Returns 0 or -1. */
+int load_har_write(const load_run *run);
+
+#endif /* SPEEDY_LOAD_INT_H */

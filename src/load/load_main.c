@@ -1,0 +1,339 @@
+/* load_main.c — `speedy load PLAN [options]`: options, the address of every recorded host
+ * (never resolved: --host-addr, --addr-base or --single), the run, the invariant check,
+ * the HAR and the result line, and the exit status.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "load.h"
+#include "load_int.h"
+
+#define DEFAULT_CONNECTIONS 6
+#define DEFAULT_PIPELINE_DEPTH 4
+#define DEFAULT_STREAM_WINDOW (2u << 20)
+#define DEFAULT_SESSION_WINDOW (10u << 20)
+#define DEFAULT_TIMEOUT_S 120
+#define MAX_HOST_ADDR_OPTIONS LOAD_PLAN_MAX_HOSTS
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "Usage: speedy load PLAN [OPTION]...\n"
+          "Load the page of a lab page plan (speedy-lab-plan/1) like a browser and append\n"
+          "one result line (speedy-lab-result/1). Recorded host names are never resolved.\n\n"
+          "Where the hosts are (one of):\n"
+          "      --host-addr I=ADDR:PORT  host I of the plan is at ADDR:PORT (repeatable; every\n"
+          "                           host needs one)\n"
+          "      --addr-base IPV4     host I is at IPV4 + I (198.19.0.1: the lab's convention)\n"
+          "      --port P             port for --addr-base (default: the host's recorded port)\n"
+          "      --single ADDR:PORT   single-domain: every host over this one origin\n"
+          "Protocol:\n"
+          "      --http1              HTTP/1.1 (default: SPDY)\n"
+          "      --spdy VERSION       SPDY 3.1, 3 or 2 (default 3.1; by ALPN over TLS)\n"
+          "      --connections N      HTTP/1.1 connections per host (default %d, max %d)\n"
+          "      --dispatch POLICY    HTTP/1.1 order: fcfs (discovery order, default) or priority\n"
+          "                           (document > css, script > font > image > other)\n"
+          "      --pipeline           HTTP/1.1 pipelining, up to --pipeline-depth per connection\n"
+          "      --pipeline-depth N   requests in flight per connection (default %d, max %d)\n"
+          "      --window BYTES       SPDY/3+ stream receive window (default %u)\n"
+          "      --session-window BYTES  SPDY/3.1 session receive window (default %u)\n"
+          "TLS:\n"
+          "      --tls                use TLS (SNI and verification: the recorded host name)\n"
+          "      --cacert FILE        trust the CA certificates in FILE\n"
+          "  -k, --insecure           do not verify certificates\n"
+          "Output:\n"
+          "      --result FILE        append the result line to FILE (default: stdout)\n"
+          "      --har-out FILE       write a HAR 1.2 of the replayed load\n"
+          "      --repetition N       repetition number recorded in the result (default 1)\n"
+          "      --timeout S          limit for the whole load (default %d)\n"
+          "      --strict             exit 1 when the load is invalid\n"
+          "  -v, --verbose            every request, push and hint on stderr\n"
+          "  -h, --help               this help\n"
+          "  -V, --version            print the version\n\n"
+          "Exit status: 0 the load ran (valid or not, unless --strict), 1 it could not run or\n"
+          "was invalid with --strict, 2 bad usage.\n",
+          DEFAULT_CONNECTIONS, LOAD_MAX_CONNS, DEFAULT_PIPELINE_DEPTH, LOAD_MAX_PIPELINE,
+          DEFAULT_STREAM_WINDOW, DEFAULT_SESSION_WINDOW, DEFAULT_TIMEOUT_S);
+}
+
+static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int bad_usage(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "speedy load: ");
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, " (try 'speedy load --help')\n");
+  va_end(ap);
+  return 2;
+}
+
+static int parse_uint(const char *s, unsigned long min, unsigned long max, unsigned long *out) {
+  char *end;
+  errno = 0;
+  unsigned long v = strtoul(s, &end, 10);
+  if (errno || *s == '\0' || *s == '-' || *end != '\0' || v < min || v > max) return -1;
+  *out = v;
+  return 0;
+}
+
+/* "1.2.3.4:80" or "[::1]:80" → addr. Returns 0 or -1. */
+static int parse_addr_port(const char *s, struct sockaddr_storage *out) {
+  char host[64];
+  const char *port_str;
+  if (s[0] == '[') {
+    const char *close = strchr(s, ']');
+    if (!close || close[1] != ':' || (size_t)(close - s - 1) >= sizeof(host)) return -1;
+    memcpy(host, s + 1, (size_t)(close - s - 1));
+    host[close - s - 1] = '\0';
+    port_str = close + 2;
+  } else {
+    const char *colon = strrchr(s, ':');
+    if (!colon || (size_t)(colon - s) >= sizeof(host)) return -1;
+    memcpy(host, s, (size_t)(colon - s));
+    host[colon - s] = '\0';
+    port_str = colon + 1;
+  }
+  unsigned long port;
+  if (parse_uint(port_str, 1, 65535, &port)) return -1;
+  memset(out, 0, sizeof(*out));
+  if (uv_ip4_addr(host, (int)port, (struct sockaddr_in *)out) == 0) return 0;
+  if (uv_ip6_addr(host, (int)port, (struct sockaddr_in6 *)out) == 0) return 0;
+  return -1;
+}
+
+enum {
+  OPT_HOST_ADDR = 256,
+  OPT_ADDR_BASE,
+  OPT_PORT,
+  OPT_SINGLE,
+  OPT_HTTP1,
+  OPT_SPDY,
+  OPT_CONNECTIONS,
+  OPT_DISPATCH,
+  OPT_PIPELINE,
+  OPT_PIPELINE_DEPTH,
+  OPT_WINDOW,
+  OPT_SESSION_WINDOW,
+  OPT_TLS,
+  OPT_CACERT,
+  OPT_RESULT,
+  OPT_HAR_OUT,
+  OPT_REPETITION,
+  OPT_TIMEOUT,
+  OPT_STRICT
+};
+
+static const struct option long_options[] = {
+    {"host-addr", required_argument, NULL, OPT_HOST_ADDR},
+    {"addr-base", required_argument, NULL, OPT_ADDR_BASE},
+    {"port", required_argument, NULL, OPT_PORT},
+    {"single", required_argument, NULL, OPT_SINGLE},
+    {"http1", no_argument, NULL, OPT_HTTP1},
+    {"spdy", required_argument, NULL, OPT_SPDY},
+    {"connections", required_argument, NULL, OPT_CONNECTIONS},
+    {"dispatch", required_argument, NULL, OPT_DISPATCH},
+    {"pipeline", no_argument, NULL, OPT_PIPELINE},
+    {"pipeline-depth", required_argument, NULL, OPT_PIPELINE_DEPTH},
+    {"window", required_argument, NULL, OPT_WINDOW},
+    {"session-window", required_argument, NULL, OPT_SESSION_WINDOW},
+    {"tls", no_argument, NULL, OPT_TLS},
+    {"cacert", required_argument, NULL, OPT_CACERT},
+    {"insecure", no_argument, NULL, 'k'},
+    {"result", required_argument, NULL, OPT_RESULT},
+    {"har-out", required_argument, NULL, OPT_HAR_OUT},
+    {"repetition", required_argument, NULL, OPT_REPETITION},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"strict", no_argument, NULL, OPT_STRICT},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0}};
+
+typedef struct addr_args {
+  const char *host_addr[MAX_HOST_ADDR_OPTIONS];
+  int n_host_addr;
+  const char *addr_base;
+  int port; /* 0: recorded */
+  const char *single;
+} addr_args;
+
+/* Returns 0, 2 for bad usage, or -1 after --help / --version. */
+static int parse_options(load_options *opt, addr_args *addr, int argc, char **argv) {
+  int c, pipeline = 0, spdy_given = 0;
+  unsigned long v;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "kvhV", long_options, NULL)) != -1) {
+    switch (c) {
+    case OPT_HOST_ADDR:
+      if (addr->n_host_addr >= MAX_HOST_ADDR_OPTIONS) return bad_usage("too many --host-addr");
+      addr->host_addr[addr->n_host_addr++] = optarg;
+      break;
+    case OPT_ADDR_BASE: addr->addr_base = optarg; break;
+    case OPT_PORT:
+      if (parse_uint(optarg, 1, 65535, &v)) return bad_usage("bad --port '%s'", optarg);
+      addr->port = (int)v;
+      break;
+    case OPT_SINGLE: addr->single = optarg; break;
+    case OPT_HTTP1: opt->http1 = 1; break;
+    case OPT_SPDY:
+      spdy_given = 1;
+      if (strcmp(optarg, "3.1") == 0) opt->spdy = IO_PROTO_SPDY3_1;
+      else if (strcmp(optarg, "3") == 0) opt->spdy = IO_PROTO_SPDY3;
+      else if (strcmp(optarg, "2") == 0) opt->spdy = IO_PROTO_SPDY2;
+      else return bad_usage("--spdy must be 3.1, 3 or 2, not '%s'", optarg);
+      break;
+    case OPT_CONNECTIONS:
+      if (parse_uint(optarg, 1, LOAD_MAX_CONNS, &v))
+        return bad_usage("bad --connections '%s' (1 to %d)", optarg, LOAD_MAX_CONNS);
+      opt->connections = (int)v;
+      break;
+    case OPT_DISPATCH:
+      if (strcmp(optarg, "fcfs") == 0) opt->dispatch = LOAD_DISPATCH_FCFS;
+      else if (strcmp(optarg, "priority") == 0) opt->dispatch = LOAD_DISPATCH_PRIORITY;
+      else return bad_usage("--dispatch must be fcfs or priority, not '%s'", optarg);
+      break;
+    case OPT_PIPELINE: pipeline = 1; break;
+    case OPT_PIPELINE_DEPTH:
+      if (parse_uint(optarg, 1, LOAD_MAX_PIPELINE, &v))
+        return bad_usage("bad --pipeline-depth '%s' (1 to %d)", optarg, LOAD_MAX_PIPELINE);
+      opt->pipeline = (int)v;
+      break;
+    case OPT_WINDOW:
+      if (parse_uint(optarg, 65536, 0x7fffffff, &v))
+        return bad_usage("bad --window '%s' (65536 to 2^31-1)", optarg);
+      opt->stream_window = (uint32_t)v;
+      break;
+    case OPT_SESSION_WINDOW:
+      if (parse_uint(optarg, 65536, 0x7fffffff, &v))
+        return bad_usage("bad --session-window '%s' (65536 to 2^31-1)", optarg);
+      opt->session_window = (uint32_t)v;
+      break;
+    case OPT_TLS: opt->tls = 1; break;
+    case OPT_CACERT: opt->cacert = optarg; break;
+    case 'k': opt->insecure = 1; break;
+    case OPT_RESULT: opt->result_file = optarg; break;
+    case OPT_HAR_OUT: opt->har_out = optarg; break;
+    case OPT_REPETITION:
+      if (parse_uint(optarg, 0, 1000000, &v)) return bad_usage("bad --repetition '%s'", optarg);
+      opt->repetition = (int)v;
+      break;
+    case OPT_TIMEOUT:
+      if (parse_uint(optarg, 1, 86400, &v)) return bad_usage("bad --timeout '%s'", optarg);
+      opt->timeout_ms = (uint32_t)v * 1000;
+      break;
+    case OPT_STRICT: opt->strict = 1; break;
+    case 'v': opt->verbose = 1; break;
+    case 'h': usage(stdout); return -1;
+    case 'V': printf("speedy load %s (libspdy %s)\n", SPEEDY_LOAD_VERSION, spdy_version()); return -1;
+    default: return bad_usage("unknown option");
+    }
+  }
+  if (optind != argc - 1) return bad_usage(optind >= argc ? "no PLAN given" : "more than one PLAN");
+  opt->plan_file = argv[optind];
+  if (!pipeline) opt->pipeline = 1;
+  if (opt->http1 && spdy_given) return bad_usage("--http1 and --spdy exclude each other");
+  if (!opt->http1 && (pipeline || opt->dispatch == LOAD_DISPATCH_PRIORITY))
+    return bad_usage("--pipeline and --dispatch apply to --http1 only (SPDY always prioritises)");
+  int ways = (addr->n_host_addr > 0) + (addr->addr_base != NULL) + (addr->single != NULL);
+  if (ways != 1) return bad_usage("give exactly one of --host-addr, --addr-base and --single");
+  if (addr->port && !addr->addr_base) return bad_usage("--port goes with --addr-base");
+  return 0;
+}
+
+/* Fills the address of every host (after the plan is known). Returns 0 or 2. */
+static int set_addresses(load_options *opt, const addr_args *addr, const load_plan *plan) {
+  size_t n = plan->n_hosts;
+  opt->host_addr = calloc(n, sizeof(*opt->host_addr));
+  opt->host_addr_set = calloc(n, 1);
+  if (!opt->host_addr || !opt->host_addr_set) return 1;
+  if (addr->single) {
+    if (parse_addr_port(addr->single, &opt->single_addr))
+      return bad_usage("bad --single '%s' (want ADDR:PORT)", addr->single);
+    opt->single = 1;
+    return 0;
+  }
+  if (addr->addr_base) {
+    struct sockaddr_in base;
+    if (uv_ip4_addr(addr->addr_base, 0, &base) != 0)
+      return bad_usage("bad --addr-base '%s' (want an IPv4 address)", addr->addr_base);
+    uint32_t first = ntohl(base.sin_addr.s_addr);
+    if ((first & 0xff) + n > 255)
+      return bad_usage("--addr-base %s leaves no room for %zu hosts", addr->addr_base, n);
+    for (size_t i = 0; i < n; i++) {
+      struct sockaddr_in *sin = (struct sockaddr_in *)&opt->host_addr[i];
+      *sin = base;
+      sin->sin_addr.s_addr = htonl(first + (uint32_t)i);
+      sin->sin_port = htons((uint16_t)(addr->port ? addr->port : plan->hosts[i].port));
+      opt->host_addr_set[i] = 1;
+    }
+    return 0;
+  }
+  for (int i = 0; i < addr->n_host_addr; i++) {
+    const char *arg = addr->host_addr[i];
+    const char *eq = strchr(arg, '=');
+    char index[16];
+    unsigned long h;
+    if (!eq || (size_t)(eq - arg) >= sizeof(index))
+      return bad_usage("bad --host-addr '%s' (want I=ADDR:PORT)", arg);
+    memcpy(index, arg, (size_t)(eq - arg));
+    index[eq - arg] = '\0';
+    if (parse_uint(index, 0, n - 1, &h) || parse_addr_port(eq + 1, &opt->host_addr[h]))
+      return bad_usage("bad --host-addr '%s' (want I=ADDR:PORT with I < %zu)", arg, n);
+    opt->host_addr_set[h] = 1;
+  }
+  for (size_t i = 0; i < n; i++)
+    if (!opt->host_addr_set[i])
+      return bad_usage("no --host-addr for host %zu (%s)", i, plan->hosts[i].name);
+  return 0;
+}
+
+int load_main(int argc, char **argv) {
+  load_options opt = {.spdy = IO_PROTO_SPDY3_1,
+                      .connections = DEFAULT_CONNECTIONS,
+                      .dispatch = LOAD_DISPATCH_FCFS,
+                      .pipeline = DEFAULT_PIPELINE_DEPTH,
+                      .stream_window = DEFAULT_STREAM_WINDOW,
+                      .session_window = DEFAULT_SESSION_WINDOW,
+                      .timeout_ms = DEFAULT_TIMEOUT_S * 1000,
+                      .repetition = 1};
+  addr_args addr = {0};
+  load_run run = {.opt = &opt};
+  int status = parse_options(&opt, &addr, argc, argv);
+  if (status != 0) return status < 0 ? 0 : status;
+  char err[400];
+  if (load_plan_read(opt.plan_file, &run.plan, err, sizeof(err)) != 0) {
+    fprintf(stderr, "speedy load: %s: %s\n", opt.plan_file, err);
+    return 1;
+  }
+  status = set_addresses(&opt, &addr, run.plan);
+  if (status != 0) goto out;
+  status = 1;
+  run.sched = load_sched_new(run.plan, opt.http1 ? opt.dispatch : LOAD_DISPATCH_PRIORITY,
+                             opt.single);
+  run.fetch = calloc(run.plan->n_resources, sizeof(*run.fetch));
+  if (!run.sched || !run.fetch) {
+    fprintf(stderr, "speedy load: out of memory\n");
+    goto out;
+  }
+  if (load_run_execute(&run) != 0) goto out;
+  char reason[600];
+  int valid = load_result_check(&run, reason, sizeof(reason));
+  if (!valid) fprintf(stderr, "speedy load: invalid load: %s\n", reason);
+  if (opt.har_out && load_har_write(&run) != 0) goto out;
+  if (load_result_write(&run, valid, reason) != 0) goto out;
+  status = !valid && opt.strict ? 1 : 0;
+out:
+  for (size_t i = 0; run.fetch && i < run.plan->n_resources; i++)
+    json_decref(run.fetch[i].response_headers);
+  free(run.fetch);
+  free(run.groups);
+  io_tls_del(run.tls);
+  load_sched_del(run.sched);
+  load_plan_del(run.plan);
+  free(opt.host_addr);
+  free(opt.host_addr_set);
+  return status;
+}

@@ -1,0 +1,86 @@
+/* load_plan.h — the page plan (`speedy-lab-plan/1`, docs/lab-formats.md) as the loader
+ * sees it: hosts, resources, their request headers and discovery rules.
+ *
+ * Pure: parsing and checking only, no sockets. Everything the loader later sends on the
+ * wire (paths, header names and values) is checked here once, so the network code can
+ * copy it into requests without checking again.
+ */
+#ifndef SPEEDY_LOAD_PLAN_H
+#define SPEEDY_LOAD_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LOAD_PLAN_FORMAT "speedy-lab-plan/1"
+#define LOAD_PLAN_MAX_RESOURCES 20000
+#define LOAD_PLAN_MAX_HOSTS 250 /* 198.19.0.(i+1), i < 250 */
+#define LOAD_PLAN_MAX_HEADERS 128 /* request headers per resource */
+#define LOAD_PLAN_MAX_FILE (64u << 20)
+
+typedef enum load_type {
+  LOAD_TYPE_DOCUMENT = 0,
+  LOAD_TYPE_CSS,
+  LOAD_TYPE_SCRIPT,
+  LOAD_TYPE_FONT,
+  LOAD_TYPE_IMAGE,
+  LOAD_TYPE_OTHER
+} load_type;
+
+/* "document", "css", ... */
+const char *load_type_name(load_type type);
+/* The SPDY urgency of a type (0 most urgent): document 0, css and script 1, font 2,
+ * image 4, other 5. HTTP/1.1 priority dispatch uses the same order. */
+int load_type_urgency(load_type type);
+
+typedef struct load_header {
+  char *name; /* lower case, a token */
+  char *value; /* no CR, LF or NUL */
+} load_header;
+
+typedef struct load_host {
+  char *name; /* recorded host name: a label only, never resolved */
+  int port;
+} load_host;
+
+typedef struct load_resource {
+  int id;
+  int host;
+  char *method; /* a token, e.g. "GET" */
+  char *path;   /* starts with '/', printable ASCII without spaces */
+  load_type type;
+  int parent;              /* -1: starts with the load */
+  int64_t discover_offset; /* -1: when the parent has fully arrived */
+  double start_delay_ms;
+  load_header *request_headers;
+  size_t n_request_headers;
+  int status;
+  uint64_t body_size;
+  int redirect_to; /* -1 or the target's id */
+  int after_cutoff;
+} load_resource;
+
+typedef struct load_plan {
+  char *source;
+  char *page;
+  int64_t seed;
+  load_host *hosts;
+  size_t n_hosts;
+  load_resource *resources;
+  size_t n_resources;
+} load_plan;
+
+/* Parses a plan from memory (len bytes, need not be NUL-terminated). Returns 0 and a plan
+ * the caller frees with load_plan_del, or -1 with a one-line reason in err ("resources[3]
+ * .parent: 7 is not an earlier resource" or a JSON error with line and column). */
+int load_plan_parse(const char *text, size_t len, load_plan **out, char *err, size_t err_len);
+
+/* Reads and parses a plan file (at most LOAD_PLAN_MAX_FILE bytes). As load_plan_parse. */
+int load_plan_read(const char *file, load_plan **out, char *err, size_t err_len);
+
+void load_plan_del(load_plan *plan);
+
+/* The host index whose name equals name (ASCII case-insensitive; a ":port" suffix in name
+ * is ignored), or -1. */
+int load_plan_find_host(const load_plan *plan, const char *name, size_t len);
+
+#endif /* SPEEDY_LOAD_PLAN_H */

@@ -1,0 +1,357 @@
+/* load_run.c — one page load on a libuv loop: connection groups (one per host in
+ * multi-domain runs, one in single-domain runs), their connections, and the pump that
+ * turns the scheduler's state into requests after every event.
+ *
+ * HTTP/1.1 follows the browsers of 2009–2012: a request is bound to a connection only when
+ * that connection is free (late binding), so the dispatch order decides what goes next; a
+ * new connection is opened when requests wait and fewer connections are being set up than
+ * requests wait, up to --connections per group. SPDY opens one session per group and
+ * submits every requestable resource at once with its type's urgency.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "load_int.h"
+
+double load_now_ms(const load_run *run) {
+  return (double)(uv_hrtime() - run->t0_ns) / 1e6;
+}
+
+void load_fail(load_run *run, int id, const char *fmt, ...) {
+  char reason[160];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(reason, sizeof(reason), fmt, ap);
+  va_end(ap);
+  if (run->opt->verbose)
+    fprintf(stderr, "speedy load: #%d %s: %s\n", id, run->plan->resources[id].path, reason);
+  load_sched_fail(run->sched, id, reason, load_now_ms(run));
+  run->fetch[id].conn = NULL;
+}
+
+void load_authority(const load_run *run, int id, char *out, size_t len) {
+  const load_host *host = &run->plan->hosts[run->plan->resources[id].host];
+  if (host->port == 80 || host->port == 443)
+    snprintf(out, len, "%s", host->name);
+  else
+    snprintf(out, len, "%s:%d", host->name, host->port);
+}
+
+void load_note_response_header(load_run *run, int id, const char *name, size_t name_len,
+                               const char *value, size_t value_len) {
+  load_fetch *f = &run->fetch[id];
+  if (!f->response_headers) f->response_headers = json_array();
+  if (!f->response_headers || json_array_size(f->response_headers) >= 256) return;
+  json_t *pair = json_pack("[s#s#]", name, (int)name_len, value, (int)value_len);
+  if (pair) json_array_append_new(f->response_headers, pair);
+}
+
+/* One X-Subresources item: an absolute URL, "//host/path" or a path on base_host. */
+static void hint_one(load_run *run, int base_host, const char *item, size_t len) {
+  int host = base_host;
+  size_t skip = 0;
+  if (len > 7 && strncasecmp(item, "http://", 7) == 0) skip = 7;
+  else if (len > 8 && strncasecmp(item, "https://", 8) == 0) skip = 8;
+  else if (len > 2 && item[0] == '/' && item[1] == '/') skip = 2;
+  if (skip) {
+    const char *slash = memchr(item + skip, '/', len - skip);
+    if (!slash) return;
+    host = load_plan_find_host(run->plan, item + skip, (size_t)(slash - item - skip));
+    len -= (size_t)(slash - item);
+    item = slash;
+  }
+  if (host < 0 || len == 0 || item[0] != '/' || len >= 2048) return;
+  char path[2048];
+  memcpy(path, item, len);
+  path[len] = '\0';
+  int id = load_sched_find_unrequested(run->sched, host, path);
+  if (id >= 0 && load_sched_hint(run->sched, id, load_now_ms(run))) {
+    run->hints++;
+    if (run->opt->verbose) fprintf(stderr, "speedy load: hint #%d %s\n", id, path);
+  }
+}
+
+void load_hints(load_run *run, int id, const char *value, size_t len) {
+  int base_host = run->plan->resources[id].host;
+  size_t i = 0;
+  while (i < len) {
+    while (i < len && (value[i] == ' ' || value[i] == '\t' || value[i] == ',')) i++;
+    size_t start = i;
+    while (i < len && value[i] != ',' && value[i] != ' ' && value[i] != '\t') i++;
+    if (i > start) hint_one(run, base_host, value + start, i - start);
+  }
+}
+
+/* ---- Connections ------------------------------------------------------------------- */
+
+static int live_conns(const load_group *g) {
+  int n = 0;
+  for (int i = 0; i < g->n_conns; i++) n += !g->conns[i]->dead && !g->conns[i]->closed;
+  return n;
+}
+
+static void conn_on_open(io_conn *io, void *user) {
+  load_conn *conn = user;
+  load_run *run = conn->run;
+  const load_options *opt = run->opt;
+  conn->open = 1;
+  io_proto want = opt->http1 ? IO_PROTO_HTTP1 : opt->spdy;
+  conn->proto = io_conn_is_tls(io) ? io_conn_protocol(io) : want;
+  if (run->negotiated == IO_PROTO_UNKNOWN) run->negotiated = conn->proto;
+  if (conn->proto != want) {
+    snprintf(run->protocol_error, sizeof(run->protocol_error),
+             "%s negotiated %s (by %s), not %s", conn->group->server_name,
+             io_proto_name(conn->proto), io_negotiation_name(io_conn_negotiation(io)),
+             io_proto_name(want));
+    snprintf(conn->group->error, sizeof(conn->group->error), "%s", run->protocol_error);
+    conn->dead = 1;
+    io_conn_abort(io, IO_ERR_NO_PROTOCOL);
+    return;
+  }
+  if (opt->verbose)
+    fprintf(stderr, "speedy load: connection %d to %s: %s%s%s\n", conn->index,
+            conn->group->server_name, io_proto_name(conn->proto), io_conn_is_tls(io) ? ", " : "",
+            io_conn_is_tls(io) ? io_conn_tls_version(io) : "");
+  if (conn->proto == IO_PROTO_HTTP1) {
+    load_http1_start(conn);
+  } else if (load_spdy_start(conn) != 0) {
+    conn->dead = 1;
+    io_conn_abort(io, UV_ENOMEM);
+    return;
+  }
+  load_run_pump(run);
+}
+
+static size_t conn_on_read(io_conn *io, const uint8_t *data, size_t len, void *user) {
+  (void)io;
+  load_conn *conn = user;
+  size_t n = conn->session ? load_spdy_read(conn, data, len) : load_http1_read(conn, data, len);
+  load_run_pump(conn->run);
+  return n;
+}
+
+static void conn_on_writable(io_conn *io, size_t room, void *user) {
+  (void)io;
+  load_conn *conn = user;
+  if (conn->session) load_spdy_writable(conn, room);
+}
+
+static void conn_on_close(io_conn *io, int status, void *user) {
+  load_conn *conn = user;
+  load_run *run = conn->run;
+  load_group *g = conn->group;
+  conn->closed = 1;
+  run->bytes_up += io_conn_bytes_out(io);
+  run->bytes_down += io_conn_bytes_in(io);
+  if (!conn->open && status != 0 && !g->error[0]) {
+    const char *detail = io_conn_error_detail(io);
+    snprintf(g->error, sizeof(g->error), "cannot connect to %s: %s%s%s", g->server_name,
+             io_strerror(status), detail[0] ? ": " : "", detail);
+  }
+  if (conn->session)
+    load_spdy_closed(conn, status);
+  else
+    load_http1_closed(conn, status);
+  for (int i = 0; i < g->n_conns; i++)
+    if (g->conns[i] == conn) {
+      g->conns[i] = g->conns[--g->n_conns];
+      break;
+    }
+  free(conn);
+  load_run_pump(run);
+}
+
+static int group_connect(load_group *g) {
+  load_run *run = g->run;
+  if (g->n_conns >= LOAD_MAX_CONNS || g->opened >= LOAD_MAX_CONNECTS) return -1;
+  load_conn *conn = calloc(1, sizeof(*conn));
+  if (!conn) return -1;
+  conn->run = run;
+  conn->group = g;
+  conn->index = run->connections;
+  io_config config;
+  io_config_init(&config);
+  config.handshake_timeout_ms = run->opt->timeout_ms;
+  config.idle_timeout_ms = 0; /* the load's deadline bounds everything */
+  config.close_linger_ms = 200;
+  static const io_conn_callbacks callbacks = {.on_open = conn_on_open,
+                                              .on_read = conn_on_read,
+                                              .on_writable = conn_on_writable,
+                                              .on_close = conn_on_close};
+  int rv = io_conn_connect(&conn->io, run->loop, (const struct sockaddr *)&g->addr,
+                           run->opt->tls ? run->tls : NULL, g->server_name, &config, &callbacks,
+                           conn);
+  g->opened++;
+  if (rv) {
+    snprintf(g->error, sizeof(g->error), "cannot connect to %s: %s", g->server_name,
+             io_strerror(rv));
+    free(conn);
+    return -1;
+  }
+  g->conns[g->n_conns++] = conn;
+  run->connections++;
+  return 0;
+}
+
+/* A group with no connection left and an error: its waiting resources fail. */
+static void group_fail_ready(load_group *g) {
+  load_run *run = g->run;
+  for (size_t i = 0; i < run->plan->n_resources; i++) {
+    const load_entry *e = load_sched_entry(run->sched, (int)i);
+    if (e->group == g->index && (e->state == LOAD_READY || e->state == LOAD_ACTIVE) &&
+        !run->fetch[i].conn)
+      load_fail(run, (int)i, "%s", g->error);
+  }
+}
+
+static void pump_http1(load_group *g) {
+  load_run *run = g->run;
+  load_sched *sched = run->sched;
+  int id;
+  /* 1. free connections take the best requests */
+  for (int i = 0; i < g->n_conns && (id = load_sched_peek(sched, g->index)) >= 0; i++) {
+    load_conn *c = g->conns[i];
+    if (c->open && !c->dead && !c->closed && c->n_inflight == 0) load_http1_send(c, id);
+  }
+  /* 2. more connections while requests outnumber those being set up */
+  size_t ready = load_sched_ready_count(sched, g->index);
+  int connecting = 0;
+  for (int i = 0; i < g->n_conns; i++) connecting += !g->conns[i]->open && !g->conns[i]->closed;
+  while ((size_t)connecting < ready && g->n_conns < run->opt->connections && !g->error[0]) {
+    if (group_connect(g) != 0) break;
+    connecting++;
+  }
+  /* 3. pipelining: the least busy open connection takes the next one */
+  while (run->opt->pipeline > 1 && (id = load_sched_peek(sched, g->index)) >= 0) {
+    load_conn *best = NULL;
+    for (int i = 0; i < g->n_conns; i++) {
+      load_conn *c = g->conns[i];
+      if (c->open && !c->dead && !c->closed && c->n_inflight < run->opt->pipeline &&
+          (!best || c->n_inflight < best->n_inflight))
+        best = c;
+    }
+    if (!best) break;
+    load_http1_send(best, id);
+  }
+}
+
+static void pump_spdy(load_group *g) {
+  load_run *run = g->run;
+  load_conn *live = NULL;
+  for (int i = 0; i < g->n_conns; i++)
+    if (!g->conns[i]->dead && !g->conns[i]->closed) live = g->conns[i];
+  if (!live) {
+    if (load_sched_ready_count(run->sched, g->index) > 0 && !g->error[0]) group_connect(g);
+    return;
+  }
+  if (live->open && live->session) load_spdy_submit(live);
+}
+
+static void on_wake(uv_timer_t *timer) { load_run_pump(timer->data); }
+
+static void finish(load_run *run) {
+  run->finished = 1;
+  uv_timer_stop(&run->wake);
+  uv_timer_stop(&run->deadline);
+  for (int g = 0; g < run->n_groups; g++) {
+    load_group *group = &run->groups[g];
+    for (int i = 0; i < group->n_conns; i++) {
+      load_conn *c = group->conns[i];
+      if (run->timed_out)
+        io_conn_abort(c->io, UV_ETIMEDOUT);
+      else if (c->session && c->open && !c->closed)
+        load_spdy_finish(c);
+      else
+        io_conn_close(c->io);
+    }
+  }
+}
+
+void load_run_pump(load_run *run) {
+  if (run->finished) return;
+  double now = load_now_ms(run);
+  load_sched_advance(run->sched, now);
+  for (int g = 0; g < run->n_groups; g++) {
+    load_group *group = &run->groups[g];
+    if (run->opt->http1)
+      pump_http1(group);
+    else
+      pump_spdy(group);
+    if (group->error[0] && live_conns(group) == 0) group_fail_ready(group);
+  }
+  if (load_sched_finished(run->sched)) {
+    finish(run);
+    return;
+  }
+  double wake = load_sched_next_wakeup(run->sched);
+  if (wake >= 0) {
+    double wait = wake - load_now_ms(run);
+    uv_timer_start(&run->wake, on_wake, wait > 0 ? (uint64_t)ceil(wait) : 0, 0);
+  }
+}
+
+static void on_deadline(uv_timer_t *timer) {
+  load_run *run = timer->data;
+  run->timed_out = 1;
+  for (size_t i = 0; i < run->plan->n_resources; i++)
+    load_fail(run, (int)i, "timed out after %u s (--timeout)", run->opt->timeout_ms / 1000);
+  finish(run);
+}
+
+static int make_tls(load_run *run) {
+  const load_options *opt = run->opt;
+  const char *protocol = io_proto_name(opt->http1 ? IO_PROTO_HTTP1 : opt->spdy);
+  char err[300] = "";
+  int rv = io_tls_client_new(&run->tls, opt->cacert, &protocol, 1,
+                             opt->insecure ? IO_TLS_INSECURE : 0, err, sizeof(err));
+  if (rv) {
+    fprintf(stderr, "speedy load: %s\n", err[0] ? err : io_strerror(rv));
+    return -1;
+  }
+  return 0;
+}
+
+int load_run_execute(load_run *run) {
+  const load_options *opt = run->opt;
+  if (opt->tls && make_tls(run) != 0) return -1;
+  run->n_groups = load_sched_groups(run->sched);
+  run->groups = calloc((size_t)run->n_groups, sizeof(*run->groups));
+  if (!run->groups) return -1;
+  for (int g = 0; g < run->n_groups; g++) {
+    load_group *group = &run->groups[g];
+    group->run = run;
+    group->index = g;
+    if (opt->single) {
+      group->addr = opt->single_addr;
+      /* one origin: the page's own host names the connection */
+      group->server_name = run->plan->hosts[run->plan->resources[0].host].name;
+    } else {
+      group->addr = opt->host_addr[g];
+      group->server_name = run->plan->hosts[g].name;
+    }
+  }
+  uv_loop_t loop;
+  if (uv_loop_init(&loop) != 0) return -1;
+  run->loop = &loop;
+  uv_timer_init(&loop, &run->wake);
+  uv_timer_init(&loop, &run->deadline);
+  run->wake.data = run->deadline.data = run;
+  run->t0_ns = uv_hrtime();
+  struct timespec ts;
+  if (timespec_get(&ts, TIME_UTC) == TIME_UTC)
+    run->wall_start = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+  uv_timer_start(&run->deadline, on_deadline, opt->timeout_ms, 0);
+  load_sched_start(run->sched, 0);
+  load_run_pump(run);
+  uv_run(&loop, UV_RUN_DEFAULT);
+  uv_close((uv_handle_t *)&run->wake, NULL);
+  uv_close((uv_handle_t *)&run->deadline, NULL);
+  uv_run(&loop, UV_RUN_DEFAULT);
+  uv_loop_close(&loop);
+  run->loop = NULL;
+  return 0;
+}

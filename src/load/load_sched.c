@@ -1,0 +1,290 @@
+/* load_sched.c — discovery and dispatch order of the page loader (see load_sched.h).
+ *
+ * Each resource's children (the resources it gates) are kept in one array sorted by the
+ * body offset that discovers them, so a body progress report walks a cursor forward
+ * instead of scanning the page. Choosing the next request scans the group's resources:
+ * pages have hundreds of resources, and the scan keeps the order rules in one place.
+ */
+#include "load_sched.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct load_sched {
+  const load_plan *plan;
+  load_dispatch dispatch;
+  int groups;
+  load_entry *entries;
+  int *gate;            /* per resource: the gating resource or -1 */
+  uint64_t *offset_key; /* per resource: bytes of the gate that discover it (UINT64_MAX:
+                           when the gate completes) */
+  int *children;        /* resource ids sorted by (gate, offset_key, id) */
+  size_t *first_child;  /* per resource + 1: start of its run in children */
+  uint64_t seq;
+};
+
+/* A sort key of the children array (qsort has no context argument). */
+typedef struct child_key {
+  int gate;
+  uint64_t offset;
+  int id;
+} child_key;
+
+static int child_cmp(const void *a, const void *b) {
+  const child_key *x = a, *y = b;
+  if (x->gate != y->gate) return x->gate < y->gate ? -1 : 1;
+  if (x->offset != y->offset) return x->offset < y->offset ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+load_sched *load_sched_new(const load_plan *plan, load_dispatch dispatch, int single) {
+  size_t n = plan->n_resources;
+  load_sched *s = calloc(1, sizeof(*s));
+  if (!s) return NULL;
+  s->plan = plan;
+  s->dispatch = dispatch;
+  s->groups = single ? 1 : (int)plan->n_hosts;
+  s->entries = calloc(n, sizeof(*s->entries));
+  s->gate = malloc(n * sizeof(*s->gate));
+  s->offset_key = malloc(n * sizeof(*s->offset_key));
+  s->children = malloc(n * sizeof(*s->children));
+  s->first_child = calloc(n + 2, sizeof(*s->first_child));
+  if (!s->entries || !s->gate || !s->offset_key || !s->children || !s->first_child) {
+    load_sched_del(s);
+    return NULL;
+  }
+  for (size_t i = 0; i < n; i++) {
+    const load_resource *r = &plan->resources[i];
+    s->gate[i] = r->parent;
+    s->offset_key[i] = r->discover_offset < 0 ? UINT64_MAX : (uint64_t)r->discover_offset;
+    load_entry *e = &s->entries[i];
+    e->group = single ? 0 : r->host;
+    e->discovered_ms = e->ready_ms = e->start_ms = e->first_byte_ms = e->end_ms = -1;
+    e->connection = -1;
+  }
+  for (size_t i = n; i-- > 0;) { /* the lowest-numbered redirect gates its target */
+    int target = plan->resources[i].redirect_to;
+    if (target >= 0) {
+      s->gate[target] = (int)i;
+      s->offset_key[target] = UINT64_MAX;
+    }
+  }
+  child_key *keys = malloc(n * sizeof(*keys));
+  if (!keys) {
+    load_sched_del(s);
+    return NULL;
+  }
+  for (size_t i = 0; i < n; i++) keys[i] = (child_key){s->gate[i], s->offset_key[i], (int)i};
+  qsort(keys, n, sizeof(*keys), child_cmp);
+  for (size_t i = 0; i < n; i++) s->children[i] = keys[i].id;
+  free(keys);
+  /* first_child[g + 1] is where gate g's run starts (g = -1 uses index 0). */
+  size_t at = 0;
+  for (int g = -1; g < (int)n; g++) {
+    while (at < n && s->gate[s->children[at]] < g) at++;
+    s->first_child[g + 1] = at;
+  }
+  s->first_child[n + 1] = n;
+  return s;
+}
+
+void load_sched_del(load_sched *s) {
+  if (!s) return;
+  free(s->entries);
+  free(s->gate);
+  free(s->offset_key);
+  free(s->children);
+  free(s->first_child);
+  free(s);
+}
+
+int load_sched_groups(const load_sched *s) { return s->groups; }
+
+const load_entry *load_sched_entry(const load_sched *s, int id) {
+  return id >= 0 && (size_t)id < s->plan->n_resources ? &s->entries[id] : NULL;
+}
+
+static void make_ready(load_sched *s, int id, double now) {
+  load_entry *e = &s->entries[id];
+  e->state = LOAD_READY;
+  e->ready_ms = now;
+  e->ready_seq = ++s->seq;
+}
+
+static void discover(load_sched *s, int id, double now) {
+  load_entry *e = &s->entries[id];
+  if (e->state != LOAD_WAITING) return; /* pushed or hinted already */
+  e->discovered_ms = now;
+  double delay = s->plan->resources[id].start_delay_ms;
+  if (delay > 0) {
+    e->state = LOAD_DELAYED;
+    e->ready_ms = now + delay;
+  } else {
+    make_ready(s, id, now);
+  }
+}
+
+/* Discovers gate's children up to `bytes` of its body (UINT64_MAX: all of them). */
+static void discover_children(load_sched *s, int gate, uint64_t bytes, double now) {
+  load_entry *g = &s->entries[gate];
+  size_t begin = s->first_child[gate + 1], end = s->first_child[gate + 2];
+  while (begin + g->next_child < end) {
+    int child = s->children[begin + g->next_child];
+    if (s->offset_key[child] > bytes) break;
+    g->next_child++;
+    discover(s, child, now);
+  }
+}
+
+void load_sched_start(load_sched *s, double now) {
+  for (size_t i = s->first_child[0]; i < s->first_child[1]; i++) discover(s, s->children[i], now);
+}
+
+void load_sched_advance(load_sched *s, double now) {
+  /* In ready-time order, so that FCFS follows the delays. */
+  for (;;) {
+    int best = -1;
+    for (size_t i = 0; i < s->plan->n_resources; i++) {
+      const load_entry *e = &s->entries[i];
+      if (e->state == LOAD_DELAYED && e->ready_ms <= now &&
+          (best < 0 || e->ready_ms < s->entries[best].ready_ms))
+        best = (int)i;
+    }
+    if (best < 0) return;
+    double when = s->entries[best].ready_ms;
+    make_ready(s, best, when);
+  }
+}
+
+double load_sched_next_wakeup(const load_sched *s) {
+  double best = -1;
+  for (size_t i = 0; i < s->plan->n_resources; i++) {
+    const load_entry *e = &s->entries[i];
+    if (e->state == LOAD_DELAYED && (best < 0 || e->ready_ms < best)) best = e->ready_ms;
+  }
+  return best;
+}
+
+/* 1 when a should be requested before b. */
+static int before(const load_sched *s, int a, int b) {
+  if (s->dispatch == LOAD_DISPATCH_PRIORITY) {
+    int ua = load_type_urgency(s->plan->resources[a].type);
+    int ub = load_type_urgency(s->plan->resources[b].type);
+    if (ua != ub) return ua < ub;
+  }
+  return s->entries[a].ready_seq < s->entries[b].ready_seq;
+}
+
+int load_sched_peek(const load_sched *s, int group) {
+  int best = -1;
+  for (size_t i = 0; i < s->plan->n_resources; i++) {
+    const load_entry *e = &s->entries[i];
+    if (e->state == LOAD_READY && e->group == group && (best < 0 || before(s, (int)i, best)))
+      best = (int)i;
+  }
+  return best;
+}
+
+size_t load_sched_ready_count(const load_sched *s, int group) {
+  size_t n = 0;
+  for (size_t i = 0; i < s->plan->n_resources; i++)
+    n += s->entries[i].state == LOAD_READY && s->entries[i].group == group;
+  return n;
+}
+
+void load_sched_requested(load_sched *s, int id, int connection, double now) {
+  load_entry *e = &s->entries[id];
+  e->state = LOAD_ACTIVE;
+  e->connection = connection;
+  e->attempts++;
+  e->status = 0;
+  e->bytes = 0;
+  if (e->start_ms < 0) e->start_ms = now;
+}
+
+void load_sched_requeue(load_sched *s, int id) {
+  load_entry *e = &s->entries[id];
+  if (e->state != LOAD_ACTIVE) return;
+  e->state = LOAD_READY; /* ready_seq kept: it goes first again */
+  e->connection = -1;
+}
+
+void load_sched_headers(load_sched *s, int id, int status, double now) {
+  load_entry *e = &s->entries[id];
+  e->status = status;
+  if (e->first_byte_ms < 0) e->first_byte_ms = now;
+  discover_children(s, id, 0, now);
+}
+
+void load_sched_body(load_sched *s, int id, uint64_t total_bytes, double now) {
+  load_entry *e = &s->entries[id];
+  e->bytes = total_bytes;
+  if (e->first_byte_ms < 0) e->first_byte_ms = now;
+  /* UINT64_MAX is reserved for "complete": a body that long cannot exist */
+  discover_children(s, id, total_bytes < UINT64_MAX ? total_bytes : UINT64_MAX - 1, now);
+}
+
+void load_sched_complete(load_sched *s, int id, double now) {
+  load_entry *e = &s->entries[id];
+  if (e->state == LOAD_DONE || e->state == LOAD_FAILED) return;
+  e->state = LOAD_DONE;
+  e->end_ms = now;
+  discover_children(s, id, UINT64_MAX, now);
+}
+
+void load_sched_fail(load_sched *s, int id, const char *reason, double now) {
+  load_entry *e = &s->entries[id];
+  if (e->state == LOAD_DONE || e->state == LOAD_FAILED) return;
+  e->state = LOAD_FAILED;
+  e->end_ms = now;
+  size_t n = strlen(reason);
+  if (n >= sizeof(e->error)) n = sizeof(e->error) - 1;
+  memcpy(e->error, reason, n);
+  e->error[n] = '\0';
+  discover_children(s, id, UINT64_MAX, now);
+}
+
+int load_sched_find_unrequested(const load_sched *s, int host, const char *path) {
+  for (size_t i = 0; i < s->plan->n_resources; i++) {
+    const load_resource *r = &s->plan->resources[i];
+    load_state st = s->entries[i].state;
+    if ((st == LOAD_WAITING || st == LOAD_DELAYED || st == LOAD_READY) && r->host == host &&
+        strcmp(r->path, path) == 0)
+      return (int)i;
+  }
+  return -1;
+}
+
+int load_sched_find(const load_sched *s, int host, const char *path) {
+  for (size_t i = 0; i < s->plan->n_resources; i++)
+    if (s->plan->resources[i].host == host && strcmp(s->plan->resources[i].path, path) == 0)
+      return (int)i;
+  return -1;
+}
+
+void load_sched_pushed(load_sched *s, int id, int connection, double now) {
+  load_entry *e = &s->entries[id];
+  if (e->state == LOAD_WAITING) e->discovered_ms = now;
+  e->state = LOAD_ACTIVE;
+  e->pushed = 1;
+  e->connection = connection;
+  e->status = 0;
+  e->bytes = 0;
+  e->first_byte_ms = -1;
+  e->start_ms = now;
+}
+
+int load_sched_hint(load_sched *s, int id, double now) {
+  load_entry *e = &s->entries[id];
+  if (e->state != LOAD_WAITING && e->state != LOAD_DELAYED) return 0;
+  if (e->state == LOAD_WAITING) e->discovered_ms = now;
+  e->hinted = 1;
+  make_ready(s, id, now);
+  return 1;
+}
+
+int load_sched_finished(const load_sched *s) {
+  for (size_t i = 0; i < s->plan->n_resources; i++)
+    if (s->entries[i].state != LOAD_DONE && s->entries[i].state != LOAD_FAILED) return 0;
+  return 1;
+}

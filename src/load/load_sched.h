@@ -1,0 +1,115 @@
+/* load_sched.h — the loader's discovery model and dispatch order, as pure logic: which
+ * resources are requestable now and which one a connection should ask for next.
+ *
+ * No sockets and no clock: the caller reports events (a response's body bytes so far, a
+ * response complete, a push, a hint) with the current time in milliseconds, and asks for
+ * the next request of a connection group. The same object records every resource's times
+ * for the result.
+ *
+ * Discovery (docs/lab-loader.md):
+ * - A resource's gate is the redirect leading to it (its target is discovered when that
+ *   redirect's response is complete), otherwise its parent. Resources without a gate are
+ *   discovered when the load starts.
+ * - With an HTML parent (discover_offset >= 0) a child is discovered when the parent's body
+ *   holds discover_offset bytes (0: as soon as the response headers arrive); with -1, when
+ *   the parent's response is complete. A child whose parent failed is discovered then, so
+ *   that the load still ends (and is marked invalid).
+ * - It becomes requestable start_delay ms after its discovery.
+ * - A push (matched by host and path) makes a resource active without a request; a hint
+ *   (X-Subresources) makes it requestable at once.
+ */
+#ifndef SPEEDY_LOAD_SCHED_H
+#define SPEEDY_LOAD_SCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "load_plan.h"
+
+typedef enum load_dispatch {
+  LOAD_DISPATCH_FCFS = 0,     /* in the order resources became requestable */
+  LOAD_DISPATCH_PRIORITY = 1  /* by type urgency, then that order */
+} load_dispatch;
+
+typedef enum load_state {
+  LOAD_WAITING = 0, /* not discovered yet */
+  LOAD_DELAYED,     /* discovered, waiting for start_delay */
+  LOAD_READY,       /* requestable, not requested */
+  LOAD_ACTIVE,      /* requested (or pushed), response not complete */
+  LOAD_DONE,        /* response complete */
+  LOAD_FAILED
+} load_state;
+
+/* What the scheduler knows of one resource. Times are ms from the start of the load,
+ * -1 when the event did not happen. */
+typedef struct load_entry {
+  load_state state;
+  int group;          /* connection group: the host (multi-domain) or 0 (single) */
+  uint64_t ready_seq; /* order of becoming requestable */
+  double discovered_ms, ready_ms, start_ms, first_byte_ms, end_ms;
+  uint64_t bytes;   /* body bytes received */
+  int status;       /* received status, 0 until known */
+  int pushed;       /* delivered by server push */
+  int hinted;       /* made requestable by an X-Subresources hint */
+  int attempts;     /* requests sent (a retry after a dropped connection adds one) */
+  int connection;   /* index of the connection it arrived on, -1 */
+  size_t next_child; /* progress cursor into its discovery list */
+  char error[160];
+} load_entry;
+
+typedef struct load_sched load_sched;
+
+/* Creates a scheduler over plan (which must outlive it). single: every host in group 0.
+ * Returns NULL when out of memory. */
+load_sched *load_sched_new(const load_plan *plan, load_dispatch dispatch, int single);
+void load_sched_del(load_sched *sched);
+
+/* Number of groups (hosts, or 1 in single-domain mode). */
+int load_sched_groups(const load_sched *sched);
+const load_entry *load_sched_entry(const load_sched *sched, int id);
+
+/* The load starts at now: resources without a gate are discovered. */
+void load_sched_start(load_sched *sched, double now);
+
+/* Time-driven moves: DELAYED resources whose start_delay has passed become READY. */
+void load_sched_advance(load_sched *sched, double now);
+/* The earliest time a DELAYED resource becomes READY, or -1 when none waits. */
+double load_sched_next_wakeup(const load_sched *sched);
+
+/* The best READY resource of group by the dispatch policy, or -1. Does not change it. */
+int load_sched_peek(const load_sched *sched, int group);
+/* Number of READY resources in group. */
+size_t load_sched_ready_count(const load_sched *sched, int group);
+
+/* A request for id was sent on connection at now (READY → ACTIVE). */
+void load_sched_requested(load_sched *sched, int id, int connection, double now);
+/* A request that never got a response byte goes back to READY (a keep-alive connection
+ * closed under it); it keeps its place in the order. */
+void load_sched_requeue(load_sched *sched, int id);
+
+/* Response events of an ACTIVE resource. headers: status known (first byte). body: total
+ * body bytes so far (discovers children). complete: the response ended. */
+void load_sched_headers(load_sched *sched, int id, int status, double now);
+void load_sched_body(load_sched *sched, int id, uint64_t total_bytes, double now);
+void load_sched_complete(load_sched *sched, int id, double now);
+/* The resource failed (reason copied); its children are discovered as if it completed. */
+void load_sched_fail(load_sched *sched, int id, const char *reason, double now);
+
+/* The resource of group with this host index and path that has not been requested yet
+ * (WAITING, DELAYED or READY; the lowest id), or -1. */
+int load_sched_find_unrequested(const load_sched *sched, int host, const char *path);
+/* Any resource with this host and path (the lowest id), or -1. */
+int load_sched_find(const load_sched *sched, int host, const char *path);
+
+/* The server pushed id (found with load_sched_find*): it becomes ACTIVE without a
+ * request, on connection. A resource already ACTIVE by request is taken over (the caller
+ * cancels its request). */
+void load_sched_pushed(load_sched *sched, int id, int connection, double now);
+/* A hint named id: if it is WAITING or DELAYED it becomes READY now. Returns 1 when it
+ * changed state. */
+int load_sched_hint(load_sched *sched, int id, double now);
+
+/* 1 when every resource is DONE or FAILED. */
+int load_sched_finished(const load_sched *sched);
+
+#endif /* SPEEDY_LOAD_SCHED_H */

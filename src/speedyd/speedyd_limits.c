@@ -1,0 +1,195 @@
+/* speedyd_limits.c — the server's defences that are not a protocol's: per-address
+ * connection counts, eviction of idle connections at the connection limit, memory
+ * budgets (per connection and for the whole server) and the flood meter.
+ *
+ * Memory: libspdy allocates through speedyd_budget_malloc/realloc/free (its allocator
+ * hook, zlib included), so a session's bytes are counted exactly; speedyd charges its own
+ * per-connection and per-stream structures with speedyd_budget_charge. An allocation past
+ * either maximum fails: the engine then ends that one session (GOAWAY INTERNAL_ERROR),
+ * never the process. Before that, from 3/4 of a budget, new requests are refused
+ * (REFUSED_STREAM, 503) so that work already accepted can finish.
+ *
+ * Docs: docs/security.md lists every limit, its default and its option.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "speedyd.h"
+
+/* ---- per-address connection counts ---- */
+
+#define ADDR_BUCKETS 4096u
+
+typedef struct addr_entry {
+  struct addr_entry *next;
+  uint32_t count;
+  char ip[64];
+} addr_entry;
+
+struct speedyd_addr_table {
+  addr_entry *buckets[ADDR_BUCKETS];
+};
+
+static uint32_t addr_hash(const char *ip) {
+  uint32_t h = 2166136261u; /* FNV-1a */
+  for (const unsigned char *p = (const unsigned char *)ip; *p; p++) h = (h ^ *p) * 16777619u;
+  return h % ADDR_BUCKETS;
+}
+
+int speedyd_addr_acquire(speedyd_server *server, const char *ip) {
+  uint32_t limit = server->config.max_connections_per_address;
+  if (limit == 0) return 0;
+  if (server->addrs == NULL) {
+    server->addrs = calloc(1, sizeof(*server->addrs));
+    if (server->addrs == NULL) return -1;
+  }
+  addr_entry **bucket = &server->addrs->buckets[addr_hash(ip)];
+  addr_entry *e = *bucket;
+  while (e != NULL && strcmp(e->ip, ip) != 0) e = e->next;
+  if (e == NULL) {
+    e = calloc(1, sizeof(*e));
+    if (e == NULL) return -1;
+    snprintf(e->ip, sizeof(e->ip), "%s", ip);
+    e->next = *bucket;
+    *bucket = e;
+  }
+  if (e->count >= limit) return -1;
+  e->count++;
+  return 0;
+}
+
+void speedyd_addr_release(speedyd_server *server, const char *ip) {
+  if (server->addrs == NULL || server->config.max_connections_per_address == 0) return;
+  addr_entry **link = &server->addrs->buckets[addr_hash(ip)];
+  while (*link != NULL && strcmp((*link)->ip, ip) != 0) link = &(*link)->next;
+  addr_entry *e = *link;
+  if (e == NULL) return;
+  if (--e->count == 0) {
+    *link = e->next;
+    free(e);
+  }
+}
+
+void speedyd_addr_table_del(speedyd_server *server) {
+  if (server->addrs == NULL) return;
+  for (uint32_t b = 0; b < ADDR_BUCKETS; b++) {
+    for (addr_entry *e = server->addrs->buckets[b]; e != NULL;) {
+      addr_entry *next = e->next;
+      free(e);
+      e = next;
+    }
+  }
+  free(server->addrs);
+  server->addrs = NULL;
+}
+
+/* ---- eviction ---- */
+
+/* How far from the oldest end we look for an idle connection: bounded work per accept
+ * even when thousands of connections are busy. */
+#define EVICT_SCAN 256
+
+int speedyd_evict_idle(speedyd_server *server) {
+  int scanned = 0;
+  for (speedyd_conn *c = server->conns_tail; c != NULL && scanned < EVICT_SCAN;
+       c = c->prev, scanned++) {
+    if (c->evicted) continue;
+    if (c->idle != NULL && !c->idle(c)) continue;
+    c->evicted = 1;
+    server->n_evicting++;
+    io_conn_abort(c->io, UV_ECANCELED);
+    return 1;
+  }
+  return 0;
+}
+
+/* ---- memory budgets ---- */
+
+int speedyd_budget_charge(speedyd_budget *budget, uint64_t n) {
+  speedyd_server *server = budget->server;
+  const speedyd_config *config = &server->config;
+  if (config->max_connection_memory != 0 &&
+      (n > config->max_connection_memory || budget->used > config->max_connection_memory - n))
+    return -1;
+  if (config->max_memory != 0 &&
+      (n > config->max_memory || server->mem_used > config->max_memory - n))
+    return -1;
+  budget->used += n;
+  server->mem_used += n;
+  return 0;
+}
+
+void speedyd_budget_release(speedyd_budget *budget, uint64_t n) {
+  if (n > budget->used) n = budget->used; /* cannot happen; keeps the sums sane */
+  budget->used -= n;
+  budget->server->mem_used -= n < budget->server->mem_used ? n : budget->server->mem_used;
+}
+
+int speedyd_budget_pressure(const speedyd_budget *budget) {
+  const speedyd_server *server = budget->server;
+  const speedyd_config *config = &server->config;
+  if (config->max_connection_memory != 0 &&
+      budget->used > config->max_connection_memory / 4 * 3)
+    return 1;
+  return config->max_memory != 0 && server->mem_used > config->max_memory / 4 * 3;
+}
+
+/* Each block carries its size in front, so free and realloc can give it back. */
+typedef union block_head {
+  size_t size;
+  max_align_t align;
+} block_head;
+
+void *speedyd_budget_malloc(size_t size, void *user) {
+  speedyd_budget *budget = user;
+  if (size > SIZE_MAX - sizeof(block_head)) return NULL;
+  size_t total = size + sizeof(block_head);
+  if (speedyd_budget_charge(budget, total) != 0) return NULL;
+  block_head *head = malloc(total);
+  if (head == NULL) {
+    speedyd_budget_release(budget, total);
+    return NULL;
+  }
+  head->size = total;
+  return head + 1;
+}
+
+void speedyd_budget_free(void *ptr, void *user) {
+  if (ptr == NULL) return;
+  block_head *head = (block_head *)ptr - 1;
+  speedyd_budget_release(user, head->size);
+  free(head);
+}
+
+void *speedyd_budget_realloc(void *ptr, size_t size, void *user) {
+  speedyd_budget *budget = user;
+  if (ptr == NULL) return speedyd_budget_malloc(size, user);
+  if (size > SIZE_MAX - sizeof(block_head)) return NULL;
+  block_head *head = (block_head *)ptr - 1;
+  size_t old_total = head->size, total = size + sizeof(block_head);
+  if (total > old_total && speedyd_budget_charge(budget, total - old_total) != 0) return NULL;
+  block_head *grown = realloc(head, total);
+  if (grown == NULL) {
+    if (total > old_total) speedyd_budget_release(budget, total - old_total);
+    return NULL;
+  }
+  if (total < old_total) speedyd_budget_release(budget, old_total - total);
+  grown->size = total;
+  return grown + 1;
+}
+
+/* ---- the flood meter ---- */
+
+int speedyd_glitch(speedyd_glitch_meter *meter, int64_t now_ns, unsigned cost) {
+  if (meter->last_ns == 0 || now_ns < meter->last_ns) meter->last_ns = now_ns;
+  /* Drains SPEEDYD_GLITCH_RATE glitches (×1,000) per second, in whole milliseconds so
+   * that frequent calls do not round the drain away. */
+  uint64_t elapsed_ms = (uint64_t)(now_ns - meter->last_ns) / 1000000u;
+  if (elapsed_ms > 0) {
+    uint64_t drained = elapsed_ms * SPEEDYD_GLITCH_RATE;
+    meter->level = drained >= meter->level ? 0 : meter->level - drained;
+    meter->last_ns += (int64_t)elapsed_ms * 1000000;
+  }
+  meter->level += (uint64_t)cost * 1000u;
+  return meter->level > (uint64_t)SPEEDYD_GLITCH_BURST * 1000u;
+}

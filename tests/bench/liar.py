@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""liar.py MODE PORT_FILE — a tiny HTTP/1.1 keep-alive server on 127.0.0.1 that lies, so
+the tests can show that `speedy bench` catches it. Every response to any path:
+  size     every 2nd response has a body one byte longer (and a matching Content-Length)
+  content  every 2nd response has the same size but a different last byte
+  short    Content-Length 1000, 500 bytes sent, then the connection is closed
+Runs until killed (the test kills it); every socket has a timeout."""
+import socketserver
+import sys
+import threading
+
+MODE = sys.argv[1]
+BODY = bytes(range(256)) * 4  # 1 KiB
+counter = 0
+lock = threading.Lock()
+
+
+class Handler(socketserver.StreamRequestHandler):
+    timeout = 30
+
+    def handle(self):
+        global counter
+        while True:
+            line = self.rfile.readline(8192)
+            if not line:
+                return
+            while True:  # headers
+                h = self.rfile.readline(8192)
+                if not h or h in (b"\r\n", b"\n"):
+                    break
+            with lock:
+                counter += 1
+                n = counter
+            body = BODY
+            if MODE == "size" and n % 2 == 0:
+                body = BODY + b"x"
+            elif MODE == "content" and n % 2 == 0:
+                body = BODY[:-1] + b"x"
+            length = 1000 if MODE == "short" else len(body)
+            head = ("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+                    "Content-Length: %d\r\n\r\n" % length).encode()
+            if MODE == "short":
+                self.wfile.write(head + body[:500])
+                self.wfile.flush()
+                return
+            self.wfile.write(head + body)
+            self.wfile.flush()
+
+
+class Server(socketserver.ThreadingTCPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+with Server(("127.0.0.1", 0), Handler) as server:
+    with open(sys.argv[2] + ".tmp", "w") as f:
+        f.write("%d\n" % server.server_address[1])
+    import os
+    os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+    server.serve_forever()

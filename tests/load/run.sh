@@ -1,0 +1,173 @@
+#!/bin/bash
+# run.sh CASE — one integration test of `speedy load` against tests/load/server.js (a
+# stand-in replay server: node's spdy-transport or http) serving tests/load/plan.json on
+# 127.0.0.1. Checks the result line, the HAR, and the server's log of connections,
+# requests and body chunks (discovery order, connection counts, dispatch order, pushes).
+# Exit 0 pass, 1 fail, 77 skip (no node, node_modules or python3). Everything lives in a
+# temporary directory removed at exit; the server is stopped by its PID.
+set -u
+case=${1:?usage: run.sh CASE}
+src=${SPEEDY_SOURCE_DIR:?}
+speedy=${SPEEDY_BUILD_DIR:?}/src/speedy
+here=$src/tests/load
+command -v node >/dev/null 2>&1 || { echo "SKIP: node not found"; exit 77; }
+command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 not found"; exit 77; }
+[ -d "$src/node_modules/spdy-transport" ] || {
+  echo "SKIP: $src/node_modules/spdy-transport missing (run npm ci)"; exit 77; }
+export NODE_PATH=$src/node_modules
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+cd "$work" || exit 1
+plan=$here/plan.json
+fail() { echo "FAIL ($case): $*"; for f in err server.err; do [ -s $f ] && { echo "--- $f"; tail -20 $f; }; done; exit 1; }
+
+# start_server ARGS... — sets PORTS (one per host, or one with --single)
+start_server() {
+  mkfifo s.in
+  node "$here/server.js" --plan "$plan" --log log.jsonl "$@" < s.in > s.ports 2> server.err &
+  pids+=($!)
+  exec {fd}> s.in # holds the server's stdin open until we exit
+  for _ in $(seq 200); do
+    PORTS=$(python3 -c 'import json,sys; print(" ".join(map(str, json.load(open("s.ports"))["ports"])))' 2>/dev/null)
+    [ -n "$PORTS" ] && return 0
+    sleep 0.05
+  done
+  fail "server did not start"
+}
+
+multi_addrs() { local i=0; for p in $PORTS; do printf -- '--host-addr %d=127.0.0.1:%d ' $i "$p"; i=$((i+1)); done; }
+
+certs() {
+  q() { "$@" >/dev/null 2>&1 || fail "openssl: $*"; }
+  q openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+    -subj "/CN=speedy load test CA" -keyout ca.key -out ca.pem \
+    -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign
+  q openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=www.example.test" \
+    -keyout server.key -out server.csr
+  printf 'subjectAltName=DNS:www.example.test,DNS:cdn.example.test\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' > ext.cnf
+  q openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+    -extfile ext.cnf -out server.pem
+}
+
+# load ARGS... — runs the loader (result in result.jsonl, HAR in har.json, stderr in err);
+# a sanitizer report fails the test. Returns the loader's exit status.
+load() {
+  "$speedy" load "$plan" --timeout 30 --result result.jsonl --har-out har.json "$@" 2> err
+  local rc=$?
+  grep -qE "ERROR: (Address|Leak)Sanitizer|runtime error:" err && { cat err; fail "sanitizer report"; }
+  return $rc
+}
+
+# check KIND... — python checks over result.jsonl, har.json, log.jsonl and the plan
+check() { python3 "$here/check.py" "$plan" "$@" || fail "check $*"; }
+
+case $case in
+http1_fcfs)
+  start_server --http1
+  load --http1 $(multi_addrs) || fail "exit $?"
+  check valid discovery once "conns-per-port<=6" "conns-on-port0>=2" fields har \
+    protocol=http/1.1 dispatch=fcfs headers-sent ;;
+http1_priority)
+  start_server --http1
+  load --http1 --connections 1 --dispatch priority $(multi_addrs) || fail "exit $?"
+  check valid discovery once "conns-per-port<=1" "before:10:11" dispatch=priority
+  # the control: FCFS asks for the images first (discovered before /pushed.js)
+  : > log.jsonl; rm -f result.jsonl
+  load --http1 --connections 1 $(multi_addrs) || fail "exit $?"
+  check valid "before:11:10" ;;
+http1_pipeline)
+  start_server --http1
+  load --http1 --connections 1 --pipeline $(multi_addrs) || fail "exit $?"
+  check valid discovery once "conns-per-port<=1" ;;
+http1_single)
+  start_server --http1 --single
+  load --http1 --single "127.0.0.1:$PORTS" || fail "exit $?"
+  check valid discovery once "conns-per-port<=6" mode=single-domain hosts-named ;;
+spdy_multi)
+  start_server
+  load $(multi_addrs) || fail "exit $?"
+  check valid discovery once "conns-per-port==1" connections=2 protocol=spdy/3.1 fields har \
+    priorities headers-sent ;;
+spdy_single)
+  start_server --single
+  load --single "127.0.0.1:$PORTS" || fail "exit $?"
+  check valid discovery once connections=1 mode=single-domain hosts-named ;;
+spdy_v3)
+  start_server --version 3
+  load --spdy 3 $(multi_addrs) || fail "exit $?"
+  check valid discovery once "conns-per-port==1" protocol=spdy/3 ;;
+spdy_v2)
+  start_server --version 2
+  load --spdy 2 $(multi_addrs) || fail "exit $?"
+  check valid discovery once "conns-per-port==1" protocol=spdy/2 ;;
+push_used)
+  start_server --single --push 10
+  load --single "127.0.0.1:$PORTS" || fail "exit $?"
+  check valid pushed=10 once ;;
+hint_requested)
+  start_server --hint 9
+  load $(multi_addrs) || fail "exit $?"
+  check valid hinted=9 once ;;
+tls_spdy)
+  certs
+  start_server --tls server.pem server.key
+  load --tls --cacert ca.pem $(multi_addrs) || fail "exit $?"
+  check valid discovery once "conns-per-port==1" protocol=spdy/3.1 tls
+  # without the CA the certificate does not verify: every resource fails, exit 0 (not --strict)
+  rm -f result.jsonl
+  load --tls $(multi_addrs) || fail "exit $? without --strict"
+  check invalid=cannot ;;
+tls_http1)
+  certs
+  start_server --http1 --tls server.pem server.key
+  load --http1 --tls --cacert ca.pem --single "127.0.0.1:${PORTS%% *}" || true
+  # single-domain over host 0's server: host 1's resources are 404 there — invalid
+  check invalid=404
+  : > log.jsonl; rm -f result.jsonl
+  load --http1 --tls --cacert ca.pem $(multi_addrs) || fail "exit $?"
+  check valid discovery once "conns-per-port<=6" protocol=http/1.1 tls ;;
+wrong_size_invalid)
+  start_server --wrong-size 3
+  load $(multi_addrs) || fail "exit $?"
+  check "invalid=#3 /logo.png: 19999 body bytes, planned 20000" ;;
+missing_resource_invalid)
+  start_server --http1 --missing 5
+  load --http1 $(multi_addrs) || fail "exit $?"
+  check "invalid=#5 /bg.png: status 404, planned 200" ;;
+strict_exit)
+  start_server --missing 5
+  load --strict $(multi_addrs); rc=$?
+  [ $rc -eq 1 ] || fail "exit $rc with --strict on an invalid load, want 1"
+  check invalid=404 ;;
+timeout_bounded)
+  start_server --stall 3
+  start=$(date +%s)
+  load --timeout 2 $(multi_addrs) ; rc=$?
+  [ $rc -eq 0 ] || fail "exit $rc"
+  [ $(( $(date +%s) - start )) -le 10 ] || fail "took more than 10 s with --timeout 2"
+  check "invalid=timed out" ;;
+usage)
+  "$speedy" load --help | grep -q -- "--addr-base" || fail "--help lacks --addr-base"
+  "$speedy" load "$plan" > /dev/null 2>&1; [ $? -eq 2 ] || fail "no address option: want exit 2"
+  "$speedy" load "$plan" --single 127.0.0.1:1 --host-addr 0=127.0.0.1:1 2>/dev/null; [ $? -eq 2 ] || fail "two address options: want 2"
+  "$speedy" load "$plan" --host-addr 0=127.0.0.1:1 2> err; [ $? -eq 2 ] || fail "host 1 without address: want 2"
+  grep -q "no --host-addr for host 1 (cdn.example.test)" err || fail "missing host not named"
+  "$speedy" load "$plan" --single 127.0.0.1:1 --pipeline 2>/dev/null; [ $? -eq 2 ] || fail "--pipeline with SPDY: want 2"
+  "$speedy" load "$plan" --single 127.0.0.1:1 --http1 --spdy 3 2>/dev/null; [ $? -eq 2 ] || fail "--http1 with --spdy: want 2"
+  printf '{"format": "speedy-lab-plan/1",\n "hosts": [}' > bad.json
+  "$speedy" load bad.json --single 127.0.0.1:1 2> err; [ $? -eq 1 ] || fail "bad plan: want 1"
+  grep -q "bad.json: line 2" err || fail "bad plan error lacks file and line: $(cat err)"
+  # --addr-base maps host i to base + i with the recorded port; nothing listens there, so
+  # the load is invalid but bounded and names the address it tried
+  "$speedy" load "$plan" --addr-base 127.0.0.1 --port 1 --timeout 5 --result r.jsonl 2> err
+  [ $? -eq 0 ] || fail "--addr-base load: want exit 0"
+  grep -q "cannot connect to www.example.test" r.jsonl || fail "connect failure not reported" ;;
+*) fail "unknown case" ;;
+esac
+echo "PASS ($case)"

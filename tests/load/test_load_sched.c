@@ -1,0 +1,277 @@
+/* test_load_sched.c — the loader's discovery model and dispatch order
+ * (src/load/load_sched.c) as pure logic: plans built in memory, time passed by hand.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "load_sched.h"
+
+#define MAX_RES 16
+
+/* An in-memory plan: resource i on host hosts[i], of type types[i], gated as given. */
+typedef struct fixture {
+  load_plan plan;
+  load_host hosts[2];
+  load_resource res[MAX_RES];
+  char paths[MAX_RES][16];
+} fixture;
+
+static fixture fx;
+
+static void plan_init(size_t n) {
+  memset(&fx, 0, sizeof(fx));
+  fx.hosts[0] = (load_host){"www.example.test", 80};
+  fx.hosts[1] = (load_host){"cdn.example.test", 80};
+  fx.plan.hosts = fx.hosts;
+  fx.plan.n_hosts = 2;
+  fx.plan.resources = fx.res;
+  fx.plan.n_resources = n;
+  for (size_t i = 0; i < n; i++) {
+    snprintf(fx.paths[i], sizeof(fx.paths[i]), "/r%zu", i);
+    fx.res[i] = (load_resource){.id = (int)i, .path = fx.paths[i], .method = "GET",
+                                .type = LOAD_TYPE_OTHER, .parent = i ? 0 : -1,
+                                .discover_offset = -1, .status = 200, .body_size = 1000,
+                                .redirect_to = -1};
+  }
+  fx.res[0].type = LOAD_TYPE_DOCUMENT;
+}
+
+static load_state state(const load_sched *s, int id) { return load_sched_entry(s, id)->state; }
+
+/* Requests everything READY in group 0, in dispatch order; returns how many. */
+static int drain(load_sched *s, int *order, double now) {
+  int n = 0, id;
+  while ((id = load_sched_peek(s, 0)) >= 0) {
+    load_sched_requested(s, id, 0, now);
+    order[n++] = id;
+  }
+  return n;
+}
+
+Test(load_sched, only_the_roots_are_requestable_at_the_start) {
+  plan_init(3);
+  load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+  load_sched_start(s, 0);
+  cr_assert_eq(state(s, 0), LOAD_READY);
+  cr_assert_eq(state(s, 1), LOAD_WAITING);
+  cr_assert_eq(load_sched_peek(s, 0), 0);
+  load_sched_del(s);
+}
+
+Test(load_sched, html_child_waits_for_its_offset_in_the_parent_body) {
+  plan_init(2);
+  fx.res[1].discover_offset = 500;
+  load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+  load_sched_start(s, 0);
+  load_sched_requested(s, 0, 0, 0);
+  load_sched_headers(s, 0, 200, 10);
+  load_sched_body(s, 0, 499, 20);
+  cr_assert_eq(state(s, 1), LOAD_WAITING, "discovered before 500 bytes arrived");
+  load_sched_body(s, 0, 500, 30);
+  cr_assert_eq(state(s, 1), LOAD_READY);
+  cr_assert_float_eq(load_sched_entry(s, 1)->discovered_ms, 30, 1e-9);
+  load_sched_del(s);
+}
+
+Test(load_sched, offset_zero_child_is_discovered_with_the_response_headers) {
+  plan_init(2);
+  fx.res[1].discover_offset = 0;
+  load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+  load_sched_start(s, 0);
+  load_sched_requested(s, 0, 0, 0);
+  cr_assert_eq(state(s, 1), LOAD_WAITING, "discovered before any response");
+  load_sched_headers(s, 0, 200, 5);
+  cr_assert_eq(state(s, 1), LOAD_READY);
+  load_sched_del(s);
+}
+
+Test(load_sched, css_or_script_child_waits_for_the_whole_parent) {
+  plan_init(3);
+  fx.res[1].type = LOAD_TYPE_CSS;
+  fx.res[1].discover_offset = 0;
+  fx.res[2].parent = 1; /* an image the stylesheet names */
+  load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+  load_sched_start(s, 0);
+  load_sched_requested(s, 0, 0, 0);
+  load_sched_headers(s, 0, 200, 1);
+  load_sched_requested(s, 1, 0, 2);
+  load_sched_headers(s, 1, 200, 3);
+  load_sched_body(s, 1, 999, 4);
+  cr_assert_eq(state(s, 2), LOAD_WAITING);
+  load_sched_complete(s, 1, 5);
+  cr_assert_eq(state(s, 2), LOAD_READY);
+  load_sched_del(s);
+}
+
+Test(load_sched, start_delay_holds_a_discovered_resource_until_its_time) {
+  plan_init(2);
+  fx.res[1].discover_offset = 0;
+  fx.res[1].start_delay_ms = 100;
+  load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+  load_sched_start(s, 0);
+  load_sched_requested(s, 0, 0, 0);
+  load_sched_headers(s, 0, 200, 10);
+  cr_assert_eq(state(s, 1), LOAD_DELAYED);
+  cr_assert_float_eq(load_sched_next_wakeup(s), 110, 1e-9);
+  load_sched_advance(s, 109);
+  cr_assert_eq(load_sched_peek(s, 0), -1);
+  load_sched_advance(s, 110);
+  cr_assert_eq(load_sched_peek(s, 0), 1);
+  cr_assert_float_eq(load_sched_next_wakeup(s), -1, 1e-9);
+  load_sched_del(s);
+}
+
+Test(load_sched, redirect_target_waits_for_the_complete_redirect) {
+  plan_init(3);
+  fx.res[1].discover_offset = 0; /* /r1 redirects to /r2 */
+  fx.res[1].status = 302;
+  fx.res[1].redirect_to = 2;
+  fx.res[2].discover_offset = 0; /* its parent alone would discover it at once */
+  load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+  load_sched_start(s, 0);
+  load_sched_requested(s, 0, 0, 0);
+  load_sched_headers(s, 0, 200, 1);
+  cr_assert_eq(state(s, 1), LOAD_READY);
+  cr_assert_eq(state(s, 2), LOAD_WAITING, "target discovered before its redirect");
+  load_sched_requested(s, 1, 0, 2);
+  load_sched_headers(s, 1, 302, 3);
+  cr_assert_eq(state(s, 2), LOAD_WAITING, "target discovered before the redirect completed");
+  load_sched_complete(s, 1, 4);
+  cr_assert_eq(state(s, 2), LOAD_READY);
+  load_sched_del(s);
+}
+
+Test(load_sched, fcfs_requests_in_discovery_order_whatever_the_type) {
+  plan_init(4);
+  fx.res[1].type = LOAD_TYPE_IMAGE;
+  fx.res[1].discover_offset = 100;
+  fx.res[2].type = LOAD_TYPE_SCRIPT;
+  fx.res[2].discover_offset = 200;
+  fx.res[3].type = LOAD_TYPE_CSS;
+  fx.res[3].discover_offset = 300;
+  load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+  load_sched_start(s, 0);
+  load_sched_requested(s, 0, 0, 0);
+  load_sched_body(s, 0, 1000, 5); /* all three discovered in one read */
+  int order[4];
+  cr_assert_eq(drain(s, order, 6), 3);
+  cr_assert_eq(order[0], 1);
+  cr_assert_eq(order[1], 2);
+  cr_assert_eq(order[2], 3);
+  load_sched_del(s);
+}
+
+Test(load_sched, priority_dispatch_puts_css_and_script_before_fonts_images_and_others) {
+  plan_init(6);
+  load_type types[] = {LOAD_TYPE_DOCUMENT, LOAD_TYPE_OTHER, LOAD_TYPE_IMAGE, LOAD_TYPE_FONT,
+                       LOAD_TYPE_SCRIPT, LOAD_TYPE_CSS};
+  for (int i = 1; i < 6; i++) {
+    fx.res[i].type = types[i];
+    fx.res[i].discover_offset = 100 * i;
+  }
+  load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_PRIORITY, 0);
+  load_sched_start(s, 0);
+  load_sched_requested(s, 0, 0, 0);
+  load_sched_body(s, 0, 1000, 5);
+  int order[6];
+  cr_assert_eq(drain(s, order, 6), 5);
+  int want[] = {4, 5, 3, 2, 1}; /* script and css by discovery order, then font, image, other */
+  for (int i = 0; i < 5; i++) cr_assert_eq(order[i], want[i], "position %d: got %d", i, order[i]);
+  load_sched_del(s);
+}
+
+Test(load_sched, groups_are_hosts_in_multi_domain_and_one_in_single_domain) {
+  plan_init(2);
+  fx.res[1].host = 1;
+  fx.res[1].discover_offset = 0;
+  load_sched *multi = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+  load_sched *single = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 1);
+  cr_assert_eq(load_sched_groups(multi), 2);
+  cr_assert_eq(load_sched_groups(single), 1);
+  cr_assert_eq(load_sched_entry(multi, 1)->group, 1);
+  cr_assert_eq(load_sched_entry(single, 1)->group, 0);
+  load_sched_start(multi, 0);
+  load_sched_requested(multi, 0, 0, 0);
+  load_sched_headers(multi, 0, 200, 1);
+  cr_assert_eq(load_sched_peek(multi, 0), -1);
+  cr_assert_eq(load_sched_peek(multi, 1), 1);
+  load_sched_del(multi);
+  load_sched_del(single);
+}
+
+Test(load_sched, a_pushed_resource_is_never_requested) {
+  plan_init(2);
+  fx.res[1].discover_offset = 500;
+  load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+  load_sched_start(s, 0);
+  load_sched_requested(s, 0, 0, 0);
+  int id = load_sched_find_unrequested(s, 0, "/r1");
+  cr_assert_eq(id, 1);
+  load_sched_pushed(s, id, 0, 1);
+  cr_assert_eq(load_sched_find_unrequested(s, 0, "/r1"), -1);
+  load_sched_body(s, 0, 1000, 2); /* its discovery comes later */
+  cr_assert_eq(load_sched_peek(s, 0), -1, "pushed resource offered for a request");
+  cr_assert(load_sched_entry(s, 1)->pushed);
+  cr_assert_eq(load_sched_entry(s, 1)->attempts, 0);
+  load_sched_del(s);
+}
+
+Test(load_sched, a_hint_makes_an_undiscovered_resource_requestable_at_once) {
+  plan_init(3);
+  fx.res[2].parent = 1;
+  load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+  load_sched_start(s, 0);
+  load_sched_requested(s, 0, 0, 0);
+  cr_assert_eq(load_sched_hint(s, 2, 3), 1);
+  cr_assert_eq(load_sched_peek(s, 0), 2);
+  cr_assert(load_sched_entry(s, 2)->hinted);
+  load_sched_requested(s, 2, 0, 4);
+  cr_assert_eq(load_sched_hint(s, 2, 5), 0, "a requested resource cannot be hinted again");
+  load_sched_del(s);
+}
+
+Test(load_sched, children_of_a_failed_parent_are_still_discovered) {
+  plan_init(2);
+  load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+  load_sched_start(s, 0);
+  load_sched_requested(s, 0, 0, 0);
+  load_sched_fail(s, 0, "connection reset", 7);
+  cr_assert_eq(state(s, 0), LOAD_FAILED);
+  cr_assert_str_eq(load_sched_entry(s, 0)->error, "connection reset");
+  cr_assert_eq(state(s, 1), LOAD_READY);
+  load_sched_del(s);
+}
+
+Test(load_sched, a_requeued_request_goes_first_again) {
+  plan_init(3);
+  fx.res[1].discover_offset = 0;
+  fx.res[2].discover_offset = 0;
+  load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+  load_sched_start(s, 0);
+  load_sched_requested(s, 0, 0, 0);
+  load_sched_headers(s, 0, 200, 1);
+  load_sched_requested(s, 1, 0, 2);
+  load_sched_requeue(s, 1);
+  cr_assert_eq(load_sched_peek(s, 0), 1);
+  load_sched_requested(s, 1, 1, 3);
+  cr_assert_eq(load_sched_entry(s, 1)->attempts, 2);
+  cr_assert_float_eq(load_sched_entry(s, 1)->start_ms, 2, 1e-9, "first start kept");
+  load_sched_del(s);
+}
+
+Test(load_sched, finished_only_when_every_resource_is_done_or_failed) {
+  plan_init(2);
+  fx.res[1].discover_offset = 0;
+  load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+  load_sched_start(s, 0);
+  load_sched_requested(s, 0, 0, 0);
+  load_sched_headers(s, 0, 200, 1);
+  load_sched_complete(s, 0, 2);
+  cr_assert_not(load_sched_finished(s));
+  load_sched_requested(s, 1, 0, 3);
+  load_sched_fail(s, 1, "x", 4);
+  cr_assert(load_sched_finished(s));
+  load_sched_del(s);
+}
