@@ -177,7 +177,7 @@ static int read_resource(reader *r, json_t *obj, size_t index, const load_plan *
   char where[48];
   snprintf(where, sizeof(where), "resources[%zu]", index);
   if (!json_is_object(obj)) return fail(r, "%s: expected an object", where);
-  int64_t v;
+  int64_t v = 0;
   int64_t n_res = (int64_t)plan->n_resources;
   if (get_int(r, obj, "id", where, 0, n_res - 1, &v)) return -1;
   if (v != (int64_t)index) return fail(r, "%s.id: %lld is not its index", where, (long long)v);
