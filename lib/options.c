@@ -144,3 +144,6 @@ void spdy_callbacks_set_on_frame(spdy_callbacks *c, spdy_on_frame_fn fn) { c->on
 void spdy_callbacks_set_on_send_data(spdy_callbacks *c, spdy_on_send_data_fn fn) {
   c->on_send_data = fn;
 }
+void spdy_callbacks_set_on_window_update(spdy_callbacks *c, spdy_on_window_update_fn fn) {
+  c->on_window_update = fn;
+}

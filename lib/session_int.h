@@ -54,6 +54,7 @@ struct spdy_callbacks {
   spdy_on_setting_fn on_setting;
   spdy_on_frame_fn on_frame;
   spdy_on_send_data_fn on_send_data;
+  spdy_on_window_update_fn on_window_update;
 };
 
 void spdy_options_init_default(spdy_options *options);

@@ -412,21 +412,23 @@ static int on_window_update(spdy_session *session, const uint8_t *payload, size_
   if (spdy_frame_decode_window_update(payload, len, &id, &delta) != 0)
     return fail_protocol(session);
   trace_recv(session, id, "stream=%d delta=%u", (int)id, delta);
-  if (delta == 0) return 0;
   if (id == 0) {
     if (session->protocol != SPDY_PROTOCOL_SPDY3_1) return 0; /* no session window in v3 */
     if (session->session_send_window + delta > SPDY_MAX_WINDOW)
       return spdy_session_fail(session, SPDY_ERR_FLOW_CONTROL, SPDY_GOAWAY_PROTOCOL_ERROR);
     session->session_send_window += delta;
-    return 0;
+  } else {
+    spdy_stream *stream = spdy_stream_find(session, id);
+    if (stream == NULL) return 0; /* finished streams may still be credited: ignore */
+    if (stream->send_window + delta > SPDY_MAX_WINDOW)
+      return reset_stream(session, id, SPDY_RST_FLOW_CONTROL_ERROR);
+    stream->send_window += delta;
+    if (stream->data_state == SPDY_DATA_BLOCKED && stream->send_window > 0)
+      spdy_sched_add(session, stream);
   }
-  spdy_stream *stream = spdy_stream_find(session, id);
-  if (stream == NULL) return 0; /* finished streams may still be credited: ignore */
-  if (stream->send_window + delta > SPDY_MAX_WINDOW)
-    return reset_stream(session, id, SPDY_RST_FLOW_CONTROL_ERROR);
-  stream->send_window += delta;
-  if (stream->data_state == SPDY_DATA_BLOCKED && stream->send_window > 0)
-    spdy_sched_add(session, stream);
+  if (session->callbacks.on_window_update != NULL &&
+      session->callbacks.on_window_update(session, id, delta, session->user) != 0)
+    return fail_callback(session);
   return 0;
 }
 

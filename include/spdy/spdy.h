@@ -293,6 +293,11 @@ typedef int (*spdy_on_goaway_fn)(spdy_session *session, int32_t last_good_id,
 /* One SETTINGS entry from the peer (after the library applied it). */
 typedef int (*spdy_on_setting_fn)(spdy_session *session, uint32_t id, uint8_t flags,
                                   uint32_t value, void *user);
+/* The peer sent WINDOW_UPDATE: delta more bytes may be sent on stream_id (0: the v3.1
+ * session window). Called after the window was updated, for frames that were accepted
+ * (a delta of 0 included) — servers use it to meter abusive updates. */
+typedef int (*spdy_on_window_update_fn)(spdy_session *session, int32_t stream_id,
+                                        uint32_t delta, void *user);
 /* Frame trace: every frame received (sent = 0) or sent (sent = 1). summary is a short
  * readable description of the frame-specific fields ("status=CANCEL", "delta=4096").
  * Return value ignored. */
@@ -319,6 +324,7 @@ SPDY_API void spdy_callbacks_set_on_goaway(spdy_callbacks *c, spdy_on_goaway_fn 
 SPDY_API void spdy_callbacks_set_on_setting(spdy_callbacks *c, spdy_on_setting_fn fn);
 SPDY_API void spdy_callbacks_set_on_frame(spdy_callbacks *c, spdy_on_frame_fn fn);
 SPDY_API void spdy_callbacks_set_on_send_data(spdy_callbacks *c, spdy_on_send_data_fn fn);
+SPDY_API void spdy_callbacks_set_on_window_update(spdy_callbacks *c, spdy_on_window_update_fn fn);
 
 /* ---- Bodies by pull ---------------------------------------------------------------- */
 

@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "frame.h"
 #include "pair.h"
 #include "testutil.h"
 
@@ -413,5 +414,49 @@ Test(flow, consume_is_refused_without_manual_flow_control) {
   test_peer *client = test_peer_new(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, NULL);
   cr_assert_eq(spdy_session_consume(client->session, 1, 100), SPDY_ERR_INVALID_STATE);
   test_peer_del(client);
+  cr_assert_eq(test_alloc_live(), 0);
+}
+
+/* on_window_update reports each accepted WINDOW_UPDATE with its delta (servers meter
+ * them); stream 0 is the v3.1 session window. */
+static int32_t seen_update_stream = -1;
+static uint32_t seen_update_delta;
+static int record_window_update(spdy_session *s, int32_t stream_id, uint32_t delta, void *user) {
+  (void)s, (void)user;
+  seen_update_stream = stream_id;
+  seen_update_delta = delta;
+  return 0;
+}
+
+Test(flow, window_update_callback_reports_stream_and_delta_v31) {
+  spdy_options *options;
+  cr_assert_eq(spdy_options_new(&options), 0);
+  test_alloc_install(options);
+  spdy_callbacks *callbacks;
+  cr_assert_eq(spdy_callbacks_new(&callbacks), 0);
+  spdy_callbacks_set_on_window_update(callbacks, record_window_update);
+  spdy_session *client;
+  cr_assert_eq(spdy_session_new(&client, SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, callbacks,
+                                options, NULL),
+               0);
+  spdy_header request[] = {{":method", 7, "POST", 4},      {":path", 5, "/", 1},
+                           {":version", 8, "HTTP/1.1", 8}, {":host", 5, "h", 1},
+                           {":scheme", 7, "https", 5}};
+  test_body body = {.data = NULL, .len = 10};
+  int32_t id = spdy_submit_request(client, 3, request, 5, test_body_read, &body, NULL);
+  cr_assert_eq(id, 1);
+  uint8_t frame[16];
+  size_t n = spdy_frame_encode_window_update(frame, 3, id, 1000);
+  cr_assert_eq(spdy_session_recv(client, frame, n), (int64_t)n);
+  cr_assert_eq(seen_update_stream, 1);
+  cr_assert_eq(seen_update_delta, 1000);
+  cr_assert_eq(spdy_session_send_window(client, 1), 65536 + 1000);
+  n = spdy_frame_encode_window_update(frame, 3, 0, 5000);
+  cr_assert_eq(spdy_session_recv(client, frame, n), (int64_t)n);
+  cr_assert_eq(seen_update_stream, 0);
+  cr_assert_eq(seen_update_delta, 5000);
+  spdy_session_del(client);
+  spdy_callbacks_del(callbacks);
+  spdy_options_del(options);
   cr_assert_eq(test_alloc_live(), 0);
 }
