@@ -4,16 +4,28 @@
  * Output path: io_conn_write appends plaintext to out_plain; once per loop turn a uv_idle
  * handle flushes: with TLS the plaintext is cut into records (small ones while the
  * connection is young) and the ciphertext collected in out_wire; then the bytes waiting
- * move into `inflight` and go out in one uv_write. One write is in flight at a time, so
+ * are written at once (uv_try_write) and only what the socket did not take moves into
+ * `inflight` for one uv_write. One write is in flight at a time, so
  * io_conn_room() sees everything the kernel has not taken yet; with TCP_NOTSENT_LOWAT the
  * kernel takes little beyond what it can send, and priorities chosen above us hold.
+ *
+ * Files (plaintext only): io_conn_sendfile queues one file range after the bytes already
+ * appended; bytes appended after it wait in out_after. The flush sends the range with
+ * sendfile(2) straight from the page cache once out_plain is out; when the socket is full
+ * (EAGAIN) it reads one small piece into `inflight` and hands it to uv_write, whose
+ * completion says the socket has room again (libuv has no "writable" event for a stream
+ * we also write to). sendfile returning 0 before the end means the file shrank: the
+ * Content-Length promise is broken, so the connection is aborted (UV_EIO).
  */
+#include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/err.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
+#include <unistd.h>
 
 #include "io_int.h"
 
@@ -64,7 +76,11 @@ struct io_conn {
   io_buf out_plain; /* appended plaintext not yet encrypted / written */
   io_buf out_wire;  /* ciphertext not yet written (TLS only) */
   io_buf inflight;  /* the bytes of the uv_write in flight */
+  size_t inflight_sent; /* of which uv_try_write already sent this many */
   io_buf in_hold;   /* input not yet consumed by on_read (paused, or sniffing) */
+  io_buf out_after; /* appended while a file range is queued: goes after it */
+  int file_fd;      /* io_conn_sendfile's range (owned), or -1 */
+  uint64_t file_offset, file_left;
 
   uint64_t bytes_in, bytes_out, tls_plain_written;
   uint64_t last_activity_ms;
@@ -76,6 +92,8 @@ struct io_conn {
 
 static void conn_schedule(io_conn *c);
 static void conn_flush(io_conn *c);
+static void conn_send_file(io_conn *c);
+static void on_write(uv_write_t *req, int status);
 static void conn_update_reading(io_conn *c);
 static void conn_finish(io_conn *c, int status);
 static void conn_deliver(io_conn *c);
@@ -135,6 +153,7 @@ static io_conn *conn_alloc(uv_loop_t *loop, const io_config *config, io_tls *tls
   else
     io_config_init(&c->config);
   c->tls = tls;
+  c->file_fd = -1;
   c->idle_timeout_ms = c->config.idle_timeout_ms;
   if (uv_tcp_init(loop, &c->tcp) != 0) {
     free(c);
@@ -418,8 +437,9 @@ static void on_shutdown(uv_shutdown_t *req, int status) {
 static void on_write(uv_write_t *req, int status) {
   io_conn *c = req->data;
   c->write_active = 0;
-  c->bytes_out += c->inflight.len;
+  c->bytes_out += c->inflight.len - c->inflight_sent;
   c->inflight.len = 0;
+  c->inflight_sent = 0;
   buf_trim(&c->inflight);
   if (c->state == STATE_CLOSED) return;
   if (status < 0) {
@@ -462,6 +482,72 @@ static int conn_drain_wbio(io_conn *c) {
   return 0;
 }
 
+/* The queued file range is done (or dropped): what was appended after it comes next. */
+static void conn_file_done(io_conn *c) {
+  close(c->file_fd);
+  c->file_fd = -1;
+  c->file_left = 0;
+  io_buf tmp = c->out_plain; /* empty */
+  c->out_plain = c->out_after;
+  c->out_after = tmp;
+}
+
+/* Sends the queued file range (out_plain is empty and no write is in flight). */
+static void conn_send_file(io_conn *c) {
+  uv_os_fd_t sock;
+  if (uv_fileno((uv_handle_t *)&c->tcp, &sock) != 0) {
+    conn_finish(c, UV_EBADF);
+    return;
+  }
+  int progress = 0;
+  while (c->file_left > 0) {
+    size_t want = c->file_left < (1u << 30) ? (size_t)c->file_left : (1u << 30);
+    off_t offset = (off_t)c->file_offset;
+    ssize_t n = sendfile(sock, c->file_fd, &offset, want);
+    if (n > 0) {
+      c->file_offset += (uint64_t)n;
+      c->file_left -= (uint64_t)n;
+      c->bytes_out += (uint64_t)n;
+      progress = 1;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      /* Full: one piece through uv_write, whose completion tells us there is room. */
+      size_t piece = c->file_left < 16384 ? (size_t)c->file_left : 16384;
+      int rv = io_buf_reserve(&c->inflight, piece);
+      ssize_t got = rv ? -1 : pread(c->file_fd, c->inflight.data, piece, (off_t)c->file_offset);
+      if (got <= 0) {
+        snprintf(c->detail, sizeof(c->detail), "%s", got == 0 ? "file ended early" : "read failed");
+        conn_finish(c, rv ? rv : UV_EIO);
+        return;
+      }
+      c->inflight.len = (size_t)got;
+      c->file_offset += (uint64_t)got;
+      c->file_left -= (uint64_t)got;
+      uv_buf_t b = uv_buf_init((char *)c->inflight.data, (unsigned)c->inflight.len);
+      rv = uv_write(&c->write_req, (uv_stream_t *)&c->tcp, &b, 1, on_write);
+      if (rv < 0) {
+        conn_finish(c, rv);
+        return;
+      }
+      c->write_active = 1;
+      if (c->file_left == 0) conn_file_done(c);
+      return;
+    }
+    /* 0: the file ended before the promised length (it shrank); or a real error. */
+    snprintf(c->detail, sizeof(c->detail), "%s", n == 0 ? "file ended early" : "sendfile failed");
+    conn_finish(c, n == 0 ? UV_EIO : -errno);
+    return;
+  }
+  conn_file_done(c);
+  /* Room opened without a uv_write completing: let on_writable see it next turn. */
+  if (progress) {
+    conn_touch(c);
+    conn_schedule(c);
+  }
+}
+
 static void conn_flush(io_conn *c) {
   if (c->state == STATE_CLOSED || c->state == STATE_CONNECTING) return;
   if (c->ssl) {
@@ -481,21 +567,49 @@ static void conn_flush(io_conn *c) {
   }
   io_buf *src = c->ssl ? &c->out_wire : &c->out_plain;
   if (c->ssl == NULL && c->state == STATE_HANDSHAKING) return; /* sniffing: nothing out */
+  if (!c->write_active && src->len == 0 && c->file_fd >= 0) {
+    conn_send_file(c);
+    if (c->state == STATE_CLOSED) return;
+  }
   if (!c->write_active && src->len > 0) {
-    io_buf tmp = c->inflight;
-    c->inflight = *src;
-    *src = tmp;
-    src->len = 0;
-    uv_buf_t b = uv_buf_init((char *)c->inflight.data, (unsigned)c->inflight.len);
-    int rv = uv_write(&c->write_req, (uv_stream_t *)&c->tcp, &b, 1, on_write);
-    if (rv < 0) {
-      conn_finish(c, rv);
+    /* Most turns' output fits the socket at once: write it now. A uv_write that
+     * completes at once would still cost an epoll_ctl (libuv re-arms the watcher when its
+     * write queue drains), one more system call per answer. Only a rest goes through
+     * uv_write, whose callback says when the socket took it. */
+    uv_buf_t now = uv_buf_init((char *)src->data, (unsigned)src->len);
+    int sent = uv_try_write((uv_stream_t *)&c->tcp, &now, 1);
+    if (sent < 0 && sent != UV_EAGAIN) {
+      conn_finish(c, sent);
       return;
     }
-    c->write_active = 1;
+    if (sent < 0) sent = 0;
+    if (sent > 0) {
+      c->bytes_out += (uint64_t)sent;
+      conn_touch(c);
+    }
+    if ((size_t)sent == src->len) {
+      src->len = 0;
+      buf_trim(src);
+      /* Room opened without a write callback: a producer waiting for it runs next. */
+      if (c->want_writable || c->file_fd >= 0) conn_schedule(c);
+    } else {
+      io_buf tmp = c->inflight;
+      c->inflight = *src;
+      *src = tmp;
+      src->len = 0;
+      c->inflight_sent = (size_t)sent;
+      uv_buf_t b = uv_buf_init((char *)c->inflight.data + sent,
+                               (unsigned)(c->inflight.len - (size_t)sent));
+      int rv = uv_write(&c->write_req, (uv_stream_t *)&c->tcp, &b, 1, on_write);
+      if (rv < 0) {
+        conn_finish(c, rv);
+        return;
+      }
+      c->write_active = 1;
+    }
   }
   if (c->state == STATE_CLOSING && !c->write_active && src->len == 0 && c->out_plain.len == 0 &&
-      !c->fin_sent) {
+      c->file_fd < 0 && c->out_after.len == 0 && !c->fin_sent) {
     c->fin_sent = 1;
     if (uv_shutdown(&c->shutdown_req, (uv_stream_t *)&c->tcp, on_shutdown) < 0)
       conn_finish(c, c->close_status);
@@ -537,6 +651,8 @@ static void on_handle_closed(uv_handle_t *handle) {
   io_buf_free(&c->out_wire);
   io_buf_free(&c->inflight);
   io_buf_free(&c->in_hold);
+  io_buf_free(&c->out_after);
+  if (c->file_fd >= 0) close(c->file_fd);
   free(c);
 }
 
@@ -681,14 +797,33 @@ void *io_conn_user(const io_conn *c) { return c->user; }
 int io_conn_write(io_conn *c, const void *data, size_t len) {
   if (c->state == STATE_CLOSED || c->state == STATE_CLOSING || c->state == STATE_LINGER)
     return UV_EPIPE;
-  int rv = io_buf_append(&c->out_plain, data, len);
+  int rv = io_buf_append(c->file_fd >= 0 ? &c->out_after : &c->out_plain, data, len);
   if (rv) return rv;
   if (c->state == STATE_OPEN) conn_schedule(c);
   return 0;
 }
 
+int io_conn_sendfile(io_conn *c, int fd, uint64_t offset, uint64_t length) {
+  int rv = 0;
+  if (c->state != STATE_OPEN) rv = UV_EPIPE;
+  else if (c->ssl) rv = UV_ENOTSUP;
+  else if (c->file_fd >= 0) rv = UV_EBUSY;
+  else if (offset > (uint64_t)INT64_MAX || length > (uint64_t)INT64_MAX - offset) rv = UV_EINVAL;
+  if (rv != 0 || length == 0) {
+    close(fd);
+    return rv;
+  }
+  c->file_fd = fd;
+  c->file_offset = offset;
+  c->file_left = length;
+  conn_schedule(c);
+  return 0;
+}
+
 size_t io_conn_unsent(const io_conn *c) {
-  return c->out_plain.len + c->out_wire.len + c->inflight.len;
+  uint64_t n = (uint64_t)c->out_plain.len + c->out_wire.len + c->inflight.len - c->inflight_sent +
+               c->out_after.len + c->file_left;
+  return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
 }
 
 size_t io_conn_room(const io_conn *c) {

@@ -176,6 +176,16 @@ void *io_conn_user(const io_conn *conn);
  * exists to prevent. */
 int io_conn_write(io_conn *conn, const void *data, size_t len);
 
+/* Queues length bytes of the file fd from offset, sent after the bytes already appended
+ * and before any appended later, with sendfile(2) (no copy through user space). Takes
+ * ownership of fd, also on error (pass a dup() of a descriptor you keep). Plaintext
+ * connections only; one range at a time. The range counts as unsent output (room,
+ * backpressure). If the file ends before length bytes, the connection is aborted with
+ * UV_EIO (the length promised to the peer cannot be kept). Returns 0, UV_ENOTSUP (TLS:
+ * write the bytes instead), UV_EBUSY (a range is still queued: write the bytes, or wait
+ * for io_conn_unsent() to drop), UV_EPIPE once closing, or UV_EINVAL. */
+int io_conn_sendfile(io_conn *conn, int fd, uint64_t offset, uint64_t length);
+
 /* How many bytes the protocol layer should produce now: out_high_water minus output not
  * yet taken by the kernel (plaintext waiting + ciphertext waiting or in flight). 0 until
  * on_open and once closing. */
@@ -233,6 +243,23 @@ typedef void (*io_on_accept_fn)(io_listener *listener, io_conn *conn, void *user
  * UV_EINVAL for a bad address ...). */
 int io_listener_new(io_listener **out, uv_loop_t *loop, const char *addr, int port, io_tls *tls,
                     const io_config *config, io_on_accept_fn on_accept, void *user);
+
+/* Several processes on one port (a server with workers): io_listen_socket_new makes a
+ * TCP socket bound to addr:port with SO_REUSEADDR and SO_REUSEPORT but NOT listening (a
+ * bound socket that does not listen is given no connections). Make one per worker: the
+ * first on the configured port (0 picks a free one, *port_out says which), the others on
+ * the port the first got. Each worker then passes its socket to io_listener_open, which
+ * listens on it; the kernel spreads new connections over the listening sockets of the
+ * group, so no lock is shared. The socket is non-blocking and close-on-exec. A port on
+ * which another socket already listens is refused (UV_EADDRINUSE), even when that one
+ * set SO_REUSEPORT too: a second server must not silently share the first one's port.
+ * Returns 0 with *fd_out, or a UV_E* error (nothing left open). */
+int io_listen_socket_new(const char *addr, int port, int *fd_out, int *port_out);
+
+/* Like io_listener_new over an already bound socket (io_listen_socket_new): listens on
+ * fd. Takes ownership of fd, also on error (the listener closes it). */
+int io_listener_open(io_listener **out, uv_loop_t *loop, int fd, io_tls *tls,
+                     const io_config *config, io_on_accept_fn on_accept, void *user);
 
 /* The bound port (useful after port 0). */
 int io_listener_port(const io_listener *listener);

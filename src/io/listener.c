@@ -1,10 +1,14 @@
-/* listener.c — listening sockets (IPv4/IPv6, port 0, SO_REUSEADDR), the connection limit,
- * plus the small shared pieces of the I/O layer: defaults, names, error strings and the
- * plaintext protocol sniff.
+/* listener.c — listening sockets (IPv4/IPv6, port 0, SO_REUSEADDR; SO_REUSEPORT groups
+ * for multi-process servers), the connection limit, plus the small shared pieces of the
+ * I/O layer: defaults, names, error strings and the plaintext protocol sniff.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <spdy/spdy.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "io_int.h"
 
@@ -139,15 +143,21 @@ static void on_connection(uv_stream_t *server, int status) {
   io_conn_begin_accepted(conn);
 }
 
-int io_listener_new(io_listener **out, uv_loop_t *loop, const char *addr, int port, io_tls *tls,
-                    const io_config *config, io_on_accept_fn on_accept, void *user) {
-  if (port < 0 || port > 65535 || (tls && !tls->server)) return UV_EINVAL;
-  struct sockaddr_storage ss;
-  if (uv_ip4_addr(addr, port, (struct sockaddr_in *)&ss) != 0 &&
-      uv_ip6_addr(addr, port, (struct sockaddr_in6 *)&ss) != 0)
+static int parse_addr(const char *addr, int port, struct sockaddr_storage *ss) {
+  if (port < 0 || port > 65535) return UV_EINVAL;
+  if (uv_ip4_addr(addr, port, (struct sockaddr_in *)ss) != 0 &&
+      uv_ip6_addr(addr, port, (struct sockaddr_in6 *)ss) != 0)
     return UV_EINVAL;
+  return 0;
+}
+
+static io_listener *listener_alloc(uv_loop_t *loop, io_tls *tls, const io_config *config,
+                                   io_on_accept_fn on_accept, void *user, int *rv) {
   io_listener *l = calloc(1, sizeof(*l));
-  if (!l) return UV_ENOMEM;
+  if (!l) {
+    *rv = UV_ENOMEM;
+    return NULL;
+  }
   l->tls = tls;
   if (config)
     l->config = *config;
@@ -155,15 +165,18 @@ int io_listener_new(io_listener **out, uv_loop_t *loop, const char *addr, int po
     io_config_init(&l->config);
   l->on_accept = on_accept;
   l->user = user;
-  int rv = uv_tcp_init(loop, &l->tcp);
-  if (rv) {
+  *rv = uv_tcp_init(loop, &l->tcp);
+  if (*rv) {
     free(l);
-    return rv;
+    return NULL;
   }
   l->tcp.data = l;
-  /* libuv sets SO_REUSEADDR on bind for TCP on Unix. */
-  rv = uv_tcp_bind(&l->tcp, (const struct sockaddr *)&ss, 0);
-  if (rv == 0) rv = uv_listen((uv_stream_t *)&l->tcp, 511, on_connection);
+  return l;
+}
+
+/* Listens on the bound handle and learns its port; on failure closes the listener. */
+static int listener_start(io_listener *l, io_listener **out) {
+  int rv = uv_listen((uv_stream_t *)&l->tcp, 511, on_connection);
   if (rv == 0) {
     struct sockaddr_storage bound;
     int len = sizeof(bound);
@@ -179,6 +192,81 @@ int io_listener_new(io_listener **out, uv_loop_t *loop, const char *addr, int po
   }
   *out = l;
   return 0;
+}
+
+int io_listener_new(io_listener **out, uv_loop_t *loop, const char *addr, int port, io_tls *tls,
+                    const io_config *config, io_on_accept_fn on_accept, void *user) {
+  struct sockaddr_storage ss;
+  if ((tls && !tls->server) || parse_addr(addr, port, &ss) != 0) return UV_EINVAL;
+  int rv;
+  io_listener *l = listener_alloc(loop, tls, config, on_accept, user, &rv);
+  if (!l) return rv;
+  /* libuv sets SO_REUSEADDR on bind for TCP on Unix. */
+  rv = uv_tcp_bind(&l->tcp, (const struct sockaddr *)&ss, 0);
+  if (rv) {
+    io_listener_close(l);
+    return rv;
+  }
+  return listener_start(l, out);
+}
+
+int io_listen_socket_new(const char *addr, int port, int *fd_out, int *port_out) {
+  struct sockaddr_storage ss;
+  if (parse_addr(addr, port, &ss) != 0) return UV_EINVAL;
+  int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -errno;
+  int on = 1;
+  socklen_t len = ss.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                           : sizeof(struct sockaddr_in);
+  if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) != 0 ||
+      setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on)) != 0 ||
+      bind(fd, (const struct sockaddr *)&ss, len) != 0) {
+    int rv = -errno;
+    close(fd);
+    return rv;
+  }
+  struct sockaddr_storage bound;
+  socklen_t bound_len = sizeof(bound);
+  if (getsockname(fd, (struct sockaddr *)&bound, &bound_len) != 0) {
+    int rv = -errno;
+    close(fd);
+    return rv;
+  }
+  /* SO_REUSEPORT would let us join another server's group on this port (same user)
+   * and share its connections. A probe without SO_REUSEPORT tells: its bind fails only
+   * when some socket listens there (ours do not listen yet). */
+  int probe = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int rv = probe < 0 ? -errno : 0;
+  if (rv == 0 && (setsockopt(probe, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) != 0 ||
+                  bind(probe, (const struct sockaddr *)&bound, bound_len) != 0))
+    rv = -errno;
+  if (probe >= 0) close(probe);
+  if (rv != 0) {
+    close(fd);
+    return rv;
+  }
+  *port_out = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&bound)->sin6_port
+                                                : ((struct sockaddr_in *)&bound)->sin_port);
+  *fd_out = fd;
+  return 0;
+}
+
+int io_listener_open(io_listener **out, uv_loop_t *loop, int fd, io_tls *tls,
+                     const io_config *config, io_on_accept_fn on_accept, void *user) {
+  if (fd < 0) return UV_EINVAL;
+  int rv = tls && !tls->server ? UV_EINVAL : 0;
+  io_listener *l = rv ? NULL : listener_alloc(loop, tls, config, on_accept, user, &rv);
+  if (!l) {
+    close(fd);
+    return rv;
+  }
+  rv = uv_tcp_open(&l->tcp, fd);
+  if (rv) {
+    close(fd); /* not taken by the handle */
+    io_listener_close(l);
+    return rv;
+  }
+  return listener_start(l, out);
 }
 
 int io_listener_port(const io_listener *l) { return l->port; }

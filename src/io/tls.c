@@ -8,8 +8,8 @@
  * Hardening (docs/security.md): TLS 1.2 at least; for TLS 1.2 only ECDHE key exchange
  * with AEAD ciphers; groups X25519 and P-256; no TLS compression, no renegotiation, no
  * 0-RTT data; record buffers released while a connection is idle; session tickets
- * encrypted with keys we rotate (one context serves every connection, so every worker
- * sharing it shares the keys); ALPN and NPN lists from the peer are checked whole before
+ * encrypted with keys we rotate (one context serves every connection; workers forked
+ * from it rotate in step, see the ticket ring); ALPN and NPN lists from the peer are checked whole before
  * anything is taken from them.
  */
 #include <arpa/inet.h>
@@ -120,26 +120,66 @@ static int npn_select(SSL *ssl, unsigned char **out, unsigned char *outlen, cons
 /* ---- session tickets ---- */
 
 /* Ticket keys: the current one encrypts, the previous one still decrypts (and asks for
- * a fresh ticket), so a rotation never throws every resumption away at once. */
+ * a fresh ticket), so a rotation never throws every resumption away at once.
+ *
+ * Rotation is a ratchet, not fresh randomness: the keys of period e (wall-clock time /
+ * TICKET_ROTATE_SECONDS) come from a secret, and the next period's secret is a hash of
+ * this one (the old one is wiped). Processes forked from one context (speedyd's workers)
+ * therefore rotate to the same keys at the same time without talking to each other — a
+ * ticket issued by one worker resumes on any other — and a key once rotated out cannot
+ * be recomputed from memory (forward secrecy for tickets older than two periods). */
 #define TICKET_ROTATE_SECONDS (12 * 3600)
 
 typedef struct ticket_key {
   unsigned char name[16];
   unsigned char aes[32];
   unsigned char hmac[32];
-  time_t created;
 } ticket_key;
 
 typedef struct ticket_ring {
+  unsigned char secret[32]; /* of period `epoch` */
+  int64_t epoch;
   ticket_key current, previous;
   int have_previous;
 } ticket_ring;
 
-static int ticket_key_new(ticket_key *key) {
-  if (RAND_bytes(key->name, sizeof(key->name)) != 1 || RAND_bytes(key->aes, sizeof(key->aes)) != 1 ||
-      RAND_bytes(key->hmac, sizeof(key->hmac)) != 1)
+static int64_t ticket_epoch_now(void) { return (int64_t)time(NULL) / TICKET_ROTATE_SECONDS; }
+
+/* SHA-256(secret || label) into out (32 bytes). */
+static int ticket_hash(const unsigned char secret[32], const char *label, unsigned char *out) {
+  unsigned char in[32 + 16];
+  size_t label_len = strlen(label);
+  if (label_len > 16) return -1;
+  memcpy(in, secret, 32);
+  memcpy(in + 32, label, label_len);
+  int ok = EVP_Digest(in, 32 + label_len, out, NULL, EVP_sha256(), NULL) == 1;
+  OPENSSL_cleanse(in, sizeof(in));
+  return ok ? 0 : -1;
+}
+
+static int ticket_key_derive(const unsigned char secret[32], ticket_key *key) {
+  unsigned char name[32];
+  if (ticket_hash(secret, "ticket name", name) != 0 ||
+      ticket_hash(secret, "ticket aes", key->aes) != 0 ||
+      ticket_hash(secret, "ticket hmac", key->hmac) != 0)
     return -1;
-  key->created = time(NULL);
+  memcpy(key->name, name, sizeof(key->name));
+  return 0;
+}
+
+/* Moves the ring forward to the period of now (never backwards). */
+static int ticket_ring_advance(ticket_ring *ring) {
+  int64_t now = ticket_epoch_now();
+  while (ring->epoch < now) {
+    unsigned char next[32];
+    if (ticket_hash(ring->secret, "ticket next", next) != 0) return -1;
+    memcpy(ring->secret, next, sizeof(next));
+    OPENSSL_cleanse(next, sizeof(next));
+    ring->epoch++;
+    ring->previous = ring->current;
+    ring->have_previous = 1;
+    if (ticket_key_derive(ring->secret, &ring->current) != 0) return -1;
+  }
   return 0;
 }
 
@@ -162,16 +202,8 @@ static int ticket_mac_init(EVP_MAC_CTX *mac, const ticket_key *key) {
 static int ticket_key_cb(SSL *ssl, unsigned char name[16], unsigned char *iv,
                          EVP_CIPHER_CTX *cipher, EVP_MAC_CTX *mac, int enc) {
   ticket_ring *ring = ticket_ring_of(ssl);
-  if (ring == NULL) return -1;
+  if (ring == NULL || ticket_ring_advance(ring) != 0) return -1;
   if (enc) {
-    if (time(NULL) - ring->current.created >= TICKET_ROTATE_SECONDS) {
-      ticket_key next;
-      if (ticket_key_new(&next) == 0) {
-        ring->previous = ring->current;
-        ring->have_previous = 1;
-        ring->current = next;
-      }
-    }
     const ticket_key *key = &ring->current;
     if (RAND_bytes(iv, 16) != 1) return -1;
     memcpy(name, key->name, sizeof(key->name));
@@ -183,8 +215,7 @@ static int ticket_key_cb(SSL *ssl, unsigned char name[16], unsigned char *iv,
   if (memcmp(name, ring->current.name, sizeof(ring->current.name)) == 0) {
     key = &ring->current;
   } else if (ring->have_previous &&
-             memcmp(name, ring->previous.name, sizeof(ring->previous.name)) == 0 &&
-             time(NULL) - ring->previous.created < 2 * TICKET_ROTATE_SECONDS) {
+             memcmp(name, ring->previous.name, sizeof(ring->previous.name)) == 0) {
     key = &ring->previous;
     renew = 1;
   }
@@ -199,7 +230,9 @@ static int tls_setup_tickets(io_tls *tls) {
   if (ticket_ring_index < 0) return -1;
   ticket_ring *ring = calloc(1, sizeof(*ring));
   if (ring == NULL) return -1;
-  if (ticket_key_new(&ring->current) != 0 ||
+  ring->epoch = ticket_epoch_now();
+  if (RAND_bytes(ring->secret, sizeof(ring->secret)) != 1 ||
+      ticket_key_derive(ring->secret, &ring->current) != 0 ||
       SSL_CTX_set_ex_data(tls->ctx, ticket_ring_index, ring) != 1) {
     OPENSSL_cleanse(ring, sizeof(*ring));
     free(ring);

@@ -1,5 +1,7 @@
 /* main.c — speedyd's process life: options, docroot, keys and listeners, privilege drop,
- * the event loop, and a graceful shutdown on SIGTERM / SIGINT.
+ * the event loop, and a graceful shutdown on SIGTERM / SIGINT. With --workers N > 1 the
+ * master in speedyd_workers.c forks N copies of that loop (speedyd_run) after the
+ * shared setup here.
  *
  * Order matters: everything that needs the privileges we start with (binding low ports,
  * reading the private key, opening the logs) happens before --user drops them; file
@@ -11,10 +13,12 @@
  * open at --shutdown-timeout is aborted. Then the loop ends and speedyd exits 0. A
  * second signal aborts at once.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/prctl.h>
@@ -178,6 +182,13 @@ static void on_signal(uv_signal_t *handle, int signum) {
 
 /* ---- setup ---- */
 
+static void close_walk(uv_handle_t *handle, void *arg) {
+  (void)arg;
+  if (!uv_is_closing(handle)) uv_close(handle, NULL);
+}
+
+static int listen_and_arm(speedyd_server *server, int *fds, int ready_fd);
+
 static int check_readable(const char *option, const char *path) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -188,7 +199,7 @@ static int check_readable(const char *option, const char *path) {
   return 0;
 }
 
-static int write_port_file(speedyd_server *server) {
+int speedyd_write_port_file(speedyd_server *server) {
   const char *path = server->config.port_file;
   char tmp[4096];
   if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
@@ -200,8 +211,8 @@ static int write_port_file(speedyd_server *server) {
     fprintf(stderr, "speedyd: cannot write --port-file %s: %s\n", path, strerror(errno));
     return -1;
   }
-  for (size_t i = 0; i < server->n_listeners; i++)
-    fprintf(f, "%d\n", io_listener_port(server->listeners[i]));
+  for (size_t i = 0; i < server->config.n_listens; i++)
+    fprintf(f, "%d\n", server->config.listens[i].port);
   /* Written whole, then renamed: a reader never sees half a file. */
   if (fclose(f) != 0 || rename(tmp, path) != 0) {
     fprintf(stderr, "speedyd: cannot write --port-file %s: %s\n", path, strerror(errno));
@@ -210,7 +221,7 @@ static int write_port_file(speedyd_server *server) {
   return 0;
 }
 
-static int drop_privileges(const char *user) {
+int speedyd_drop_privileges(const char *user) {
   errno = 0;
   struct passwd *pw = getpwnam(user);
   if (pw == NULL) {
@@ -253,7 +264,7 @@ static int drop_privileges(const char *user) {
 
 /* Whatever happens later, no exec gains privileges and no core dump holds the private
  * key (a dump of a process that read it would). */
-static int harden_process(void) {
+int speedyd_harden_process(void) {
   struct rlimit no_core = {0, 0};
   if (setrlimit(RLIMIT_CORE, &no_core) != 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 ||
       prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
@@ -274,7 +285,7 @@ static void warn_key_permissions(const char *key_file) {
 
 static int setup(speedyd_server *server) {
   speedyd_config *config = &server->config;
-  if (harden_process() != 0) return -1; /* before the key is read; again after --user */
+  if (speedyd_harden_process() != 0) return -1; /* before the key is read; again after --user */
   if (speedyd_log_open(server) != 0) return -1;
   if (config->replay_file != NULL) {
     char error[512];
@@ -302,6 +313,11 @@ static int setup(speedyd_server *server) {
     }
   }
   if (config->gzip && http_gzip_cache_new(&server->gzip_cache, 0, 0) != 0) {
+    fprintf(stderr, "speedyd: out of memory\n");
+    return -1;
+  }
+  if (config->file_cache > 0 && config->replay_file == NULL &&
+      speedyd_file_cache_new(&server->file_cache, config->file_cache) != 0) {
     fprintf(stderr, "speedyd: out of memory\n");
     return -1;
   }
@@ -333,6 +349,41 @@ static int setup(speedyd_server *server) {
     }
   }
 
+  return 0;
+}
+
+/* The event loop of one process (the only one, or a worker): listeners, signals, run.
+ * fds: a worker's bound sockets, one per --listen (owned from here on), or NULL to
+ * create the listeners (then --port-file and --user follow here). ready_fd >= 0: one
+ * byte is written there once listening (the master counts them). */
+int speedyd_run(speedyd_server *server, int *fds, int ready_fd) {
+  speedyd_config *config = &server->config;
+  uv_loop_t loop;
+  if (uv_loop_init(&loop) != 0) {
+    fprintf(stderr, "speedyd: cannot start the event loop\n");
+    for (size_t i = 0; fds != NULL && i < config->n_listens; i++) close(fds[i]);
+    return SPEEDYD_EXIT_FAILURE;
+  }
+  server->loop = &loop;
+  int status = 0;
+  if (listen_and_arm(server, fds, ready_fd) != 0) {
+    status = SPEEDYD_EXIT_FAILURE;
+    for (size_t i = 0; i < server->n_listeners; i++) io_listener_close(server->listeners[i]);
+    server->n_listeners = 0;
+  } else {
+    uv_run(&loop, UV_RUN_DEFAULT);
+  }
+  /* Whatever is left (a failed setup's handles): close it and let the loop finish. */
+  abort_all(server, UV_ECANCELED);
+  uv_walk(&loop, close_walk, NULL);
+  uv_run(&loop, UV_RUN_DEFAULT);
+  uv_loop_close(&loop);
+  server->loop = NULL;
+  return status;
+}
+
+static int listen_and_arm(speedyd_server *server, int *fds, int ready_fd) {
+  speedyd_config *config = &server->config;
   io_config io;
   io_config_init(&io);
   io.handshake_timeout_ms = config->handshake_timeout_ms;
@@ -342,19 +393,31 @@ static int setup(speedyd_server *server) {
   io.max_connections = config->max_connections + config->max_connections / 8u + 16u;
   io.plaintext_v3 = config->plaintext_v3;
   for (size_t i = 0; i < config->n_listens; i++) {
-    const speedyd_listen *l = &config->listens[i];
-    int rv = io_listener_new(&server->listeners[i], server->loop, l->addr, l->port,
-                             l->tls ? server->tls : NULL, &io, on_accept, server);
+    speedyd_listen *l = &config->listens[i];
+    int rv;
+    if (fds != NULL) {
+      rv = io_listener_open(&server->listeners[i], server->loop, fds[i],
+                            l->tls ? server->tls : NULL, &io, on_accept, server);
+      fds[i] = -1;
+      if (rv != 0)
+        for (size_t j = i + 1; j < config->n_listens; j++) close(fds[j]);
+    } else {
+      rv = io_listener_new(&server->listeners[i], server->loop, l->addr, l->port,
+                           l->tls ? server->tls : NULL, &io, on_accept, server);
+    }
     if (rv != 0) {
       fprintf(stderr, "speedyd: cannot listen on %s%s%s:%d: %s\n", strchr(l->addr, ':') ? "[" : "",
               l->addr, strchr(l->addr, ':') ? "]" : "", l->port, io_strerror(rv));
       return -1;
     }
     server->n_listeners++;
+    l->port = io_listener_port(server->listeners[i]);
   }
-  if (config->port_file != NULL && write_port_file(server) != 0) return -1;
-  if (config->user != NULL && drop_privileges(config->user) != 0) return -1;
-  if (harden_process() != 0) return -1;
+  if (fds == NULL) {
+    if (config->port_file != NULL && speedyd_write_port_file(server) != 0) return -1;
+    if (config->user != NULL && speedyd_drop_privileges(config->user) != 0) return -1;
+    if (speedyd_harden_process() != 0) return -1;
+  }
 
   uv_signal_init(server->loop, &server->sigterm);
   uv_signal_init(server->loop, &server->sigint);
@@ -362,12 +425,33 @@ static int setup(speedyd_server *server) {
   server->sigterm.data = server->sigint.data = server->shutdown_timer.data = server;
   uv_signal_start(&server->sigterm, on_signal, SIGTERM);
   uv_signal_start(&server->sigint, on_signal, SIGINT);
+  if (fds != NULL) {
+    /* A worker: the master forked it with these blocked; the handlers are in place now
+     * (a signal that came meanwhile is pending and arrives here). */
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGCHLD);
+    sigprocmask(SIG_UNBLOCK, &mask, NULL);
+  }
+  if (ready_fd >= 0) {
+    ssize_t n;
+    do n = write(ready_fd, "r", 1);
+    while (n < 0 && errno == EINTR);
+  }
   return 0;
 }
 
-static void close_walk(uv_handle_t *handle, void *arg) {
-  (void)arg;
-  if (!uv_is_closing(handle)) uv_close(handle, NULL);
+
+/* --workers 0: one per CPU this process may run on. */
+static unsigned default_workers(void) {
+  cpu_set_t set;
+  long n = 0;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) n = CPU_COUNT(&set);
+  if (n <= 0) n = sysconf(_SC_NPROCESSORS_ONLN);
+  if (n <= 0) n = 1;
+  return n > SPEEDYD_MAX_WORKERS ? SPEEDYD_MAX_WORKERS : (unsigned)n;
 }
 
 int main(int argc, char **argv) {
@@ -376,31 +460,22 @@ int main(int argc, char **argv) {
   int rv = speedyd_opts_parse(&server.config, argc, argv, &done);
   if (rv != 0 || done) return rv;
   signal(SIGPIPE, SIG_IGN);
-
-  uv_loop_t loop;
-  if (uv_loop_init(&loop) != 0) {
-    fprintf(stderr, "speedyd: cannot start the event loop\n");
-    return SPEEDYD_EXIT_FAILURE;
-  }
-  server.loop = &loop;
   server.docroot.dir_fd = -1;
-  int status = 0;
+  unsigned workers = server.config.workers ? server.config.workers : default_workers();
+  int status;
   if (setup(&server) != 0) {
     status = SPEEDYD_EXIT_FAILURE;
-    for (size_t i = 0; i < server.n_listeners; i++) io_listener_close(server.listeners[i]);
-    server.n_listeners = 0;
+  } else if (workers == 1) {
+    status = speedyd_run(&server, NULL, -1);
   } else {
-    uv_run(&loop, UV_RUN_DEFAULT);
+    int child;
+    status = speedyd_workers_run(&server, workers, &child);
   }
-  /* Whatever is left (a failed setup's handles): close it and let the loop finish. */
-  abort_all(&server, UV_ECANCELED);
-  uv_walk(&loop, close_walk, NULL);
-  uv_run(&loop, UV_RUN_DEFAULT);
-  uv_loop_close(&loop);
   if (server.docroot.dir_fd >= 0) http_docroot_close(&server.docroot);
   http_manifest_del(server.manifest);
   replay_plan_del(server.replay);
   http_gzip_cache_del(server.gzip_cache);
+  speedyd_file_cache_del(server.file_cache);
   if (server.tls != NULL) io_tls_del(server.tls);
   speedyd_addr_table_del(&server);
   speedyd_log_close(&server);

@@ -9,10 +9,13 @@
  *   speedyd_h1.c      an HTTP/1.1 connection: llhttp ↔ io_conn
  *   speedyd_push.c    server push and hint from the push manifest
  *   speedyd_log.c     access and error logs
+ *   speedyd_file_cache.c --file-cache: small hot files and their answers in memory
+ *   speedyd_workers.c the master of --workers N > 1: sockets, fork, signals, restarts
  *   speedyd_limits.c  defences: per-address connection counts, eviction of idle
  *                     connections, memory budgets, the flood ("glitch") meter
  *
- * Everything runs on one libuv loop thread; nothing here is thread-safe.
+ * Everything runs on one libuv loop thread; nothing here is thread-safe. Several workers
+ * are separate processes (speedyd_workers.c), each with its own copy of all of this.
  */
 #ifndef SPEEDYD_H
 #define SPEEDYD_H
@@ -38,6 +41,7 @@
 
 #define SPEEDYD_MAX_LISTENS 16
 #define SPEEDYD_MAX_PROTOCOLS 4
+#define SPEEDYD_MAX_WORKERS 256
 
 /* Exit codes (STYLE.md): the work failed, or the command line was wrong. */
 #define SPEEDYD_EXIT_FAILURE 1
@@ -80,6 +84,8 @@ typedef struct speedyd_config {
   int replay_host_index;   /* --replay-host-index N; -1: the host the authority names */
   int tls_max_1_2;         /* --tls-max 1.2 */
   int tls_no_resumption;   /* --no-tls-resumption */
+  uint32_t workers;        /* --workers N; 0: one per CPU */
+  uint64_t file_cache;     /* --file-cache BYTES per worker; 0: off */
 } speedyd_config;
 
 /* Parses argv into config (defaults first). Returns 0 to run, or an exit code: 0 after
@@ -88,12 +94,14 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
 
 typedef struct speedyd_conn speedyd_conn;
 typedef struct speedyd_addr_table speedyd_addr_table;
+typedef struct speedyd_file_cache speedyd_file_cache;
 
 typedef struct speedyd_server {
   speedyd_config config;
   uv_loop_t *loop;
   http_docroot docroot;
   http_gzip_cache *gzip_cache;
+  speedyd_file_cache *file_cache; /* --file-cache; NULL: off */
   http_manifest *manifest;
   replay_plan *replay; /* --replay; NULL: static files */
   http_static_options static_options;
@@ -112,6 +120,7 @@ typedef struct speedyd_server {
   uv_signal_t sigterm, sigint;
   uv_timer_t shutdown_timer;
   uint64_t next_conn_id;
+  int worker_id;        /* 1..N in a worker of --workers N > 1; 0: single process */
 } speedyd_server;
 
 /* Memory accounted to one connection: libspdy's allocations through the allocator hook
@@ -141,6 +150,19 @@ void speedyd_conn_closed(speedyd_conn *c);
 /* Protocol modules: take over a connection whose protocol is now known. */
 int speedyd_spdy_start(speedyd_conn *c, spdy_protocol protocol);
 int speedyd_h1_start(speedyd_conn *c);
+
+/* ---- main.c and speedyd_workers.c ---- */
+
+/* One event loop (see main.c). Returns the exit status. */
+int speedyd_run(speedyd_server *server, int *fds, int ready_fd);
+/* Writes config.listens[].port to --port-file. Returns 0 or -1 after a message. */
+int speedyd_write_port_file(speedyd_server *server);
+int speedyd_drop_privileges(const char *user);
+int speedyd_harden_process(void);
+/* The master of n_workers > 1 workers (speedyd_workers.c). Returns the exit status; in a
+ * worker process it returns the worker's status with *child set to 1 (the caller then
+ * frees what main.c loaded and exits with it). */
+int speedyd_workers_run(speedyd_server *server, unsigned n_workers, int *child);
 
 /* ---- speedyd_limits.c ---- */
 
@@ -189,6 +211,20 @@ void speedyd_serve_static(speedyd_server *server, const http_request *request,
 void speedyd_serve_error(http_response *response, int err);
 /* Adds Date and Server (every answer, every protocol). */
 void speedyd_serve_common_headers(http_response *response);
+
+/* ---- speedyd_file_cache.c ---- */
+
+/* A cache of at most max_bytes. Returns 0 or -1 (no memory). */
+int speedyd_file_cache_new(speedyd_file_cache **out, uint64_t max_bytes);
+void speedyd_file_cache_del(speedyd_file_cache *cache);
+/* Fills response from server->file_cache when it holds a fresh copy of what http_static
+ * would answer. Returns 1 when it did, 0 to serve normally. */
+int speedyd_file_cache_serve(speedyd_server *server, const http_request *request,
+                             http_response *response);
+/* After http_static_serve: keeps a copy of a cacheable answer (and switches response's
+ * body to that copy). */
+void speedyd_file_cache_store(speedyd_server *server, const http_request *request,
+                              http_response *response);
 
 /* ---- speedyd_push.c ---- */
 

@@ -1,13 +1,15 @@
 /* speedyd_log.c — the access log (combined format + protocol, stream, bytes; formatted
  * by http_log.c) and the error log (timestamped lines, peer bytes escaped).
  *
- * Lines are written with one fwrite each and flushed at once, so a log read while the
- * server runs (by a test, or tail -f) holds whole lines.
+ * Each line is one write(2) on a descriptor opened with O_APPEND (fopen "a"), so the
+ * workers of --workers N, all appending to the same files, never interleave within a
+ * line, and a log read while the server runs (by a test, or tail -f) holds whole lines.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "http_date.h"
 #include "speedyd.h"
@@ -57,6 +59,19 @@ void speedyd_log_close(speedyd_server *server) {
   server->error_log = stderr;
 }
 
+/* One whole line, one write (stdio's buffer could split it). */
+static void write_line(FILE *f, const char *line, size_t len) {
+  fflush(f); /* anything printed through stdio before (startup messages) goes first */
+  int fd = fileno(f);
+  while (len > 0) {
+    ssize_t n = write(fd, line, len);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    line += n;
+    len -= (size_t)n;
+  }
+}
+
 const char *speedyd_log_escape(const void *in, size_t len, char *out, size_t cap) {
   http_log_escape(in, len, out, cap);
   return out;
@@ -85,8 +100,7 @@ void speedyd_log_access(speedyd_server *server, const speedyd_conn *c,
   static char line[HTTP_LOG_LINE_MAX];
   size_t n = http_log_format(&entry, line, sizeof(line));
   if (n == 0) return;
-  fwrite(line, 1, n, server->access_log);
-  fflush(server->access_log);
+  write_line(server->access_log, line, n);
 }
 
 void speedyd_log_error(speedyd_server *server, const char *peer, const char *format, ...) {
@@ -104,6 +118,5 @@ void speedyd_log_error(speedyd_server *server, const char *peer, const char *for
   if (n < 0) return;
   size_t len = (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
   if (line[len - 1] != '\n') line[len - 1] = '\n';
-  fwrite(line, 1, len, f);
-  fflush(f);
+  write_line(f, line, len);
 }

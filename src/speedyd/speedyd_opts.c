@@ -46,7 +46,9 @@ enum {
   OPT_REPLAY,
   OPT_REPLAY_HOST_INDEX,
   OPT_TLS_MAX,
-  OPT_NO_TLS_RESUMPTION
+  OPT_NO_TLS_RESUMPTION,
+  OPT_WORKERS,
+  OPT_FILE_CACHE
 };
 
 static const struct option long_options[] = {
@@ -83,6 +85,8 @@ static const struct option long_options[] = {
     {"replay-host-index", required_argument, NULL, OPT_REPLAY_HOST_INDEX},
     {"tls-max", required_argument, NULL, OPT_TLS_MAX},
     {"no-tls-resumption", no_argument, NULL, OPT_NO_TLS_RESUMPTION},
+    {"workers", required_argument, NULL, OPT_WORKERS},
+    {"file-cache", required_argument, NULL, OPT_FILE_CACHE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0}};
@@ -125,6 +129,9 @@ static void print_help(void) {
       "      --manifest FILE        push manifest: pages and the resources to push or hint\n"
       "      --push                 push the manifest's resources over SPDY (default: off)\n"
       "      --hint                 add X-Subresources and Link: rel=preload (default: off)\n"
+      "      --file-cache BYTES     keep small files (up to BYTES/8, at most 256 KiB each)\n"
+      "                             and their answers in memory, per worker; a changed file\n"
+      "                             (inode, size, mtime, ctime) is read again (default: 0, off)\n"
       "\n"
       "Limits and timeouts (milliseconds; 0: none):\n"
       "      --handshake-timeout MS TLS handshake or plaintext sniff (default: 10000)\n"
@@ -132,13 +139,14 @@ static void print_help(void) {
       "      --idle-timeout MS      no bytes moved on a connection (default: 120000)\n"
       "      --shutdown-timeout MS  after SIGTERM, how long in-flight streams may finish\n"
       "                             (default: 10000)\n"
-      "      --max-connections N    live connections (default: 10000)\n"
+      "      --max-connections N    live connections, per worker (default: 10000)\n"
       "      --max-streams N        SPDY concurrent streams per connection (default: 100)\n"
       "      --max-header-bytes N   request header fields, names + values (default: 32768)\n"
-      "      --max-connections-per-address N  live connections from one IP address\n"
-      "                             (default: 256; 0: no limit)\n"
-      "      --max-memory BYTES     memory of all connections together; from 3/4 of it new\n"
-      "                             requests are refused (default: 1073741824; 0: no limit)\n"
+      "      --max-connections-per-address N  live connections from one IP address, per\n"
+      "                             worker (default: 256; 0: no limit)\n"
+      "      --max-memory BYTES     memory of all connections of a worker together; from 3/4\n"
+      "                             of it new requests are refused (default: 1073741824;\n"
+      "                             0: no limit)\n"
       "      --max-connection-memory BYTES  memory of one connection (default: 8388608;\n"
       "                             0: no limit)\n"
       "      --data-frame-size N    payload of the SPDY DATA frames we send (default: 16384)\n"
@@ -148,6 +156,9 @@ static void print_help(void) {
       "      --error-log FILE       errors with timestamps (default: stderr)\n"
       "      --user NAME            drop to this user (and its groups) after binding and\n"
       "                             loading keys (default: stay)\n"
+      "      --workers N            worker processes, each with its own event loop and\n"
+      "                             SO_REUSEPORT listener; limits apply per worker; 1: a\n"
+      "                             single process (default: 0, one per CPU)\n"
       "  -h, --help                 print this help and exit\n"
       "  -V, --version              print the version and exit\n"
       "\n"
@@ -358,6 +369,17 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
       else return usage_error("bad --tls-max '%s': expected 1.2 or 1.3", optarg);
       break;
     case OPT_NO_TLS_RESUMPTION: config->tls_no_resumption = 1; break;
+    case OPT_FILE_CACHE:
+      if (parse_u64(optarg, 0, UINT64_MAX / 2, &v) != 0)
+        return usage_error("bad --file-cache '%s': expected bytes", optarg);
+      config->file_cache = v;
+      break;
+    case OPT_WORKERS:
+      if (parse_u64(optarg, 0, SPEEDYD_MAX_WORKERS, &v) != 0)
+        return usage_error("bad --workers '%s': expected 0 (one per CPU) to %d", optarg,
+                           SPEEDYD_MAX_WORKERS);
+      config->workers = (uint32_t)v;
+      break;
     case ':': return usage_error("option '%s' needs a value", name);
     default: return usage_error("unknown option '%s'", name);
     }

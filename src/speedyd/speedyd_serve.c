@@ -29,15 +29,27 @@ void speedyd_serve_static(speedyd_server *server, const http_request *request,
     if (http_response_set_error(response, 405, "POST") != 0) http_response_reset(response, 500);
     return;
   }
-  int rv = server->replay != NULL
-               ? replay_serve(server->replay, server->config.replay_host_index, request, response)
-               : http_static_serve(&server->static_options, request, response);
-  if (rv != 0) speedyd_serve_error(response, HTTP_ERR_NOMEM);
+  if (server->replay != NULL) {
+    if (replay_serve(server->replay, server->config.replay_host_index, request, response) != 0)
+      speedyd_serve_error(response, HTTP_ERR_NOMEM);
+    return;
+  }
+  if (speedyd_file_cache_serve(server, request, response)) return;
+  if (http_static_serve(&server->static_options, request, response) != 0)
+    speedyd_serve_error(response, HTTP_ERR_NOMEM);
+  else
+    speedyd_file_cache_store(server, request, response);
 }
 
 void speedyd_serve_common_headers(http_response *response) {
-  char date[HTTP_DATE_SIZE];
-  http_date_format((int64_t)time(NULL), date);
+  /* Formatted once a second, not once an answer (one process, one thread: no lock). */
+  static char date[HTTP_DATE_SIZE];
+  static time_t date_second = -1;
+  time_t now = time(NULL);
+  if (now != date_second) {
+    http_date_format((int64_t)now, date);
+    date_second = now;
+  }
   /* Failure to add these leaves a valid answer without them. */
   (void)http_headers_set(&response->headers, "date", date);
   (void)http_headers_set(&response->headers, "server", "speedyd/" SPEEDYD_VERSION);

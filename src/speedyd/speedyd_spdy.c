@@ -343,9 +343,10 @@ static int on_stream_close(spdy_session *session, int32_t stream_id, uint32_t st
   return 0;
 }
 
-/* What a frame costs on the flood meter: work for us without a request in it. */
+/* What a frame costs on the flood meter: work for us without a request in it.
+ * WINDOW_UPDATEs are charged in on_window_update, which has their delta. */
 static unsigned glitch_cost(speedyd_spdy_conn *conn, int sent, spdy_frame_type type,
-                            uint8_t flags, uint32_t length, const char *summary) {
+                            uint8_t flags, uint32_t length) {
   if (sent) {
     if (type == SPDY_FRAME_DATA) conn->window_updates_owed++;
     if (type == SPDY_FRAME_SYN_REPLY || type == SPDY_FRAME_SYN_STREAM)
@@ -355,33 +356,40 @@ static unsigned glitch_cost(speedyd_spdy_conn *conn, int sent, spdy_frame_type t
   switch (type) {
   case SPDY_FRAME_DATA: return length == 0 && !(flags & 0x01); /* FLAG_FIN (2.2.2) */
   case SPDY_FRAME_SYN_STREAM:
-  case SPDY_FRAME_GOAWAY: return 0;
-  case SPDY_FRAME_WINDOW_UPDATE: {
-    /* A client credits what it received, in sizable steps: tiny deltas (a window opened
-     * a byte at a time) and more updates than we sent DATA frames are abuse. */
-    const char *delta = summary != NULL ? strstr(summary, "delta=") : NULL;
-    unsigned long value = delta != NULL ? strtoul(delta + 6, NULL, 10) : 0;
-    unsigned cost = value < 1024;
-    if (--conn->window_updates_owed < -64) cost++;
-    return cost;
-  }
+  case SPDY_FRAME_GOAWAY:
+  case SPDY_FRAME_WINDOW_UPDATE: return 0;
   default: return 1; /* PING, SETTINGS, NOOP, RST_STREAM, HEADERS, unknown types */
+  }
+}
+
+/* Adds cost to the connection's flood meter; past its budget the session goes away. */
+static void charge_glitches(speedyd_spdy_conn *conn, unsigned cost) {
+  if (cost > 0 && !conn->flooded && speedyd_glitch(&conn->glitches, speedyd_now_ns(), cost)) {
+    conn->flooded = 1;
+    spdy_submit_goaway(conn->session, SPDY_GOAWAY_PROTOCOL_ERROR);
   }
 }
 
 static void on_frame(spdy_session *session, int sent, spdy_frame_type type, uint8_t flags,
                      int32_t stream_id, uint32_t length, const char *summary, void *user) {
-  (void)session;
+  (void)session, (void)summary;
   speedyd_spdy_conn *conn = user;
-  unsigned cost = glitch_cost(conn, sent, type, flags, length, summary);
-  if (cost > 0 && !conn->flooded &&
-      speedyd_glitch(&conn->glitches, speedyd_now_ns(), cost)) {
-    conn->flooded = 1;
-    spdy_submit_goaway(conn->session, SPDY_GOAWAY_PROTOCOL_ERROR);
-  }
+  charge_glitches(conn, glitch_cost(conn, sent, type, flags, length));
   if (!sent || stream_id == 0) return;
   sd_stream *s = stream_get(user, stream_id);
   if (s != NULL) s->bytes_out += 8u + (uint64_t)length;
+}
+
+/* A client credits what it received, in sizable steps: tiny deltas (a window opened a
+ * byte at a time) and more updates than we sent DATA frames are abuse. */
+static int on_window_update(spdy_session *session, int32_t stream_id, uint32_t delta,
+                            void *user) {
+  (void)session, (void)stream_id;
+  speedyd_spdy_conn *conn = user;
+  unsigned cost = delta < 1024;
+  if (--conn->window_updates_owed < -64) cost++;
+  charge_glitches(conn, cost);
+  return 0;
 }
 
 /* ---- I/O ---- */
@@ -581,6 +589,7 @@ int speedyd_spdy_start(speedyd_conn *c, spdy_protocol protocol) {
     spdy_callbacks_set_on_data_end(cb, on_data_end);
     spdy_callbacks_set_on_stream_close(cb, on_stream_close);
     spdy_callbacks_set_on_frame(cb, on_frame);
+    spdy_callbacks_set_on_window_update(cb, on_window_update);
     spdy_options_set_data_frame_size(options, server->config.data_frame_size);
     spdy_options_set_max_concurrent_streams(options, server->config.max_streams);
     /* Uploads: let a client send a few round trips' worth before we credit it. */

@@ -223,7 +223,9 @@ class Server:
         self.port_file = os.path.join(self.dir, "ports")
         self.error_log = os.path.join(self.dir, "error.log")
         self.access_log = os.path.join(self.dir, "access.log")
-        args = [speedyd, "--listen", "127.0.0.1:0", "--docroot", self.docroot,
+        # One worker: the process whose memory (/proc/PID/status) the checks read is the
+        # one that serves (with several, the master only forwards signals).
+        args = [speedyd, "--workers", "1", "--listen", "127.0.0.1:0", "--docroot", self.docroot,
                 "--port-file", self.port_file, "--error-log", self.error_log,
                 "--access-log", self.access_log, "--no-gzip"]
         self.tls = None

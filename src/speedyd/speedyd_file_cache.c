@@ -1,0 +1,257 @@
+/* speedyd_file_cache.c — --file-cache BYTES: a bounded in-memory copy of small hot files
+ * and the answer http_static built for them, so a repeated GET costs one fstatat instead
+ * of openat + fstat + pread + close.
+ *
+ * What is cached: a 200 answer of http_static_serve to a GET without Range or conditional
+ * headers, whose body is a whole regular file of at most max_entry bytes, and that cannot
+ * depend on Accept-Encoding (the type is not compressible, on-the-fly gzip is off, or the
+ * client did not accept gzip — only those clients are answered from it). Anything else
+ * goes to http_static every time, so 304s, 206s and gzip stay exactly as they were.
+ *
+ * Freshness: the key is the raw request path; a hit is used only when fstatat of the
+ * decoded path beneath the docroot still finds the same file: device, inode, size,
+ * mtime and ctime (a chmod changes ctime, so a file made unreadable is not served from
+ * here). The path reaches the same inode http_static once opened under its symlink
+ * rules, so the bytes were already allowed for this URL. A changed file is a miss and
+ * replaces the entry.
+ *
+ * Memory: entries (bytes + headers) stay within max_bytes, least recently used evicted
+ * first. An entry is reference-counted: a response still sending it keeps it alive after
+ * eviction. One cache per worker process (no sharing, no locks).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "http_mime.h"
+#include "speedyd.h"
+
+#define CACHE_BUCKETS 1024u
+#define CACHE_ENTRY_MAX (256u * 1024u) /* largest file kept (and max_bytes / 8) */
+#define CACHE_REL_MAX 4096u
+
+typedef struct cache_entry cache_entry;
+struct cache_entry {
+  cache_entry *hash_next;
+  cache_entry *lru_prev, *lru_next; /* lru_prev: more recently used */
+  char *key;
+  size_t key_len;
+  uint64_t hash;
+  dev_t dev;
+  ino_t ino;
+  off_t size;
+  struct timespec mtime, ctime;
+  http_headers headers;
+  uint8_t *data;
+  size_t charge;
+  unsigned refs; /* 1 while in the cache, +1 per body borrowing data */
+};
+
+struct speedyd_file_cache {
+  cache_entry *buckets[CACHE_BUCKETS];
+  cache_entry *lru_head, *lru_tail; /* head: most recently used */
+  uint64_t max_bytes, used, max_entry;
+  uint64_t hits, misses;
+};
+
+static uint64_t hash_key(const char *key, size_t len) {
+  uint64_t h = 1469598103934665603ull; /* FNV-1a */
+  for (size_t i = 0; i < len; i++) h = (h ^ (uint8_t)key[i]) * 1099511628211ull;
+  return h;
+}
+
+static void entry_unref(void *context) {
+  cache_entry *e = context;
+  if (--e->refs > 0) return;
+  http_headers_free(&e->headers);
+  free(e->data);
+  free(e->key);
+  free(e);
+}
+
+static void lru_unlink(speedyd_file_cache *cache, cache_entry *e) {
+  if (e->lru_prev != NULL) e->lru_prev->lru_next = e->lru_next;
+  else cache->lru_head = e->lru_next;
+  if (e->lru_next != NULL) e->lru_next->lru_prev = e->lru_prev;
+  else cache->lru_tail = e->lru_prev;
+  e->lru_prev = e->lru_next = NULL;
+}
+
+static void lru_push_front(speedyd_file_cache *cache, cache_entry *e) {
+  e->lru_next = cache->lru_head;
+  e->lru_prev = NULL;
+  if (cache->lru_head != NULL) cache->lru_head->lru_prev = e;
+  else cache->lru_tail = e;
+  cache->lru_head = e;
+}
+
+static void entry_remove(speedyd_file_cache *cache, cache_entry *e) {
+  cache_entry **p = &cache->buckets[e->hash % CACHE_BUCKETS];
+  while (*p != e) p = &(*p)->hash_next;
+  *p = e->hash_next;
+  lru_unlink(cache, e);
+  cache->used -= e->charge;
+  entry_unref(e);
+}
+
+static cache_entry *entry_find(speedyd_file_cache *cache, const char *key, size_t len,
+                               uint64_t hash) {
+  for (cache_entry *e = cache->buckets[hash % CACHE_BUCKETS]; e != NULL; e = e->hash_next)
+    if (e->hash == hash && e->key_len == len && memcmp(e->key, key, len) == 0) return e;
+  return NULL;
+}
+
+int speedyd_file_cache_new(speedyd_file_cache **out, uint64_t max_bytes) {
+  speedyd_file_cache *cache = calloc(1, sizeof(*cache));
+  if (cache == NULL) return -1;
+  cache->max_bytes = max_bytes;
+  cache->max_entry = max_bytes / 8 < CACHE_ENTRY_MAX ? max_bytes / 8 : CACHE_ENTRY_MAX;
+  *out = cache;
+  return 0;
+}
+
+void speedyd_file_cache_del(speedyd_file_cache *cache) {
+  if (cache == NULL) return;
+  while (cache->lru_head != NULL) entry_remove(cache, cache->lru_head);
+  free(cache);
+}
+
+/* The decoded path of a cacheable request into rel, or -1 when the request must go to
+ * http_static (a method, a header or a variant the cache does not keep). */
+static int cacheable_request(const speedyd_server *server, const http_request *request,
+                             char *rel, size_t cap) {
+  static const char *const bypass[] = {"range", "if-none-match", "if-modified-since",
+                                       "if-match", "if-unmodified-since", "if-range"};
+  if (request->method == NULL || request->path == NULL ||
+      (strcmp(request->method, "GET") != 0 && strcmp(request->method, "HEAD") != 0))
+    return -1;
+  for (size_t i = 0; i < sizeof(bypass) / sizeof(bypass[0]); i++)
+    if (http_headers_get(&request->headers, bypass[i]) != NULL) return -1;
+  int trailing_slash = 0;
+  if (http_docroot_decode_path(request->path, http_request_path_length(request), rel, cap,
+                               &trailing_slash) != 0 ||
+      trailing_slash || rel[0] == '\0')
+    return -1;
+  if (server->config.gzip && http_mime_compressible(http_mime_type(rel)) &&
+      http_static_accepts_gzip(http_headers_get(&request->headers, "accept-encoding")))
+    return -1; /* this client may get gzip: http_static decides */
+  return 0;
+}
+
+static int same_file(const cache_entry *e, const struct stat *st) {
+  return S_ISREG(st->st_mode) && st->st_dev == e->dev && st->st_ino == e->ino &&
+         st->st_size == e->size && st->st_mtim.tv_sec == e->mtime.tv_sec &&
+         st->st_mtim.tv_nsec == e->mtime.tv_nsec && st->st_ctim.tv_sec == e->ctime.tv_sec &&
+         st->st_ctim.tv_nsec == e->ctime.tv_nsec;
+}
+
+static int answer_from(cache_entry *e, const http_request *request, http_response *response) {
+  http_response_reset(response, 200);
+  for (size_t i = 0; i < e->headers.count; i++) {
+    const http_header *h = &e->headers.items[i];
+    if (http_headers_add(&response->headers, h->name, h->name_len, h->value, h->value_len) != 0)
+      return -1;
+  }
+  if (strcmp(request->method, "HEAD") == 0) return 0; /* headers only, as http_static */
+  http_body *body;
+  e->refs++;
+  if (http_body_new_borrowed(&body, e->data, (size_t)e->size, entry_unref, e) != 0)
+    return -1; /* the release ran */
+  http_response_set_body(response, body);
+  return 0;
+}
+
+int speedyd_file_cache_serve(speedyd_server *server, const http_request *request,
+                             http_response *response) {
+  speedyd_file_cache *cache = server->file_cache;
+  char rel[CACHE_REL_MAX];
+  if (cache == NULL || cacheable_request(server, request, rel, sizeof(rel)) != 0) return 0;
+  size_t len = strlen(request->path);
+  uint64_t hash = hash_key(request->path, len);
+  cache_entry *e = entry_find(cache, request->path, len, hash);
+  if (e == NULL) {
+    cache->misses++;
+    return 0;
+  }
+  struct stat st;
+  if (fstatat(server->docroot.dir_fd, rel, &st, 0) != 0 || !same_file(e, &st)) {
+    entry_remove(cache, e); /* changed or gone: http_static answers, and may refill */
+    cache->misses++;
+    return 0;
+  }
+  if (answer_from(e, request, response) != 0) {
+    http_response_reset(response, 200); /* let http_static answer instead */
+    return 0;
+  }
+  lru_unlink(cache, e);
+  lru_push_front(cache, e);
+  cache->hits++;
+  return 1;
+}
+
+void speedyd_file_cache_store(speedyd_server *server, const http_request *request,
+                              http_response *response) {
+  speedyd_file_cache *cache = server->file_cache;
+  char rel[CACHE_REL_MAX];
+  int fd;
+  uint64_t offset, length;
+  struct stat st;
+  if (cache == NULL || response->status != 200 || response->body == NULL ||
+      cacheable_request(server, request, rel, sizeof(rel)) != 0 ||
+      http_headers_get(&response->headers, "content-encoding") != NULL ||
+      http_body_file_range(response->body, &fd, &offset, &length) != 0 || offset != 0 ||
+      length > cache->max_entry || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+      (uint64_t)st.st_size != length)
+    return;
+  size_t key_len = strlen(request->path);
+  uint64_t hash = hash_key(request->path, key_len);
+  cache_entry *old = entry_find(cache, request->path, key_len, hash);
+  if (old != NULL) entry_remove(cache, old);
+  cache_entry *e = calloc(1, sizeof(*e));
+  if (e == NULL) return;
+  e->refs = 1;
+  e->key = malloc(key_len + 1);
+  e->data = malloc(length > 0 ? (size_t)length : 1);
+  http_headers_init(&e->headers, 0, 0);
+  size_t got = 0;
+  while (e->key != NULL && e->data != NULL && got < length) {
+    ssize_t n = pread(fd, e->data + got, (size_t)length - got, (off_t)got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += (size_t)n;
+  }
+  size_t header_bytes = 0;
+  int ok = e->key != NULL && e->data != NULL && got == length;
+  for (size_t i = 0; ok && i < response->headers.count; i++) {
+    const http_header *h = &response->headers.items[i];
+    ok = http_headers_add(&e->headers, h->name, h->name_len, h->value, h->value_len) == 0;
+    header_bytes += h->name_len + h->value_len + 32;
+  }
+  e->charge = sizeof(*e) + key_len + (size_t)length + header_bytes;
+  if (!ok || e->charge > cache->max_bytes) {
+    entry_unref(e);
+    return;
+  }
+  memcpy(e->key, request->path, key_len + 1);
+  e->key_len = key_len;
+  e->hash = hash;
+  e->dev = st.st_dev;
+  e->ino = st.st_ino;
+  e->size = st.st_size;
+  e->mtime = st.st_mtim;
+  e->ctime = st.st_ctim;
+  while (cache->used + e->charge > cache->max_bytes && cache->lru_tail != NULL)
+    entry_remove(cache, cache->lru_tail);
+  e->hash_next = cache->buckets[hash % CACHE_BUCKETS];
+  cache->buckets[hash % CACHE_BUCKETS] = e;
+  lru_push_front(cache, e);
+  cache->used += e->charge;
+  /* This answer, too, comes from the copy (the file's bytes were just read). */
+  http_body *body;
+  e->refs++;
+  if (http_body_new_borrowed(&body, e->data, (size_t)e->size, entry_unref, e) == 0)
+    http_response_set_body(response, body);
+}

@@ -1,0 +1,62 @@
+#!/bin/bash
+# test_file_cache.sh — --file-cache: cached answers are the file's bytes, a changed file
+# (same size, new mtime; new size; removed) is noticed at once, HEAD / Range /
+# If-None-Match still get their own answers, and a cached file is not opened again.
+source "$(dirname "$0")/lib.sh" "$@"
+need python3 curl sha256sum
+mkdir -p "$WORK/site"
+head -c 3000 /dev/urandom >"$WORK/site/small.bin"
+head -c 2000000 /dev/urandom >"$WORK/site/big.bin"
+start_server c --listen 127.0.0.1:0 --docroot "$WORK/site" --workers 1 --file-cache 1048576
+url=http://127.0.0.1:$PORT_c
+get() { curl -sS --max-time 10 -o "$WORK/got" "$url$1"; sha "$WORK/got"; }
+
+check "first answer: the file" "$(get /small.bin)" "$(sha "$WORK/site/small.bin")"
+check "second answer (cached): the file" "$(get /small.bin)" "$(sha "$WORK/site/small.bin")"
+
+if command -v strace >/dev/null 2>&1; then
+  strace -f -e trace=open,openat,openat2 -o "$WORK/strace" -p "$PID_c" 2>/dev/null &
+  tracer=$!
+  sleep 0.5
+  for i in 1 2 3; do get /small.bin >/dev/null; done
+  kill -INT "$tracer" 2>/dev/null
+  wait "$tracer" 2>/dev/null
+  check "a cached file is not opened again" "$(grep -c 'small.bin' "$WORK/strace")" 0
+fi
+
+# Same size, new bytes and a new mtime: noticed.
+python3 - "$WORK/site/small.bin" <<'PY'
+import os, sys
+path = sys.argv[1]
+st = os.stat(path)
+with open(path, "r+b") as f:
+    f.write(os.urandom(st.st_size))
+os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 5 * 10**9))
+PY
+check "a rewritten file (same size) is served new" "$(get /small.bin)" "$(sha "$WORK/site/small.bin")"
+head -c 4100 /dev/urandom >"$WORK/site/small.bin"
+check "a file of a new size is served new" "$(get /small.bin)" "$(sha "$WORK/site/small.bin")"
+check "cached again: still the new bytes" "$(get /small.bin)" "$(sha "$WORK/site/small.bin")"
+
+check "HEAD of a cached file: no body" \
+  "$(curl -sS --max-time 10 --head -o /dev/null -w '%{size_download}' "$url/small.bin")" 0
+check_grep "HEAD of a cached file: its length" "content-length: 4100" \
+  <(curl -sS --max-time 10 -I "$url/small.bin")
+curl -sS --max-time 10 -r 10-19 -o "$WORK/range" -w '%{http_code}' "$url/small.bin" >"$WORK/code"
+check "Range on a cached file: 206" "$(cat "$WORK/code")" 206
+check "Range on a cached file: the bytes" "$(sha "$WORK/range")" \
+  "$(dd if="$WORK/site/small.bin" bs=1 skip=10 count=10 status=none | sha256sum | cut -d' ' -f1)"
+etag=$(curl -sS --max-time 10 -I "$url/small.bin" | awk -F': ' 'tolower($1) == "etag" {print $2}' | tr -d '\r')
+check "If-None-Match on a cached file: 304" \
+  "$(curl -sS --max-time 10 -o /dev/null -w '%{http_code}' -H "If-None-Match: $etag" "$url/small.bin")" 304
+
+rm "$WORK/site/small.bin"
+check "a removed file is 404, not the cached copy" \
+  "$(curl -sS --max-time 10 -o /dev/null -w '%{http_code}' "$url/small.bin")" 404
+check "a file larger than an entry is served whole" "$(get /big.bin)" "$(sha "$WORK/site/big.bin")"
+check "and again" "$(get /big.bin)" "$(sha "$WORK/site/big.bin")"
+stop_server c
+check "exit 0 on SIGTERM" "$STOP_STATUS" 0
+check "no sanitizer report from any speedyd process" \
+  "$(cat "$WORK"/*.stderr | grep -c 'Sanitizer\|runtime error')" 0
+finish
