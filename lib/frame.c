@@ -52,9 +52,7 @@ static int32_t get_u31(const uint8_t *p) {
 }
 
 /* Writes a 31-bit field with its reserved bit cleared. */
-static void put_u31(uint8_t *p, uint32_t v) {
-  spdy_put_u32(p, v & SPDY_STREAM_ID_MASK);
-}
+static void put_u31(uint8_t *p, uint32_t v) { spdy_put_u32(p, v & SPDY_STREAM_ID_MASK); }
 
 /* ---- Common header ----------------------------------------------------------------- */
 
@@ -85,8 +83,8 @@ void spdy_frame_hd_encode_control(uint8_t out[SPDY_FRAME_HEADER_LEN], int versio
   put_u24(out + 5, length);
 }
 
-void spdy_frame_hd_encode_data(uint8_t out[SPDY_FRAME_HEADER_LEN], int32_t stream_id,
-                               uint8_t flags, uint32_t length) {
+void spdy_frame_hd_encode_data(uint8_t out[SPDY_FRAME_HEADER_LEN], int32_t stream_id, uint8_t flags,
+                               uint32_t length) {
   assert(stream_id >= 0);
   assert(length <= SPDY_MAX_FRAME_LENGTH);
   put_u31(out, (uint32_t)stream_id); /* clears the C bit too */
@@ -164,9 +162,8 @@ int spdy_frame_decode_headers(int version, const uint8_t *payload, size_t len,
   return decode_stream_headers(version, payload, len, out);
 }
 
-size_t spdy_frame_encode_stream_headers_prefix(uint8_t *out, int version, int type,
-                                               uint8_t flags, int32_t stream_id,
-                                               size_t block_len) {
+size_t spdy_frame_encode_stream_headers_prefix(uint8_t *out, int version, int type, uint8_t flags,
+                                               int32_t stream_id, size_t block_len) {
   assert(VERSION_IS_KNOWN(version));
   assert(type == SPDY_FRAME_SYN_REPLY || type == SPDY_FRAME_HEADERS);
   assert(stream_id >= 0);
@@ -190,8 +187,7 @@ int spdy_frame_decode_rst_stream(const uint8_t *payload, size_t len, int32_t *st
   return 0;
 }
 
-size_t spdy_frame_encode_rst_stream(uint8_t *out, int version, int32_t stream_id,
-                                    uint32_t status) {
+size_t spdy_frame_encode_rst_stream(uint8_t *out, int version, int32_t stream_id, uint32_t status) {
   assert(stream_id >= 0);
   spdy_frame_hd_encode_control(out, version, SPDY_FRAME_RST_STREAM, 0, SPDY_RST_STREAM_LEN);
   put_u31(out + SPDY_FRAME_HEADER_LEN, (uint32_t)stream_id);
@@ -215,8 +211,7 @@ int spdy_frame_decode_settings(const uint8_t *payload, size_t len, uint32_t *cou
 void spdy_frame_settings_entry(int version, const uint8_t *payload, uint32_t index,
                                spdy_setting *out) {
   assert(VERSION_IS_KNOWN(version));
-  const uint8_t *p =
-      payload + SPDY_SETTINGS_COUNT_LEN + (size_t)index * SPDY_SETTINGS_ENTRY_LEN;
+  const uint8_t *p = payload + SPDY_SETTINGS_COUNT_LEN + (size_t)index * SPDY_SETTINGS_ENTRY_LEN;
   if (version == 2) {
     /* SPDY/2 quirk: the 24-bit id is little-endian, then the flags. */
     out->id = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16);
@@ -233,8 +228,7 @@ size_t spdy_frame_encode_settings(uint8_t *out, int version, uint8_t flags,
   assert(VERSION_IS_KNOWN(version));
   assert(n <= (SPDY_MAX_FRAME_LENGTH - SPDY_SETTINGS_COUNT_LEN) / SPDY_SETTINGS_ENTRY_LEN);
   size_t payload_len = SPDY_SETTINGS_COUNT_LEN + n * SPDY_SETTINGS_ENTRY_LEN;
-  spdy_frame_hd_encode_control(out, version, SPDY_FRAME_SETTINGS, flags,
-                               (uint32_t)payload_len);
+  spdy_frame_hd_encode_control(out, version, SPDY_FRAME_SETTINGS, flags, (uint32_t)payload_len);
   uint8_t *p = out + SPDY_FRAME_HEADER_LEN;
   spdy_put_u32(p, (uint32_t)n);
   p += SPDY_SETTINGS_COUNT_LEN;
@@ -277,8 +271,8 @@ size_t spdy_frame_encode_ping(uint8_t *out, int version, uint32_t id) {
 
 /* ---- GOAWAY ------------------------------------------------------------------------ */
 
-int spdy_frame_decode_goaway(int version, const uint8_t *payload, size_t len,
-                             int32_t *last_good_id, uint32_t *status) {
+int spdy_frame_decode_goaway(int version, const uint8_t *payload, size_t len, int32_t *last_good_id,
+                             uint32_t *status) {
   assert(VERSION_IS_KNOWN(version));
   if (version == 2) {
     /* SPDY/2 defines 4 bytes; some v2 peers append a v3-style status anyway. It has no
@@ -294,8 +288,7 @@ int spdy_frame_decode_goaway(int version, const uint8_t *payload, size_t len,
   return 0;
 }
 
-size_t spdy_frame_encode_goaway(uint8_t *out, int version, int32_t last_good_id,
-                                uint32_t status) {
+size_t spdy_frame_encode_goaway(uint8_t *out, int version, int32_t last_good_id, uint32_t status) {
   assert(VERSION_IS_KNOWN(version));
   assert(last_good_id >= 0);
   uint32_t payload_len = version == 2 ? SPDY_GOAWAY_V2_LEN : SPDY_GOAWAY_V3_LEN;
@@ -319,8 +312,7 @@ size_t spdy_frame_encode_window_update(uint8_t *out, int version, int32_t stream
                                        uint32_t delta) {
   assert(stream_id >= 0);
   assert(delta <= SPDY_MAX_WINDOW);
-  spdy_frame_hd_encode_control(out, version, SPDY_FRAME_WINDOW_UPDATE, 0,
-                               SPDY_WINDOW_UPDATE_LEN);
+  spdy_frame_hd_encode_control(out, version, SPDY_FRAME_WINDOW_UPDATE, 0, SPDY_WINDOW_UPDATE_LEN);
   put_u31(out + SPDY_FRAME_HEADER_LEN, (uint32_t)stream_id);
   put_u31(out + SPDY_FRAME_HEADER_LEN + 4, delta);
   return SPDY_FRAME_HEADER_LEN + SPDY_WINDOW_UPDATE_LEN;
@@ -367,8 +359,7 @@ size_t spdy_frame_encode_credential(uint8_t *out, uint16_t slot, const uint8_t *
   payload_len += proof_len;
   for (size_t i = 0; i < n_certs; i++) {
     assert(cert_lens[i] <= SPDY_MAX_FRAME_LENGTH - SPDY_CREDENTIAL_CERT_LEN_LEN);
-    assert(payload_len <=
-           SPDY_MAX_FRAME_LENGTH - SPDY_CREDENTIAL_CERT_LEN_LEN - cert_lens[i]);
+    assert(payload_len <= SPDY_MAX_FRAME_LENGTH - SPDY_CREDENTIAL_CERT_LEN_LEN - cert_lens[i]);
     payload_len += SPDY_CREDENTIAL_CERT_LEN_LEN + cert_lens[i];
   }
   /* CREDENTIAL exists only in SPDY/3. */

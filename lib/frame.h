@@ -36,21 +36,21 @@ typedef struct spdy_frame_hd {
   uint16_t type;     /* control frames */
   int32_t stream_id; /* DATA frames */
   uint8_t flags;
-  uint32_t length;   /* payload bytes after the 8-byte header */
+  uint32_t length; /* payload bytes after the 8-byte header */
 } spdy_frame_hd;
 
 void spdy_frame_hd_decode(const uint8_t in[SPDY_FRAME_HEADER_LEN], spdy_frame_hd *out);
 void spdy_frame_hd_encode_control(uint8_t out[SPDY_FRAME_HEADER_LEN], int version, int type,
                                   uint8_t flags, uint32_t length);
-void spdy_frame_hd_encode_data(uint8_t out[SPDY_FRAME_HEADER_LEN], int32_t stream_id,
-                               uint8_t flags, uint32_t length);
+void spdy_frame_hd_encode_data(uint8_t out[SPDY_FRAME_HEADER_LEN], int32_t stream_id, uint8_t flags,
+                               uint32_t length);
 
 /* SYN_STREAM. priority is the wire value (v2: 0-3, v3: 0-7). */
 typedef struct spdy_syn_stream {
   int32_t stream_id;
   int32_t associated_id;
   uint8_t priority;
-  uint8_t slot; /* v3 only */
+  uint8_t slot;         /* v3 only */
   const uint8_t *block; /* compressed header block */
   size_t block_len;
 } spdy_syn_stream;
@@ -72,15 +72,13 @@ int spdy_frame_decode_syn_reply(int version, const uint8_t *payload, size_t len,
 int spdy_frame_decode_headers(int version, const uint8_t *payload, size_t len,
                               spdy_stream_headers *out);
 /* type is SPDY_FRAME_SYN_REPLY or SPDY_FRAME_HEADERS; writes 8 + fixed bytes. */
-size_t spdy_frame_encode_stream_headers_prefix(uint8_t *out, int version, int type,
-                                               uint8_t flags, int32_t stream_id,
-                                               size_t block_len);
+size_t spdy_frame_encode_stream_headers_prefix(uint8_t *out, int version, int type, uint8_t flags,
+                                               int32_t stream_id, size_t block_len);
 
 /* RST_STREAM: 8-byte payload. */
 int spdy_frame_decode_rst_stream(const uint8_t *payload, size_t len, int32_t *stream_id,
                                  uint32_t *status);
-size_t spdy_frame_encode_rst_stream(uint8_t *out, int version, int32_t stream_id,
-                                    uint32_t status);
+size_t spdy_frame_encode_rst_stream(uint8_t *out, int version, int32_t stream_id, uint32_t status);
 
 /* SETTINGS: a count, then 8-byte entries (v2: 24-bit id little-endian, then flags; v3:
  * flags, then 24-bit id big-endian). decode checks len == 4 + 8 * count. */
@@ -99,10 +97,9 @@ int spdy_frame_decode_ping(const uint8_t *payload, size_t len, uint32_t *id);
 size_t spdy_frame_encode_ping(uint8_t *out, int version, uint32_t id);
 
 /* GOAWAY: last-good-stream-id (v2: 4 bytes), + status (v3: 8 bytes). */
-int spdy_frame_decode_goaway(int version, const uint8_t *payload, size_t len,
-                             int32_t *last_good_id, uint32_t *status);
-size_t spdy_frame_encode_goaway(uint8_t *out, int version, int32_t last_good_id,
-                                uint32_t status);
+int spdy_frame_decode_goaway(int version, const uint8_t *payload, size_t len, int32_t *last_good_id,
+                             uint32_t *status);
+size_t spdy_frame_encode_goaway(uint8_t *out, int version, int32_t last_good_id, uint32_t status);
 
 /* WINDOW_UPDATE: stream id and 31-bit delta. */
 int spdy_frame_decode_window_update(const uint8_t *payload, size_t len, int32_t *stream_id,
@@ -130,14 +127,16 @@ size_t spdy_frame_encode_credential(uint8_t *out, uint16_t slot, const uint8_t *
 static inline uint32_t spdy_get_u32(const uint8_t *p) {
   return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
 }
-static inline uint16_t spdy_get_u16(const uint8_t *p) {
-  return (uint16_t)((p[0] << 8) | p[1]);
-}
+static inline uint16_t spdy_get_u16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
 static inline void spdy_put_u32(uint8_t *p, uint32_t v) {
-  p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
+  p[0] = (uint8_t)(v >> 24);
+  p[1] = (uint8_t)(v >> 16);
+  p[2] = (uint8_t)(v >> 8);
+  p[3] = (uint8_t)v;
 }
 static inline void spdy_put_u16(uint8_t *p, uint16_t v) {
-  p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v;
+  p[0] = (uint8_t)(v >> 8);
+  p[1] = (uint8_t)v;
 }
 
 #endif

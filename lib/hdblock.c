@@ -696,7 +696,8 @@ int spdy_hdblock_parse(int version, spdy_mem *mem, const uint8_t *block, size_t 
 
 int spdy_hdblock_emit_checked(int version, const uint8_t *block, size_t len,
                               spdy_hdblock_emit_fn emit, void *ctx) {
-  if ((version != 2 && version != 3) || emit == NULL || block == NULL) return SPDY_ERR_INVALID_ARGUMENT;
+  if ((version != 2 && version != 3) || emit == NULL || block == NULL)
+    return SPDY_ERR_INVALID_ARGUMENT;
   size_t width = length_width(version);
   if (len < width) return SPDY_ERR_INVALID_HEADER;
   return block_emit(version, block, read_length(block, width), emit, ctx);

@@ -40,8 +40,8 @@ typedef struct spdy_hdblock_inflater {
 
 /* zlib's memory comes from mem (which must outlive the object). Return 0,
  * SPDY_ERR_NOMEM or SPDY_ERR_INVALID_ARGUMENT. */
-int spdy_hdblock_deflater_init(spdy_hdblock_deflater *d, spdy_mem *mem, int version,
-                               int level, int window_bits, int mem_level);
+int spdy_hdblock_deflater_init(spdy_hdblock_deflater *d, spdy_mem *mem, int version, int level,
+                               int window_bits, int mem_level);
 void spdy_hdblock_deflater_free(spdy_hdblock_deflater *d);
 int spdy_hdblock_inflater_init(spdy_hdblock_inflater *inf, spdy_mem *mem, int version,
                                uint32_t max_block);
@@ -57,8 +57,7 @@ int spdy_hdblock_deflate(spdy_hdblock_deflater *d, spdy_mem *mem, spdy_buf *out,
                          const spdy_header *headers, size_t n_headers);
 
 /* The uncompressed serialised size of headers in this version (for statistics). */
-size_t spdy_hdblock_serialised_size(int version, const spdy_header *headers,
-                                    size_t n_headers);
+size_t spdy_hdblock_serialised_size(int version, const spdy_header *headers, size_t n_headers);
 
 /* Inflates one frame's whole compressed block into inf->scratch (*out, *out_len valid
  * until the next call). Returns 0, SPDY_ERR_COMPRESSION (corrupt data, wrong

@@ -84,6 +84,4 @@ void *spdy_mem_zalloc(void *opaque, unsigned items, unsigned size) {
   return spdy_mem_calloc(opaque, items, size);
 }
 
-void spdy_mem_zfree(void *opaque, void *ptr) {
-  spdy_mem_free(opaque, ptr);
-}
+void spdy_mem_zfree(void *opaque, void *ptr) { spdy_mem_free(opaque, ptr); }

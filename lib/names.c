@@ -9,28 +9,50 @@ const char *spdy_version(void) { return SPDY_VERSION_STRING; }
 
 const char *spdy_strerror(int error) {
   switch (error) {
-  case SPDY_OK: return "success";
-  case SPDY_ERR_INVALID_ARGUMENT: return "invalid argument";
-  case SPDY_ERR_NOMEM: return "out of memory";
-  case SPDY_ERR_DEFERRED: return "data not ready yet";
-  case SPDY_ERR_PAUSE: return "paused by the application";
-  case SPDY_ERR_CALLBACK_FAILURE: return "a callback failed";
-  case SPDY_ERR_PROTOCOL: return "the peer violated the SPDY protocol";
-  case SPDY_ERR_COMPRESSION: return "a header block could not be decompressed";
-  case SPDY_ERR_HEADER_BLOCK_TOO_LARGE: return "a header block is larger than allowed";
-  case SPDY_ERR_FRAME_TOO_LARGE: return "a frame is larger than allowed";
-  case SPDY_ERR_UNSUPPORTED_VERSION: return "the peer used another SPDY version";
-  case SPDY_ERR_FLOW_CONTROL: return "the peer violated flow control";
-  case SPDY_ERR_STREAM_NOT_FOUND: return "no such stream";
-  case SPDY_ERR_STREAM_CLOSED: return "the stream is closed";
-  case SPDY_ERR_STREAM_ID_EXHAUSTED: return "no stream ids left on this session";
-  case SPDY_ERR_SESSION_CLOSING: return "the session is going away";
-  case SPDY_ERR_INVALID_STATE: return "not allowed in this state";
-  case SPDY_ERR_INVALID_HEADER: return "invalid header field";
-  case SPDY_ERR_FLOOD: return "the peer flooded the session with frames that need answers";
-  case SPDY_ERR_WINDOW_OVERFLOW: return "flow control window would exceed 2^31-1";
-  case SPDY_ERR_TOO_MANY_STREAMS: return "too many streams waiting to open";
-  default: return "unknown error";
+  case SPDY_OK:
+    return "success";
+  case SPDY_ERR_INVALID_ARGUMENT:
+    return "invalid argument";
+  case SPDY_ERR_NOMEM:
+    return "out of memory";
+  case SPDY_ERR_DEFERRED:
+    return "data not ready yet";
+  case SPDY_ERR_PAUSE:
+    return "paused by the application";
+  case SPDY_ERR_CALLBACK_FAILURE:
+    return "a callback failed";
+  case SPDY_ERR_PROTOCOL:
+    return "the peer violated the SPDY protocol";
+  case SPDY_ERR_COMPRESSION:
+    return "a header block could not be decompressed";
+  case SPDY_ERR_HEADER_BLOCK_TOO_LARGE:
+    return "a header block is larger than allowed";
+  case SPDY_ERR_FRAME_TOO_LARGE:
+    return "a frame is larger than allowed";
+  case SPDY_ERR_UNSUPPORTED_VERSION:
+    return "the peer used another SPDY version";
+  case SPDY_ERR_FLOW_CONTROL:
+    return "the peer violated flow control";
+  case SPDY_ERR_STREAM_NOT_FOUND:
+    return "no such stream";
+  case SPDY_ERR_STREAM_CLOSED:
+    return "the stream is closed";
+  case SPDY_ERR_STREAM_ID_EXHAUSTED:
+    return "no stream ids left on this session";
+  case SPDY_ERR_SESSION_CLOSING:
+    return "the session is going away";
+  case SPDY_ERR_INVALID_STATE:
+    return "not allowed in this state";
+  case SPDY_ERR_INVALID_HEADER:
+    return "invalid header field";
+  case SPDY_ERR_FLOOD:
+    return "the peer flooded the session with frames that need answers";
+  case SPDY_ERR_WINDOW_OVERFLOW:
+    return "flow control window would exceed 2^31-1";
+  case SPDY_ERR_TOO_MANY_STREAMS:
+    return "too many streams waiting to open";
+  default:
+    return "unknown error";
   }
 }
 
@@ -44,17 +66,23 @@ int spdy_error_is_fatal(int error) {
   case SPDY_ERR_FRAME_TOO_LARGE:
   case SPDY_ERR_UNSUPPORTED_VERSION:
   case SPDY_ERR_FLOW_CONTROL:
-  case SPDY_ERR_FLOOD: return 1;
-  default: return 0;
+  case SPDY_ERR_FLOOD:
+    return 1;
+  default:
+    return 0;
   }
 }
 
 const char *spdy_protocol_name(spdy_protocol protocol) {
   switch (protocol) {
-  case SPDY_PROTOCOL_SPDY2: return "spdy/2";
-  case SPDY_PROTOCOL_SPDY3: return "spdy/3";
-  case SPDY_PROTOCOL_SPDY3_1: return "spdy/3.1";
-  default: return NULL;
+  case SPDY_PROTOCOL_SPDY2:
+    return "spdy/2";
+  case SPDY_PROTOCOL_SPDY3:
+    return "spdy/3";
+  case SPDY_PROTOCOL_SPDY3_1:
+    return "spdy/3.1";
+  default:
+    return NULL;
   }
 }
 
@@ -73,19 +101,26 @@ int spdy_protocol_from_name(const char *name, size_t len, spdy_protocol *out) {
 }
 
 const char *spdy_rst_status_name(uint32_t status) {
-  static const char *const names[] = {
-      "NONE", "PROTOCOL_ERROR", "INVALID_STREAM", "REFUSED_STREAM", "UNSUPPORTED_VERSION",
-      "CANCEL", "INTERNAL_ERROR", "FLOW_CONTROL_ERROR", "STREAM_IN_USE",
-      "STREAM_ALREADY_CLOSED", "INVALID_CREDENTIALS", "FRAME_TOO_LARGE"};
+  static const char *const names[] = {"NONE",
+                                      "PROTOCOL_ERROR",
+                                      "INVALID_STREAM",
+                                      "REFUSED_STREAM",
+                                      "UNSUPPORTED_VERSION",
+                                      "CANCEL",
+                                      "INTERNAL_ERROR",
+                                      "FLOW_CONTROL_ERROR",
+                                      "STREAM_IN_USE",
+                                      "STREAM_ALREADY_CLOSED",
+                                      "INVALID_CREDENTIALS",
+                                      "FRAME_TOO_LARGE"};
   return status < sizeof(names) / sizeof(names[0]) ? names[status] : "UNKNOWN";
 }
 
 const char *spdy_frame_type_name(int type) {
-  static const char *const names[] = {"DATA", "SYN_STREAM", "SYN_REPLY", "RST_STREAM",
-                                      "SETTINGS", "NOOP", "PING", "GOAWAY", "HEADERS",
-                                      "WINDOW_UPDATE", "CREDENTIAL"};
-  return type >= 0 && (size_t)type < sizeof(names) / sizeof(names[0]) ? names[type]
-                                                                      : "UNKNOWN";
+  static const char *const names[] = {"DATA",     "SYN_STREAM",    "SYN_REPLY", "RST_STREAM",
+                                      "SETTINGS", "NOOP",          "PING",      "GOAWAY",
+                                      "HEADERS",  "WINDOW_UPDATE", "CREDENTIAL"};
+  return type >= 0 && (size_t)type < sizeof(names) / sizeof(names[0]) ? names[type] : "UNKNOWN";
 }
 
 int spdy_detect_version(const uint8_t *bytes, size_t len) {

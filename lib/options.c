@@ -137,9 +137,7 @@ void spdy_callbacks_set_on_ping_ack(spdy_callbacks *c, spdy_on_ping_ack_fn fn) {
   c->on_ping_ack = fn;
 }
 void spdy_callbacks_set_on_goaway(spdy_callbacks *c, spdy_on_goaway_fn fn) { c->on_goaway = fn; }
-void spdy_callbacks_set_on_setting(spdy_callbacks *c, spdy_on_setting_fn fn) {
-  c->on_setting = fn;
-}
+void spdy_callbacks_set_on_setting(spdy_callbacks *c, spdy_on_setting_fn fn) { c->on_setting = fn; }
 void spdy_callbacks_set_on_frame(spdy_callbacks *c, spdy_on_frame_fn fn) { c->on_frame = fn; }
 void spdy_callbacks_set_on_send_data(spdy_callbacks *c, spdy_on_send_data_fn fn) {
   c->on_send_data = fn;

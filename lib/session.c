@@ -80,8 +80,8 @@ int spdy_queue_window_update(spdy_session *session, int32_t stream_id, uint32_t 
   spdy_outframe *frame = fixed_frame(session, SPDY_FRAME_WINDOW_UPDATE);
   if (frame == NULL) return SPDY_ERR_NOMEM;
   frame->stream_id = stream_id;
-  frame->fixed_len = spdy_frame_encode_window_update(frame->fixed, session->wire_version,
-                                                     stream_id, delta);
+  frame->fixed_len =
+      spdy_frame_encode_window_update(frame->fixed, session->wire_version, stream_id, delta);
   return spdy_queue_control(session, frame, 0);
 }
 
@@ -158,8 +158,8 @@ static int queue_initial_frames(spdy_session *session) {
   if (!o->send_initial_settings) return 0;
   spdy_setting settings[2];
   size_t n = 0;
-  settings[n++] = (spdy_setting){SPDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0,
-                                 o->max_concurrent_streams};
+  settings[n++] =
+      (spdy_setting){SPDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, o->max_concurrent_streams};
   if (session->wire_version >= 3 && o->stream_window != SPDY_DEFAULT_WINDOW)
     settings[n++] = (spdy_setting){SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, o->stream_window};
   int rv = spdy_submit_settings(session, 0, settings, n);
@@ -201,8 +201,8 @@ int spdy_session_new(spdy_session **out, spdy_protocol protocol, spdy_role role,
   for (int i = 0; i <= SPDY_SETTINGS_MAX_ID; i++) session->remote_settings[i] = -1;
   session->session_send_window = SPDY_DEFAULT_WINDOW;
   session->session_recv_window = SPDY_DEFAULT_WINDOW;
-  session->local_initial_window = session->wire_version >= 3 ? options->stream_window
-                                                             : SPDY_DEFAULT_WINDOW;
+  session->local_initial_window =
+      session->wire_version >= 3 ? options->stream_window : SPDY_DEFAULT_WINDOW;
   spdy_buf_init(&session->outbuf, (size_t)SPDY_MAX_FRAME_LENGTH + 2 * 1024 * 1024);
   spdy_buf_init(&session->inbuf, options->max_recv_control_frame);
   session->recv_state = SPDY_RECV_HEAD;
@@ -210,8 +210,8 @@ int spdy_session_new(spdy_session **out, spdy_protocol protocol, spdy_role role,
   int rv = spdy_stream_table_init(session);
   if (rv == 0)
     rv = spdy_hdblock_deflater_init(&session->deflater, &session->mem, session->wire_version,
-                                     options->deflate_level, options->deflate_window_bits,
-                                     options->deflate_mem_level);
+                                    options->deflate_level, options->deflate_window_bits,
+                                    options->deflate_mem_level);
   if (rv == 0)
     rv = spdy_hdblock_inflater_init(&session->inflater, &session->mem, session->wire_version,
                                     options->max_header_block);
@@ -347,8 +347,8 @@ static const spdy_header *find_header(const spdy_header *headers, size_t n, cons
 
 /* The pseudo-headers SPDY/2 spells without the colon. */
 static int is_v2_mapped_name(const spdy_header *h) {
-  static const char *const mapped[] = {":method", ":path", ":version", ":host", ":scheme",
-                                       ":status"};
+  static const char *const mapped[] = {":method", ":path",   ":version",
+                                       ":host",   ":scheme", ":status"};
   for (size_t i = 0; i < sizeof(mapped) / sizeof(mapped[0]); i++)
     if (name_is(h, mapped[i])) return 1;
   return 0;
@@ -458,8 +458,8 @@ int spdy_session_drop_pending(spdy_session *session, int32_t stream_id) {
 int32_t spdy_submit_request(spdy_session *session, int urgency, const spdy_header *headers,
                             size_t n_headers, spdy_data_read_fn read_fn, void *source,
                             void *stream_user) {
-  static const char *const required_v3[] = {":method", ":path", ":version", ":host", ":scheme",
-                                            NULL};
+  static const char *const required_v3[] = {":method", ":path",   ":version",
+                                            ":host",   ":scheme", NULL};
   static const char *const required_v2[] = {":method", ":path", ":version", NULL};
   if (session == NULL) return SPDY_ERR_INVALID_ARGUMENT;
   if (session->role != SPDY_ROLE_CLIENT) return SPDY_ERR_INVALID_STATE;
@@ -529,7 +529,8 @@ int32_t spdy_submit_push(spdy_session *session, int32_t associated_id, int urgen
   const spdy_header *scheme = find_header(request_headers, n_request, ":scheme");
   const spdy_header *host = find_header(request_headers, n_request, ":host");
   const spdy_header *path = find_header(request_headers, n_request, ":path");
-  if (session->wire_version == 2) url_len = scheme->value_len + 3 + host->value_len + path->value_len;
+  if (session->wire_version == 2)
+    url_len = scheme->value_len + 3 + host->value_len + path->value_len;
   spdy_header *all = spdy_mem_malloc(&session->mem, n_all * sizeof(spdy_header) + url_len);
   if (all == NULL) return SPDY_ERR_NOMEM;
   size_t k = 0;
@@ -578,9 +579,8 @@ int spdy_submit_headers(spdy_session *session, int32_t stream_id, const spdy_hea
 }
 
 int spdy_submit_rst(spdy_session *session, int32_t stream_id, uint32_t status) {
-  uint32_t max_status = session != NULL && session->wire_version == 2
-                            ? SPDY_RST_FLOW_CONTROL_ERROR
-                            : SPDY_RST_FRAME_TOO_LARGE;
+  uint32_t max_status = session != NULL && session->wire_version == 2 ? SPDY_RST_FLOW_CONTROL_ERROR
+                                                                      : SPDY_RST_FRAME_TOO_LARGE;
   if (session == NULL || stream_id <= 0 || status == SPDY_RST_NONE || status > max_status)
     return SPDY_ERR_INVALID_ARGUMENT;
   spdy_stream *stream = spdy_stream_find(session, stream_id);
@@ -590,8 +590,7 @@ int spdy_submit_rst(spdy_session *session, int32_t stream_id, uint32_t status) {
   /* A reset submitted from a callback during spdy_session_recv answers the peer's input
    * (refusing its pushes, say): it counts against the flood cap like the engine's own. */
   int rv = spdy_queue_rst(session, stream_id, status, session->in_recv);
-  if (rv == SPDY_ERR_FLOOD)
-    return spdy_session_fail(session, rv, SPDY_GOAWAY_PROTOCOL_ERROR);
+  if (rv == SPDY_ERR_FLOOD) return spdy_session_fail(session, rv, SPDY_GOAWAY_PROTOCOL_ERROR);
   if (rv != 0) return rv;
   return spdy_stream_close(session, stream, status);
 }
@@ -626,8 +625,8 @@ int spdy_submit_goaway(spdy_session *session, uint32_t status) {
   return spdy_queue_goaway(session, status);
 }
 
-int spdy_submit_settings(spdy_session *session, uint8_t frame_flags,
-                         const spdy_setting *settings, size_t n_settings) {
+int spdy_submit_settings(spdy_session *session, uint8_t frame_flags, const spdy_setting *settings,
+                         size_t n_settings) {
   if (session == NULL || n_settings > SPDY_SETTINGS_MAX_ID + 1 ||
       (n_settings > 0 && settings == NULL))
     return SPDY_ERR_INVALID_ARGUMENT;

@@ -61,32 +61,32 @@ void spdy_options_init_default(spdy_options *options);
 
 /* Where a stream's outgoing body stands. */
 typedef enum spdy_data_state {
-  SPDY_DATA_NONE = 0,   /* no body to send (or not yet submitted) */
-  SPDY_DATA_WAITING,    /* body submitted; its opening frame is not serialised yet */
-  SPDY_DATA_ACTIVE,     /* in the scheduler */
-  SPDY_DATA_DEFERRED,   /* source said not ready: waits for resume_data */
-  SPDY_DATA_BLOCKED     /* flow control window exhausted: waits for WINDOW_UPDATE */
+  SPDY_DATA_NONE = 0, /* no body to send (or not yet submitted) */
+  SPDY_DATA_WAITING,  /* body submitted; its opening frame is not serialised yet */
+  SPDY_DATA_ACTIVE,   /* in the scheduler */
+  SPDY_DATA_DEFERRED, /* source said not ready: waits for resume_data */
+  SPDY_DATA_BLOCKED   /* flow control window exhausted: waits for WINDOW_UPDATE */
 } spdy_data_state;
 
 typedef struct spdy_stream spdy_stream;
 struct spdy_stream {
   int32_t id;
   int32_t associated_id;
-  uint8_t urgency;          /* 0 most urgent .. 7 */
-  uint8_t local_closed;     /* we sent FIN, or we may never send (inbound push) */
-  uint8_t remote_closed;    /* peer sent FIN, or it may never send (our push) */
+  uint8_t urgency;       /* 0 most urgent .. 7 */
+  uint8_t local_closed;  /* we sent FIN, or we may never send (inbound push) */
+  uint8_t remote_closed; /* peer sent FIN, or it may never send (our push) */
   uint8_t locally_initiated;
-  uint8_t opened_on_wire;   /* our SYN_STREAM was serialised (locally initiated) */
-  uint8_t reply_done;       /* server: SYN_REPLY submitted; client: SYN_REPLY received */
-  uint8_t response_seen;    /* client: :status received (SYN_REPLY or push HEADERS) */
-  uint8_t data_state;       /* spdy_data_state */
-  int64_t send_window;      /* may go negative after SETTINGS (v3 2.6.8) */
-  int64_t recv_window;      /* what the peer may still send on this stream */
-  uint32_t recv_unacked;    /* consumed, not yet returned with WINDOW_UPDATE */
+  uint8_t opened_on_wire; /* our SYN_STREAM was serialised (locally initiated) */
+  uint8_t reply_done;     /* server: SYN_REPLY submitted; client: SYN_REPLY received */
+  uint8_t response_seen;  /* client: :status received (SYN_REPLY or push HEADERS) */
+  uint8_t data_state;     /* spdy_data_state */
+  int64_t send_window;    /* may go negative after SETTINGS (v3 2.6.8) */
+  int64_t recv_window;    /* what the peer may still send on this stream */
+  uint32_t recv_unacked;  /* consumed, not yet returned with WINDOW_UPDATE */
   spdy_data_read_fn read_fn;
   void *source;
   void *user;
-  spdy_stream *hash_next;              /* stream table chain */
+  spdy_stream *hash_next;               /* stream table chain */
   spdy_stream *sched_prev, *sched_next; /* urgency list while ACTIVE */
 };
 
@@ -95,15 +95,15 @@ struct spdy_stream {
 typedef struct spdy_outframe spdy_outframe;
 struct spdy_outframe {
   spdy_outframe *next;
-  uint8_t type;         /* spdy_frame_type */
+  uint8_t type; /* spdy_frame_type */
   uint8_t flags;
-  uint8_t peer_owed;    /* counted against max_queued_control_frames */
-  uint8_t priority;     /* SYN_STREAM: wire priority */
+  uint8_t peer_owed; /* counted against max_queued_control_frames */
+  uint8_t priority;  /* SYN_STREAM: wire priority */
   int32_t stream_id;
   int32_t associated_id;
   spdy_header *headers; /* owned, one block with its strings; NULL for fixed frames */
   size_t n_headers;
-  size_t fixed_len;     /* pre-encoded frame for frames without header blocks */
+  size_t fixed_len; /* pre-encoded frame for frames without header blocks */
   uint8_t fixed[8 + 4 + 8 * (SPDY_SETTINGS_MAX_ID + 1)];
 };
 
@@ -116,11 +116,11 @@ struct spdy_pending {
 
 /* Input parser states. */
 typedef enum spdy_recv_state {
-  SPDY_RECV_HEAD,     /* collecting the 8-byte frame header */
-  SPDY_RECV_CONTROL,  /* collecting a control frame's payload into inbuf */
-  SPDY_RECV_DATA,     /* passing DATA payload to the application */
-  SPDY_RECV_DISCARD,  /* skipping a payload (unknown type, dead stream) */
-  SPDY_RECV_DEAD      /* after a fatal error: input is ignored */
+  SPDY_RECV_HEAD,    /* collecting the 8-byte frame header */
+  SPDY_RECV_CONTROL, /* collecting a control frame's payload into inbuf */
+  SPDY_RECV_DATA,    /* passing DATA payload to the application */
+  SPDY_RECV_DISCARD, /* skipping a payload (unknown type, dead stream) */
+  SPDY_RECV_DEAD     /* after a fatal error: input is ignored */
 } spdy_recv_state;
 
 typedef struct spdy_ping_record {
@@ -149,7 +149,7 @@ struct spdy_session {
   uint32_t n_local_open;  /* streams we initiated that count against the peer's limit */
   uint32_t n_remote_open; /* streams the peer initiated that count against ours */
   int32_t next_stream_id;
-  int32_t last_recv_stream_id;   /* highest peer stream we processed (GOAWAY last-good) */
+  int32_t last_recv_stream_id;    /* highest peer stream we processed (GOAWAY last-good) */
   int32_t highest_peer_stream_id; /* highest peer stream id seen, processed or ignored */
   int32_t highest_local_id_sent;
 
@@ -188,9 +188,9 @@ struct spdy_session {
   spdy_buf inbuf;
   uint32_t payload_left; /* DATA / DISCARD bytes still to come */
   int32_t data_stream_id;
-  uint8_t data_deliver;  /* 1: pass DATA payload to the application */
-  uint8_t in_recv;       /* inside spdy_session_recv (callbacks answer peer input) */
-  uint32_t data_credit;  /* bytes of this DATA frame to credit when it ends */
+  uint8_t data_deliver; /* 1: pass DATA payload to the application */
+  uint8_t in_recv;      /* inside spdy_session_recv (callbacks answer peer input) */
+  uint32_t data_credit; /* bytes of this DATA frame to credit when it ends */
 
   /* PING. */
   uint32_t next_ping_id;

@@ -68,9 +68,8 @@ static int unknown_stream(spdy_session *session, int32_t stream_id) {
 
 /* Reports a received frame to on_frame; the summary is formatted only when someone
  * listens. */
-__attribute__((format(printf, 3, 4))) static void trace_recv(spdy_session *session,
-                                                             int32_t stream_id,
-                                                             const char *format, ...) {
+__attribute__((format(printf, 3, 4))) static void
+trace_recv(spdy_session *session, int32_t stream_id, const char *format, ...) {
   if (session->callbacks.on_frame == NULL) return;
   char summary[64];
   va_list ap;
@@ -99,9 +98,9 @@ static int scan_emit(void *ctx, const spdy_header *h) {
     const char *name;
     size_t len;
     int bit;
-  } known[] = {{":method", 7, HAVE_METHOD}, {":path", 5, HAVE_PATH},
+  } known[] = {{":method", 7, HAVE_METHOD},   {":path", 5, HAVE_PATH},
                {":version", 8, HAVE_VERSION}, {":host", 5, HAVE_HOST},
-               {":scheme", 7, HAVE_SCHEME}, {":status", 7, HAVE_STATUS}};
+               {":scheme", 7, HAVE_SCHEME},   {":status", 7, HAVE_STATUS}};
   int *found = ctx;
   if (h->name_len == 0 || h->name[0] != ':') return 0;
   for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
@@ -136,8 +135,8 @@ static int inflate_block(spdy_session *session, const uint8_t *in, size_t in_len
   out->data = NULL;
   out->len = 0;
   if (in_len == 0) return 0; /* no block: zlib untouched on both ends */
-  int rv = spdy_hdblock_inflate(&session->inflater, &session->mem, in, in_len, &out->data,
-                                &out->len);
+  int rv =
+      spdy_hdblock_inflate(&session->inflater, &session->mem, in, in_len, &out->data, &out->len);
   return rv != 0 ? fail_with(session, rv) : 0;
 }
 
@@ -161,8 +160,8 @@ static int emit_block(spdy_session *session, int32_t stream_id, spdy_headers_kin
     return fail_callback(session);
   if (block->len > 0) {
     emit_ctx ctx = {session, stream_id};
-    int rv = spdy_hdblock_emit_checked(session->wire_version, block->data, block->len,
-                                       deliver_emit, &ctx);
+    int rv = spdy_hdblock_emit_checked(session->wire_version, block->data, block->len, deliver_emit,
+                                       &ctx);
     if (rv != 0) return fail_with(session, rv);
   }
   if (cb->on_headers_end != NULL &&
@@ -189,7 +188,7 @@ static int on_syn_stream(spdy_session *session, const uint8_t *payload, size_t l
   int rv = inflate_block(session, syn.block, syn.block_len, &block);
   if (rv != 0) return rv;
   trace_recv(session, syn.stream_id, "stream=%d assoc=%d pri=%u", (int)syn.stream_id,
-           (int)syn.associated_id, (unsigned)syn.priority);
+             (int)syn.associated_id, (unsigned)syn.priority);
 
   int32_t id = syn.stream_id;
   if (id == 0 || !is_peer_id(session, id)) return fail_protocol(session);
@@ -201,7 +200,7 @@ static int on_syn_stream(spdy_session *session, const uint8_t *payload, size_t l
     return fail_protocol(session); /* ids must increase */
   }
   session->highest_peer_stream_id = id; /* seen, even if ignored: its DATA is ignored too */
-  if (session->goaway_sent) return 0; /* after GOAWAY new streams are ignored */
+  if (session->goaway_sent) return 0;   /* after GOAWAY new streams are ignored */
   int push = session->role == SPDY_ROLE_CLIENT;
   if (push && syn.associated_id == 0) return fail_protocol(session); /* v3 3.3.2 */
   session->last_recv_stream_id = id;
@@ -267,8 +266,8 @@ static int on_stream_headers(spdy_session *session, const uint8_t *payload, size
   if (stream->remote_closed) return reset_stream(session, id, already_closed_status(session));
   int found = scan_block(session, &block);
   if (found == SPDY_ERR_INVALID_HEADER ||
-      (is_reply && found >= 0 && (found & (HAVE_STATUS | HAVE_VERSION)) !=
-                                     (HAVE_STATUS | HAVE_VERSION)))
+      (is_reply && found >= 0 &&
+       (found & (HAVE_STATUS | HAVE_VERSION)) != (HAVE_STATUS | HAVE_VERSION)))
     return reset_stream(session, id, SPDY_RST_PROTOCOL_ERROR);
   if (found < 0) return found;
   if (is_reply) stream->reply_done = 1;
@@ -345,8 +344,8 @@ static int on_settings(spdy_session *session, const uint8_t *payload, size_t len
       if (rv != 0) return rv;
     }
     if (session->callbacks.on_setting != NULL &&
-        session->callbacks.on_setting(session, entry.id, entry.flags, entry.value,
-                                      session->user) != 0)
+        session->callbacks.on_setting(session, entry.id, entry.flags, entry.value, session->user) !=
+            0)
       return fail_callback(session);
   }
   return 0;
@@ -450,26 +449,41 @@ static int known_control(const spdy_session *session, uint16_t type) {
   case SPDY_FRAME_SETTINGS:
   case SPDY_FRAME_PING:
   case SPDY_FRAME_GOAWAY:
-  case SPDY_FRAME_HEADERS: return 1;
-  case SPDY_FRAME_NOOP: return session->wire_version == 2;
-  case SPDY_FRAME_WINDOW_UPDATE: return session->wire_version >= 3;
-  case SPDY_FRAME_CREDENTIAL: return session->protocol == SPDY_PROTOCOL_SPDY3;
-  default: return 0;
+  case SPDY_FRAME_HEADERS:
+    return 1;
+  case SPDY_FRAME_NOOP:
+    return session->wire_version == 2;
+  case SPDY_FRAME_WINDOW_UPDATE:
+    return session->wire_version >= 3;
+  case SPDY_FRAME_CREDENTIAL:
+    return session->protocol == SPDY_PROTOCOL_SPDY3;
+  default:
+    return 0;
   }
 }
 
 static int process_control(spdy_session *session, const uint8_t *payload, size_t len) {
   switch (session->frame.type) {
-  case SPDY_FRAME_SYN_STREAM: return on_syn_stream(session, payload, len);
+  case SPDY_FRAME_SYN_STREAM:
+    return on_syn_stream(session, payload, len);
   case SPDY_FRAME_SYN_REPLY:
-  case SPDY_FRAME_HEADERS: return on_stream_headers(session, payload, len);
-  case SPDY_FRAME_RST_STREAM: return on_rst_stream(session, payload, len);
-  case SPDY_FRAME_SETTINGS: return on_settings(session, payload, len);
-  case SPDY_FRAME_PING: return on_ping(session, payload, len);
-  case SPDY_FRAME_GOAWAY: return on_goaway(session, payload, len);
-  case SPDY_FRAME_WINDOW_UPDATE: return on_window_update(session, payload, len);
-  case SPDY_FRAME_CREDENTIAL: return on_credential(session, payload, len);
-  default: trace_recv(session, 0, "%s", ""); return 0; /* NOOP */
+  case SPDY_FRAME_HEADERS:
+    return on_stream_headers(session, payload, len);
+  case SPDY_FRAME_RST_STREAM:
+    return on_rst_stream(session, payload, len);
+  case SPDY_FRAME_SETTINGS:
+    return on_settings(session, payload, len);
+  case SPDY_FRAME_PING:
+    return on_ping(session, payload, len);
+  case SPDY_FRAME_GOAWAY:
+    return on_goaway(session, payload, len);
+  case SPDY_FRAME_WINDOW_UPDATE:
+    return on_window_update(session, payload, len);
+  case SPDY_FRAME_CREDENTIAL:
+    return on_credential(session, payload, len);
+  default:
+    trace_recv(session, 0, "%s", "");
+    return 0; /* NOOP */
   }
 }
 
@@ -606,8 +620,7 @@ static int64_t recv_bytes(spdy_session *session, const uint8_t *data, size_t len
       }
       if (spdy_buf_len(&session->inbuf) < session->frame.length) return (int64_t)pos;
       session->recv_state = SPDY_RECV_HEAD;
-      rv = process_control(session, spdy_buf_head(&session->inbuf),
-                           spdy_buf_len(&session->inbuf));
+      rv = process_control(session, spdy_buf_head(&session->inbuf), spdy_buf_len(&session->inbuf));
       spdy_buf_reset(&session->inbuf);
       if (session->n_streams == 0) spdy_buf_shrink(&session->inbuf, &session->mem, 0);
       /* A large inflated block is not kept around for the next, usually small, one. */
@@ -635,7 +648,8 @@ static int64_t recv_bytes(spdy_session *session, const uint8_t *data, size_t len
       if (rv == 0 && paused) return (int64_t)pos;
       break;
     }
-    case SPDY_RECV_DEAD: return session->fatal_error != 0 ? session->fatal_error : (int64_t)pos;
+    case SPDY_RECV_DEAD:
+      return session->fatal_error != 0 ? session->fatal_error : (int64_t)pos;
     }
     if (rv != 0) return rv;
     if (session->fatal_error != 0) return session->fatal_error;

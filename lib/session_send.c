@@ -99,7 +99,9 @@ static void trace_fixed(spdy_session *session, const spdy_outframe *frame) {
   case SPDY_FRAME_RST_STREAM:
     snprintf(summary, sizeof(summary), "status=%s", spdy_rst_status_name(spdy_get_u32(p + 12)));
     break;
-  case SPDY_FRAME_PING: snprintf(summary, sizeof(summary), "id=%u", spdy_get_u32(p + 8)); break;
+  case SPDY_FRAME_PING:
+    snprintf(summary, sizeof(summary), "id=%u", spdy_get_u32(p + 8));
+    break;
   case SPDY_FRAME_GOAWAY:
     snprintf(summary, sizeof(summary), "last_good=%u status=%u", spdy_get_u32(p + 8) & 0x7fffffff,
              session->wire_version >= 3 ? spdy_get_u32(p + 12) : 0);
@@ -110,7 +112,8 @@ static void trace_fixed(spdy_session *session, const spdy_outframe *frame) {
   case SPDY_FRAME_SETTINGS:
     snprintf(summary, sizeof(summary), "entries=%u", spdy_get_u32(p + 8));
     break;
-  default: break;
+  default:
+    break;
   }
   spdy_trace(session, 1, frame->type, frame->flags, frame->stream_id,
              (uint32_t)(frame->fixed_len - SPDY_FRAME_HEADER_LEN), summary);
@@ -146,10 +149,11 @@ static int serialise_control(spdy_session *session, spdy_outframe *frame) {
     if (rv == SPDY_ERR_FRAME_TOO_LARGE) {
       /* The block did not fit and zlib was not touched: only this stream fails. */
       spdy_stream *stream = spdy_stream_find(session, frame->stream_id);
-      rv = stream != NULL && stream->opened_on_wire ? spdy_queue_rst(session, frame->stream_id,
-                                                                     SPDY_RST_INTERNAL_ERROR, 0)
-                                                    : 0;
-      if (rv == 0 && stream != NULL) rv = spdy_stream_close(session, stream, SPDY_RST_INTERNAL_ERROR);
+      rv = stream != NULL && stream->opened_on_wire
+               ? spdy_queue_rst(session, frame->stream_id, SPDY_RST_INTERNAL_ERROR, 0)
+               : 0;
+      if (rv == 0 && stream != NULL)
+        rv = spdy_stream_close(session, stream, SPDY_RST_INTERNAL_ERROR);
       return rv;
     }
     if (rv == 0) rv = after_header_frame(session, frame);

@@ -44,7 +44,8 @@ extern "C" {
 #define SPDY_VERSION_MINOR 1
 #define SPDY_VERSION_PATCH 0
 #define SPDY_VERSION_STRING "0.1.0"
-#define SPDY_VERSION_NUM ((SPDY_VERSION_MAJOR << 16) | (SPDY_VERSION_MINOR << 8) | SPDY_VERSION_PATCH)
+#define SPDY_VERSION_NUM                                                                           \
+  ((SPDY_VERSION_MAJOR << 16) | (SPDY_VERSION_MINOR << 8) | SPDY_VERSION_PATCH)
 
 /* Returns the runtime library version, e.g. "0.1.0". */
 SPDY_API const char *spdy_version(void);
@@ -54,26 +55,26 @@ SPDY_API const char *spdy_version(void);
 /* Library error codes. Negative; never renumbered. Fatal ones end the session. */
 enum spdy_error {
   SPDY_OK = 0,
-  SPDY_ERR_INVALID_ARGUMENT = -501,   /* a caller passed something impossible */
-  SPDY_ERR_NOMEM = -502,              /* the allocator said no (fatal) */
-  SPDY_ERR_DEFERRED = -503,           /* data source: nothing ready yet, resume later */
-  SPDY_ERR_PAUSE = -504,              /* data callback: stop recv, return consumed bytes */
-  SPDY_ERR_CALLBACK_FAILURE = -505,   /* a callback failed (fatal) */
-  SPDY_ERR_PROTOCOL = -506,           /* the peer broke the protocol; GOAWAY queued (fatal) */
-  SPDY_ERR_COMPRESSION = -507,        /* a header block did not inflate (fatal) */
+  SPDY_ERR_INVALID_ARGUMENT = -501,       /* a caller passed something impossible */
+  SPDY_ERR_NOMEM = -502,                  /* the allocator said no (fatal) */
+  SPDY_ERR_DEFERRED = -503,               /* data source: nothing ready yet, resume later */
+  SPDY_ERR_PAUSE = -504,                  /* data callback: stop recv, return consumed bytes */
+  SPDY_ERR_CALLBACK_FAILURE = -505,       /* a callback failed (fatal) */
+  SPDY_ERR_PROTOCOL = -506,               /* the peer broke the protocol; GOAWAY queued (fatal) */
+  SPDY_ERR_COMPRESSION = -507,            /* a header block did not inflate (fatal) */
   SPDY_ERR_HEADER_BLOCK_TOO_LARGE = -508, /* inflated header block over the cap (fatal) */
-  SPDY_ERR_FRAME_TOO_LARGE = -509,    /* a control frame over the configured maximum (fatal) */
-  SPDY_ERR_UNSUPPORTED_VERSION = -510,/* control frame of another SPDY version (fatal) */
-  SPDY_ERR_FLOW_CONTROL = -511,       /* session window violated (fatal) */
-  SPDY_ERR_STREAM_NOT_FOUND = -512,   /* no open stream with that id */
-  SPDY_ERR_STREAM_CLOSED = -513,      /* the stream can no longer send */
-  SPDY_ERR_STREAM_ID_EXHAUSTED = -514,/* no stream ids left on this session */
-  SPDY_ERR_SESSION_CLOSING = -515,    /* GOAWAY sent or received: no new streams */
-  SPDY_ERR_INVALID_STATE = -516,      /* not allowed in this stream or session state */
-  SPDY_ERR_INVALID_HEADER = -517,     /* submitted headers break the spec's rules */
-  SPDY_ERR_FLOOD = -518,              /* peer made us queue too many control frames (fatal) */
-  SPDY_ERR_WINDOW_OVERFLOW = -519,    /* window update would exceed 2^31-1 */
-  SPDY_ERR_TOO_MANY_STREAMS = -520    /* our own queue of pending streams is full */
+  SPDY_ERR_FRAME_TOO_LARGE = -509,        /* a control frame over the configured maximum (fatal) */
+  SPDY_ERR_UNSUPPORTED_VERSION = -510,    /* control frame of another SPDY version (fatal) */
+  SPDY_ERR_FLOW_CONTROL = -511,           /* session window violated (fatal) */
+  SPDY_ERR_STREAM_NOT_FOUND = -512,       /* no open stream with that id */
+  SPDY_ERR_STREAM_CLOSED = -513,          /* the stream can no longer send */
+  SPDY_ERR_STREAM_ID_EXHAUSTED = -514,    /* no stream ids left on this session */
+  SPDY_ERR_SESSION_CLOSING = -515,        /* GOAWAY sent or received: no new streams */
+  SPDY_ERR_INVALID_STATE = -516,          /* not allowed in this stream or session state */
+  SPDY_ERR_INVALID_HEADER = -517,         /* submitted headers break the spec's rules */
+  SPDY_ERR_FLOOD = -518,                  /* peer made us queue too many control frames (fatal) */
+  SPDY_ERR_WINDOW_OVERFLOW = -519,        /* window update would exceed 2^31-1 */
+  SPDY_ERR_TOO_MANY_STREAMS = -520        /* our own queue of pending streams is full */
 };
 
 /* Returns a sentence describing any SPDY_ERR_* code (never NULL). */
@@ -109,10 +110,10 @@ typedef enum spdy_rst_status {
   SPDY_RST_CANCEL = 5,
   SPDY_RST_INTERNAL_ERROR = 6,
   SPDY_RST_FLOW_CONTROL_ERROR = 7,
-  SPDY_RST_STREAM_IN_USE = 8,          /* v3+ */
-  SPDY_RST_STREAM_ALREADY_CLOSED = 9,  /* v3+ */
-  SPDY_RST_INVALID_CREDENTIALS = 10,   /* v3 only */
-  SPDY_RST_FRAME_TOO_LARGE = 11        /* v3+ */
+  SPDY_RST_STREAM_IN_USE = 8,         /* v3+ */
+  SPDY_RST_STREAM_ALREADY_CLOSED = 9, /* v3+ */
+  SPDY_RST_INVALID_CREDENTIALS = 10,  /* v3 only */
+  SPDY_RST_FRAME_TOO_LARGE = 11       /* v3+ */
 } spdy_rst_status;
 
 /* Returns the spec's name of a RST_STREAM status ("CANCEL"), or "UNKNOWN". */
@@ -177,8 +178,8 @@ typedef struct spdy_header {
 
 /* One SETTINGS entry, for spdy_submit_settings. */
 typedef struct spdy_setting {
-  uint32_t id;    /* spdy_settings_id */
-  uint8_t flags;  /* SPDY_SETTINGS_FLAG_* */
+  uint32_t id;   /* spdy_settings_id */
+  uint8_t flags; /* SPDY_SETTINGS_FLAG_* */
   uint32_t value;
 } spdy_setting;
 
@@ -241,8 +242,8 @@ SPDY_API void spdy_options_set_max_pending_streams(spdy_options *options, uint32
 /* zlib parameters for our header compression (defaults: level 6, windowBits 13,
  * memLevel 4 — chosen by bench/engine on the HAR corpus). Returns SPDY_ERR_INVALID_ARGUMENT
  * when out of zlib's ranges (level 0-9, windowBits 9-15, memLevel 1-9). */
-SPDY_API int spdy_options_set_deflate_params(spdy_options *options, int level,
-                                             int window_bits, int mem_level);
+SPDY_API int spdy_options_set_deflate_params(spdy_options *options, int level, int window_bits,
+                                             int mem_level);
 
 /* 0: do not send an initial SETTINGS frame even when options differ from the defaults. */
 SPDY_API void spdy_options_set_send_initial_settings(spdy_options *options, int send);
@@ -264,40 +265,39 @@ typedef enum spdy_headers_kind {
 /* A header block starts on stream_id. For SPDY_HEADERS_PUSH, associated_id is the
  * stream the push belongs to (0 otherwise). */
 typedef int (*spdy_on_begin_headers_fn)(spdy_session *session, int32_t stream_id,
-                                        spdy_headers_kind kind, int32_t associated_id,
-                                        void *user);
+                                        spdy_headers_kind kind, int32_t associated_id, void *user);
 /* One header field. Values the peer joined with NUL are delivered one call per value. */
 typedef int (*spdy_on_header_fn)(spdy_session *session, int32_t stream_id,
                                  const spdy_header *header, void *user);
 /* The header block ended; end_stream is 1 when the peer also half-closed. */
-typedef int (*spdy_on_headers_end_fn)(spdy_session *session, int32_t stream_id,
-                                      int end_stream, void *user);
+typedef int (*spdy_on_headers_end_fn)(spdy_session *session, int32_t stream_id, int end_stream,
+                                      void *user);
 /* Body bytes. May return SPDY_ERR_PAUSE: spdy_session_recv then returns early with the
  * bytes consumed so far (this chunk included). */
-typedef int (*spdy_on_data_chunk_fn)(spdy_session *session, int32_t stream_id,
-                                     const uint8_t *data, size_t len, void *user);
+typedef int (*spdy_on_data_chunk_fn)(spdy_session *session, int32_t stream_id, const uint8_t *data,
+                                     size_t len, void *user);
 /* The peer half-closed the stream with a DATA frame's FIN (after the last chunk). */
 typedef int (*spdy_on_data_end_fn)(spdy_session *session, int32_t stream_id, void *user);
 /* The stream is gone: status SPDY_RST_NONE when both sides finished, otherwise the
  * RST_STREAM status sent or received. spdy_session_get_stream_user_data still returns
  * the stream's user data during this call (and NULL afterwards): free it here. */
-typedef int (*spdy_on_stream_close_fn)(spdy_session *session, int32_t stream_id,
-                                       uint32_t status, void *user);
+typedef int (*spdy_on_stream_close_fn)(spdy_session *session, int32_t stream_id, uint32_t status,
+                                       void *user);
 /* Our PING came back; rtt_ns uses the clock given to spdy_session_set_now. */
 typedef int (*spdy_on_ping_ack_fn)(spdy_session *session, uint32_t ping_id, int64_t rtt_ns,
                                    void *user);
 /* The peer sent GOAWAY: streams above last_good_id were not processed and are closed
  * with REFUSED_STREAM; retry them elsewhere. */
-typedef int (*spdy_on_goaway_fn)(spdy_session *session, int32_t last_good_id,
-                                 uint32_t status, void *user);
+typedef int (*spdy_on_goaway_fn)(spdy_session *session, int32_t last_good_id, uint32_t status,
+                                 void *user);
 /* One SETTINGS entry from the peer (after the library applied it). */
-typedef int (*spdy_on_setting_fn)(spdy_session *session, uint32_t id, uint8_t flags,
-                                  uint32_t value, void *user);
+typedef int (*spdy_on_setting_fn)(spdy_session *session, uint32_t id, uint8_t flags, uint32_t value,
+                                  void *user);
 /* The peer sent WINDOW_UPDATE: delta more bytes may be sent on stream_id (0: the v3.1
  * session window). Called after the window was updated, for frames that were accepted
  * (a delta of 0 included) — servers use it to meter abusive updates. */
-typedef int (*spdy_on_window_update_fn)(spdy_session *session, int32_t stream_id,
-                                        uint32_t delta, void *user);
+typedef int (*spdy_on_window_update_fn)(spdy_session *session, int32_t stream_id, uint32_t delta,
+                                        void *user);
 /* Frame trace: every frame received (sent = 0) or sent (sent = 1). summary is a short
  * readable description of the frame-specific fields ("status=CANCEL", "delta=4096").
  * Return value ignored. */
@@ -308,8 +308,8 @@ typedef void (*spdy_on_frame_fn)(spdy_session *session, int sent, spdy_frame_typ
  * the 8-byte frame header and then `length` body bytes from its own source, in that
  * order, before any further output of spdy_session_send. */
 typedef int (*spdy_on_send_data_fn)(spdy_session *session, int32_t stream_id,
-                                    const uint8_t frame_header[8], size_t length,
-                                    void *source, void *user);
+                                    const uint8_t frame_header[8], size_t length, void *source,
+                                    void *user);
 
 SPDY_API int spdy_callbacks_new(spdy_callbacks **out);
 SPDY_API void spdy_callbacks_del(spdy_callbacks *callbacks);
@@ -363,8 +363,7 @@ SPDY_API int64_t spdy_session_send(spdy_session *session, uint8_t *buf, size_t c
 /* Zero-copy output: points *out at up to `max` pending bytes inside the library and
  * returns their count (0: nothing to send). The bytes stay valid until the next call
  * into the session; mark what was written with spdy_session_consume_output. */
-SPDY_API int64_t spdy_session_peek_output(spdy_session *session, const uint8_t **out,
-                                          size_t max);
+SPDY_API int64_t spdy_session_peek_output(spdy_session *session, const uint8_t **out, size_t max);
 SPDY_API void spdy_session_consume_output(spdy_session *session, size_t n);
 
 /* 1 while the session still expects input / has or may produce output. When both are 0
@@ -382,8 +381,7 @@ SPDY_API void *spdy_session_user_data(const spdy_session *session);
 /* Per-stream user data. set returns SPDY_ERR_STREAM_NOT_FOUND for unknown streams. */
 SPDY_API int spdy_session_set_stream_user_data(spdy_session *session, int32_t stream_id,
                                                void *data);
-SPDY_API void *spdy_session_get_stream_user_data(const spdy_session *session,
-                                                 int32_t stream_id);
+SPDY_API void *spdy_session_get_stream_user_data(const spdy_session *session, int32_t stream_id);
 
 /* The last value the peer sent for a SETTINGS id, or -1 if it never sent one. */
 SPDY_API int64_t spdy_session_remote_setting(const spdy_session *session, uint32_t id);
@@ -413,9 +411,8 @@ SPDY_API int spdy_session_consume(spdy_session *session, int32_t stream_id, size
  * :host and :scheme. read_fn == NULL means no body (FIN on the SYN_STREAM). Returns the
  * new stream id (> 0) or a negative error. The stream may wait in a queue while the peer's
  * MAX_CONCURRENT_STREAMS is reached; its id is assigned now. */
-SPDY_API int32_t spdy_submit_request(spdy_session *session, int urgency,
-                                     const spdy_header *headers, size_t n_headers,
-                                     spdy_data_read_fn read_fn, void *source,
+SPDY_API int32_t spdy_submit_request(spdy_session *session, int urgency, const spdy_header *headers,
+                                     size_t n_headers, spdy_data_read_fn read_fn, void *source,
                                      void *stream_user);
 
 /* Server: answers stream_id. headers must include :status and :version. read_fn == NULL
@@ -430,13 +427,11 @@ SPDY_API int spdy_submit_response(spdy_session *session, int32_t stream_id,
 SPDY_API int32_t spdy_submit_push(spdy_session *session, int32_t associated_id, int urgency,
                                   const spdy_header *request_headers, size_t n_request,
                                   const spdy_header *response_headers, size_t n_response,
-                                  spdy_data_read_fn read_fn, void *source,
-                                  void *stream_user);
+                                  spdy_data_read_fn read_fn, void *source, void *stream_user);
 
 /* Sends a HEADERS frame on an open stream (trailers when end_stream is 1). */
 SPDY_API int spdy_submit_headers(spdy_session *session, int32_t stream_id,
-                                 const spdy_header *headers, size_t n_headers,
-                                 int end_stream);
+                                 const spdy_header *headers, size_t n_headers, int end_stream);
 
 /* Resets a stream with a RST_STREAM status. */
 SPDY_API int spdy_submit_rst(spdy_session *session, int32_t stream_id, uint32_t status);
@@ -454,8 +449,7 @@ SPDY_API int spdy_submit_settings(spdy_session *session, uint8_t frame_flags,
                                   const spdy_setting *settings, size_t n_settings);
 
 /* Opens our receive window by delta (stream_id 0: the session window, v3.1 only). */
-SPDY_API int spdy_submit_window_update(spdy_session *session, int32_t stream_id,
-                                       uint32_t delta);
+SPDY_API int spdy_submit_window_update(spdy_session *session, int32_t stream_id, uint32_t delta);
 
 #ifdef __cplusplus
 }

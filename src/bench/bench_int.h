@@ -55,9 +55,9 @@ typedef struct bench_options {
   int resolve_port;
   char resolve_addr[64];
   /* load */
-  int connections;  /* -c */
-  int streams;      /* -m */
-  int threads;      /* -t */
+  int connections;   /* -c */
+  int streams;       /* -m */
+  int threads;       /* -t */
   uint64_t requests; /* -n (0: duration mode) */
   double duration_s; /* -D */
   double warmup_s;
@@ -89,19 +89,19 @@ typedef struct bench_reference {
 
 /* Counts and histograms of one thread; merged at the end. */
 typedef struct bench_stats {
-  bench_hist latency; /* from intended send to last byte, measured requests */
-  bench_hist ttfb;    /* from actual send to first response byte */
-  bench_hist connect; /* connect start to open (TLS handshake included) */
+  bench_hist latency;  /* from intended send to last byte, measured requests */
+  bench_hist ttfb;     /* from actual send to first response byte */
+  bench_hist connect;  /* connect start to open (TLS handshake included) */
   bench_hist send_lag; /* open loop: actual send minus intended send */
   uint64_t ok, failed, errors[BENCH_ERR_COUNT];
   uint64_t measured_ok, measured_failed;
-  uint64_t body_bytes;     /* measured, completed */
-  uint64_t wire_bytes_in;  /* plaintext read, all connections, whole run */
+  uint64_t body_bytes;    /* measured, completed */
+  uint64_t wire_bytes_in; /* plaintext read, all connections, whole run */
   uint64_t warmup_requests;
   uint64_t reconnects;
   uint64_t connections_opened;
-  int64_t t_measure;   /* start of the measured window */
-  int64_t t_last_done; /* last measured completion */
+  int64_t t_measure;                 /* start of the measured window */
+  int64_t t_last_done;               /* last measured completion */
   int64_t t_first_send, t_last_send; /* measured requests */
   uint64_t sends;
   uint64_t unsent_due; /* open loop with -D: requests due before the end but never sent */
@@ -139,8 +139,8 @@ struct bench_conn {
   bench_req *slots; /* streams: SPDY any slot; HTTP/1.1 a ring in send order */
   int n_slots;
   int in_flight;
-  int ring_head; /* HTTP/1.1: oldest request on the wire */
-  uint64_t quota; /* closed loop with -n: measured requests still to send here */
+  int ring_head;      /* HTTP/1.1: oldest request on the wire */
+  uint64_t quota;     /* closed loop with -n: measured requests still to send here */
   uint64_t responses; /* complete responses received (a replacement is made only for a
                          connection that answered: no reconnect storm on refusal) */
   int index;

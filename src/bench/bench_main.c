@@ -337,7 +337,8 @@ static int parse_options(bench_options *opt, int argc, char **argv) {
         return bad_usage("bad --rate '%s' (requests per second)", optarg);
       break;
     case OPT_WARMUP:
-      if (parse_seconds(optarg, 0, 3600, &opt->warmup_s)) return bad_usage("bad --warmup '%s'", optarg);
+      if (parse_seconds(optarg, 0, 3600, &opt->warmup_s))
+        return bad_usage("bad --warmup '%s'", optarg);
       break;
     case OPT_MAX_TIME:
       if (parse_seconds(optarg, 0.001, 86400, &opt->max_time_s))
@@ -376,10 +377,12 @@ static int parse_options(bench_options *opt, int argc, char **argv) {
       opt->cacert = optarg;
       break;
     case OPT_RESOLVE:
-      if (parse_resolve(opt, optarg)) return bad_usage("bad --resolve '%s' (HOST:PORT:ADDR)", optarg);
+      if (parse_resolve(opt, optarg))
+        return bad_usage("bad --resolve '%s' (HOST:PORT:ADDR)", optarg);
       break;
     case OPT_CONNECT_TIMEOUT:
-      if (parse_seconds(optarg, 0.001, 3600, &d)) return bad_usage("bad --connect-timeout '%s'", optarg);
+      if (parse_seconds(optarg, 0.001, 3600, &d))
+        return bad_usage("bad --connect-timeout '%s'", optarg);
       opt->connect_timeout_ms = (uint32_t)(d * 1000);
       break;
     case OPT_VERIFY_EVERY:
@@ -393,7 +396,8 @@ static int parse_options(bench_options *opt, int argc, char **argv) {
       opt->quiet = 1;
       break;
     case OPT_HOLD:
-      if (parse_seconds(optarg, 0, 86400, &opt->hold_s)) return bad_usage("bad --hold '%s'", optarg);
+      if (parse_seconds(optarg, 0, 86400, &opt->hold_s))
+        return bad_usage("bad --hold '%s'", optarg);
       break;
     case OPT_READY_FILE:
       opt->ready_file = optarg;
@@ -416,7 +420,8 @@ static int parse_options(bench_options *opt, int argc, char **argv) {
     return bad_usage("-t %d needs at least as many connections (-c)", opt->threads);
   if (opt->duration_s == 0 && !have_n) opt->requests = DEFAULT_REQUESTS;
   if (!have_max_time)
-    opt->max_time_s = opt->duration_s > 0 ? opt->duration_s + opt->warmup_s + 30 : DEFAULT_MAX_TIME_N;
+    opt->max_time_s =
+        opt->duration_s > 0 ? opt->duration_s + opt->warmup_s + 30 : DEFAULT_MAX_TIME_N;
   for (int i = optind; i < argc; i++) {
     char err[200];
     if (parse_url(opt, argv[i], err, sizeof(err)) != 0)
@@ -458,7 +463,8 @@ static void merge_stats(bench_stats *into, const bench_stats *from, int first) {
   into->warmup_requests += from->warmup_requests;
   into->reconnects += from->reconnects;
   into->connections_opened += from->connections_opened;
-  if (from->t_measure && (first || from->t_measure < into->t_measure)) into->t_measure = from->t_measure;
+  if (from->t_measure && (first || from->t_measure < into->t_measure))
+    into->t_measure = from->t_measure;
   if (from->t_last_done > into->t_last_done) into->t_last_done = from->t_last_done;
   if (from->sends && (!into->sends || from->t_first_send < into->t_first_send))
     into->t_first_send = from->t_first_send;
@@ -502,15 +508,15 @@ static int run(bench_options *opt) {
     bench_hist_init(&st->ttfb);
     bench_hist_init(&st->connect);
     bench_hist_init(&st->send_lag);
-    args[i] = (bench_thread_args){
-        .opt = opt,
-        .shared = shared,
-        .index = i,
-        .connections = opt->connections / n + (i < opt->connections % n),
-        .requests = opt->requests / (uint64_t)n + ((uint64_t)i < opt->requests % (uint64_t)n),
-        .rate = opt->rate / n,
-        .stats = st,
-        .status = 1};
+    args[i] = (bench_thread_args){.opt = opt,
+                                  .shared = shared,
+                                  .index = i,
+                                  .connections = opt->connections / n + (i < opt->connections % n),
+                                  .requests = opt->requests / (uint64_t)n +
+                                              ((uint64_t)i < opt->requests % (uint64_t)n),
+                                  .rate = opt->rate / n,
+                                  .stats = st,
+                                  .status = 1};
   }
   int started = 0;
   for (; started < n - 1; started++)
@@ -535,10 +541,10 @@ static int run(bench_options *opt) {
   else
     bench_report_text(opt, total, wall_s);
   fflush(stdout);
-  status = bench_errors_total(total) == 0 &&
-                   (opt->requests == 0 || total->measured_ok == opt->requests)
-               ? 0
-               : 1;
+  status =
+      bench_errors_total(total) == 0 && (opt->requests == 0 || total->measured_ok == opt->requests)
+          ? 0
+          : 1;
 out:
   bench_shared_del(shared);
   free(ids);

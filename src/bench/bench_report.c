@@ -76,7 +76,8 @@ void bench_report_text(const bench_options *opt, const bench_stats *st, double w
   double secs = window_s(st);
   char body[32], wire[32];
   printf("speedy bench: %s://%s%s%s — %s", opt->scheme, opt->authority, opt->paths[0],
-         opt->n_paths > 1 ? " (and more)" : "", st->proto ? io_proto_name(st->proto) : "no protocol");
+         opt->n_paths > 1 ? " (and more)" : "",
+         st->proto ? io_proto_name(st->proto) : "no protocol");
   if (st->proto)
     printf(" (%s%s%s)", io_negotiation_name(st->how), st->tls_version ? ", " : "",
            st->tls_version ? st->tls_version : "");
@@ -97,8 +98,7 @@ void bench_report_text(const bench_options *opt, const bench_stats *st, double w
   if (opt->rate > 0) {
     char lag[32];
     human_time(lag, sizeof(lag), bench_hist_quantile(&st->send_lag, 0.99));
-    printf("arrivals:  target %.1f/s, sent %.1f/s, send lag p99 %s", opt->rate, send_rate(st),
-           lag);
+    printf("arrivals:  target %.1f/s, sent %.1f/s, send lag p99 %s", opt->rate, send_rate(st), lag);
     if (st->unsent_due)
       printf("; %llu due but never sent (the server fell behind)",
              (unsigned long long)st->unsent_due);

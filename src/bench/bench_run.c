@@ -39,8 +39,8 @@ struct bench_thread {
   bench_stats *stats;
   uv_loop_t loop;
   io_tls *tls;
-  int tick_fd;         /* open loop: a timerfd for the next due request (libuv's timers
-                          have 1 ms steps: too coarse for due times) */
+  int tick_fd; /* open loop: a timerfd for the next due request (libuv's timers
+                  have 1 ms steps: too coarse for due times) */
   uv_poll_t tick;
   uv_timer_t stop;     /* -D: end of the measured window; --hold: end of the hold */
   uv_timer_t deadline; /* --max-time */
@@ -61,7 +61,7 @@ struct bench_thread {
   uint64_t outstanding; /* -n: measured requests not yet finished (ok or failed) */
   uint64_t quota_left;  /* open loop with -n: measured requests not yet sent */
   uint64_t in_flight;
-  uint64_t next_due;    /* open loop: index of the next scheduled request */
+  uint64_t next_due; /* open loop: index of the next scheduled request */
   int64_t period_ns;
   int64_t retries[MAX_RETRIES]; /* open loop: due times of requests to send again */
   int n_retries;
@@ -82,9 +82,9 @@ static int conn_start(bench_thread *th, int index, uint64_t quota, int initial);
 int64_t bench_now_ns(void) { return (int64_t)uv_hrtime(); }
 
 const char *bench_error_name(bench_error kind) {
-  static const char *const names[BENCH_ERR_COUNT] = {
-      "connect", "tls", "status", "length", "size", "content", "reset", "closed", "protocol",
-      "timeout"};
+  static const char *const names[BENCH_ERR_COUNT] = {"connect",  "tls",     "status", "length",
+                                                     "size",     "content", "reset",  "closed",
+                                                     "protocol", "timeout"};
   return (unsigned)kind < BENCH_ERR_COUNT ? names[kind] : "unknown";
 }
 
@@ -252,7 +252,8 @@ static int closed_loop_may_send(const bench_thread *th, const bench_conn *conn, 
 
 static void conn_pump(bench_conn *conn, int64_t now) {
   bench_thread *th = conn->thread;
-  while (conn_usable(conn) && conn->in_flight < conn->n_slots && closed_loop_may_send(th, conn, now))
+  while (conn_usable(conn) && conn->in_flight < conn->n_slots &&
+         closed_loop_may_send(th, conn, now))
     if (conn_issue(conn, now, now, 0) != 0) break;
 }
 
@@ -391,7 +392,8 @@ static uint64_t initial_quota(const bench_thread *th, int i) {
 /* Opens initial connections, at most MAX_CONNECTING at a time (a burst of thousands of
  * SYNs would overflow the server's accept queue and cost seconds of SYN retries). */
 static void launch_initial(bench_thread *th) {
-  while (th->state == RUNNING && th->next_initial < th->n_conns && th->connecting < MAX_CONNECTING) {
+  while (th->state == RUNNING && th->next_initial < th->n_conns &&
+         th->connecting < MAX_CONNECTING) {
     int i = th->next_initial++;
     th->connecting++;
     if (conn_start(th, i, initial_quota(th, i), 1) != 0) {
@@ -635,7 +637,8 @@ static void on_deadline(uv_timer_t *timer) {
     bench_conn *conn = th->conns[i];
     if (!conn) continue;
     for (int s = 0; s < conn->n_slots; s++)
-      if (conn->slots[s].in_use) bench_request_failed(conn, &conn->slots[s], BENCH_ERR_TIMEOUT, now);
+      if (conn->slots[s].in_use)
+        bench_request_failed(conn, &conn->slots[s], BENCH_ERR_TIMEOUT, now);
     fail_unsent(th, conn->quota, BENCH_ERR_TIMEOUT);
     conn->quota = 0;
     conn->closing = 1;
@@ -691,11 +694,11 @@ static int thread_make_tls(bench_thread *th) {
     protocols[n++] = "http/1.1";
   else if (opt->spdy)
     protocols[n++] = io_proto_name(opt->spdy);
-  unsigned flags = (opt->insecure ? IO_TLS_INSECURE : 0) |
-                   (opt->npn ? IO_TLS_NO_ALPN | IO_TLS_MAX_1_2 : 0);
+  unsigned flags =
+      (opt->insecure ? IO_TLS_INSECURE : 0) | (opt->npn ? IO_TLS_NO_ALPN | IO_TLS_MAX_1_2 : 0);
   char err[300] = "";
-  int rv = io_tls_client_new(&th->tls, opt->cacert, n ? protocols : NULL, n, flags, err,
-                             sizeof(err));
+  int rv =
+      io_tls_client_new(&th->tls, opt->cacert, n ? protocols : NULL, n, flags, err, sizeof(err));
   if (rv != 0) {
     fprintf(stderr, "speedy bench: %s\n", err[0] ? err : io_strerror(rv));
     return -1;

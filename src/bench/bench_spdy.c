@@ -55,8 +55,7 @@ static int on_header(spdy_session *s, int32_t id, const spdy_header *h, void *us
   return 0;
 }
 
-static int on_data_chunk(spdy_session *s, int32_t id, const uint8_t *data, size_t len,
-                         void *user) {
+static int on_data_chunk(spdy_session *s, int32_t id, const uint8_t *data, size_t len, void *user) {
   (void)s;
   bench_req *req = req_of(user, id);
   if (!req) return 0;
@@ -101,8 +100,8 @@ int bench_spdy_start(bench_conn *conn) {
   spdy_options_set_stream_window(so, opt->stream_window);
   spdy_options_set_session_window(so, opt->session_window);
   spdy_options_set_max_concurrent_streams(so, 0);
-  int rv = spdy_session_new(&conn->session, (spdy_protocol)conn->proto, SPDY_ROLE_CLIENT, cb, so,
-                            conn);
+  int rv =
+      spdy_session_new(&conn->session, (spdy_protocol)conn->proto, SPDY_ROLE_CLIENT, cb, so, conn);
   spdy_callbacks_del(cb);
   spdy_options_del(so);
   if (rv != 0) return -1;
@@ -146,7 +145,8 @@ size_t bench_spdy_read(bench_conn *conn, const uint8_t *data, size_t len) {
   if (rv < 0) {
     int64_t now = bench_now_ns();
     for (int i = 0; i < conn->n_slots; i++)
-      if (conn->slots[i].in_use) bench_request_failed(conn, &conn->slots[i], BENCH_ERR_PROTOCOL, now);
+      if (conn->slots[i].in_use)
+        bench_request_failed(conn, &conn->slots[i], BENCH_ERR_PROTOCOL, now);
     conn->dead = 1;
     bench_spdy_writable(conn, io_conn_room(conn->io) + 4096); /* the GOAWAY, if any */
     io_conn_close(conn->io);

@@ -70,8 +70,8 @@ int http_body_new_memory(http_body **out, const void *data, size_t len) {
   return http_body_new_owned(out, copy, len);
 }
 
-int http_body_new_borrowed(http_body **out, const void *data, size_t len,
-                           void (*release)(void *), void *release_context) {
+int http_body_new_borrowed(http_body **out, const void *data, size_t len, void (*release)(void *),
+                           void *release_context) {
   http_body *body = NULL;
   if (out == NULL || (data == NULL && len > 0) || len > INT64_MAX) goto fail;
   body = body_alloc(BODY_MEMORY);

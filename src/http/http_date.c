@@ -8,7 +8,7 @@
 #include "http_err.h"
 
 static const char day_names[7][4] = {"Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"};
-static const char *const long_day_names[7] = {"Thursday", "Friday", "Saturday", "Sunday",
+static const char *const long_day_names[7] = {"Thursday", "Friday",  "Saturday", "Sunday",
                                               "Monday",   "Tuesday", "Wednesday"};
 static const char month_names[12][4] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                         "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
@@ -145,8 +145,8 @@ int http_date_parse(const char *text, size_t len, int64_t *out) {
              take_number(&rfc850, 2, &day) && take_literal(&rfc850, "-") &&
              take_month(&rfc850, &month) && take_literal(&rfc850, "-") &&
              take_number(&rfc850, 2, &year) && take_literal(&rfc850, " ") &&
-             take_clock(&rfc850, &hour, &minute, &second) &&
-             take_literal(&rfc850, " GMT") && rfc850.p == rfc850.end) {
+             take_clock(&rfc850, &hour, &minute, &second) && take_literal(&rfc850, " GMT") &&
+             rfc850.p == rfc850.end) {
     year += year < 70 ? 2000 : 1900;
   } else if (take_day_name(&asctime, 0) && take_literal(&asctime, " ") &&
              take_month(&asctime, &month) && take_literal(&asctime, " ") &&
@@ -159,8 +159,7 @@ int http_date_parse(const char *text, size_t len, int64_t *out) {
   } else {
     return HTTP_ERR_SYNTAX;
   }
-  if (day < 1 || day > days_in_month(year, month) || hour > 23 || minute > 59 ||
-      second > 60)
+  if (day < 1 || day > days_in_month(year, month) || hour > 23 || minute > 59 || second > 60)
     return HTTP_ERR_SYNTAX;
   if (second == 60) second = 59; /* a leap second: the instant just before is close enough */
   *out = days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;

@@ -31,7 +31,7 @@ int http_docroot_decode_path(const char *raw, size_t raw_len, char *out, size_t 
   if (trailing_slash != NULL) *trailing_slash = 0;
   out[0] = '\0';
   if (raw_len == 0 || raw[0] != '/') return HTTP_ERR_BAD_REQUEST; /* not origin-form */
-  size_t len = 0;          /* bytes in out */
+  size_t len = 0;                                                 /* bytes in out */
   size_t segment_start = 0; /* where the current segment starts in out */
   int hidden = 0;
   size_t i = 1;
@@ -109,8 +109,7 @@ int http_docroot_from_fd(http_docroot *docroot, int dir_fd, http_symlink_policy 
   docroot->dir_fd = dir_fd;
   docroot->symlinks = symlinks;
   /* Probe once: ENOSYS means an old kernel (or a sandbox that hides the call). */
-  struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-                         .resolve = RESOLVE_BENEATH};
+  struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC, .resolve = RESOLVE_BENEATH};
   long fd = call_openat2(dir_fd, ".", &how);
   if (fd >= 0) close((int)fd);
   docroot->use_openat2 = !(fd < 0 && errno == ENOSYS);
@@ -130,23 +129,25 @@ void http_docroot_close(http_docroot *docroot) {
   docroot->dir_fd = -1;
 }
 
-void http_docroot_set_openat2(http_docroot *docroot, int use) {
-  docroot->use_openat2 = use != 0;
-}
+void http_docroot_set_openat2(http_docroot *docroot, int use) { docroot->use_openat2 = use != 0; }
 
 static int errno_to_err(int error) {
   switch (error) {
   case ENOENT:
-  case ENOTDIR: return HTTP_ERR_NOT_FOUND;
-  case ELOOP:  /* a symlink where none may be followed, or too many */
-  case EXDEV:  /* RESOLVE_BENEATH: the lookup would leave the docroot */
+  case ENOTDIR:
+    return HTTP_ERR_NOT_FOUND;
+  case ELOOP: /* a symlink where none may be followed, or too many */
+  case EXDEV: /* RESOLVE_BENEATH: the lookup would leave the docroot */
   case EACCES:
   case EPERM:
-  case ENXIO:  /* a socket or a device without its driver */
+  case ENXIO: /* a socket or a device without its driver */
   case ENODEV:
-  case ETXTBSY: return HTTP_ERR_FORBIDDEN;
-  case ENAMETOOLONG: return HTTP_ERR_URI_TOO_LONG;
-  default: return HTTP_ERR_IO;
+  case ETXTBSY:
+    return HTTP_ERR_FORBIDDEN;
+  case ENAMETOOLONG:
+    return HTTP_ERR_URI_TOO_LONG;
+  default:
+    return HTTP_ERR_IO;
   }
 }
 
@@ -254,8 +255,7 @@ static int open_by_components(const http_docroot *docroot, const char *rel, int 
       int error = errno;
       struct stat st;
       if ((error == ELOOP || error == ENOTDIR) &&
-          fstatat(w->stack[w->depth], name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-          S_ISLNK(st.st_mode)) {
+          fstatat(w->stack[w->depth], name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
         int rv = docroot->symlinks == HTTP_SYMLINKS_INSIDE ? walk_splice_link(w, name)
                                                            : HTTP_ERR_FORBIDDEN;
         if (rv != 0) {
@@ -281,8 +281,7 @@ static int open_by_components(const http_docroot *docroot, const char *rel, int 
   }
 }
 
-int http_docroot_open_file(const http_docroot *docroot, const char *rel, int *fd,
-                           struct stat *st) {
+int http_docroot_open_file(const http_docroot *docroot, const char *rel, int *fd, struct stat *st) {
   if (docroot == NULL || docroot->dir_fd < 0 || rel == NULL || fd == NULL || st == NULL)
     return HTTP_ERR_INVALID_ARGUMENT;
   if (rel[0] == '/') return HTTP_ERR_FORBIDDEN;

@@ -56,7 +56,6 @@ int http_docroot_decode_path(const char *raw, size_t raw_len, char *out, size_t 
  * caller closes it) and *st its fstat. Returns 0, HTTP_ERR_NOT_FOUND, HTTP_ERR_FORBIDDEN
  * (outside the docroot, a refused symlink, not a regular file or directory, no
  * permission), HTTP_ERR_URI_TOO_LONG or HTTP_ERR_IO. */
-int http_docroot_open_file(const http_docroot *docroot, const char *rel, int *fd,
-                           struct stat *st);
+int http_docroot_open_file(const http_docroot *docroot, const char *rel, int *fd, struct stat *st);
 
 #endif

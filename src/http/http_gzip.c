@@ -80,10 +80,14 @@ static void entry_release(void *context) {
 }
 
 static void cache_unlink(http_gzip_cache *cache, gzip_entry *entry) {
-  if (entry->newer != NULL) entry->newer->older = entry->older;
-  else cache->newest = entry->older;
-  if (entry->older != NULL) entry->older->newer = entry->newer;
-  else cache->oldest = entry->newer;
+  if (entry->newer != NULL)
+    entry->newer->older = entry->older;
+  else
+    cache->newest = entry->older;
+  if (entry->older != NULL)
+    entry->older->newer = entry->newer;
+  else
+    cache->oldest = entry->newer;
   entry->newer = entry->older = NULL;
 }
 
@@ -111,14 +115,11 @@ void http_gzip_cache_del(http_gzip_cache *cache) {
 
 size_t http_gzip_cache_bytes(const http_gzip_cache *cache) { return cache->bytes; }
 size_t http_gzip_cache_entries(const http_gzip_cache *cache) { return cache->entries; }
-uint64_t http_gzip_cache_compressions(const http_gzip_cache *cache) {
-  return cache->compressions;
-}
+uint64_t http_gzip_cache_compressions(const http_gzip_cache *cache) { return cache->compressions; }
 
 static int entry_matches(const gzip_entry *entry, const struct stat *st) {
-  return entry->device == st->st_dev && entry->inode == st->st_ino &&
-         entry->size == st->st_size && entry->mtime.tv_sec == st->st_mtim.tv_sec &&
-         entry->mtime.tv_nsec == st->st_mtim.tv_nsec;
+  return entry->device == st->st_dev && entry->inode == st->st_ino && entry->size == st->st_size &&
+         entry->mtime.tv_sec == st->st_mtim.tv_sec && entry->mtime.tv_nsec == st->st_mtim.tv_nsec;
 }
 
 /* Reads exactly len bytes of fd from offset 0. */
@@ -144,8 +145,8 @@ static int entry_body(gzip_entry *entry, http_body **body, uint64_t *length) {
   return 0;
 }
 
-int http_gzip_cache_body(http_gzip_cache *cache, int fd, const struct stat *st,
-                         http_body **body, uint64_t *length) {
+int http_gzip_cache_body(http_gzip_cache *cache, int fd, const struct stat *st, http_body **body,
+                         uint64_t *length) {
   if (cache == NULL || st == NULL || body == NULL || length == NULL || st->st_size < 0)
     return HTTP_ERR_INVALID_ARGUMENT;
   for (gzip_entry *entry = cache->newest; entry != NULL; entry = entry->older) {

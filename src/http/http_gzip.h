@@ -36,8 +36,8 @@ void http_gzip_cache_del(http_gzip_cache *cache);
  * HTTP_ERR_TOO_LARGE when the file is above the per-file bound; HTTP_ERR_LIMIT when
  * gzip does not make it smaller (send it as it is); HTTP_ERR_TRUNCATED when the file is
  * shorter than st says (it shrank); HTTP_ERR_IO; HTTP_ERR_NOMEM. */
-int http_gzip_cache_body(http_gzip_cache *cache, int fd, const struct stat *st,
-                         http_body **body, uint64_t *length);
+int http_gzip_cache_body(http_gzip_cache *cache, int fd, const struct stat *st, http_body **body,
+                         uint64_t *length);
 
 /* Bytes held by cached entries, and their count (for tests and statistics). */
 size_t http_gzip_cache_bytes(const http_gzip_cache *cache);

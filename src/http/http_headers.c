@@ -58,8 +58,8 @@ static int account(http_headers *headers, size_t len) {
   return 0;
 }
 
-int http_headers_add(http_headers *headers, const char *name, size_t name_len,
-                     const char *value, size_t value_len) {
+int http_headers_add(http_headers *headers, const char *name, size_t name_len, const char *value,
+                     size_t value_len) {
   if (name == NULL || (value == NULL && value_len > 0)) return HTTP_ERR_INVALID_ARGUMENT;
   if (!name_is_clean(name, name_len) || !value_is_clean(value, value_len))
     return HTTP_ERR_BAD_REQUEST;
@@ -87,8 +87,7 @@ int http_headers_add(http_headers *headers, const char *name, size_t name_len,
   name_copy[name_len] = '\0';
   if (value_len > 0) memcpy(value_copy, value, value_len);
   value_copy[value_len] = '\0';
-  headers->items[headers->count++] =
-      (http_header){name_copy, name_len, value_copy, value_len};
+  headers->items[headers->count++] = (http_header){name_copy, name_len, value_copy, value_len};
   headers->bytes += name_len + value_len;
   return 0;
 }

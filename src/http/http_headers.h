@@ -35,8 +35,8 @@ void http_headers_free(http_headers *headers);
 /* Appends a copy of (name, value), lower-casing the name. Returns 0,
  * HTTP_ERR_BAD_REQUEST (empty name, NUL/CR/LF in name or value, space or ':' inside a
  * name after its first byte), HTTP_ERR_HEADERS_TOO_LARGE (a bound) or HTTP_ERR_NOMEM. */
-int http_headers_add(http_headers *headers, const char *name, size_t name_len,
-                     const char *value, size_t value_len);
+int http_headers_add(http_headers *headers, const char *name, size_t name_len, const char *value,
+                     size_t value_len);
 /* The same for NUL-terminated strings. */
 int http_headers_add_str(http_headers *headers, const char *name, const char *value);
 /* Replaces every entry named name by one entry (name, value). */

@@ -80,18 +80,17 @@ size_t http_log_format(const http_log_entry *entry, char *out, size_t cap) {
   put_field(&w, entry->path);
   put_raw(&w, " ", 1);
   put_field(&w, entry->version);
-  int n = entry->body_bytes == 0
-              ? snprintf(number, sizeof(number), "\" %d - \"", entry->status)
-              : snprintf(number, sizeof(number), "\" %d %" PRIu64 " \"", entry->status,
-                         entry->body_bytes);
+  int n = entry->body_bytes == 0 ? snprintf(number, sizeof(number), "\" %d - \"", entry->status)
+                                 : snprintf(number, sizeof(number), "\" %d %" PRIu64 " \"",
+                                            entry->status, entry->body_bytes);
   put_raw(&w, number, (size_t)n);
   put_field(&w, entry->referer);
   put_raw(&w, "\" \"", 3);
   put_field(&w, entry->user_agent);
   put_raw(&w, "\" ", 2);
   put_field(&w, entry->protocol);
-  n = snprintf(number, sizeof(number), " %" PRId64 " %" PRIu64 " %" PRIu64 "\n",
-               entry->stream_id, entry->bytes_in, entry->bytes_out);
+  n = snprintf(number, sizeof(number), " %" PRId64 " %" PRIu64 " %" PRIu64 "\n", entry->stream_id,
+               entry->bytes_in, entry->bytes_out);
   put_raw(&w, number, (size_t)n);
   if (w.overflow) {
     out[0] = '\0';

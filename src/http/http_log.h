@@ -1,6 +1,7 @@
 /* http_log.h — access log lines: the combined log format plus protocol, stream and bytes.
  *
- *   PEER - - [DATE] "METHOD PATH VERSION" STATUS BODY_BYTES "REFERER" "USER_AGENT" PROTOCOL STREAM IN OUT
+ *   PEER - - [DATE] "METHOD PATH VERSION" STATUS BODY_BYTES "REFERER" "USER_AGENT" PROTOCOL STREAM
+ * IN OUT
  *
  * e.g.  127.0.0.1 - - [06/Nov/1994:08:49:37 +0000] "GET /a.css HTTP/1.1" 200 512 "-"
  *       "curl/8.0" spdy/3.1 5 0 742
@@ -25,16 +26,16 @@
 #define HTTP_LOG_LINE_MAX (6u * 4u * HTTP_LOG_MAX_FIELD + 256u)
 
 typedef struct http_log_entry {
-  const char *peer;       /* "192.0.2.1" or "2001:db8::1" (escaped like the rest) */
-  int64_t time;           /* seconds since the epoch */
+  const char *peer; /* "192.0.2.1" or "2001:db8::1" (escaped like the rest) */
+  int64_t time;     /* seconds since the epoch */
   const char *method;
   const char *path;
-  const char *version;    /* "HTTP/1.1" */
+  const char *version; /* "HTTP/1.1" */
   int status;
   uint64_t body_bytes;
   const char *referer;
   const char *user_agent;
-  const char *protocol;   /* "spdy/3.1", "http/1.1" */
+  const char *protocol; /* "spdy/3.1", "http/1.1" */
   int64_t stream_id;
   uint64_t bytes_in;
   uint64_t bytes_out;

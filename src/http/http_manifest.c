@@ -29,8 +29,7 @@ void http_manifest_del(http_manifest *manifest) {
   if (manifest == NULL) return;
   for (size_t i = 0; i < manifest->count; i++) {
     free(manifest->pages[i].path);
-    for (size_t j = 0; j < manifest->pages[i].count; j++)
-      free(manifest->pages[i].entries[j].path);
+    for (size_t j = 0; j < manifest->pages[i].count; j++) free(manifest->pages[i].entries[j].path);
   }
   free(manifest->pages);
   free(manifest);
@@ -59,8 +58,7 @@ static const char *path_problem(const char *path) {
   for (const char *p = path; *p != '\0'; p++) {
     unsigned char c = (unsigned char)*p;
     if (c < 0x21 || c > 0x7e) return "contains a control, space or non-ASCII byte";
-    if (strchr("\"<>\\,#", c) != NULL)
-      return "contains one of \" < > \\ , # (percent-encode it)";
+    if (strchr("\"<>\\,#", c) != NULL) return "contains one of \" < > \\ , # (percent-encode it)";
   }
   const char *segment = path;
   while ((segment = strstr(segment, "/..")) != NULL) {
@@ -81,8 +79,7 @@ static manifest_page *find_page(const http_manifest *manifest, const char *path,
 
 /* One (page, resource, urgency) triple added. Returns 0 or an error (message written). */
 static int add_entry(http_manifest *manifest, const char *page_path, const char *resource,
-                     int urgency, const char *name, size_t line, char *error,
-                     size_t error_cap) {
+                     int urgency, const char *name, size_t line, char *error, size_t error_cap) {
   manifest_page *page = find_page(manifest, page_path, strlen(page_path));
   if (page == NULL) {
     if (manifest->count >= HTTP_MANIFEST_MAX_PAGES)
@@ -106,8 +103,8 @@ static int add_entry(http_manifest *manifest, const char *page_path, const char 
       return fail(HTTP_ERR_SYNTAX, error, error_cap, name, line,
                   "resource %s is already listed for page %s", resource, page_path);
   if (page->count >= HTTP_MANIFEST_MAX_PER_PAGE)
-    return fail(HTTP_ERR_LIMIT, error, error_cap, name, line,
-                "more than %u resources for page %s", HTTP_MANIFEST_MAX_PER_PAGE, page_path);
+    return fail(HTTP_ERR_LIMIT, error, error_cap, name, line, "more than %u resources for page %s",
+                HTTP_MANIFEST_MAX_PER_PAGE, page_path);
   char *copy = strdup(resource);
   if (copy == NULL) return HTTP_ERR_NOMEM;
   page->entries[page->count++] = (http_manifest_entry){copy, urgency};
@@ -142,8 +139,8 @@ static int parse_line(http_manifest *manifest, char *text, const char *name, siz
                   i == 0 ? "page" : "resource", fields[i], problem);
   }
   if (strcmp(fields[0], fields[1]) == 0)
-    return fail(HTTP_ERR_SYNTAX, error, error_cap, name, line,
-                "page %s lists itself as a resource", fields[0]);
+    return fail(HTTP_ERR_SYNTAX, error, error_cap, name, line, "page %s lists itself as a resource",
+                fields[0]);
   int urgency = HTTP_MANIFEST_DEFAULT_URGENCY;
   if (count == 3) {
     if (fields[2][0] < '0' || fields[2][0] > '7' || fields[2][1] != '\0')
@@ -156,8 +153,7 @@ static int parse_line(http_manifest *manifest, char *text, const char *name, siz
 
 int http_manifest_parse(const char *name, const char *text, size_t len, http_manifest **out,
                         char *error, size_t error_cap) {
-  if (name == NULL || (text == NULL && len > 0) || out == NULL)
-    return HTTP_ERR_INVALID_ARGUMENT;
+  if (name == NULL || (text == NULL && len > 0) || out == NULL) return HTTP_ERR_INVALID_ARGUMENT;
   if (error != NULL && error_cap > 0) error[0] = '\0';
   if (len > HTTP_MANIFEST_MAX_FILE)
     return fail(HTTP_ERR_LIMIT, error, error_cap, name, 0, "file larger than %u bytes",
@@ -253,11 +249,19 @@ static const char *preload_attributes(const char *path) {
   static const struct {
     const char *extension;
     const char *attributes;
-  } table[] = {{"css", "; as=style"},   {"js", "; as=script"},  {"mjs", "; as=script"},
-               {"png", "; as=image"},   {"jpg", "; as=image"},  {"jpeg", "; as=image"},
-               {"gif", "; as=image"},   {"svg", "; as=image"},  {"webp", "; as=image"},
-               {"ico", "; as=image"},   {"json", "; as=fetch; crossorigin"},
-               {"woff", "; as=font; crossorigin"}, {"woff2", "; as=font; crossorigin"}};
+  } table[] = {{"css", "; as=style"},
+               {"js", "; as=script"},
+               {"mjs", "; as=script"},
+               {"png", "; as=image"},
+               {"jpg", "; as=image"},
+               {"jpeg", "; as=image"},
+               {"gif", "; as=image"},
+               {"svg", "; as=image"},
+               {"webp", "; as=image"},
+               {"ico", "; as=image"},
+               {"json", "; as=fetch; crossorigin"},
+               {"woff", "; as=font; crossorigin"},
+               {"woff2", "; as=font; crossorigin"}};
   for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
     if (strlen(table[i].extension) == extension_len &&
         strncasecmp(dot + 1, table[i].extension, extension_len) == 0)
@@ -266,20 +270,18 @@ static const char *preload_attributes(const char *path) {
 }
 
 /* Joins one formatted item per entry with ", ". link selects the Link form. */
-static int format_list(const http_manifest_entry *entries, size_t count, int link,
-                       char **out) {
+static int format_list(const http_manifest_entry *entries, size_t count, int link, char **out) {
   size_t total = 1;
   for (size_t i = 0; i < count; i++)
-    total += strlen(entries[i].path) + 2 + (link ? 16 + strlen(preload_attributes(entries[i].path)) : 0);
+    total +=
+        strlen(entries[i].path) + 2 + (link ? 16 + strlen(preload_attributes(entries[i].path)) : 0);
   char *text = malloc(total);
   if (text == NULL) return HTTP_ERR_NOMEM;
   size_t pos = 0;
   for (size_t i = 0; i < count; i++) {
-    int n = link ? snprintf(text + pos, total - pos, "%s<%s>; rel=preload%s",
-                            i > 0 ? ", " : "", entries[i].path,
-                            preload_attributes(entries[i].path))
-                 : snprintf(text + pos, total - pos, "%s%s", i > 0 ? ", " : "",
-                            entries[i].path);
+    int n = link ? snprintf(text + pos, total - pos, "%s<%s>; rel=preload%s", i > 0 ? ", " : "",
+                            entries[i].path, preload_attributes(entries[i].path))
+                 : snprintf(text + pos, total - pos, "%s%s", i > 0 ? ", " : "", entries[i].path);
     if (n < 0 || (size_t)n >= total - pos) {
       free(text);
       return HTTP_ERR_INVALID_ARGUMENT; /* cannot happen: total counts every byte */

@@ -54,8 +54,7 @@ size_t http_manifest_pages(const http_manifest *manifest);
  *   Link:                             "</a.css>; rel=preload; as=style, </b.js>; ..."
  *     (as= from the extension: style, script, image, font (+ crossorigin), fetch for
  *     json, none otherwise) */
-int http_manifest_format_subresources(const http_manifest_entry *entries, size_t count,
-                                      char **out);
+int http_manifest_format_subresources(const http_manifest_entry *entries, size_t count, char **out);
 int http_manifest_format_link(const http_manifest_entry *entries, size_t count, char **out);
 /* Adds both headers (x-subresources and link) to response; nothing when count is 0. */
 int http_manifest_add_hints(const http_manifest_entry *entries, size_t count,

@@ -9,11 +9,16 @@
 
 const char *http_protocol_name(http_protocol protocol) {
   switch (protocol) {
-  case HTTP_PROTO_HTTP10: return "http/1.0";
-  case HTTP_PROTO_HTTP11: return "http/1.1";
-  case HTTP_PROTO_SPDY2: return "spdy/2";
-  case HTTP_PROTO_SPDY3: return "spdy/3";
-  case HTTP_PROTO_SPDY31: return "spdy/3.1";
+  case HTTP_PROTO_HTTP10:
+    return "http/1.0";
+  case HTTP_PROTO_HTTP11:
+    return "http/1.1";
+  case HTTP_PROTO_SPDY2:
+    return "spdy/2";
+  case HTTP_PROTO_SPDY3:
+    return "spdy/3";
+  case HTTP_PROTO_SPDY31:
+    return "spdy/3.1";
   }
   return "-";
 }
@@ -24,7 +29,8 @@ void http_request_init(http_request *request, http_protocol protocol, size_t max
   request->protocol = protocol;
   request->content_length = -1;
   http_headers_init(&request->headers,
-                    max_header_bytes != 0 ? max_header_bytes : HTTP_REQUEST_DEFAULT_MAX_HEADER_BYTES,
+                    max_header_bytes != 0 ? max_header_bytes
+                                          : HTTP_REQUEST_DEFAULT_MAX_HEADER_BYTES,
                     max_headers != 0 ? max_headers : HTTP_REQUEST_DEFAULT_MAX_HEADERS);
 }
 
@@ -114,8 +120,8 @@ int http_request_add_header(http_request *request, const char *name, size_t name
     /* SPDY/3 3.2.1 (and RFC 6265 5.4): several Cookie values become one, "; "-joined. */
     for (size_t i = 0; i < request->headers.count; i++) {
       if (strcmp(request->headers.items[i].name, "cookie") == 0)
-        return remember(request, http_headers_append_value(&request->headers, i, "; ", value,
-                                                           value_len));
+        return remember(request,
+                        http_headers_append_value(&request->headers, i, "; ", value, value_len));
     }
   }
   if ((request->protocol == HTTP_PROTO_HTTP10 || request->protocol == HTTP_PROTO_HTTP11) &&
@@ -129,8 +135,7 @@ int http_request_add_header(http_request *request, const char *name, size_t name
       if (rv != 0) return rv;
     }
   }
-  return remember(request, http_headers_add(&request->headers, name, name_len, value,
-                                            value_len));
+  return remember(request, http_headers_add(&request->headers, name, name_len, value, value_len));
 }
 
 int http_request_finish(http_request *request) {

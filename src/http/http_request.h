@@ -36,13 +36,13 @@ const char *http_protocol_name(http_protocol protocol);
 
 typedef struct http_request {
   http_protocol protocol;
-  char *method;         /* "GET"; NULL until set */
-  char *path;           /* the raw request target as received: "/a%20b?q=1" */
-  char *authority;      /* SPDY :host (authoritative), or HTTP/1.1 Host */
-  char *scheme;         /* "http" / "https"; NULL when not known */
-  char *version;        /* "HTTP/1.1" */
-  size_t line_bytes;    /* accounted against HTTP_REQUEST_MAX_LINE */
-  http_headers headers; /* ordinary fields, lower-case names; Cookie values joined "; " */
+  char *method;           /* "GET"; NULL until set */
+  char *path;             /* the raw request target as received: "/a%20b?q=1" */
+  char *authority;        /* SPDY :host (authoritative), or HTTP/1.1 Host */
+  char *scheme;           /* "http" / "https"; NULL when not known */
+  char *version;          /* "HTTP/1.1" */
+  size_t line_bytes;      /* accounted against HTTP_REQUEST_MAX_LINE */
+  http_headers headers;   /* ordinary fields, lower-case names; Cookie values joined "; " */
   int64_t content_length; /* -1: none declared */
   int has_body;           /* 1 when a body follows the headers */
   int error;              /* first HTTP_ERR_* seen while filling; 0 when none */

@@ -63,8 +63,11 @@ int http_spdy_request_header(http_request *request, const spdy_header *header) {
     static const struct {
       const char *name;
       unsigned bit;
-    } pseudo[] = {{":method", SEEN_METHOD}, {":path", SEEN_PATH}, {":version", SEEN_VERSION},
-                  {":host", SEEN_HOST},     {":scheme", SEEN_SCHEME}};
+    } pseudo[] = {{":method", SEEN_METHOD},
+                  {":path", SEEN_PATH},
+                  {":version", SEEN_VERSION},
+                  {":host", SEEN_HOST},
+                  {":scheme", SEEN_SCHEME}};
     unsigned bit = 0;
     for (size_t i = 0; i < sizeof(pseudo) / sizeof(pseudo[0]); i++)
       if (http_headers_name_equal(name, name_len, pseudo[i].name)) bit = pseudo[i].bit;
@@ -72,11 +75,16 @@ int http_spdy_request_header(http_request *request, const spdy_header *header) {
       return remember(request, HTTP_ERR_BAD_REQUEST);
     request->pseudo_seen |= bit;
     switch (bit) {
-    case SEEN_METHOD: return http_request_set_method(request, value, value_len);
-    case SEEN_PATH: return set_url(request, value, value_len);
-    case SEEN_VERSION: return http_request_set_version(request, value, value_len);
-    case SEEN_HOST: return http_request_set_authority(request, value, value_len); /* wins */
-    default: return http_request_set_scheme(request, value, value_len);
+    case SEEN_METHOD:
+      return http_request_set_method(request, value, value_len);
+    case SEEN_PATH:
+      return set_url(request, value, value_len);
+    case SEEN_VERSION:
+      return http_request_set_version(request, value, value_len);
+    case SEEN_HOST:
+      return http_request_set_authority(request, value, value_len); /* wins */
+    default:
+      return http_request_set_scheme(request, value, value_len);
     }
   }
   /* 3.2.1: not valid in SPDY; ignored on receipt (the Host field included: :host rules). */
@@ -142,8 +150,8 @@ int http_spdy_push_headers(const char *scheme, const char *host, const char *pat
   return 0;
 }
 
-int64_t http_spdy_body_read(spdy_session *session, int32_t stream_id, uint8_t *buf,
-                            size_t len, uint32_t *flags, void *source, void *user) {
+int64_t http_spdy_body_read(spdy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
+                            uint32_t *flags, void *source, void *user) {
   (void)session;
   (void)stream_id;
   (void)user;

@@ -58,7 +58,7 @@ void http_spdy_headers_free(http_spdy_headers *headers);
  * SPDY_ERR_DEFERRED for HTTP_ERR_NOT_READY (call spdy_session_resume_data when the body
  * has data), and a negative value (the stream is reset with INTERNAL_ERROR) for a body
  * error such as HTTP_ERR_TRUNCATED. The body stays the caller's. */
-int64_t http_spdy_body_read(spdy_session *session, int32_t stream_id, uint8_t *buf,
-                            size_t len, uint32_t *flags, void *source, void *user);
+int64_t http_spdy_body_read(spdy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
+                            uint32_t *flags, void *source, void *user);
 
 #endif

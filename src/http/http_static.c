@@ -65,8 +65,10 @@ int http_static_accepts_gzip(const char *accept_encoding) {
       gzip = acceptable;
     else if (token_len == 1 && token[0] == '*')
       star = acceptable;
-    if (*p == ',') p++;
-    else if (*p != '\0') p++; /* junk: skip a byte and go on */
+    if (*p == ',')
+      p++;
+    else if (*p != '\0')
+      p++; /* junk: skip a byte and go on */
   }
   if (gzip >= 0) return gzip;
   return star > 0;
@@ -96,12 +98,12 @@ int http_static_etag_matches(const char *if_none_match, const char *etag) {
 
 /* The file chosen to answer with, and what describes it. */
 typedef struct representation {
-  int fd;                 /* the file whose bytes go out (identity or FILE.gz); -1 none */
-  struct stat st;         /* the original file's */
-  http_body *gzip_body;   /* on-the-fly gzip (from the cache), or NULL */
-  uint64_t length;        /* of what goes out */
-  int gzip;               /* Content-Encoding: gzip */
-  int compressible;       /* Vary: Accept-Encoding */
+  int fd;               /* the file whose bytes go out (identity or FILE.gz); -1 none */
+  struct stat st;       /* the original file's */
+  http_body *gzip_body; /* on-the-fly gzip (from the cache), or NULL */
+  uint64_t length;      /* of what goes out */
+  int gzip;             /* Content-Encoding: gzip */
+  int compressible;     /* Vary: Accept-Encoding */
   const char *type;
   char etag[80];
   char last_modified[HTTP_DATE_SIZE];
@@ -167,9 +169,8 @@ static int try_precompressed(const http_static_options *options, const char *rel
 
 /* Chooses identity or gzip. Returns 0 or an error worth a 500 (HTTP_ERR_NOMEM,
  * HTTP_ERR_TRUNCATED, HTTP_ERR_IO). */
-static int choose_representation(const http_static_options *options,
-                                 const http_request *request, const char *rel,
-                                 representation *rep) {
+static int choose_representation(const http_static_options *options, const http_request *request,
+                                 const char *rel, representation *rep) {
   rep->type = http_mime_type(rel);
   rep->compressible = options->gzip && http_mime_compressible(rep->type);
   rep->length = (uint64_t)rep->st.st_size;
@@ -182,8 +183,7 @@ static int choose_representation(const http_static_options *options,
   if (try_precompressed(options, rel, rep)) return 0;
   if (options->gzip_cache == NULL) return 0;
   uint64_t length;
-  int rv = http_gzip_cache_body(options->gzip_cache, rep->fd, &rep->st, &rep->gzip_body,
-                                &length);
+  int rv = http_gzip_cache_body(options->gzip_cache, rep->fd, &rep->st, &rep->gzip_body, &length);
   if (rv == HTTP_ERR_TOO_LARGE || rv == HTTP_ERR_LIMIT) return 0; /* send it as it is */
   if (rv != 0) return rv;
   rep->gzip = 1;
@@ -236,10 +236,15 @@ static int answer_file(const http_static_options *options, const http_request *r
   if (!head && !rep->gzip && range_allowed(request, rep)) {
     switch (http_range_parse(http_headers_get(&request->headers, "range"), rep->length, &first,
                              &length)) {
-    case HTTP_RANGE_SATISFIABLE: partial = 1; break;
-    case HTTP_RANGE_UNSATISFIABLE: return answer_range_not_satisfiable(response, rep);
+    case HTTP_RANGE_SATISFIABLE:
+      partial = 1;
+      break;
+    case HTTP_RANGE_UNSATISFIABLE:
+      return answer_range_not_satisfiable(response, rep);
     case HTTP_RANGE_NONE:
-    case HTTP_RANGE_MULTIPLE: first = 0, length = rep->length; break;
+    case HTTP_RANGE_MULTIPLE:
+      first = 0, length = rep->length;
+      break;
     }
   }
 
@@ -301,8 +306,8 @@ int http_static_serve(const http_static_options *options, const http_request *re
 
   char rel[HTTP_DOCROOT_MAX_PATH + 1];
   int trailing_slash;
-  rv = http_docroot_decode_path(request->path, http_request_path_length(request), rel,
-                                sizeof(rel), &trailing_slash);
+  rv = http_docroot_decode_path(request->path, http_request_path_length(request), rel, sizeof(rel),
+                                &trailing_slash);
   if (rv != 0) {
     rv = http_response_set_error_from(response, rv, NULL);
     goto done;
@@ -322,8 +327,7 @@ int http_static_serve(const http_static_options *options, const http_request *re
     }
     const char *index = options->index_name != NULL ? options->index_name : "index.html";
     size_t rel_len = strlen(rel);
-    int n = snprintf(rel + rel_len, sizeof(rel) - rel_len, "%s%s", rel_len > 0 ? "/" : "",
-                     index);
+    int n = snprintf(rel + rel_len, sizeof(rel) - rel_len, "%s%s", rel_len > 0 ? "/" : "", index);
     if (n < 0 || (size_t)n >= sizeof(rel) - rel_len) {
       rv = http_response_set_error(response, 414, NULL);
       goto done;

@@ -11,12 +11,12 @@
 
 struct http_upload {
   http_upload_mode mode;
-  uint64_t max_bytes;      /* 0: unlimited */
-  int64_t content_length;  /* -1: none declared */
+  uint64_t max_bytes;     /* 0: unlimited */
+  int64_t content_length; /* -1: none declared */
   uint64_t received;
-  uint8_t *data;           /* ECHO */
+  uint8_t *data; /* ECHO */
   size_t capacity;
-  char *content_type;      /* ECHO: the request's, or NULL */
+  char *content_type; /* ECHO: the request's, or NULL */
 };
 
 int http_upload_matches(const http_upload_options *options, const http_request *request) {

@@ -32,9 +32,9 @@
 typedef enum http_upload_mode { HTTP_UPLOAD_DISCARD = 0, HTTP_UPLOAD_ECHO = 1 } http_upload_mode;
 
 typedef struct http_upload_options {
-  const char *path;       /* NULL: no upload sink */
+  const char *path; /* NULL: no upload sink */
   http_upload_mode mode;
-  uint64_t max_bytes;     /* a larger body is 413; 0: unlimited in DISCARD, 16 MiB in ECHO */
+  uint64_t max_bytes; /* a larger body is 413; 0: unlimited in DISCARD, 16 MiB in ECHO */
 } http_upload_options;
 
 #define HTTP_UPLOAD_DEFAULT_ECHO_MAX (16u * 1024u * 1024u)

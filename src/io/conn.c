@@ -73,13 +73,13 @@ struct io_conn {
   int idle_active;
   int peer_eof; /* the peer finished sending */
 
-  io_buf out_plain; /* appended plaintext not yet encrypted / written */
-  io_buf out_wire;  /* ciphertext not yet written (TLS only) */
-  io_buf inflight;  /* the bytes of the uv_write in flight */
+  io_buf out_plain;     /* appended plaintext not yet encrypted / written */
+  io_buf out_wire;      /* ciphertext not yet written (TLS only) */
+  io_buf inflight;      /* the bytes of the uv_write in flight */
   size_t inflight_sent; /* of which uv_try_write already sent this many */
-  io_buf in_hold;   /* input not yet consumed by on_read (paused, or sniffing) */
-  io_buf out_after; /* appended while a file range is queued: goes after it */
-  int file_fd;      /* io_conn_sendfile's range (owned), or -1 */
+  io_buf in_hold;       /* input not yet consumed by on_read (paused, or sniffing) */
+  io_buf out_after;     /* appended while a file range is queued: goes after it */
+  int file_fd;          /* io_conn_sendfile's range (owned), or -1 */
   uint64_t file_offset, file_left;
 
   uint64_t bytes_in, bytes_out, tls_plain_written;
@@ -598,8 +598,8 @@ static void conn_flush(io_conn *c) {
       *src = tmp;
       src->len = 0;
       c->inflight_sent = (size_t)sent;
-      uv_buf_t b = uv_buf_init((char *)c->inflight.data + sent,
-                               (unsigned)(c->inflight.len - (size_t)sent));
+      uv_buf_t b =
+          uv_buf_init((char *)c->inflight.data + sent, (unsigned)(c->inflight.len - (size_t)sent));
       int rv = uv_write(&c->write_req, (uv_stream_t *)&c->tcp, &b, 1, on_write);
       if (rv < 0) {
         conn_finish(c, rv);
@@ -805,10 +805,14 @@ int io_conn_write(io_conn *c, const void *data, size_t len) {
 
 int io_conn_sendfile(io_conn *c, int fd, uint64_t offset, uint64_t length) {
   int rv = 0;
-  if (c->state != STATE_OPEN) rv = UV_EPIPE;
-  else if (c->ssl) rv = UV_ENOTSUP;
-  else if (c->file_fd >= 0) rv = UV_EBUSY;
-  else if (offset > (uint64_t)INT64_MAX || length > (uint64_t)INT64_MAX - offset) rv = UV_EINVAL;
+  if (c->state != STATE_OPEN)
+    rv = UV_EPIPE;
+  else if (c->ssl)
+    rv = UV_ENOTSUP;
+  else if (c->file_fd >= 0)
+    rv = UV_EBUSY;
+  else if (offset > (uint64_t)INT64_MAX || length > (uint64_t)INT64_MAX - offset)
+    rv = UV_EINVAL;
   if (rv != 0 || length == 0) {
     close(fd);
     return rv;

@@ -107,10 +107,10 @@ void io_config_init(io_config *config);
 typedef struct io_tls io_tls;
 
 /* Flags for io_tls_client_new / io_tls_server_new. */
-#define IO_TLS_INSECURE 0x01 /* client: do not verify the certificate or host name */
-#define IO_TLS_NO_ALPN 0x02  /* do not offer / accept ALPN */
-#define IO_TLS_NO_NPN 0x04   /* do not offer / advertise NPN */
-#define IO_TLS_MAX_1_2 0x08  /* cap at TLS 1.2 (NPN needs it) */
+#define IO_TLS_INSECURE 0x01      /* client: do not verify the certificate or host name */
+#define IO_TLS_NO_ALPN 0x02       /* do not offer / accept ALPN */
+#define IO_TLS_NO_NPN 0x04        /* do not offer / advertise NPN */
+#define IO_TLS_MAX_1_2 0x08       /* cap at TLS 1.2 (NPN needs it) */
 #define IO_TLS_NO_RESUMPTION 0x10 /* server: no tickets, no session cache (full handshakes) */
 
 /* Server context from PEM files. protocols: the server's preference order (ALPN ids,

@@ -216,8 +216,8 @@ int io_listen_socket_new(const char *addr, int port, int *fd_out, int *port_out)
   int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return -errno;
   int on = 1;
-  socklen_t len = ss.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-                                           : sizeof(struct sockaddr_in);
+  socklen_t len =
+      ss.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
   if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) != 0 ||
       setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on)) != 0 ||
       bind(fd, (const struct sockaddr *)&ss, len) != 0) {

@@ -9,8 +9,8 @@
  * with AEAD ciphers; groups X25519 and P-256; no TLS compression, no renegotiation, no
  * 0-RTT data; record buffers released while a connection is idle; session tickets
  * encrypted with keys we rotate (one context serves every connection; workers forked
- * from it rotate in step, see the ticket ring); ALPN and NPN lists from the peer are checked whole before
- * anything is taken from them.
+ * from it rotate in step, see the ticket ring); ALPN and NPN lists from the peer are checked whole
+ * before anything is taken from them.
  */
 #include <arpa/inet.h>
 #include <openssl/core_names.h>
@@ -226,7 +226,8 @@ static int ticket_key_cb(SSL *ssl, unsigned char name[16], unsigned char *iv,
 }
 
 static int tls_setup_tickets(io_tls *tls) {
-  if (ticket_ring_index < 0) ticket_ring_index = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, NULL);
+  if (ticket_ring_index < 0)
+    ticket_ring_index = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, NULL);
   if (ticket_ring_index < 0) return -1;
   ticket_ring *ring = calloc(1, sizeof(*ring));
   if (ring == NULL) return -1;

@@ -55,19 +55,21 @@ int lab_plan_summarize(const json_t *plan, lab_plan_summary *out, char *err, siz
     out->min_bytes_up += MIN_REQUEST_BYTES;
     const char *method = json_string_value(json_object_get(r, "method"));
     const char *path = json_string_value(json_object_get(r, "path"));
-    const char *host = json_string_value(
-        json_object_get(json_array_get(hosts, (size_t)json_integer_value(json_object_get(r, "host"))), "name"));
+    const char *host = json_string_value(json_object_get(
+        json_array_get(hosts, (size_t)json_integer_value(json_object_get(r, "host"))), "name"));
     /* "GET /path HTTP/1.1\r\n" + "Host: h\r\n" */
-    out->http1_request_header_bytes += (method ? strlen(method) : 3) + 1 + (path ? strlen(path) : 1) +
-                                       11 + 6 + (host ? strlen(host) : 0) + 2;
+    out->http1_request_header_bytes += (method ? strlen(method) : 3) + 1 +
+                                       (path ? strlen(path) : 1) + 11 + 6 +
+                                       (host ? strlen(host) : 0) + 2;
     out->http1_request_header_bytes += header_text_bytes(json_object_get(r, "request_headers"));
     /* "HTTP/1.1 200 OK\r\n" approximated as 17 bytes, plus content-length */
-    out->http1_response_header_bytes += 17 + 16 + 12 +
-                                        header_text_bytes(json_object_get(r, "response_headers"));
+    out->http1_response_header_bytes +=
+        17 + 16 + 12 + header_text_bytes(json_object_get(r, "response_headers"));
   }
   /* A redirect gates its target (as in the loader): the target waits for it. */
   for (size_t i = 0; i < n; i++) {
-    json_int_t to = json_integer_value(json_object_get(json_array_get(resources, i), "redirect_to"));
+    json_int_t to =
+        json_integer_value(json_object_get(json_array_get(resources, i), "redirect_to"));
     if (json_is_integer(json_object_get(json_array_get(resources, i), "redirect_to")) && to >= 0 &&
         (size_t)to < n)
       gate[to] = (long long)i;
@@ -104,7 +106,8 @@ double lab_bound_ms(const lab_plan_summary *page, const lab_bound_link *link) {
   double rtt = link->rtt_ms;
   double setup = rtt * (1 + (link->tls_round_trips > 0 ? link->tls_round_trips : 0));
   double chain = page->depth * rtt;
-  double down = link->down_bps > 0 ? rtt + (double)page->min_bytes_down * 8000.0 / link->down_bps : rtt;
+  double down =
+      link->down_bps > 0 ? rtt + (double)page->min_bytes_down * 8000.0 / link->down_bps : rtt;
   double up = link->up_bps > 0 ? rtt + (double)page->min_bytes_up * 8000.0 / link->up_bps : rtt;
   double transfer = chain;
   if (down > transfer) transfer = down;

@@ -20,11 +20,11 @@
 /* What the bound needs from a page plan (speedy-lab-plan/1). */
 typedef struct lab_plan_summary {
   size_t n_resources, n_hosts;
-  unsigned depth;            /* longest gate chain, in resources (1: only the document) */
-  uint64_t body_bytes;       /* every resource's body_size */
-  uint64_t min_bytes_down;   /* bodies + 40 bytes of TCP/IP header per 1,460 bytes */
-  uint64_t min_bytes_up;     /* 18 bytes per request (the smallest SPDY SYN_STREAM) */
-  uint64_t http1_request_header_bytes;  /* request line + recorded headers as text */
+  unsigned depth;                      /* longest gate chain, in resources (1: only the document) */
+  uint64_t body_bytes;                 /* every resource's body_size */
+  uint64_t min_bytes_down;             /* bodies + 40 bytes of TCP/IP header per 1,460 bytes */
+  uint64_t min_bytes_up;               /* 18 bytes per request (the smallest SPDY SYN_STREAM) */
+  uint64_t http1_request_header_bytes; /* request line + recorded headers as text */
   uint64_t http1_response_header_bytes; /* status line + recorded headers as text */
 } lab_plan_summary;
 

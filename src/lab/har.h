@@ -73,9 +73,9 @@ typedef struct lab_entry {
   lab_header *response_headers;
   size_t n_response_headers;
   int64_t recorded_body_size, recorded_content_size; /* as in the file; -1 absent */
-  const char *mime_type;    /* "" when absent */
-  const char *redirect_url; /* as recorded; "" when absent */
-  const char *connection;   /* "" when absent */
+  const char *mime_type;                             /* "" when absent */
+  const char *redirect_url;                          /* as recorded; "" when absent */
+  const char *connection;                            /* "" when absent */
   const char *server_ip;    /* a label from the recording: never an address to use */
   const char *pageref;      /* NULL when absent */
   const char *initiator;    /* _initiator's URL when present, else NULL */
@@ -90,9 +90,9 @@ typedef struct lab_entry {
   const char *location;    /* absolute redirect target, or NULL */
   unsigned flags;          /* lab_entry_flag */
   lab_replay replay;
-  int replay_status;      /* what the replay answers (200 for a replayed 304) */
-  int64_t replay_size;    /* body bytes the replay sends; -1 when left out */
-  size_t cached_copy;     /* for LAB_REPLAY_AS_200_CACHED: the entry whose size is used */
+  int replay_status;   /* what the replay answers (200 for a replayed 304) */
+  int64_t replay_size; /* body bytes the replay sends; -1 when left out */
+  size_t cached_copy;  /* for LAB_REPLAY_AS_200_CACHED: the entry whose size is used */
 } lab_entry;
 
 /* One element of log.pages. */
@@ -113,10 +113,10 @@ typedef struct lab_har {
   size_t n_pages;
   double epoch_ms; /* the earliest recorded start, ms since the epoch */
   /* What lab_har_fix found. */
-  int whole_second_starts;  /* every startedDateTime has no fraction: starts rebuilt */
-  int running_total_sizes;  /* sizes are running totals per connection */
-  size_t n_start_clamped;   /* rebuilt starts that could not keep finish order */
-  size_t n_size_matches;    /* delta (or recorded) size == Content-Length, when both known */
+  int whole_second_starts; /* every startedDateTime has no fraction: starts rebuilt */
+  int running_total_sizes; /* sizes are running totals per connection */
+  size_t n_start_clamped;  /* rebuilt starts that could not keep finish order */
+  size_t n_size_matches;   /* delta (or recorded) size == Content-Length, when both known */
   size_t n_size_compared;
   lab_arena *arena;
 } lab_har;
@@ -127,8 +127,8 @@ typedef struct lab_har {
 int lab_har_load(const char *path, lab_har **out, char *err, size_t err_size);
 
 /* The same from a buffer; name stands in for the path in errors. */
-int lab_har_load_buffer(const char *name, const char *json, size_t len, lab_har **out,
-                        char *err, size_t err_size);
+int lab_har_load_buffer(const char *name, const char *json, size_t len, lab_har **out, char *err,
+                        size_t err_size);
 
 void lab_har_free(lab_har *har);
 

@@ -22,8 +22,8 @@
 
 /* A Content-Length header's value, or -1 when absent or not a plain number. */
 static int64_t content_length(const lab_entry *e) {
-  const lab_header *h = lab_header_find(e->response_headers, e->n_response_headers,
-                                        "content-length");
+  const lab_header *h =
+      lab_header_find(e->response_headers, e->n_response_headers, "content-length");
   if (h == NULL) return -1;
   const char *p = h->value;
   while (*p == ' ' || *p == '\t') p++;
@@ -166,7 +166,8 @@ static void fix_causal_order_pass(lab_har *har) {
     if (r->location == NULL) continue;
     for (size_t j = 0; j < har->n_entries; j++) {
       lab_entry *t = &har->entries[j];
-      if (j == i || t->recorded_start_ms < r->recorded_start_ms || !lab_url_same(t->url, r->location))
+      if (j == i || t->recorded_start_ms < r->recorded_start_ms ||
+          !lab_url_same(t->url, r->location))
         continue;
       if (t->start_ms < r->end_ms) {
         double duration = t->end_ms - t->start_ms;
@@ -243,8 +244,7 @@ static int fix_flags_and_urls(lab_har *har) {
       e->flags |= LAB_FLAG_CONDITIONAL;
     if (e->status == 304) e->flags |= LAB_FLAG_NOT_MODIFIED;
     if (e->status == 0) e->flags |= LAB_FLAG_STATUS_ZERO;
-    if ((strcmp(e->method, "POST") == 0 || strcmp(e->method, "PUT") == 0) &&
-        e->post_data == NULL)
+    if ((strcmp(e->method, "POST") == 0 || strcmp(e->method, "PUT") == 0) && e->post_data == NULL)
       e->flags |= LAB_FLAG_POST_NO_BODY;
     if (document_like(e)) e->flags |= LAB_FLAG_DOCUMENT_LIKE;
     for (size_t j = 0; j < i; j++) {

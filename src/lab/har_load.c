@@ -248,8 +248,10 @@ int lab_url_same(const char *a, const char *b) {
   if (ao != bo || strncasecmp(a, b, ao) != 0) return 0;
   const char *pa = a + ao, *pb = b + bo;
   /* "" and "/" are the same path; so are "?q" and "/?q". */
-  if (ap > 0 && pa[0] == '/' && !(bp > 0 && pb[0] == '/')) pa++, ap--;
-  else if (bp > 0 && pb[0] == '/' && !(ap > 0 && pa[0] == '/')) pb++, bp--;
+  if (ap > 0 && pa[0] == '/' && !(bp > 0 && pb[0] == '/'))
+    pa++, ap--;
+  else if (bp > 0 && pb[0] == '/' && !(ap > 0 && pa[0] == '/'))
+    pb++, bp--;
   return ap == bp && (ap == 0 || memcmp(pa, pb, ap) == 0);
 }
 
@@ -343,14 +345,20 @@ static void fail(loader *ld, const char *fmt, ...) {
 
 static const char *json_type_name(const json_t *v) {
   switch (json_typeof(v)) {
-  case JSON_OBJECT: return "an object";
-  case JSON_ARRAY: return "an array";
-  case JSON_STRING: return "a string";
+  case JSON_OBJECT:
+    return "an object";
+  case JSON_ARRAY:
+    return "an array";
+  case JSON_STRING:
+    return "a string";
   case JSON_INTEGER:
-  case JSON_REAL: return "a number";
+  case JSON_REAL:
+    return "a number";
   case JSON_TRUE:
-  case JSON_FALSE: return "a boolean";
-  case JSON_NULL: return "null";
+  case JSON_FALSE:
+    return "a boolean";
+  case JSON_NULL:
+    return "null";
   }
   return "unknown";
 }
@@ -420,8 +428,8 @@ static const json_t *get_array(loader *ld, const json_t *obj, const char *key, i
   return v;
 }
 
-static int load_headers(loader *ld, const json_t *message, const char *where,
-                        lab_header **out, size_t *n_out) {
+static int load_headers(loader *ld, const json_t *message, const char *where, lab_header **out,
+                        size_t *n_out) {
   *out = NULL;
   *n_out = 0;
   const json_t *list = get_array(ld, message, "headers", 0, where);
@@ -503,8 +511,7 @@ static int load_entry(loader *ld, const json_t *json, size_t index, lab_entry *e
   snprintf(post_where, sizeof post_where, "%s.postData", sub);
   const json_t *post = get_object(ld, request, "postData", 0, sub);
   e->post_data = post != NULL ? get_optional_string(ld, post, "text", post_where) : NULL;
-  if (ld->failed || load_headers(ld, request, sub, &e->request_headers,
-                                 &e->n_request_headers) != 0)
+  if (ld->failed || load_headers(ld, request, sub, &e->request_headers, &e->n_request_headers) != 0)
     return -1;
 
   const json_t *response = get_object(ld, json, "response", 1, where);
@@ -530,8 +537,8 @@ static int load_entry(loader *ld, const json_t *json, size_t index, lab_entry *e
   snprintf(content_where, sizeof content_where, "%s.content", sub);
   e->recorded_content_size = (int64_t)get_number(ld, content, "size", -1, content_where);
   e->mime_type = get_string(ld, content, "mimeType", "", content_where);
-  if (ld->failed || load_headers(ld, response, sub, &e->response_headers,
-                                 &e->n_response_headers) != 0)
+  if (ld->failed ||
+      load_headers(ld, response, sub, &e->response_headers, &e->n_response_headers) != 0)
     return -1;
   if (e->method[0] == '\0') {
     fail(ld, "%s.method is empty", sub);

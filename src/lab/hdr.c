@@ -107,8 +107,8 @@ static size_t names_bytes(const lab_header *h, size_t n) {
 }
 
 static int build_request(const lab_entry *e, message *m) {
-  if (message_reserve(m, e->n_request_headers + 5, names_bytes(e->request_headers,
-                                                                  e->n_request_headers)) != 0)
+  if (message_reserve(m, e->n_request_headers + 5,
+                      names_bytes(e->request_headers, e->n_request_headers)) != 0)
     return -1;
   const lab_header *host = lab_header_find(e->request_headers, e->n_request_headers, "host");
   const char *host_value = host != NULL && host->value_len > 0 ? host->value : e->parsed.host;
@@ -124,8 +124,8 @@ static int build_request(const lab_entry *e, message *m) {
 }
 
 static int build_response(const lab_entry *e, message *m) {
-  if (message_reserve(m, e->n_response_headers + 2, names_bytes(e->response_headers,
-                                                                   e->n_response_headers)) != 0)
+  if (message_reserve(m, e->n_response_headers + 2,
+                      names_bytes(e->response_headers, e->n_response_headers)) != 0)
     return -1;
   size_t reason_len = strlen(e->status_text);
   if (reason_len > 40) reason_len = 40;
@@ -134,7 +134,8 @@ static int build_response(const lab_entry *e, message *m) {
                          : snprintf(m->status, sizeof m->status, "%d", e->status);
   char code[16];
   int code_len = snprintf(code, sizeof code, "%d", e->status);
-  m->http1 = strlen(e->response_version) + 1 + (size_t)code_len + 1 + strlen(e->status_text) + 2 + 2;
+  m->http1 =
+      strlen(e->response_version) + 1 + (size_t)code_len + 1 + strlen(e->status_text) + 2 + 2;
   message_push(m, ":status", 7, m->status, (size_t)n);
   message_push(m, ":version", 8, e->response_version, strlen(e->response_version));
   message_add_recorded(m, e->response_headers, e->n_response_headers);
@@ -182,8 +183,8 @@ int lab_hdr_measure(const lab_har *har, const size_t *entries, size_t n, int ver
     if (ctx == NULL) {
       ctx = &hosts[n_hosts];
       ctx->host = host;
-      if (spdy_hdblock_deflater_init(&ctx->up, &mem, version, setting->level,
-                                     setting->window_bits, setting->mem_level) != 0 ||
+      if (spdy_hdblock_deflater_init(&ctx->up, &mem, version, setting->level, setting->window_bits,
+                                     setting->mem_level) != 0 ||
           spdy_hdblock_deflater_init(&ctx->down, &mem, version, setting->level,
                                      setting->window_bits, setting->mem_level) != 0) {
         spdy_hdblock_deflater_free(&ctx->up);
@@ -204,8 +205,8 @@ int lab_hdr_measure(const lab_har *har, const size_t *entries, size_t n, int ver
       continue;
     }
     if (r != 0) {
-      snprintf(err, err_size, "%s: entry %zu: compressing request headers: %s", har->name,
-               e->index, spdy_strerror(r));
+      snprintf(err, err_size, "%s: entry %zu: compressing request headers: %s", har->name, e->index,
+               spdy_strerror(r));
       rc = -1;
       break;
     }

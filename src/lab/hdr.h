@@ -16,10 +16,10 @@ typedef struct lab_hdr_setting {
 } lab_hdr_setting;
 
 typedef struct lab_hdr_figures {
-  uint64_t entries;       /* exchanges counted */
-  uint64_t hosts;         /* compression contexts per direction */
-  uint64_t skipped;       /* entries whose headers SPDY cannot carry (reason on stderr) */
-  uint64_t no_response;   /* status 0: request counted, no response */
+  uint64_t entries;     /* exchanges counted */
+  uint64_t hosts;       /* compression contexts per direction */
+  uint64_t skipped;     /* entries whose headers SPDY cannot carry (reason on stderr) */
+  uint64_t no_response; /* status 0: request counted, no response */
   uint64_t request_http1, request_spdy;   /* bytes */
   uint64_t response_http1, response_spdy; /* bytes */
 } lab_hdr_figures;

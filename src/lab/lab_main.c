@@ -65,7 +65,8 @@ static size_t *hdr_selection(const lab_har *har, int all_entries, const lab_page
     /* Every entry in start order: the order the browser sent them. */
     *n = 0;
     for (size_t p = 0; p < pages->n_pages; p++)
-      for (size_t i = 0; i < pages->pages[p].n_entries; i++) sel[(*n)++] = pages->pages[p].entries[i];
+      for (size_t i = 0; i < pages->pages[p].n_entries; i++)
+        sel[(*n)++] = pages->pages[p].entries[i];
     if (*n != har->n_entries || har->n_pages > 0) {
       *n = har->n_entries;
       for (size_t i = 0; i < har->n_entries; i++) sel[i] = i;
@@ -120,11 +121,16 @@ static int hdr_main(int argc, char **argv) {
   optind = 1;
   while ((c = getopt_long(argc, argv, "az:s:jh", long_options, NULL)) != -1) {
     switch (c) {
-    case 'a': all_entries = 1; break;
-    case 'j': json = 1; break;
+    case 'a':
+      all_entries = 1;
+      break;
+    case 'j':
+      json = 1;
+      break;
     case 'z':
       if (parse_zlib(optarg, &setting) != 0) {
-        fprintf(stderr, PROG " hdr: bad --zlib '%s' (want LEVEL,WINDOWBITS,MEMLEVEL, e.g. 9,15,8)\n",
+        fprintf(stderr,
+                PROG " hdr: bad --zlib '%s' (want LEVEL,WINDOWBITS,MEMLEVEL, e.g. 9,15,8)\n",
                 optarg);
         return 2;
       }
@@ -141,13 +147,15 @@ static int hdr_main(int argc, char **argv) {
              "Header bytes of each recording's first page as HTTP/1.1 text and as SPDY frames\n"
              "compressed by libspdy (one zlib context per direction per host). No network.\n\n"
              "  -a, --all-entries  every entry of each file, not the first page\n"
-             "  -z, --zlib L,W,M   zlib level, windowBits, memLevel (default: the engine's, %d,%d,%d)\n"
+             "  -z, --zlib L,W,M   zlib level, windowBits, memLevel (default: the engine's, "
+             "%d,%d,%d)\n"
              "  -s, --spdy V       SPDY version 2, 3 or 3.1 (default 3; 3.1 compresses as 3)\n"
              "  -j, --json         JSON instead of a table\n"
              "  -h, --help         this help\n",
              engine_default.level, engine_default.window_bits, engine_default.mem_level);
       return 0;
-    default: return 2;
+    default:
+      return 2;
     }
   }
   if (optind >= argc) {
@@ -184,8 +192,8 @@ static int hdr_main(int argc, char **argv) {
     int rc = lab_pages_extract(har, &page_options, &pages);
     if (rc == 0) {
       sel = hdr_selection(har, all_entries, &pages, &n);
-      rc = sel == NULL ? -1 : lab_hdr_measure(har, sel, n, version, &setting, &figures, err,
-                                              sizeof err);
+      rc = sel == NULL ? -1
+                       : lab_hdr_measure(har, sel, n, version, &setting, &figures, err, sizeof err);
       if (sel == NULL) snprintf(err, sizeof err, "%s: out of memory", har->name);
       lab_pages_free(&pages);
     } else {
@@ -223,18 +231,23 @@ static const char *short_url(const char *url, char *buf, size_t size) {
 }
 
 static int pages_main(int argc, char **argv) {
-  static const struct option long_options[] = {
-      {"all-pages", no_argument, NULL, 'a'},  {"cutoff", required_argument, NULL, 'c'},
-      {"verbose", no_argument, NULL, 'v'},    {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0}};
+  static const struct option long_options[] = {{"all-pages", no_argument, NULL, 'a'},
+                                               {"cutoff", required_argument, NULL, 'c'},
+                                               {"verbose", no_argument, NULL, 'v'},
+                                               {"help", no_argument, NULL, 'h'},
+                                               {NULL, 0, NULL, 0}};
   lab_page_options options;
   lab_page_options_default(&options);
   int all_pages = 0, verbose = 0, c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "ac:vh", long_options, NULL)) != -1) {
     switch (c) {
-    case 'a': all_pages = 1; break;
-    case 'v': verbose = 1; break;
+    case 'a':
+      all_pages = 1;
+      break;
+    case 'v':
+      verbose = 1;
+      break;
     case 'c':
       if (parse_seconds(optarg, &options.cutoff_idle_ms) != 0) {
         fprintf(stderr, PROG " pages: bad --cutoff '%s' (seconds, 0 for none)\n", optarg);
@@ -242,15 +255,17 @@ static int pages_main(int argc, char **argv) {
       }
       break;
     case 'h':
-      printf("Usage: speedy lab pages [OPTION]... HAR...\n"
-             "The pages found in each recording (the first by default).\n\n"
-             "  -a, --all-pages  every page, not only the first\n"
-             "  -c, --cutoff S   end of load after S seconds of network idle (default %.0f; 0: none)\n"
-             "  -v, --verbose    list each page's entries with their parents\n"
-             "  -h, --help       this help\n",
-             options.cutoff_idle_ms / 1000);
+      printf(
+          "Usage: speedy lab pages [OPTION]... HAR...\n"
+          "The pages found in each recording (the first by default).\n\n"
+          "  -a, --all-pages  every page, not only the first\n"
+          "  -c, --cutoff S   end of load after S seconds of network idle (default %.0f; 0: none)\n"
+          "  -v, --verbose    list each page's entries with their parents\n"
+          "  -h, --help       this help\n",
+          options.cutoff_idle_ms / 1000);
       return 0;
-    default: return 2;
+    default:
+      return 2;
     }
   }
   if (optind >= argc) {
@@ -278,7 +293,8 @@ static int pages_main(int argc, char **argv) {
            har->whole_second_starts ? ", starts rebuilt from whole seconds" : "");
     for (size_t p = 0; p < set.n_pages && (all_pages || p == 0); p++) {
       const lab_page *page = &set.pages[p];
-      const lab_entry *last = page->n_entries ? &har->entries[page->entries[page->n_entries - 1]] : NULL;
+      const lab_entry *last =
+          page->n_entries ? &har->entries[page->entries[page->n_entries - 1]] : NULL;
       size_t n_304_out = 0;
       for (size_t k = 0; k < page->n_entries; k++)
         if (har->entries[page->entries[k]].replay == LAB_REPLAY_LEFT_OUT) n_304_out++;

@@ -41,8 +41,8 @@ static int path_ends_with(const lab_entry *e, const char *suffix) {
 }
 
 int lab_entry_is_script(const lab_entry *e) {
-  if (e->mime_type[0] != '\0' && (strstr(e->mime_type, "javascript") != NULL ||
-                                  strstr(e->mime_type, "ecmascript") != NULL))
+  if (e->mime_type[0] != '\0' &&
+      (strstr(e->mime_type, "javascript") != NULL || strstr(e->mime_type, "ecmascript") != NULL))
     return 1;
   return path_ends_with(e, ".js");
 }
@@ -120,10 +120,10 @@ typedef struct splitter {
   const lab_page_options *options;
   const size_t *order;
   size_t n;
-  url_set top;     /* the current page's document chain URLs */
-  url_set frames;  /* everything the current page names or loads as a document */
-  url_set seen;    /* every URL requested so far (any page) */
-  url_set fresh;   /* scratch: the candidate page's URLs */
+  url_set top;            /* the current page's document chain URLs */
+  url_set frames;         /* everything the current page names or loads as a document */
+  url_set seen;           /* every URL requested so far (any page) */
+  url_set fresh;          /* scratch: the candidate page's URLs */
   const char *chain_next; /* awaited redirect target of the document chain */
 } splitter;
 
@@ -177,8 +177,7 @@ static int is_navigation(const splitter *sp, size_t k, double commit_ms, double 
     if (set_has(&sp->fresh, ref)) {
       if (e->start_ms <= start + window) named_new++;
     } else if (e->start_ms > commit_ms + 1000 && e->start_ms <= commit_ms + 1000 + OLD_WINDOW_MS &&
-               set_has(&sp->frames, ref) &&
-               !reloaded_after(sp, k, ref)) {
+               set_has(&sp->frames, ref) && !reloaded_after(sp, k, ref)) {
       /* 1 s of slack: rebuilt starts are only known to within their second. */
       named_old++;
     }
@@ -385,8 +384,7 @@ static size_t find_before(const lab_har *har, const lab_page *page, size_t i, co
   return found;
 }
 
-static void page_dependencies(const lab_har *har, const lab_page_options *options,
-                              lab_page *page) {
+static void page_dependencies(const lab_har *har, const lab_page_options *options, lab_page *page) {
   size_t doc = LAB_NO_ENTRY;
   for (size_t i = 0; i < page->n_entries; i++)
     if (page->entries[i] == page->document) doc = i;

@@ -15,8 +15,8 @@
 #define LAB_NO_ENTRY ((size_t)-1)
 
 typedef struct lab_page_options {
-  double cutoff_idle_ms;   /* load ends after this much network idle; <= 0: no cutoff */
-  double script_window_ms; /* a resource starting this soon after a script ended is its child */
+  double cutoff_idle_ms;       /* load ends after this much network idle; <= 0: no cutoff */
+  double script_window_ms;     /* a resource starting this soon after a script ended is its child */
   double navigation_window_ms; /* how far ahead a navigation's Referers are counted */
 } lab_page_options;
 
@@ -33,9 +33,9 @@ typedef struct lab_page {
   /* End-of-load cutoff: entries starting after cutoff_ms are excluded. */
   unsigned char *after_cutoff; /* per page entry: 1 when excluded by the cutoff */
   size_t n_after_cutoff;
-  double cutoff_ms;     /* relative to the file; a very large value when nothing is cut */
-  double load_ms;       /* first start to last end, every entry */
-  double load_ms_cut;   /* the same without the entries after the cutoff */
+  double cutoff_ms;   /* relative to the file; a very large value when nothing is cut */
+  double load_ms;     /* first start to last end, every entry */
+  double load_ms_cut; /* the same without the entries after the cutoff */
   /* Dependencies, per page entry: an index into entries[], or LAB_NO_ENTRY (a root). */
   size_t *parent;           /* Referer / _initiator / redirect, else the document */
   size_t *parent_estimated; /* as parent, with script children estimated from timing */

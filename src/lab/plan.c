@@ -49,9 +49,9 @@ const char *lab_plan_type(const lab_entry *e) {
 /* Header fields a replay never carries as recorded (docs/lab-formats.md), plus, on
  * requests, what only a warm cache or a request body would send. */
 static int dropped(const char *lower, int request) {
-  static const char *const both[] = {"connection", "keep-alive", "proxy-connection",
-                                     "transfer-encoding", "upgrade", "te", "trailer", "host",
-                                     "content-length"};
+  static const char *const both[] = {"connection",        "keep-alive", "proxy-connection",
+                                     "transfer-encoding", "upgrade",    "te",
+                                     "trailer",           "host",       "content-length"};
   static const char *const requests[] = {"if-none-match", "if-modified-since", "if-match",
                                          "if-unmodified-since", "if-range"};
   if (lower[0] == ':') return 1;
@@ -93,7 +93,8 @@ static int add_header(json_t *list, const lab_header *h, int request, const char
   return json_array_append_new(list, pair);
 }
 
-static json_t *header_list(const lab_header *headers, size_t n, int request, const char *also_drop) {
+static json_t *header_list(const lab_header *headers, size_t n, int request,
+                           const char *also_drop) {
   json_t *list = json_array();
   for (size_t i = 0; list != NULL && i < n; i++)
     if (add_header(list, &headers[i], request, also_drop) != 0) {
@@ -213,23 +214,22 @@ static json_t *build_resource(builder *b, size_t id, const size_t *parents, json
   if (e->replay == LAB_REPLAY_AS_200_CACHED && e->cached_copy < b->har->n_entries)
     headers_from = &b->har->entries[e->cached_copy];
   json_t *request_headers = header_list(e->request_headers, e->n_request_headers, 1, NULL);
-  json_t *response_headers = header_list(headers_from->response_headers,
-                                         headers_from->n_response_headers, 0,
-                                         redirect_to >= 0 ? "location" : NULL);
+  json_t *response_headers =
+      header_list(headers_from->response_headers, headers_from->n_response_headers, 0,
+                  redirect_to >= 0 ? "location" : NULL);
   if (request_headers == NULL || response_headers == NULL) {
     json_decref(request_headers);
     json_decref(response_headers);
     snprintf(err, err_size, "out of memory");
     return NULL;
   }
-  json_t *r = json_pack("{s:I, s:I, s:s, s:s, s:s, s:I, s:I, s:f, s:o, s:i, s:o, s:I, s:I, s:b}",
-                        "id", (json_int_t)id, "host", (json_int_t)host, "method", e->method,
-                        "path", path, "type", type, "parent", (json_int_t)parent,
-                        "discover_offset", (json_int_t)discover_offset, "start_delay", 0.0,
-                        "request_headers", request_headers, "status", status,
-                        "response_headers", response_headers, "body_size", (json_int_t)body,
-                        "redirect_to", (json_int_t)redirect_to, "after_cutoff",
-                        b->page->after_cutoff[k] != 0);
+  json_t *r =
+      json_pack("{s:I, s:I, s:s, s:s, s:s, s:I, s:I, s:f, s:o, s:i, s:o, s:I, s:I, s:b}", "id",
+                (json_int_t)id, "host", (json_int_t)host, "method", e->method, "path", path, "type",
+                type, "parent", (json_int_t)parent, "discover_offset", (json_int_t)discover_offset,
+                "start_delay", 0.0, "request_headers", request_headers, "status", status,
+                "response_headers", response_headers, "body_size", (json_int_t)body, "redirect_to",
+                (json_int_t)redirect_to, "after_cutoff", b->page->after_cutoff[k] != 0);
   if (r == NULL) snprintf(err, err_size, "out of memory");
   return r;
 }
@@ -300,16 +300,16 @@ json_t *lab_plan_build(const lab_har *har, const lab_page_set *pages, size_t pag
   }
   align_repeats(resources);
   for (size_t i = 0; i < b.n_hosts; i++)
-    json_array_append_new(hosts, json_pack("{s:s, s:i}", "name", b.host_names[i], "port",
-                                           b.host_ports[i]));
+    json_array_append_new(
+        hosts, json_pack("{s:s, s:i}", "name", b.host_names[i], "port", b.host_ports[i]));
   char page_name[64];
   snprintf(page_name, sizeof page_name, page_index == 0 ? "first page" : "page %zu",
            page_index + 1);
   plan = json_pack("{s:s, s:s, s:s, s:I, s:s, s:b, s:f, s:O, s:O}", "format", LAB_PLAN_FORMAT,
                    "source", har->name, "page", page_name, "seed", (json_int_t)options->seed,
                    "graph", options->flat_graph ? "flat" : "estimated", "document_missing",
-                   page->document_missing, "recorded_load_ms", page->load_ms_cut, "hosts",
-                   hosts, "resources", resources);
+                   page->document_missing, "recorded_load_ms", page->load_ms_cut, "hosts", hosts,
+                   "resources", resources);
   if (plan == NULL) snprintf(err, err_size, "out of memory");
 out:
   json_decref(resources);
@@ -368,9 +368,15 @@ int lab_plan_main(int argc, char **argv) {
   optind = 1;
   while ((c = getopt_long(argc, argv, "o:d:ag:c:s:h", long_options, NULL)) != -1) {
     switch (c) {
-    case 'o': output = optarg; break;
-    case 'd': dir = optarg; break;
-    case 'a': all_pages = 1; break;
+    case 'o':
+      output = optarg;
+      break;
+    case 'd':
+      dir = optarg;
+      break;
+    case 'a':
+      all_pages = 1;
+      break;
     case 'g':
       if (strcmp(optarg, "flat") != 0 && strcmp(optarg, "estimated") != 0) {
         fprintf(stderr, PROG ": bad --graph '%s' (flat or estimated)\n", optarg);
@@ -409,7 +415,8 @@ int lab_plan_main(int argc, char **argv) {
              "  -h, --help         this help\n",
              page_options.cutoff_idle_ms / 1000);
       return 0;
-    default: return 2;
+    default:
+      return 2;
     }
   }
   if (optind >= argc) {
@@ -457,7 +464,8 @@ int lab_plan_main(int argc, char **argv) {
         target = file;
       }
       if (write_plan(plan, target) != 0) {
-        fprintf(stderr, PROG ": cannot write %s: %s\n", target ? target : "stdout", strerror(errno));
+        fprintf(stderr, PROG ": cannot write %s: %s\n", target ? target : "stdout",
+                strerror(errno));
         failed = 1;
       }
       json_decref(plan);

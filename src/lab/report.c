@@ -38,7 +38,8 @@ static int compare_double(const void *a, const void *b) {
 /* Names that reach the HTML unescaped must be plain: [A-Za-z0-9._/-], at most 32 bytes. */
 static const char *plain_config(const char *name) {
   size_t n = strlen(name);
-  if (n == 0 || n > 32 || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/-") != n)
+  if (n == 0 || n > 32 ||
+      strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/-") != n)
     return "other";
   return name;
 }
@@ -52,7 +53,9 @@ static const char *config_of(const json_t *line) {
   const char *dispatch = json_string_value(json_object_get(line, "dispatch"));
   int single = mode != NULL && strcmp(mode, "single-domain") == 0;
   if (protocol != NULL && strncmp(protocol, "http", 4) == 0)
-    return single ? "http1-single" : dispatch && strcmp(dispatch, "priority") == 0 ? "http1-prio" : "http1-fcfs";
+    return single                                          ? "http1-single"
+           : dispatch && strcmp(dispatch, "priority") == 0 ? "http1-prio"
+                                                           : "http1-fcfs";
   if (json_is_true(json_object_get(line, "push"))) return "spdy-push";
   if (json_is_true(json_object_get(line, "hint"))) return "spdy-hint";
   return single ? "spdy-single" : "spdy-multi";
@@ -116,9 +119,11 @@ static void compute_row(report *r, size_t g, size_t c, uint64_t seed) {
   row->bound_ratio = n_bound ? exp(log_bound / (double)n_bound) : 0;
   row->paired = paired;
   if (paired > 0) {
-    row->has_ratio = lab_stats_bootstrap_geomean(ratio, paired, 2000, seed + g * 31 + c, &row->ratio) == 0;
+    row->has_ratio =
+        lab_stats_bootstrap_geomean(ratio, paired, 2000, seed + g * 31 + c, &row->ratio) == 0;
     row->paper_metric = 1 - sum_config / sum_base;
-    row->recovered = sum_base - sum_bound > 0 ? (sum_base - sum_config) / (sum_base - sum_bound) : 0;
+    row->recovered =
+        sum_base - sum_bound > 0 ? (sum_base - sum_config) / (sum_base - sum_bound) : 0;
     qsort(ratio, paired, sizeof *ratio, compare_double);
     r->ratios[g * r->n_configs + c] = ratio;
     r->n_ratios[g * r->n_configs + c] = paired;
@@ -211,7 +216,8 @@ int report_build(const char *results, uint64_t seed, report *r, char *err, size_
     MEAN_IN(plt_cutoff_ms, json_number_value(json_object_get(line, "plt_cutoff_ms")));
     MEAN_IN(bound_ms, json_number_value(json_object_get(line, "lower_bound_ms")));
     MEAN_IN(request_header_bytes, json_number_value(json_object_get(line, "request_header_bytes")));
-    MEAN_IN(response_header_bytes, json_number_value(json_object_get(line, "response_header_bytes")));
+    MEAN_IN(response_header_bytes,
+            json_number_value(json_object_get(line, "response_header_bytes")));
 #undef MEAN_IN
     if (cell->first == NULL) cell->first = line;
     cell->repetitions++;
@@ -238,8 +244,9 @@ void report_free(report *r) {
 }
 
 void report_print(FILE *out, const report *r) {
-  fprintf(out, "%zu loads, %zu invalid (left out), %zu on links over the lateness bound; %zu "
-               "pages; baseline %s\n\n",
+  fprintf(out,
+          "%zu loads, %zu invalid (left out), %zu on links over the lateness bound; %zu "
+          "pages; baseline %s\n\n",
           r->n_loads, r->n_invalid, r->n_lateness, r->n_pages,
           r->n_configs ? r->configs[r->baseline] : "-");
   for (size_t g = 0; g < r->n_groups; g++) {
@@ -250,7 +257,8 @@ void report_print(FILE *out, const report *r) {
       if (row->pages == 0) continue;
       char ci[64] = "-";
       if (row->has_ratio)
-        snprintf(ci, sizeof ci, "%.3f (%.3f-%.3f)", row->ratio.estimate, row->ratio.low, row->ratio.high);
+        snprintf(ci, sizeof ci, "%.3f (%.3f-%.3f)", row->ratio.estimate, row->ratio.low,
+                 row->ratio.high);
       fprintf(out, "%-13s %5zu %9.0f %9.0f %7.1f%% %23s %8.2f %8.1f%%\n", r->configs[c], row->pages,
               row->mean_ms, row->median_ms, row->paired ? 100 * row->paper_metric : 0, ci,
               row->bound_ratio, row->paired ? 100 * row->recovered : 0);
@@ -273,8 +281,10 @@ void report_print(FILE *out, const report *r) {
       fprintf(out, "%-44.44s %-26.26s", r->pages[p], r->groups[g]);
       for (size_t c = 0; c < r->n_configs; c++) {
         const report_cell *cell = report_cell_at(r, g, c, p);
-        if (cell->present) fprintf(out, " %12.0f", cell->plt_ms);
-        else fprintf(out, " %12s", "-");
+        if (cell->present)
+          fprintf(out, " %12.0f", cell->plt_ms);
+        else
+          fprintf(out, " %12s", "-");
       }
       fprintf(out, "  (%.0f)\n", bound);
     }
@@ -284,16 +294,19 @@ void report_print(FILE *out, const report *r) {
     for (size_t g = 0; g < r->n_groups; g++)
       for (size_t p = 0; p < r->n_pages; p++) {
         const report_cell *cell = report_cell_at(r, g, c, p);
-        if (cell->present) req[c] += cell->request_header_bytes, resp[c] += cell->response_header_bytes;
+        if (cell->present)
+          req[c] += cell->request_header_bytes, resp[c] += cell->response_header_bytes;
       }
-  fprintf(out, "\nHeader bytes as sent (sum over pages and links of the per-page means)\n"
-               "%-13s %14s %14s %11s %11s\n", "config", "request bytes", "response bytes",
-          "req saved", "resp saved");
+  fprintf(out,
+          "\nHeader bytes as sent (sum over pages and links of the per-page means)\n"
+          "%-13s %14s %14s %11s %11s\n",
+          "config", "request bytes", "response bytes", "req saved", "resp saved");
   for (size_t c = 0; c < r->n_configs; c++) {
     if (req[c] == 0 && resp[c] == 0) continue;
     fprintf(out, "%-13s %14.0f %14.0f", r->configs[c], req[c], resp[c]);
     if (c != r->baseline && req[r->baseline] > 0)
-      fprintf(out, " %10.1f%% %10.1f%%\n", lab_hdr_reduction((uint64_t)req[r->baseline], (uint64_t)req[c]),
+      fprintf(out, " %10.1f%% %10.1f%%\n",
+              lab_hdr_reduction((uint64_t)req[r->baseline], (uint64_t)req[c]),
               lab_hdr_reduction((uint64_t)resp[r->baseline], (uint64_t)resp[c]));
     else
       fprintf(out, " %11s %11s\n", "-", "-");
@@ -312,7 +325,9 @@ int lab_report_main(int argc, char **argv) {
   optind = 1;
   while ((c = getopt_long(argc, argv, "H:s:h", long_options, NULL)) != -1) {
     switch (c) {
-    case 'H': html = optarg; break;
+    case 'H':
+      html = optarg;
+      break;
     case 's':
       seed = strtoull(optarg, &end, 10);
       if (end == optarg || *end != '\0') {
@@ -322,12 +337,14 @@ int lab_report_main(int argc, char **argv) {
       break;
     case 'h':
       printf("Usage: speedy lab report [--html FILE] [--seed N] RESULTS\n"
-             "The experiment's table from the results of 'speedy lab run' (docs/lab.md, \"Report\").\n\n"
+             "The experiment's table from the results of 'speedy lab run' (docs/lab.md, "
+             "\"Report\").\n\n"
              "  -H, --html FILE  also write a self-contained HTML report with SVG charts\n"
              "  -s, --seed N     bootstrap seed (default 1)\n"
              "  -h, --help       this help\n");
       return 0;
-    default: return 2;
+    default:
+      return 2;
     }
   }
   if (optind + 1 != argc) {

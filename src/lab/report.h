@@ -23,13 +23,13 @@ typedef struct report_cell {
 
 /* Per link group and configuration: the table's row. */
 typedef struct report_row {
-  size_t pages;           /* pages with a valid load */
+  size_t pages; /* pages with a valid load */
   double mean_ms, median_ms;
-  double paper_metric;    /* 1 - mean(config) / mean(baseline), over pages both have */
-  lab_ci ratio;           /* geometric mean of per-page config / baseline, 95% CI */
-  double bound_ratio;     /* geometric mean of per-page PLT / lower bound */
-  double recovered;       /* (mean baseline - mean config) / (mean baseline - mean bound) */
-  size_t paired;          /* pages in the ratio */
+  double paper_metric; /* 1 - mean(config) / mean(baseline), over pages both have */
+  lab_ci ratio;        /* geometric mean of per-page config / baseline, 95% CI */
+  double bound_ratio;  /* geometric mean of per-page PLT / lower bound */
+  double recovered;    /* (mean baseline - mean config) / (mean baseline - mean bound) */
+  size_t paired;       /* pages in the ratio */
   int has_ratio;
 } report_row;
 
@@ -42,7 +42,7 @@ typedef struct report {
   size_t n_groups;
   char *configs[REPORT_MAX_CONFIGS];
   size_t n_configs;
-  size_t baseline; /* index into configs: http1-fcfs when present */
+  size_t baseline;    /* index into configs: http1-fcfs when present */
   report_cell *cells; /* [group][config][page] */
   report_row *rows;   /* [group][config] */
   double **ratios;    /* [group * n_configs + config]: the per-page ratios, sorted */

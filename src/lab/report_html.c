@@ -20,10 +20,18 @@ static const char *const COLOURS[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2"
 static void put_escaped(FILE *f, const char *s) {
   for (; s && *s; s++) {
     switch (*s) {
-    case '&': fputs("&amp;", f); break;
-    case '<': fputs("&lt;", f); break;
-    case '>': fputs("&gt;", f); break;
-    case '"': fputs("&quot;", f); break;
+    case '&':
+      fputs("&amp;", f);
+      break;
+    case '<':
+      fputs("&lt;", f);
+      break;
+    case '>':
+      fputs("&gt;", f);
+      break;
+    case '"':
+      fputs("&quot;", f);
+      break;
     default:
       if ((unsigned char)*s >= 0x20 || *s == '\n') fputc(*s, f);
     }
@@ -46,19 +54,24 @@ static void bars_chart(FILE *f, const report *r, size_t g) {
   size_t n = 0;
   for (size_t c = 0; c < r->n_configs; c++) n += report_row_at(r, g, c)->has_ratio;
   if (n == 0) return;
-  fprintf(f, "<svg class=\"chart bars\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-             "viewBox=\"0 0 %d %d\" role=\"img\">\n<title>Page load time relative to HTTP/1.1, ",
-          W, H, W, H);
+  fprintf(
+      f,
+      "<svg class=\"chart bars\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+      "viewBox=\"0 0 %d %d\" role=\"img\">\n<title>Page load time relative to HTTP/1.1, ",
+      W, H, W, H);
   put_escaped(f, r->groups[g]);
-  fprintf(f, "</title>\n<text x=\"%d\" y=\"18\" class=\"head\">Geometric mean of page load time ÷ "
-             "HTTP/1.1, with 95%% CI — ", left);
+  fprintf(f,
+          "</title>\n<text x=\"%d\" y=\"18\" class=\"head\">Geometric mean of page load time ÷ "
+          "HTTP/1.1, with 95%% CI — ",
+          left);
   put_escaped(f, r->groups[g]);
   fprintf(f, "</text>\n");
   /* axis and ticks */
   for (int t = 0; t <= 4; t++) {
     double v = top_value * t / 4, y = top + plot_h - plot_h * v / top_value;
-    fprintf(f, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
-               "<text x=\"%d\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%.2f</text>\n",
+    fprintf(f,
+            "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
+            "<text x=\"%d\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%.2f</text>\n",
             left, y, W - right, y, left - 6, y + 4, v);
   }
   double one = top + plot_h - plot_h / top_value;
@@ -73,13 +86,15 @@ static void bars_chart(FILE *f, const report *r, size_t g) {
     double y = top + plot_h - plot_h * row->ratio.estimate / top_value;
     double ylo = top + plot_h - plot_h * row->ratio.low / top_value;
     double yhi = top + plot_h - plot_h * row->ratio.high / top_value;
-    fprintf(f, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
-               "<title>%s: %.3f (%.3f–%.3f), %zu pages</title></rect>\n",
+    fprintf(f,
+            "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
+            "<title>%s: %.3f (%.3f–%.3f), %zu pages</title></rect>\n",
             x, y, w, top + plot_h - y, COLOURS[c % 8], r->configs[c], row->ratio.estimate,
             row->ratio.low, row->ratio.high, row->paired);
-    fprintf(f, "<line class=\"ci\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-               "<line class=\"ci\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-               "<line class=\"ci\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+    fprintf(f,
+            "<line class=\"ci\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+            "<line class=\"ci\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+            "<line class=\"ci\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
             x + w / 2, ylo, x + w / 2, yhi, x + w / 4, ylo, x + 3 * w / 4, ylo, x + w / 4, yhi,
             x + 3 * w / 4, yhi);
     fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"label\" text-anchor=\"middle\">%s</text>\n",
@@ -106,19 +121,24 @@ static void cdf_chart(FILE *f, const report *r, size_t g) {
   hi = ceil(hi * 10) / 10;
   if (hi - lo < 0.2) hi = lo + 0.2;
   double plot_w = W - left - right, plot_h = H - top - bottom;
-  fprintf(f, "<svg class=\"chart cdf\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-             "viewBox=\"0 0 %d %d\" role=\"img\">\n<title>CDF of per-page ratios, ",
-          W, H, W, H);
+  fprintf(
+      f,
+      "<svg class=\"chart cdf\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+      "viewBox=\"0 0 %d %d\" role=\"img\">\n<title>CDF of per-page ratios, ",
+      W, H, W, H);
   put_escaped(f, r->groups[g]);
-  fprintf(f, "</title>\n<text x=\"%d\" y=\"18\" class=\"head\">Share of pages with page load time ÷ "
-             "HTTP/1.1 at most x — ", left);
+  fprintf(f,
+          "</title>\n<text x=\"%d\" y=\"18\" class=\"head\">Share of pages with page load time ÷ "
+          "HTTP/1.1 at most x — ",
+          left);
   put_escaped(f, r->groups[g]);
   fprintf(f, "</text>\n");
   for (int t = 0; t <= 4; t++) {
     double y = top + plot_h - plot_h * t / 4, x = left + plot_w * t / 4;
-    fprintf(f, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-               "<text x=\"%d\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%d%%</text>"
-               "<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%.2f</text>\n",
+    fprintf(f,
+            "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+            "<text x=\"%d\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%d%%</text>"
+            "<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%.2f</text>\n",
             left, y, left + plot_w, y, left - 6, y + 4, t * 25, x, H - bottom + 16,
             lo + (hi - lo) * t / 4);
   }
@@ -127,7 +147,8 @@ static void cdf_chart(FILE *f, const report *r, size_t g) {
     size_t n = r->n_ratios[g * r->n_configs + c];
     const double *v = r->ratios[g * r->n_configs + c];
     if (n == 0 || c == r->baseline) continue;
-    fprintf(f, "<polyline class=\"cdf-line\" fill=\"none\" stroke=\"%s\" points=\"", COLOURS[c % 8]);
+    fprintf(f, "<polyline class=\"cdf-line\" fill=\"none\" stroke=\"%s\" points=\"",
+            COLOURS[c % 8]);
     double prev_y = top + plot_h;
     fprintf(f, "%.1f,%.1f", left + plot_w * (v[0] - lo) / (hi - lo), prev_y);
     for (size_t i = 0; i < n; i++) {
@@ -160,14 +181,16 @@ static void waterfall(FILE *f, const json_t *load, const char *config, double sc
   const int W = 460, row_h = 6, top = 24, left = 10;
   int H = top + (int)n * row_h + 24;
   double plot_w = W - left - 10;
-  fprintf(f, "<svg class=\"chart waterfall\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-             "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n<title>Waterfall, %s</title>\n"
-             "<text x=\"%d\" y=\"16\" class=\"head\">%s: %.0f ms</text>\n",
+  fprintf(f,
+          "<svg class=\"chart waterfall\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+          "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n<title>Waterfall, %s</title>\n"
+          "<text x=\"%d\" y=\"16\" class=\"head\">%s: %.0f ms</text>\n",
           W, H, W, H, config, left, config, json_number_value(json_object_get(load, "plt_ms")));
   for (int t = 0; t <= 4; t++) {
     double x = left + plot_w * t / 4;
-    fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
-               "<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%.0f</text>\n",
+    fprintf(f,
+            "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
+            "<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%.0f</text>\n",
             x, top, x, H - 20, x, H - 6, scale_ms * t / 4);
   }
   size_t i;
@@ -181,9 +204,10 @@ static void waterfall(FILE *f, const json_t *load, const char *config, double sc
     if (!json_is_number(json_object_get(res, "ttfb_ms"))) ttfb = start;
     double x0 = left + plot_w * start / scale_ms, x1 = left + plot_w * ttfb / scale_ms;
     double x2 = left + plot_w * end / scale_ms, y = top + (double)i * row_h;
-    fprintf(f, "<rect class=\"wait\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\"/>"
-               "<rect class=\"recv%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\">"
-               "<title>#%zu %.0f–%.0f ms, %lld bytes</title></rect>\n",
+    fprintf(f,
+            "<rect class=\"wait\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\"/>"
+            "<rect class=\"recv%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\">"
+            "<title>#%zu %.0f–%.0f ms, %lld bytes</title></rect>\n",
             x0, y, x1 - x0 > 0 ? x1 - x0 : 0, row_h - 1,
             json_is_true(json_object_get(res, "pushed")) ? " pushed" : "", x1, y,
             x2 - x1 > 0.5 ? x2 - x1 : 0.5, row_h - 1, i, start, end,
@@ -195,21 +219,23 @@ static void waterfall(FILE *f, const json_t *load, const char *config, double sc
 int report_write_html(const report *r, const char *file) {
   FILE *f = fopen(file, "w");
   if (f == NULL) return -1;
-  fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-             "<title>speedy lab report</title>\n<style>\n"
-             "body{font:14px/1.4 sans-serif;margin:2em;color:#222}table{border-collapse:collapse;"
-             "margin:1em 0}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}"
-             "th:first-child,td:first-child{text-align:left}\n"
-             ".grid{stroke:#ddd}.one{stroke:#444;stroke-dasharray:4 3}.ci{stroke:#222}"
-             ".tick,.label{font-size:11px;fill:#444}.head{font-size:13px;font-weight:bold}"
-             ".cdf-line{stroke-width:2}.wait{fill:#cfd8e3}.recv{fill:#4e79a7}.recv.pushed{fill:#59a14f}"
-             ".pair{display:flex;gap:1em;flex-wrap:wrap}\n</style></head><body>\n"
-             "<h1>speedy lab report</h1>\n<p>%zu loads, %zu invalid (left out), %zu on links over "
-             "the lateness bound; %zu pages. Ratios are to %s, per page, geometric means with "
-             "bootstrap 95%% confidence intervals. Not modelled: browser parse, layout and script "
-             "time (docs/lab.md).</p>\n",
-          r->n_loads, r->n_invalid, r->n_lateness, r->n_pages,
-          r->n_configs ? r->configs[r->baseline] : "-");
+  fprintf(
+      f,
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+      "<title>speedy lab report</title>\n<style>\n"
+      "body{font:14px/1.4 sans-serif;margin:2em;color:#222}table{border-collapse:collapse;"
+      "margin:1em 0}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}"
+      "th:first-child,td:first-child{text-align:left}\n"
+      ".grid{stroke:#ddd}.one{stroke:#444;stroke-dasharray:4 3}.ci{stroke:#222}"
+      ".tick,.label{font-size:11px;fill:#444}.head{font-size:13px;font-weight:bold}"
+      ".cdf-line{stroke-width:2}.wait{fill:#cfd8e3}.recv{fill:#4e79a7}.recv.pushed{fill:#59a14f}"
+      ".pair{display:flex;gap:1em;flex-wrap:wrap}\n</style></head><body>\n"
+      "<h1>speedy lab report</h1>\n<p>%zu loads, %zu invalid (left out), %zu on links over "
+      "the lateness bound; %zu pages. Ratios are to %s, per page, geometric means with "
+      "bootstrap 95%% confidence intervals. Not modelled: browser parse, layout and script "
+      "time (docs/lab.md).</p>\n",
+      r->n_loads, r->n_invalid, r->n_lateness, r->n_pages,
+      r->n_configs ? r->configs[r->baseline] : "-");
   for (size_t g = 0; g < r->n_groups; g++) {
     fprintf(f, "<h2>");
     put_escaped(f, r->groups[g]);
@@ -219,10 +245,11 @@ int report_write_html(const report *r, const char *file) {
     for (size_t c = 0; c < r->n_configs; c++) {
       const report_row *row = report_row_at(r, g, c);
       if (row->pages == 0) continue;
-      fprintf(f, "<tr><td>%s</td><td>%zu</td><td>%.0f</td><td>%.0f</td><td>%.1f%%</td>", r->configs[c],
-              row->pages, row->mean_ms, row->median_ms, 100 * row->paper_metric);
+      fprintf(f, "<tr><td>%s</td><td>%zu</td><td>%.0f</td><td>%.0f</td><td>%.1f%%</td>",
+              r->configs[c], row->pages, row->mean_ms, row->median_ms, 100 * row->paper_metric);
       if (row->has_ratio)
-        fprintf(f, "<td>%.3f (%.3f–%.3f)</td>", row->ratio.estimate, row->ratio.low, row->ratio.high);
+        fprintf(f, "<td>%.3f (%.3f–%.3f)</td>", row->ratio.estimate, row->ratio.low,
+                row->ratio.high);
       else
         fprintf(f, "<td>–</td>");
       fprintf(f, "<td>%.2f</td><td>%.1f%%</td></tr>\n", row->bound_ratio, 100 * row->recovered);
@@ -242,7 +269,8 @@ int report_write_html(const report *r, const char *file) {
     fprintf(f, "<h2>Waterfalls</h2>\n");
     for (size_t p = 0; p < r->n_pages; p++)
       for (size_t g = 0; g < r->n_groups; g++) {
-        const report_cell *a = report_cell_at(r, g, r->baseline, p), *b = report_cell_at(r, g, spdy, p);
+        const report_cell *a = report_cell_at(r, g, r->baseline, p),
+                          *b = report_cell_at(r, g, spdy, p);
         if (!a->present || !b->present || a->first == NULL || b->first == NULL) continue;
         double scale = fmax(load_end(a->first), load_end(b->first));
         if (scale <= 0) scale = 1;

@@ -24,8 +24,9 @@
 
 #define PROG "speedy lab run"
 
-static const char *const CONFIG_NAMES[LAB_N_CONFIGS] = {
-    "http1-fcfs", "http1-prio", "http1-single", "spdy-multi", "spdy-single", "spdy-push", "spdy-hint"};
+static const char *const CONFIG_NAMES[LAB_N_CONFIGS] = {"http1-fcfs", "http1-prio",  "http1-single",
+                                                        "spdy-multi", "spdy-single", "spdy-push",
+                                                        "spdy-hint"};
 
 const char *lab_config_name(lab_config config) {
   return config < LAB_N_CONFIGS ? CONFIG_NAMES[config] : "?";
@@ -91,7 +92,8 @@ static int add_page(run_state *st, json_t *plan, const char *plan_file, const ch
   }
   const char *source = json_string_value(json_object_get(plan, "source"));
   const char *page = json_string_value(json_object_get(plan, "page"));
-  snprintf(id, sizeof id, "%s#%s (%s)", source ? source : plan_file, page ? page : "first page", graph);
+  snprintf(id, sizeof id, "%s#%s (%s)", source ? source : plan_file, page ? page : "first page",
+           graph);
   p->id = strdup(id);
   p->plan_file = realpath(plan_file, NULL);
   p->n_hosts = p->summary.n_hosts;
@@ -141,7 +143,8 @@ static int add_har(run_state *st, const char *path) {
       char file[4300];
       snprintf(file, sizeof file, "%s/plans/%s-p%zu-%s.json", st->settings.work_dir, har->name,
                p + 1, flat ? "flat" : "estimated");
-      if (write_json(plan, file) != 0 || add_page(st, plan, file, flat ? "flat" : "estimated") != 0) {
+      if (write_json(plan, file) != 0 ||
+          add_page(st, plan, file, flat ? "flat" : "estimated") != 0) {
         fprintf(stderr, PROG ": cannot prepare %s\n", file);
         rc = -1;
       }
@@ -248,8 +251,10 @@ static int is_done(const char *key) {
 }
 
 static void link_name(const lab_run_link *l, char *out, size_t size) {
-  if (l->rtt_ms >= 0) snprintf(out, size, "%s-rtt%g", l->profile, l->rtt_ms);
-  else snprintf(out, size, "%s", l->profile);
+  if (l->rtt_ms >= 0)
+    snprintf(out, size, "%s-rtt%g", l->profile, l->rtt_ms);
+  else
+    snprintf(out, size, "%s", l->profile);
 }
 
 static size_t build_jobs(run_state *st, size_t *skipped) {
@@ -261,12 +266,16 @@ static size_t build_jobs(run_state *st, size_t *skipped) {
         for (size_t c = 0; c < st->n_configs; c++) {
           int reps = st->links[l].loss > 0 ? st->lossy_repetitions : st->repetitions;
           for (int r = 1; r <= reps; r++) {
-            lab_run_job job = {.page = p, .link = l, .tls = st->tls[t],
-                               .config = (lab_config)st->configs[c], .repetition = r};
+            lab_run_job job = {.page = p,
+                               .link = l,
+                               .tls = st->tls[t],
+                               .config = (lab_config)st->configs[c],
+                               .repetition = r};
             char ln[64];
             link_name(&st->links[l], ln, sizeof ln);
             snprintf(job.key, sizeof job.key, "%s|%s|loss=%g|tls=%s|%s|rep=%d", st->pages[p].id, ln,
-                     st->links[l].loss * 100, job.tls ? "on" : "off", lab_config_name(job.config), r);
+                     st->links[l].loss * 100, job.tls ? "on" : "off", lab_config_name(job.config),
+                     r);
             if (is_done(job.key)) {
               (*skipped)++;
               continue;
@@ -305,8 +314,8 @@ static void show_progress(run_state *st) {
   bar[width] = '\0';
   fprintf(stderr, "\r[%s] %zu/%zu loads, %zu failed, %d link%s, elapsed %dm%02ds, ETA %dm%02ds  ",
           bar, finished, st->n_jobs, st->failed, st->allowed_workers,
-          st->allowed_workers == 1 ? "" : "s", (int)elapsed / 60, (int)elapsed % 60,
-          (int)eta / 60, (int)eta % 60);
+          st->allowed_workers == 1 ? "" : "s", (int)elapsed / 60, (int)elapsed % 60, (int)eta / 60,
+          (int)eta % 60);
   fflush(stderr);
 }
 
@@ -329,16 +338,19 @@ static void *worker(void *arg) {
     int late = 0;
     int rc = lab_run_load(&st->settings, &st->pages[job->page], &st->links[job->link], job, &late);
     pthread_mutex_lock(&st->lock);
-    if (rc == 0) st->done++;
-    else st->failed++;
+    if (rc == 0)
+      st->done++;
+    else
+      st->failed++;
     if (late) {
       st->invalid_lateness++;
       /* The emulator fell behind its model: run fewer links at once from now on. */
       if (st->allowed_workers > 1) {
         st->allowed_workers--;
         if (st->progress) fputc('\n', stderr);
-        fprintf(stderr, PROG ": link lateness above %.2f ms (p99) during %s: flagged; now %d "
-                        "link%s at once\n",
+        fprintf(stderr,
+                PROG ": link lateness above %.2f ms (p99) during %s: flagged; now %d "
+                     "link%s at once\n",
                 st->settings.lateness_p99_ms, job->key, st->allowed_workers,
                 st->allowed_workers == 1 ? "" : "s");
       }
@@ -424,8 +436,10 @@ static char *find_speedyd(const char *self) {
   for (size_t i = 0; dir && i < sizeof candidates / sizeof candidates[0] && !found; i++) {
     char *p = NULL;
     if (asprintf(&p, "%s%s", dir, candidates[i]) < 0) break;
-    if (access(p, X_OK) == 0) found = p;
-    else free(p);
+    if (access(p, X_OK) == 0)
+      found = p;
+    else
+      free(p);
   }
   free(dir);
   return found ? found : strdup("speedyd");
@@ -440,7 +454,8 @@ static void usage(void) {
          "      --work-dir DIR     plans, certificates, per-load logs (default RESULTS.d)\n"
          "  -l, --links LIST       link profiles (default dsl,cable)\n"
          "      --loss LIST        loss in percent (default 0,1)\n"
-         "      --rtt LIST         RTTs in ms replacing the profile's (a sweep; default: the profile's)\n"
+         "      --rtt LIST         RTTs in ms replacing the profile's (a sweep; default: the "
+         "profile's)\n"
          "      --tls LIST         off, on (default off,on)\n"
          "  -c, --configs LIST     http1-fcfs, http1-prio, http1-single, spdy-multi, spdy-single,\n"
          "                         spdy-push, spdy-hint, or all (default all)\n"
@@ -465,23 +480,48 @@ static void usage(void) {
 }
 
 int lab_run_main(int argc, char **argv) {
-  enum { O_LOSS = 256, O_RTT, O_TLS, O_LOSSY, O_GRAPH, O_LATENESS, O_TCP, O_INITCWND,
-         O_TLS_VERSION, O_TIMEOUT, O_SEED, O_SPEEDYD, O_SERVER_CMD, O_DRY_RUN, O_WORK_DIR };
+  enum {
+    O_LOSS = 256,
+    O_RTT,
+    O_TLS,
+    O_LOSSY,
+    O_GRAPH,
+    O_LATENESS,
+    O_TCP,
+    O_INITCWND,
+    O_TLS_VERSION,
+    O_TIMEOUT,
+    O_SEED,
+    O_SPEEDYD,
+    O_SERVER_CMD,
+    O_DRY_RUN,
+    O_WORK_DIR
+  };
   static const struct option long_options[] = {
-      {"results", required_argument, NULL, 'o'},  {"work-dir", required_argument, NULL, O_WORK_DIR},
-      {"links", required_argument, NULL, 'l'},    {"loss", required_argument, NULL, O_LOSS},
-      {"rtt", required_argument, NULL, O_RTT},    {"tls", required_argument, NULL, O_TLS},
-      {"configs", required_argument, NULL, 'c'},  {"repetitions", required_argument, NULL, 'n'},
+      {"results", required_argument, NULL, 'o'},
+      {"work-dir", required_argument, NULL, O_WORK_DIR},
+      {"links", required_argument, NULL, 'l'},
+      {"loss", required_argument, NULL, O_LOSS},
+      {"rtt", required_argument, NULL, O_RTT},
+      {"tls", required_argument, NULL, O_TLS},
+      {"configs", required_argument, NULL, 'c'},
+      {"repetitions", required_argument, NULL, 'n'},
       {"lossy-repetitions", required_argument, NULL, O_LOSSY},
-      {"graph", required_argument, NULL, O_GRAPH}, {"all-pages", no_argument, NULL, 'a'},
-      {"jobs", required_argument, NULL, 'j'},     {"lateness", required_argument, NULL, O_LATENESS},
-      {"tcp", required_argument, NULL, O_TCP},    {"initcwnd", required_argument, NULL, O_INITCWND},
+      {"graph", required_argument, NULL, O_GRAPH},
+      {"all-pages", no_argument, NULL, 'a'},
+      {"jobs", required_argument, NULL, 'j'},
+      {"lateness", required_argument, NULL, O_LATENESS},
+      {"tcp", required_argument, NULL, O_TCP},
+      {"initcwnd", required_argument, NULL, O_INITCWND},
       {"tls-version", required_argument, NULL, O_TLS_VERSION},
-      {"timeout", required_argument, NULL, O_TIMEOUT}, {"seed", required_argument, NULL, O_SEED},
+      {"timeout", required_argument, NULL, O_TIMEOUT},
+      {"seed", required_argument, NULL, O_SEED},
       {"speedyd", required_argument, NULL, O_SPEEDYD},
       {"server-cmd", required_argument, NULL, O_SERVER_CMD},
-      {"dry-run", no_argument, NULL, O_DRY_RUN},  {"verbose", no_argument, NULL, 'v'},
-      {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+      {"dry-run", no_argument, NULL, O_DRY_RUN},
+      {"verbose", no_argument, NULL, 'v'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
   static run_state st;
   memset(&st, 0, sizeof st);
   n_link_profiles = n_loss_values = n_rtt_values = 0;
@@ -503,8 +543,12 @@ int lab_run_main(int argc, char **argv) {
     long v;
     double d;
     switch (c) {
-    case 'o': s->results = optarg; break;
-    case O_WORK_DIR: work_dir = optarg; break;
+    case 'o':
+      s->results = optarg;
+      break;
+    case O_WORK_DIR:
+      work_dir = optarg;
+      break;
     case 'l':
       if (each_item(optarg, add_profile, &st) != 0) goto bad;
       break;
@@ -525,46 +569,73 @@ int lab_run_main(int argc, char **argv) {
     case 'j':
     case O_INITCWND:
       v = strtol(optarg, &end, 10);
-      if (end == optarg || *end != '\0' || v < (c == 'j' || c == O_INITCWND ? 1 : 0) || v > 1000) goto bad;
-      if (c == 'n') st.repetitions = (int)v;
-      else if (c == O_LOSSY) st.lossy_repetitions = (int)v;
-      else if (c == 'j') jobs = (int)v;
-      else s->initcwnd = (int)v;
+      if (end == optarg || *end != '\0' || v < (c == 'j' || c == O_INITCWND ? 1 : 0) || v > 1000)
+        goto bad;
+      if (c == 'n')
+        st.repetitions = (int)v;
+      else if (c == O_LOSSY)
+        st.lossy_repetitions = (int)v;
+      else if (c == 'j')
+        jobs = (int)v;
+      else
+        s->initcwnd = (int)v;
       break;
     case O_GRAPH:
-      if (strcmp(optarg, "both") == 0) st.graph_flat = st.graph_estimated = 1;
-      else if (strcmp(optarg, "flat") == 0) st.graph_flat = 1, st.graph_estimated = 0;
-      else if (strcmp(optarg, "estimated") == 0) st.graph_flat = 0, st.graph_estimated = 1;
-      else goto bad;
+      if (strcmp(optarg, "both") == 0)
+        st.graph_flat = st.graph_estimated = 1;
+      else if (strcmp(optarg, "flat") == 0)
+        st.graph_flat = 1, st.graph_estimated = 0;
+      else if (strcmp(optarg, "estimated") == 0)
+        st.graph_flat = 0, st.graph_estimated = 1;
+      else
+        goto bad;
       break;
-    case 'a': st.all_pages = 1; break;
+    case 'a':
+      st.all_pages = 1;
+      break;
     case O_LATENESS:
     case O_TIMEOUT:
       d = strtod(optarg, &end);
       if (end == optarg || *end != '\0' || !(d > 0) || d > 86400) goto bad;
-      if (c == O_LATENESS) s->lateness_p99_ms = d;
-      else s->timeout_s = d;
+      if (c == O_LATENESS)
+        s->lateness_p99_ms = d;
+      else
+        s->timeout_s = d;
       break;
     case O_TCP:
       if (strcmp(optarg, "modern") != 0 && strcmp(optarg, "2009") != 0) goto bad;
       snprintf(s->tcp_preset, sizeof s->tcp_preset, "%s", optarg);
       break;
     case O_TLS_VERSION:
-      if (strcmp(optarg, "1.2") == 0) s->tls_version = 12;
-      else if (strcmp(optarg, "1.3") == 0) s->tls_version = 13;
-      else goto bad;
+      if (strcmp(optarg, "1.2") == 0)
+        s->tls_version = 12;
+      else if (strcmp(optarg, "1.3") == 0)
+        s->tls_version = 13;
+      else
+        goto bad;
       break;
     case O_SEED:
       errno = 0;
       s->seed = strtoull(optarg, &end, 10);
       if (errno || end == optarg || *end != '\0' || optarg[0] == '-') goto bad;
       break;
-    case O_SPEEDYD: speedyd = optarg; break;
-    case O_SERVER_CMD: s->server_cmd = optarg; break;
-    case O_DRY_RUN: dry_run = 1; break;
-    case 'v': s->verbose = 1; break;
-    case 'h': usage(); return 0;
-    default: return 2;
+    case O_SPEEDYD:
+      speedyd = optarg;
+      break;
+    case O_SERVER_CMD:
+      s->server_cmd = optarg;
+      break;
+    case O_DRY_RUN:
+      dry_run = 1;
+      break;
+    case 'v':
+      s->verbose = 1;
+      break;
+    case 'h':
+      usage();
+      return 0;
+    default:
+      return 2;
     }
     continue;
   bad:
@@ -594,11 +665,14 @@ int lab_run_main(int argc, char **argv) {
   }
   /* Work directory. */
   char *work = NULL;
-  if (work_dir != NULL) work = strdup(work_dir);
-  else if (asprintf(&work, "%s.d", s->results) < 0) work = NULL;
+  if (work_dir != NULL)
+    work = strdup(work_dir);
+  else if (asprintf(&work, "%s.d", s->results) < 0)
+    work = NULL;
   char sub[4200];
   if (work == NULL || (mkdir(work, 0777) != 0 && errno != EEXIST)) {
-    fprintf(stderr, PROG ": cannot create the work directory %s: %s\n", work ? work : "", strerror(errno));
+    fprintf(stderr, PROG ": cannot create the work directory %s: %s\n", work ? work : "",
+            strerror(errno));
     free(work);
     return 1;
   }
@@ -644,8 +718,9 @@ int lab_run_main(int argc, char **argv) {
     }
     json_decref(plan);
   }
-  fprintf(stderr, PROG ": %zu loads (%zu already in %s), %zu pages, order seed %llu, %d link%s at "
-                  "once\n",
+  fprintf(stderr,
+          PROG ": %zu loads (%zu already in %s), %zu pages, order seed %llu, %d link%s at "
+               "once\n",
           st.n_jobs, skipped, s->results, st.n_pages, (unsigned long long)s->seed, jobs,
           jobs == 1 ? "" : "s");
   pthread_mutex_init(&st.lock, NULL);
@@ -662,8 +737,9 @@ int lab_run_main(int argc, char **argv) {
   for (int i = 0; i < started; i++) pthread_join(threads[i], NULL);
   if (st.progress) fputc('\n', stderr);
   double wall = (now_ms() - st.started_ms) / 1000;
-  fprintf(stderr, PROG ": %zu loads done, %zu could not run, %zu on links over the lateness "
-                  "bound; %.0f s\n",
+  fprintf(stderr,
+          PROG ": %zu loads done, %zu could not run, %zu on links over the lateness "
+               "bound; %.0f s\n",
           st.done, st.failed, st.invalid_lateness, wall);
   if (st.failed > 0) rc = 1;
 out:

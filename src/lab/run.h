@@ -53,11 +53,11 @@ typedef struct lab_run_settings {
   const char *server_cmd;   /* instead of speedyd: sh -c CMD in the server namespace */
   const char *work_dir;     /* plans, certificates, manifests, per-load files */
   char tcp_preset[16];
-  int initcwnd;             /* 0: the preset's */
-  int tls_version;          /* 12 or 13 */
-  double timeout_s;         /* per load */
-  double lateness_p99_ms;   /* a link above this is flagged */
-  uint64_t seed;            /* order of the loads; recorded */
+  int initcwnd;           /* 0: the preset's */
+  int tls_version;        /* 12 or 13 */
+  double timeout_s;       /* per load */
+  double lateness_p99_ms; /* a link above this is flagged */
+  uint64_t seed;          /* order of the loads; recorded */
   int verbose;
 } lab_run_settings;
 

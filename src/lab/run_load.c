@@ -35,7 +35,8 @@ int lab_run_append(const lab_run_settings *settings, const char *line) {
     rc = 0;
     /* One line per write so that a crash never leaves half a line between two others. */
     char *buf = malloc(len + 1);
-    if (buf == NULL) rc = -1;
+    if (buf == NULL)
+      rc = -1;
     else {
       memcpy(buf, line, len);
       buf[len] = '\n';
@@ -173,8 +174,8 @@ int lab_run_manifest(const json_t *plan, const char *file) {
           json_is_true(json_object_get(r, "after_cutoff")) ||
           json_integer_value(json_object_get(r, "status")) != 200 || path == NULL ||
           strcmp(json_string_value(json_object_get(r, "method")), "GET") != 0 ||
-          strpbrk(path, "\"<>\\,# ") != NULL || strstr(path, "..") != NULL ||
-          strlen(path) > 900 || strcmp(path, page) == 0 || json_object_get(r, "repeat_of") != NULL)
+          strpbrk(path, "\"<>\\,# ") != NULL || strstr(path, "..") != NULL || strlen(path) > 900 ||
+          strcmp(path, page) == 0 || json_object_get(r, "repeat_of") != NULL)
         continue;
       /* A (page, resource) pair may be listed once. */
       int dup = 0;
@@ -309,23 +310,24 @@ static json_t *link_json(const netem_config *c) {
   return json_pack("{s:s, s:I, s:I, s:f, s:f, s:I, s:I}", "profile", c->profile, "down_bps",
                    (json_int_t)c->down.rate_bps, "up_bps", (json_int_t)c->up.rate_bps, "rtt_ms",
                    (double)netem_config_rtt_ns(c) / 1e6, "loss", c->down.loss, "queue_down_bytes",
-                   (json_int_t)c->down.queue_bytes, "queue_up_bytes", (json_int_t)c->up.queue_bytes);
+                   (json_int_t)c->down.queue_bytes, "queue_up_bytes",
+                   (json_int_t)c->up.queue_bytes);
 }
 
 static json_t *netem_json(const netem_stats *a, const netem_stats *b, const netem_config *c) {
-  return json_pack(
-      "{s:I, s:f, s:f, s:f, s:b, s:I, s:I, s:I, s:I, s:I, s:I}", "seed", (json_int_t)c->seed,
-      "lateness_p50_ms", (double)b->lateness.p50_ns / 1e6, "lateness_p99_ms",
-      (double)b->lateness.p99_ns / 1e6, "lateness_max_ms", (double)b->lateness.max_ns / 1e6,
-      "realtime", b->realtime, "queue_drops",
-      (json_int_t)(b->down.queue_drops + b->up.queue_drops - a->down.queue_drops - a->up.queue_drops),
-      "random_losses",
-      (json_int_t)(b->down.random_losses + b->up.random_losses - a->down.random_losses -
-                   a->up.random_losses),
-      "tun_drops", (json_int_t)(b->down.tun_drops + b->up.tun_drops), "overflow_drops",
-      (json_int_t)(b->down.overflow_drops + b->up.overflow_drops), "packets_down",
-      (json_int_t)(b->down.packets_in - a->down.packets_in), "packets_up",
-      (json_int_t)(b->up.packets_in - a->up.packets_in));
+  return json_pack("{s:I, s:f, s:f, s:f, s:b, s:I, s:I, s:I, s:I, s:I, s:I}", "seed",
+                   (json_int_t)c->seed, "lateness_p50_ms", (double)b->lateness.p50_ns / 1e6,
+                   "lateness_p99_ms", (double)b->lateness.p99_ns / 1e6, "lateness_max_ms",
+                   (double)b->lateness.max_ns / 1e6, "realtime", b->realtime, "queue_drops",
+                   (json_int_t)(b->down.queue_drops + b->up.queue_drops - a->down.queue_drops -
+                                a->up.queue_drops),
+                   "random_losses",
+                   (json_int_t)(b->down.random_losses + b->up.random_losses -
+                                a->down.random_losses - a->up.random_losses),
+                   "tun_drops", (json_int_t)(b->down.tun_drops + b->up.tun_drops), "overflow_drops",
+                   (json_int_t)(b->down.overflow_drops + b->up.overflow_drops), "packets_down",
+                   (json_int_t)(b->down.packets_in - a->down.packets_in), "packets_up",
+                   (json_int_t)(b->up.packets_in - a->up.packets_in));
 }
 
 static uint64_t tcp_delta(const netem_stats *a, const netem_stats *b, size_t field) {
@@ -352,7 +354,8 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   if (link_spec->rtt_ms >= 0) {
     config.down.delay_ns = config.up.delay_ns = (uint64_t)(link_spec->rtt_ms * 1e6 / 2);
     char profile_name[64];
-    snprintf(profile_name, sizeof profile_name, "%.8s-%d", link_spec->profile, (int)link_spec->rtt_ms);
+    snprintf(profile_name, sizeof profile_name, "%.8s-%d", link_spec->profile,
+             (int)link_spec->rtt_ms);
     memcpy(config.profile, profile_name, sizeof config.profile - 1);
     config.profile[sizeof config.profile - 1] = '\0';
   }
@@ -524,16 +527,20 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   json_object_set_new(result, "link", link_json(running));
   json_object_set(result, "app_bytes_up", json_object_get(result, "bytes_up"));
   json_object_set(result, "app_bytes_down", json_object_get(result, "bytes_down"));
-  json_object_set_new(result, "bytes_up", json_integer((json_int_t)(after.up.bytes_in - before.up.bytes_in)));
+  json_object_set_new(result, "bytes_up",
+                      json_integer((json_int_t)(after.up.bytes_in - before.up.bytes_in)));
   json_object_set_new(result, "bytes_down",
                       json_integer((json_int_t)(after.down.bytes_in - before.down.bytes_in)));
   json_object_set_new(result, "bytes_counted_by", json_string("link emulator"));
   json_object_set_new(result, "tcp_retransmits",
-                      json_integer((json_int_t)tcp_delta(&before, &after, offsetof(netem_tcp_counters, retrans_segs))));
-  json_object_set_new(result, "tcp_timeouts",
-                      json_integer((json_int_t)tcp_delta(&before, &after, offsetof(netem_tcp_counters, timeouts))));
+                      json_integer((json_int_t)tcp_delta(
+                          &before, &after, offsetof(netem_tcp_counters, retrans_segs))));
+  json_object_set_new(
+      result, "tcp_timeouts",
+      json_integer((json_int_t)tcp_delta(&before, &after, offsetof(netem_tcp_counters, timeouts))));
   json_object_set_new(result, "tcp_syn_retransmits",
-                      json_integer((json_int_t)tcp_delta(&before, &after, offsetof(netem_tcp_counters, syn_retrans))));
+                      json_integer((json_int_t)tcp_delta(
+                          &before, &after, offsetof(netem_tcp_counters, syn_retrans))));
   json_object_set_new(result, "netem", netem_json(&before, &after, running));
   lab_bound_link bl = {.rtt_ms = (double)netem_config_rtt_ns(running) / 1e6,
                        .down_bps = (double)running->down.rate_bps,
@@ -565,13 +572,15 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   if (valid && plt < bound) {
     valid = 0;
     char why[160];
-    snprintf(why, sizeof why, "page load time %.1f ms below the physical lower bound %.1f ms", plt, bound);
+    snprintf(why, sizeof why, "page load time %.1f ms below the physical lower bound %.1f ms", plt,
+             bound);
     json_object_set_new(result, "invalid_reason", json_string(why));
   }
   if (valid && (after.down.overflow_drops + after.up.overflow_drops + after.down.tun_drops +
                 after.up.tun_drops) > 0) {
     valid = 0;
-    json_object_set_new(result, "invalid_reason", json_string("the link emulator dropped packets of its own"));
+    json_object_set_new(result, "invalid_reason",
+                        json_string("the link emulator dropped packets of its own"));
   }
   json_object_set_new(result, "valid", json_boolean(valid));
   int late = (double)after.lateness.p99_ns / 1e6 > settings->lateness_p99_ms;
@@ -580,14 +589,15 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   char *line = json_dumps(result, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
   json_decref(result);
   if (line == NULL || lab_run_append(settings, line) != 0) {
-    fprintf(stderr, "speedy lab run: cannot append to %s: %s\n", settings->results, strerror(errno));
+    fprintf(stderr, "speedy lab run: cannot append to %s: %s\n", settings->results,
+            strerror(errno));
   } else {
     rc = 0;
   }
   free(line);
   if (settings->verbose)
-    fprintf(stderr, "speedy lab run: %s: %.0f ms (bound %.0f ms)%s, %.1f s\n", job->key, plt,
-            bound, valid ? "" : ", INVALID", (now_ms() - started) / 1000);
+    fprintf(stderr, "speedy lab run: %s: %.0f ms (bound %.0f ms)%s, %.1f s\n", job->key, plt, bound,
+            valid ? "" : ", INVALID", (now_ms() - started) / 1000);
 out:
   netem_stop(link); /* also ends the server and a loader that is left */
   return rc;

@@ -35,7 +35,8 @@ static const struct {
   int requests;
   double kilobytes;
 } TYPES[T_COUNT] = {
-    [T_DOCUMENT] = {"document", "text/html; charset=utf-8", "", "text/html,application/xhtml+xml,*/*;q=0.8", 1, 18},
+    [T_DOCUMENT] = {"document", "text/html; charset=utf-8", "",
+                    "text/html,application/xhtml+xml,*/*;q=0.8", 1, 18},
     [T_CSS] = {"css", "text/css", ".css", "text/css,*/*;q=0.1", 7, 78},
     [T_SCRIPT] = {"script", "application/javascript", ".js", "*/*", 24, 613},
     [T_FONT] = {"font", "font/woff2", ".woff2", "application/font-woff2;q=1.0,*/*;q=0.8", 4, 131},
@@ -49,8 +50,10 @@ static const struct {
   double request_scale, byte_scale;
   int hosts;
 } PAGES[] = {
-    {"synth-tiny", 0.15, 0.08, 3},  {"synth-small", 0.35, 0.2, 6},
-    {"synth-medium", 0.7, 0.45, 10}, {"synth-median", 1.0, 1.0, 15},
+    {"synth-tiny", 0.15, 0.08, 3},
+    {"synth-small", 0.35, 0.2, 6},
+    {"synth-medium", 0.7, 0.45, 10},
+    {"synth-median", 1.0, 1.0, 15},
 };
 
 typedef struct synth_entry {
@@ -62,7 +65,9 @@ typedef struct synth_entry {
   char path[96];
 } synth_entry;
 
-static double uniform(lab_rng *rng) { return (double)(lab_rng_next(rng) >> 11) / 9007199254740992.0; }
+static double uniform(lab_rng *rng) {
+  return (double)(lab_rng_next(rng) >> 11) / 9007199254740992.0;
+}
 
 static double normal(lab_rng *rng) {
   double u = uniform(rng), v = uniform(rng);
@@ -71,10 +76,10 @@ static double normal(lab_rng *rng) {
 }
 
 static void host_name(char *out, size_t size, const char *page, int host) {
-  static const char *const third[] = {"fonts.typeface", "cdn.jslib", "ads.adnet", "stats.metrics",
-                                      "img.photohost", "api.social", "tags.tagmanager",
-                                      "px.tracker", "video.player", "cdn.consent", "widgets.chat",
-                                      "static.ads2", "beacon.rum"};
+  static const char *const third[] = {
+      "fonts.typeface", "cdn.jslib",       "ads.adnet",  "stats.metrics", "img.photohost",
+      "api.social",     "tags.tagmanager", "px.tracker", "video.player",  "cdn.consent",
+      "widgets.chat",   "static.ads2",     "beacon.rum"};
   const char *site = page + strlen("synth-");
   if (host == 0)
     snprintf(out, size, "www.%s.example", site);
@@ -104,15 +109,20 @@ static int write_page(const char *dir, size_t p, uint64_t seed) {
       synth_entry *e = &entries[n];
       memset(e, 0, sizeof *e);
       e->type = (synth_type)t;
-      double kb = TYPES[t].kilobytes * PAGES[p].byte_scale * (t == T_DOCUMENT ? 1 : weights[i] / total);
+      double kb =
+          TYPES[t].kilobytes * PAGES[p].byte_scale * (t == T_DOCUMENT ? 1 : weights[i] / total);
       e->size = (uint64_t)(kb * 1000) + 50;
       /* Hosts: the document and a third of the rest on the site's own host, the static
        * host for CSS and images, third parties for the others. */
       uint64_t draw = lab_rng_below(&rng, 3);
-      if (t == T_DOCUMENT || hosts < 2) e->host = 0;
-      else if (draw == 0) e->host = 0;
-      else if ((t == T_CSS || t == T_IMAGE || t == T_FONT) || hosts < 3) e->host = 1;
-      else e->host = 2 + (int)lab_rng_below(&rng, (size_t)(hosts - 2));
+      if (t == T_DOCUMENT || hosts < 2)
+        e->host = 0;
+      else if (draw == 0)
+        e->host = 0;
+      else if ((t == T_CSS || t == T_IMAGE || t == T_FONT) || hosts < 3)
+        e->host = 1;
+      else
+        e->host = 2 + (int)lab_rng_below(&rng, (size_t)(hosts - 2));
       snprintf(e->path, sizeof e->path, t == T_DOCUMENT ? "/" : "/%s/%c%zu%s", TYPES[t].name,
                'a' + (char)(n % 26), n, TYPES[t].ext);
       n++;
@@ -130,7 +140,8 @@ static int write_page(const char *dir, size_t p, uint64_t seed) {
     e->parent = 0;
     if ((e->type == T_FONT || (e->type == T_IMAGE && lab_rng_below(&rng, 3) == 0)) && n_css > 0)
       e->parent = (int)(first_css + lab_rng_below(&rng, n_css));
-    if (e->type == T_OTHER && n_script > 0) e->parent = (int)(first_script + lab_rng_below(&rng, n_script));
+    if (e->type == T_OTHER && n_script > 0)
+      e->parent = (int)(first_script + lab_rng_below(&rng, n_script));
   }
   /* Recorded times: ~cable, 6 connections' worth of parallelism ignored: each resource
    * starts when its parent ended (children of the document spread through its transfer)
@@ -178,14 +189,15 @@ static int write_page(const char *dir, size_t p, uint64_t seed) {
         {"Referer", referer},
         {"Cookie", cookie}};
     size_t n_request = parent != NULL ? (e->host <= 1 ? 8 : 7) : 6;
-    const char *const response[][2] = {
-        {"Content-Type", TYPES[e->type].mime},
-        {"Content-Length", size_text},
-        {"Date", "Tue, 01 Oct 2024 12:00:00 GMT"},
-        {"Server", "synth"},
-        {"Cache-Control", e->type == T_DOCUMENT ? "private, max-age=0" : "public, max-age=31536000"},
-        {"ETag", "\\\"5f3a-61b2c\\\""},
-        {"Last-Modified", "Mon, 30 Sep 2024 08:00:00 GMT"}};
+    const char *const response[][2] = {{"Content-Type", TYPES[e->type].mime},
+                                       {"Content-Length", size_text},
+                                       {"Date", "Tue, 01 Oct 2024 12:00:00 GMT"},
+                                       {"Server", "synth"},
+                                       {"Cache-Control", e->type == T_DOCUMENT
+                                                             ? "private, max-age=0"
+                                                             : "public, max-age=31536000"},
+                                       {"ETag", "\\\"5f3a-61b2c\\\""},
+                                       {"Last-Modified", "Mon, 30 Sep 2024 08:00:00 GMT"}};
     int ms = (int)e->start_ms;
     fprintf(f,
             "  {\"startedDateTime\": \"2024-10-01T12:00:%02d.%03dZ\", \"time\": %.1f, "
@@ -211,9 +223,8 @@ static int write_page(const char *dir, size_t p, uint64_t seed) {
 }
 
 int lab_synth_main(int argc, char **argv) {
-  static const struct option long_options[] = {{"seed", required_argument, NULL, 's'},
-                                               {"help", no_argument, NULL, 'h'},
-                                               {NULL, 0, NULL, 0}};
+  static const struct option long_options[] = {
+      {"seed", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   uint64_t seed = 2024;
   int c;
   char *end;
@@ -236,7 +247,8 @@ int lab_synth_main(int argc, char **argv) {
              "  -h, --help    this help\n",
              sizeof PAGES / sizeof PAGES[0]);
       return 0;
-    default: return 2;
+    default:
+      return 2;
     }
   }
   if (optind + 1 != argc) {

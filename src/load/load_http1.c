@@ -71,7 +71,8 @@ static int on_header_value_complete(llhttp_t *p) {
   load_run *run = conn->run;
   run->fetch[id].response_header_bytes += 4; /* ": " and CRLF */
   for (size_t i = 0; i < conn->field_len; i++)
-    if (conn->field[i] >= 'A' && conn->field[i] <= 'Z') conn->field[i] = (char)(conn->field[i] + 32);
+    if (conn->field[i] >= 'A' && conn->field[i] <= 'Z')
+      conn->field[i] = (char)(conn->field[i] + 32);
   load_note_response_header(run, id, conn->field, conn->field_len, conn->value, conn->value_len);
   if (conn->field_len == 14 && memcmp(conn->field, "x-subresources", 14) == 0)
     load_hints(run, id, conn->value, conn->value_len);
@@ -203,8 +204,8 @@ int load_http1_send(load_conn *conn, int id) {
     conn->inflight[conn->n_inflight++] = id;
     load_sched_requested(run->sched, id, conn->index, load_now_ms(run));
     if (run->opt->verbose)
-      fprintf(stderr, "speedy load: conn %d > #%d %s %s%s\n", conn->index, id, r->method,
-              authority, r->path);
+      fprintf(stderr, "speedy load: conn %d > #%d %s %s%s\n", conn->index, id, r->method, authority,
+              r->path);
   }
   free(t.p);
   return rv;

@@ -29,15 +29,15 @@
 
 typedef struct load_options {
   const char *plan_file;
-  int http1;            /* 1: HTTP/1.1; 0: SPDY */
-  io_proto spdy;        /* SPDY version */
-  int single;           /* single-domain: one origin for every host */
-  int tls;              /* --tls */
+  int http1;     /* 1: HTTP/1.1; 0: SPDY */
+  io_proto spdy; /* SPDY version */
+  int single;    /* single-domain: one origin for every host */
+  int tls;       /* --tls */
   const char *cacert;
   int insecure;
-  int connections;      /* HTTP/1.1 connections per group */
+  int connections; /* HTTP/1.1 connections per group */
   load_dispatch dispatch;
-  int pipeline;         /* requests in flight per HTTP/1.1 connection (1: none) */
+  int pipeline; /* requests in flight per HTTP/1.1 connection (1: none) */
   uint32_t stream_window, session_window;
   uint32_t timeout_ms;
   const char *har_out;
@@ -98,8 +98,8 @@ struct load_group {
 
 /* Per resource: what the network side keeps beyond the scheduler's entry. */
 typedef struct load_fetch {
-  load_conn *conn;    /* the connection carrying it now, or NULL */
-  int32_t stream_id;  /* SPDY */
+  load_conn *conn;          /* the connection carrying it now, or NULL */
+  int32_t stream_id;        /* SPDY */
   json_t *response_headers; /* [[name, value], ...] for the HAR */
   uint64_t request_header_bytes, response_header_bytes;
 } load_fetch;

@@ -171,19 +171,29 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
       if (addr->n_host_addr >= MAX_HOST_ADDR_OPTIONS) return bad_usage("too many --host-addr");
       addr->host_addr[addr->n_host_addr++] = optarg;
       break;
-    case OPT_ADDR_BASE: addr->addr_base = optarg; break;
+    case OPT_ADDR_BASE:
+      addr->addr_base = optarg;
+      break;
     case OPT_PORT:
       if (parse_uint(optarg, 1, 65535, &v)) return bad_usage("bad --port '%s'", optarg);
       addr->port = (int)v;
       break;
-    case OPT_SINGLE: addr->single = optarg; break;
-    case OPT_HTTP1: opt->http1 = 1; break;
+    case OPT_SINGLE:
+      addr->single = optarg;
+      break;
+    case OPT_HTTP1:
+      opt->http1 = 1;
+      break;
     case OPT_SPDY:
       spdy_given = 1;
-      if (strcmp(optarg, "3.1") == 0) opt->spdy = IO_PROTO_SPDY3_1;
-      else if (strcmp(optarg, "3") == 0) opt->spdy = IO_PROTO_SPDY3;
-      else if (strcmp(optarg, "2") == 0) opt->spdy = IO_PROTO_SPDY2;
-      else return bad_usage("--spdy must be 3.1, 3 or 2, not '%s'", optarg);
+      if (strcmp(optarg, "3.1") == 0)
+        opt->spdy = IO_PROTO_SPDY3_1;
+      else if (strcmp(optarg, "3") == 0)
+        opt->spdy = IO_PROTO_SPDY3;
+      else if (strcmp(optarg, "2") == 0)
+        opt->spdy = IO_PROTO_SPDY2;
+      else
+        return bad_usage("--spdy must be 3.1, 3 or 2, not '%s'", optarg);
       break;
     case OPT_CONNECTIONS:
       if (parse_uint(optarg, 1, LOAD_MAX_CONNS, &v))
@@ -191,11 +201,16 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
       opt->connections = (int)v;
       break;
     case OPT_DISPATCH:
-      if (strcmp(optarg, "fcfs") == 0) opt->dispatch = LOAD_DISPATCH_FCFS;
-      else if (strcmp(optarg, "priority") == 0) opt->dispatch = LOAD_DISPATCH_PRIORITY;
-      else return bad_usage("--dispatch must be fcfs or priority, not '%s'", optarg);
+      if (strcmp(optarg, "fcfs") == 0)
+        opt->dispatch = LOAD_DISPATCH_FCFS;
+      else if (strcmp(optarg, "priority") == 0)
+        opt->dispatch = LOAD_DISPATCH_PRIORITY;
+      else
+        return bad_usage("--dispatch must be fcfs or priority, not '%s'", optarg);
       break;
-    case OPT_PIPELINE: pipeline = 1; break;
+    case OPT_PIPELINE:
+      pipeline = 1;
+      break;
     case OPT_PIPELINE_DEPTH:
       if (parse_uint(optarg, 1, LOAD_MAX_PIPELINE, &v))
         return bad_usage("bad --pipeline-depth '%s' (1 to %d)", optarg, LOAD_MAX_PIPELINE);
@@ -211,11 +226,21 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
         return bad_usage("bad --session-window '%s' (65536 to 2^31-1)", optarg);
       opt->session_window = (uint32_t)v;
       break;
-    case OPT_TLS: opt->tls = 1; break;
-    case OPT_CACERT: opt->cacert = optarg; break;
-    case 'k': opt->insecure = 1; break;
-    case OPT_RESULT: opt->result_file = optarg; break;
-    case OPT_HAR_OUT: opt->har_out = optarg; break;
+    case OPT_TLS:
+      opt->tls = 1;
+      break;
+    case OPT_CACERT:
+      opt->cacert = optarg;
+      break;
+    case 'k':
+      opt->insecure = 1;
+      break;
+    case OPT_RESULT:
+      opt->result_file = optarg;
+      break;
+    case OPT_HAR_OUT:
+      opt->har_out = optarg;
+      break;
     case OPT_REPETITION:
       if (parse_uint(optarg, 0, 1000000, &v)) return bad_usage("bad --repetition '%s'", optarg);
       opt->repetition = (int)v;
@@ -224,11 +249,20 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
       if (parse_uint(optarg, 1, 86400, &v)) return bad_usage("bad --timeout '%s'", optarg);
       opt->timeout_ms = (uint32_t)v * 1000;
       break;
-    case OPT_STRICT: opt->strict = 1; break;
-    case 'v': opt->verbose = 1; break;
-    case 'h': usage(stdout); return -1;
-    case 'V': printf("speedy load %s (libspdy %s)\n", SPEEDY_LOAD_VERSION, spdy_version()); return -1;
-    default: return bad_usage("unknown option");
+    case OPT_STRICT:
+      opt->strict = 1;
+      break;
+    case 'v':
+      opt->verbose = 1;
+      break;
+    case 'h':
+      usage(stdout);
+      return -1;
+    case 'V':
+      printf("speedy load %s (libspdy %s)\n", SPEEDY_LOAD_VERSION, spdy_version());
+      return -1;
+    default:
+      return bad_usage("unknown option");
     }
   }
   if (optind != argc - 1) return bad_usage(optind >= argc ? "no PLAN given" : "more than one PLAN");
@@ -311,8 +345,8 @@ int load_main(int argc, char **argv) {
   status = set_addresses(&opt, &addr, run.plan);
   if (status != 0) goto out;
   status = 1;
-  run.sched = load_sched_new(run.plan, opt.http1 ? opt.dispatch : LOAD_DISPATCH_PRIORITY,
-                             opt.single);
+  run.sched =
+      load_sched_new(run.plan, opt.http1 ? opt.dispatch : LOAD_DISPATCH_PRIORITY, opt.single);
   run.fetch = calloc(run.plan->n_resources, sizeof(*run.fetch));
   if (!run.sched || !run.fetch) {
     fprintf(stderr, "speedy load: out of memory\n");

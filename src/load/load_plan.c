@@ -23,12 +23,17 @@ const char *load_type_name(load_type type) {
 
 int load_type_urgency(load_type type) {
   switch (type) {
-  case LOAD_TYPE_DOCUMENT: return 0;
+  case LOAD_TYPE_DOCUMENT:
+    return 0;
   case LOAD_TYPE_CSS:
-  case LOAD_TYPE_SCRIPT: return 1;
-  case LOAD_TYPE_FONT: return 2;
-  case LOAD_TYPE_IMAGE: return 4;
-  case LOAD_TYPE_OTHER: break;
+  case LOAD_TYPE_SCRIPT:
+    return 1;
+  case LOAD_TYPE_FONT:
+    return 2;
+  case LOAD_TYPE_IMAGE:
+    return 4;
+  case LOAD_TYPE_OTHER:
+    break;
   }
   return 5;
 }
@@ -37,9 +42,9 @@ int load_type_urgency(load_type type) {
  * and the host (it comes from `hosts`). The plan should not hold them; if it does, they
  * are dropped rather than sent twice or sent wrongly over SPDY. */
 static int is_dropped_header(const char *name) {
-  static const char *const dropped[] = {"connection", "keep-alive", "proxy-connection",
-                                        "transfer-encoding", "upgrade", "te", "trailer",
-                                        "host", "content-length"};
+  static const char *const dropped[] = {"connection",        "keep-alive", "proxy-connection",
+                                        "transfer-encoding", "upgrade",    "te",
+                                        "trailer",           "host",       "content-length"};
   for (size_t i = 0; i < sizeof(dropped) / sizeof(dropped[0]); i++)
     if (strcmp(name, dropped[i]) == 0) return 1;
   return name[0] == ':';
@@ -195,7 +200,8 @@ static int read_resource(reader *r, json_t *obj, size_t index, const load_plan *
   if (read_type(r, json_object_get(obj, "type"), where, &res->type)) return -1;
   if (get_int(r, obj, "parent", where, -1, n_res - 1, &v)) return -1;
   res->parent = (int)v;
-  if (res->parent == res->id) return fail(r, "%s.parent: a resource cannot be its own parent", where);
+  if (res->parent == res->id)
+    return fail(r, "%s.parent: a resource cannot be its own parent", where);
   if (get_int(r, obj, "discover_offset", where, -1, INT64_MAX, &res->discover_offset)) return -1;
   json_t *delay = json_object_get(obj, "start_delay");
   if (delay) {
@@ -275,8 +281,7 @@ static int read_plan(reader *r, json_t *root, load_plan *plan) {
     snprintf(key, sizeof(key), "%s.name", where);
     load_host *host = &plan->hosts[plan->n_hosts++];
     if (!(host->name = dup_string(r, json_object_get(h, "name"), key, 255))) return -1;
-    if (!is_token(host->name, strlen(host->name), 255))
-      return fail(r, "%s: not a host name", key);
+    if (!is_token(host->name, strlen(host->name), 255)) return fail(r, "%s: not a host name", key);
     int64_t port;
     if (get_int(r, h, "port", where, 1, 65535, &port)) return -1;
     host->port = (int)port;
@@ -297,8 +302,7 @@ int load_plan_parse(const char *text, size_t len, load_plan **out, char *err, si
   reader r = {err, err_len};
   json_error_t jerr;
   json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-  if (!root)
-    return fail(&r, "line %d, column %d: %s", jerr.line, jerr.column, jerr.text);
+  if (!root) return fail(&r, "line %d, column %d: %s", jerr.line, jerr.column, jerr.text);
   load_plan *plan = calloc(1, sizeof(*plan));
   int rv = plan ? read_plan(&r, root, plan) : fail(&r, "out of memory");
   json_decref(root);

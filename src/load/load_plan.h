@@ -13,7 +13,7 @@
 
 #define LOAD_PLAN_FORMAT "speedy-lab-plan/1"
 #define LOAD_PLAN_MAX_RESOURCES 20000
-#define LOAD_PLAN_MAX_HOSTS 250 /* 198.19.0.(i+1), i < 250 */
+#define LOAD_PLAN_MAX_HOSTS 250   /* 198.19.0.(i+1), i < 250 */
 #define LOAD_PLAN_MAX_HEADERS 128 /* request headers per resource */
 #define LOAD_PLAN_MAX_FILE (64u << 20)
 
@@ -33,7 +33,7 @@ const char *load_type_name(load_type type);
 int load_type_urgency(load_type type);
 
 typedef struct load_header {
-  char *name; /* lower case, a token */
+  char *name;  /* lower case, a token */
   char *value; /* no CR, LF or NUL */
 } load_header;
 

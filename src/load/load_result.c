@@ -13,9 +13,7 @@
 #include "load_int.h"
 
 /* Milliseconds rounded to 0.1 ms; -1 (did not happen) becomes null. */
-static json_t *ms(double v) {
-  return v < 0 ? json_null() : json_real(round(v * 10.0) / 10.0);
-}
+static json_t *ms(double v) { return v < 0 ? json_null() : json_real(round(v * 10.0) / 10.0); }
 
 int load_result_check(const load_run *run, char *reason, size_t len) {
   const load_plan *plan = run->plan;
@@ -58,12 +56,12 @@ static json_t *resources_json(const load_run *run) {
   json_t *list = json_array();
   for (size_t i = 0; list && i < run->plan->n_resources; i++) {
     const load_entry *e = load_sched_entry(run->sched, (int)i);
-    json_t *o = json_pack(
-        "{s:I, s:o, s:o, s:o, s:o, s:I, s:i, s:b, s:b, s:i, s:o}", "id", (json_int_t)i,
-        "discovered_ms", ms(e->discovered_ms), "start_ms", ms(e->start_ms), "ttfb_ms",
-        ms(e->first_byte_ms), "end_ms", ms(e->end_ms), "bytes", (json_int_t)e->bytes, "status",
-        e->status, "pushed", e->pushed, "hinted", e->hinted, "connection", e->connection,
-        "error", e->state == LOAD_FAILED ? json_string(e->error) : json_null());
+    json_t *o = json_pack("{s:I, s:o, s:o, s:o, s:o, s:I, s:i, s:b, s:b, s:i, s:o}", "id",
+                          (json_int_t)i, "discovered_ms", ms(e->discovered_ms), "start_ms",
+                          ms(e->start_ms), "ttfb_ms", ms(e->first_byte_ms), "end_ms", ms(e->end_ms),
+                          "bytes", (json_int_t)e->bytes, "status", e->status, "pushed", e->pushed,
+                          "hinted", e->hinted, "connection", e->connection, "error",
+                          e->state == LOAD_FAILED ? json_string(e->error) : json_null());
     if (!o || json_array_append_new(list, o) != 0) {
       json_decref(list);
       return NULL;
@@ -84,12 +82,12 @@ int load_result_write(const load_run *run, int valid, const char *reason) {
   char name[600];
   snprintf(name, sizeof(name), "%s#%s", plan->source, plan->page);
   json_t *resources = resources_json(run);
-  json_t *settings = json_pack(
-      "{s:s, s:i, s:i, s:I, s:I, s:b, s:I}", "loader", "speedy load " SPEEDY_LOAD_VERSION,
-      "connections_per_host", opt->http1 ? opt->connections : 1, "pipeline", opt->pipeline,
-      "stream_window", (json_int_t)opt->stream_window, "session_window",
-      (json_int_t)opt->session_window, "insecure", opt->insecure, "timeout_ms",
-      (json_int_t)opt->timeout_ms);
+  json_t *settings =
+      json_pack("{s:s, s:i, s:i, s:I, s:I, s:b, s:I}", "loader", "speedy load " SPEEDY_LOAD_VERSION,
+                "connections_per_host", opt->http1 ? opt->connections : 1, "pipeline",
+                opt->pipeline, "stream_window", (json_int_t)opt->stream_window, "session_window",
+                (json_int_t)opt->session_window, "insecure", opt->insecure, "timeout_ms",
+                (json_int_t)opt->timeout_ms);
   json_t *o = json_pack(
       "{s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:b, s:n, s:i, s:I, s:b, s:s, s:o, s:o, s:o,"
       " s:I, s:I, s:s, s:i, s:n, s:n, s:n, s:I, s:I, s:i, s:i, s:o, s:o}",
@@ -97,12 +95,12 @@ int load_result_write(const load_run *run, int valid, const char *reason) {
       opt->single ? "single-domain" : "multi-domain", "dispatch",
       opt->http1 && opt->dispatch == LOAD_DISPATCH_FCFS ? "fcfs" : "priority", "tls", opt->tls,
       "push", run->pushes > 0, "hint", run->hints > 0, "link", "repetition", opt->repetition,
-      "seed", (json_int_t)plan->seed, "valid", valid, "invalid_reason", reason, "plt_ms",
-      ms(plt), "plt_cutoff_ms", ms(plt_cutoff), "ttfb_ms",
+      "seed", (json_int_t)plan->seed, "valid", valid, "invalid_reason", reason, "plt_ms", ms(plt),
+      "plt_cutoff_ms", ms(plt_cutoff), "ttfb_ms",
       ms(load_sched_entry(run->sched, 0)->first_byte_ms), "bytes_up", (json_int_t)run->bytes_up,
-      "bytes_down", (json_int_t)run->bytes_down, "bytes_counted_by", "loader",
-      "connections", run->connections, "tcp_retransmits", "tcp_timeouts", "lower_bound_ms",
-      "request_header_bytes", (json_int_t)run->request_header_bytes, "response_header_bytes",
+      "bytes_down", (json_int_t)run->bytes_down, "bytes_counted_by", "loader", "connections",
+      run->connections, "tcp_retransmits", "tcp_timeouts", "lower_bound_ms", "request_header_bytes",
+      (json_int_t)run->request_header_bytes, "response_header_bytes",
       (json_int_t)run->response_header_bytes, "pushed", run->pushes, "hinted", run->hints,
       "resources", resources ? resources : json_null(), "settings",
       settings ? settings : json_null());
@@ -152,11 +150,11 @@ static json_t *har_request(const load_run *run, int id) {
   for (size_t i = 0; headers && i < r->n_request_headers; i++)
     json_array_append_new(headers, json_pack("{s:s, s:s}", "name", r->request_headers[i].name,
                                              "value", r->request_headers[i].value));
-  json_t *o = json_pack("{s:s, s:s, s:s, s:o, s:[], s:[], s:I, s:i}", "method", r->method,
-                        "url", url, "httpVersion", run->opt->http1 ? "HTTP/1.1" : protocol_name(run),
-                        "headers", headers ? headers : json_array(), "queryString", "cookies",
-                        "headersSize", (json_int_t)run->fetch[id].request_header_bytes,
-                        "bodySize", 0);
+  json_t *o =
+      json_pack("{s:s, s:s, s:s, s:o, s:[], s:[], s:I, s:i}", "method", r->method, "url", url,
+                "httpVersion", run->opt->http1 ? "HTTP/1.1" : protocol_name(run), "headers",
+                headers ? headers : json_array(), "queryString", "cookies", "headersSize",
+                (json_int_t)run->fetch[id].request_header_bytes, "bodySize", 0);
   free(url);
   return o;
 }
@@ -176,11 +174,11 @@ static json_t *har_response(const load_run *run, int id) {
     json_array_append_new(headers, json_pack("{s:s, s:s}", "name", name, "value", value));
   }
   return json_pack("{s:i, s:s, s:s, s:o, s:[], s:{s:I, s:s}, s:s, s:I, s:I}", "status", e->status,
-                   "statusText", "", "httpVersion", run->opt->http1 ? "HTTP/1.1" : protocol_name(run),
-                   "headers", headers ? headers : json_array(), "cookies", "content", "size",
-                   (json_int_t)e->bytes, "mimeType", mime, "redirectURL", location,
-                   "headersSize", (json_int_t)f->response_header_bytes, "bodySize",
-                   (json_int_t)e->bytes);
+                   "statusText", "", "httpVersion",
+                   run->opt->http1 ? "HTTP/1.1" : protocol_name(run), "headers",
+                   headers ? headers : json_array(), "cookies", "content", "size",
+                   (json_int_t)e->bytes, "mimeType", mime, "redirectURL", location, "headersSize",
+                   (json_int_t)f->response_header_bytes, "bodySize", (json_int_t)e->bytes);
 }
 
 static double span(double from, double to) { return from >= 0 && to >= from ? to - from : -1; }

@@ -17,9 +17,7 @@
 
 #include "load_int.h"
 
-double load_now_ms(const load_run *run) {
-  return (double)(uv_hrtime() - run->t0_ns) / 1e6;
-}
+double load_now_ms(const load_run *run) { return (double)(uv_hrtime() - run->t0_ns) / 1e6; }
 
 void load_fail(load_run *run, int id, const char *fmt, ...) {
   char reason[160];
@@ -54,9 +52,12 @@ void load_note_response_header(load_run *run, int id, const char *name, size_t n
 static void hint_one(load_run *run, int base_host, const char *item, size_t len) {
   int host = base_host;
   size_t skip = 0;
-  if (len > 7 && strncasecmp(item, "http://", 7) == 0) skip = 7;
-  else if (len > 8 && strncasecmp(item, "https://", 8) == 0) skip = 8;
-  else if (len > 2 && item[0] == '/' && item[1] == '/') skip = 2;
+  if (len > 7 && strncasecmp(item, "http://", 7) == 0)
+    skip = 7;
+  else if (len > 8 && strncasecmp(item, "https://", 8) == 0)
+    skip = 8;
+  else if (len > 2 && item[0] == '/' && item[1] == '/')
+    skip = 2;
   if (skip) {
     const char *slash = memchr(item + skip, '/', len - skip);
     if (!slash) return;
@@ -103,10 +104,9 @@ static void conn_on_open(io_conn *io, void *user) {
   conn->proto = io_conn_is_tls(io) ? io_conn_protocol(io) : want;
   if (run->negotiated == IO_PROTO_UNKNOWN) run->negotiated = conn->proto;
   if (conn->proto != want) {
-    snprintf(run->protocol_error, sizeof(run->protocol_error),
-             "%s negotiated %s (by %s), not %s", conn->group->server_name,
-             io_proto_name(conn->proto), io_negotiation_name(io_conn_negotiation(io)),
-             io_proto_name(want));
+    snprintf(run->protocol_error, sizeof(run->protocol_error), "%s negotiated %s (by %s), not %s",
+             conn->group->server_name, io_proto_name(conn->proto),
+             io_negotiation_name(io_conn_negotiation(io)), io_proto_name(want));
     snprintf(conn->group->error, sizeof(conn->group->error), "%s", run->protocol_error);
     conn->dead = 1;
     io_conn_abort(io, IO_ERR_NO_PROTOCOL);
@@ -182,9 +182,9 @@ static int group_connect(load_group *g) {
                                               .on_read = conn_on_read,
                                               .on_writable = conn_on_writable,
                                               .on_close = conn_on_close};
-  int rv = io_conn_connect(&conn->io, run->loop, (const struct sockaddr *)&g->addr,
-                           run->opt->tls ? run->tls : NULL, g->server_name, &config, &callbacks,
-                           conn);
+  int rv =
+      io_conn_connect(&conn->io, run->loop, (const struct sockaddr *)&g->addr,
+                      run->opt->tls ? run->tls : NULL, g->server_name, &config, &callbacks, conn);
   g->opened++;
   if (rv) {
     snprintf(g->error, sizeof(g->error), "cannot connect to %s: %s", g->server_name,

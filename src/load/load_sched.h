@@ -27,8 +27,8 @@
 #include "load_plan.h"
 
 typedef enum load_dispatch {
-  LOAD_DISPATCH_FCFS = 0,     /* in the order resources became requestable */
-  LOAD_DISPATCH_PRIORITY = 1  /* by type urgency, then that order */
+  LOAD_DISPATCH_FCFS = 0,    /* in the order resources became requestable */
+  LOAD_DISPATCH_PRIORITY = 1 /* by type urgency, then that order */
 } load_dispatch;
 
 typedef enum load_state {
@@ -47,12 +47,12 @@ typedef struct load_entry {
   int group;          /* connection group: the host (multi-domain) or 0 (single) */
   uint64_t ready_seq; /* order of becoming requestable */
   double discovered_ms, ready_ms, start_ms, first_byte_ms, end_ms;
-  uint64_t bytes;   /* body bytes received */
-  int status;       /* received status, 0 until known */
-  int pushed;       /* delivered by server push */
-  int hinted;       /* made requestable by an X-Subresources hint */
-  int attempts;     /* requests sent (a retry after a dropped connection adds one) */
-  int connection;   /* index of the connection it arrived on, -1 */
+  uint64_t bytes;    /* body bytes received */
+  int status;        /* received status, 0 until known */
+  int pushed;        /* delivered by server push */
+  int hinted;        /* made requestable by an X-Subresources hint */
+  int attempts;      /* requests sent (a retry after a dropped connection adds one) */
+  int connection;    /* index of the connection it arrived on, -1 */
   size_t next_child; /* progress cursor into its discovery list */
   char error[160];
 } load_entry;

@@ -118,7 +118,8 @@ static int on_header(spdy_session *s, int32_t stream_id, const spdy_header *h, v
   } else if (h->name_len == 14 && memcmp(h->name, "x-subresources", 14) == 0) {
     load_hints(run, id, h->value, h->value_len);
   }
-  if (h->name[0] != ':') load_note_response_header(run, id, h->name, h->name_len, h->value, h->value_len);
+  if (h->name[0] != ':')
+    load_note_response_header(run, id, h->name, h->name_len, h->value, h->value_len);
   return 0;
 }
 
@@ -144,8 +145,9 @@ static int accept_push(load_conn *conn, int32_t stream_id) {
   load_run *run = conn->run;
   spdy_session *s = conn->session;
   split_absolute_url(&conn->push);
-  int host = conn->push.bad ? -1 : load_plan_find_host(run->plan, conn->push.host,
-                                                        strlen(conn->push.host));
+  int host = conn->push.bad
+                 ? -1
+                 : load_plan_find_host(run->plan, conn->push.host, strlen(conn->push.host));
   int id = -1;
   if (host >= 0 && (run->opt->single || host == conn->group->index)) {
     id = load_sched_find_unrequested(run->sched, host, conn->push.path);
@@ -245,8 +247,7 @@ static void on_frame(spdy_session *s, int sent, spdy_frame_type type, uint8_t fl
   (void)s, (void)flags, (void)summary;
   load_conn *conn = user;
   load_run *run = conn->run;
-  if (type != SPDY_FRAME_SYN_STREAM && type != SPDY_FRAME_SYN_REPLY &&
-      type != SPDY_FRAME_HEADERS)
+  if (type != SPDY_FRAME_SYN_STREAM && type != SPDY_FRAME_SYN_REPLY && type != SPDY_FRAME_HEADERS)
     return;
   uint64_t bytes = 8 + (uint64_t)length;
   if (sent) {
@@ -281,8 +282,8 @@ int load_spdy_start(load_conn *conn) {
   spdy_options_set_stream_window(so, opt->stream_window);
   spdy_options_set_session_window(so, opt->session_window);
   spdy_options_set_max_concurrent_streams(so, 1000); /* pushes */
-  int rv = spdy_session_new(&conn->session, (spdy_protocol)conn->proto, SPDY_ROLE_CLIENT, cb, so,
-                            conn);
+  int rv =
+      spdy_session_new(&conn->session, (spdy_protocol)conn->proto, SPDY_ROLE_CLIENT, cb, so, conn);
   spdy_callbacks_del(cb);
   spdy_options_del(so);
   if (rv != 0) return -1;
@@ -315,7 +316,8 @@ size_t load_spdy_read(load_conn *conn, const uint8_t *data, size_t len) {
   int64_t rv = spdy_session_recv(conn->session, data, len);
   if (rv < 0) {
     for (size_t i = 0; i < run->plan->n_resources; i++)
-      if (run->fetch[i].conn == conn) load_fail(run, (int)i, "session error: %s", spdy_strerror((int)rv));
+      if (run->fetch[i].conn == conn)
+        load_fail(run, (int)i, "session error: %s", spdy_strerror((int)rv));
     conn->dead = 1;
     load_spdy_writable(conn, io_conn_room(conn->io) + 65536); /* the GOAWAY, if any */
     io_conn_close(conn->io);

@@ -16,9 +16,9 @@
 
 /* What happened to one packet. */
 typedef enum {
-    NETEM_ADMIT_DELIVER = 0, /* forward at *deliver_ns */
-    NETEM_ADMIT_LOST,        /* random (or burst) loss */
-    NETEM_ADMIT_QUEUE_FULL,  /* drop-tail: the queue limit would be exceeded */
+  NETEM_ADMIT_DELIVER = 0, /* forward at *deliver_ns */
+  NETEM_ADMIT_LOST,        /* random (or burst) loss */
+  NETEM_ADMIT_QUEUE_FULL,  /* drop-tail: the queue limit would be exceeded */
 } netem_admit_result;
 
 /* Fixed-size FIFO of (finish time, length) of the packets that have not yet left the
@@ -26,20 +26,20 @@ typedef enum {
 #define NETEM_MODEL_BACKLOG_MAX 65536u
 
 typedef struct netem_model {
-    netem_dir_config config;
-    uint64_t queue_limit_bytes;   /* 0 when limited in packets */
-    uint32_t queue_limit_packets; /* 0 when limited in bytes */
-    uint64_t link_free_ns;        /* when the bottleneck finishes its last packet */
-    uint64_t last_deliver_ns;     /* for in-order delivery under jitter */
-    uint64_t rng[4];              /* xoshiro256** state */
-    bool burst_bad;               /* Gilbert–Elliott: in the bad state */
-    double burst_p, burst_r;      /* good->bad, bad->good transition probabilities */
-    /* backlog: packets admitted whose serialization has not finished */
-    uint64_t *backlog_finish_ns;
-    uint32_t *backlog_len;
-    uint32_t backlog_head, backlog_count;
-    uint64_t backlog_bytes;
-    bool reorder;
+  netem_dir_config config;
+  uint64_t queue_limit_bytes;   /* 0 when limited in packets */
+  uint32_t queue_limit_packets; /* 0 when limited in bytes */
+  uint64_t link_free_ns;        /* when the bottleneck finishes its last packet */
+  uint64_t last_deliver_ns;     /* for in-order delivery under jitter */
+  uint64_t rng[4];              /* xoshiro256** state */
+  bool burst_bad;               /* Gilbert–Elliott: in the bad state */
+  double burst_p, burst_r;      /* good->bad, bad->good transition probabilities */
+  /* backlog: packets admitted whose serialization has not finished */
+  uint64_t *backlog_finish_ns;
+  uint32_t *backlog_len;
+  uint32_t backlog_head, backlog_count;
+  uint64_t backlog_bytes;
+  bool reorder;
 } netem_model;
 
 /* The default queue limit of a direction: one bandwidth-delay product of the round trip,

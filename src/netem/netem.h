@@ -35,35 +35,35 @@ typedef enum { NETEM_DIR_DOWN = 0, NETEM_DIR_UP = 1 } netem_dir; /* down: server
 
 /* One direction of the link. */
 typedef struct netem_dir_config {
-    uint64_t rate_bps;      /* bottleneck, IP-level bits per second; 0 = unlimited */
-    uint64_t delay_ns;      /* one-way propagation delay */
-    uint64_t jitter_ns;     /* extra delay uniform in [-jitter, +jitter], never below 0 */
-    uint64_t queue_bytes;   /* drop-tail limit in bytes; 0 = default (BDP, >= 16 packets) */
-    uint32_t queue_packets; /* if nonzero, the limit is in packets instead */
-    double loss;            /* random loss probability per packet, 0..1 */
-    double burst;           /* mean loss burst length (Gilbert–Elliott); <= 1: Bernoulli */
+  uint64_t rate_bps;      /* bottleneck, IP-level bits per second; 0 = unlimited */
+  uint64_t delay_ns;      /* one-way propagation delay */
+  uint64_t jitter_ns;     /* extra delay uniform in [-jitter, +jitter], never below 0 */
+  uint64_t queue_bytes;   /* drop-tail limit in bytes; 0 = default (BDP, >= 16 packets) */
+  uint32_t queue_packets; /* if nonzero, the limit is in packets instead */
+  double loss;            /* random loss probability per packet, 0..1 */
+  double burst;           /* mean loss burst length (Gilbert–Elliott); <= 1: Bernoulli */
 } netem_dir_config;
 
 /* TCP settings written into both namespaces. */
 typedef struct netem_tcp_config {
-    char congestion_control[16]; /* "cubic" */
-    int initcwnd;                /* initial congestion window, packets (route attribute) */
-    int slow_start_after_idle;   /* net.ipv4.tcp_slow_start_after_idle */
-    int ecn;                     /* net.ipv4.tcp_ecn */
-    int early_retrans;           /* net.ipv4.tcp_early_retrans */
-    int recovery;                /* net.ipv4.tcp_recovery (1 = RACK) */
-    int fastopen;                /* net.ipv4.tcp_fastopen */
-    char preset[16];             /* "modern" or "2009", for reports */
+  char congestion_control[16]; /* "cubic" */
+  int initcwnd;                /* initial congestion window, packets (route attribute) */
+  int slow_start_after_idle;   /* net.ipv4.tcp_slow_start_after_idle */
+  int ecn;                     /* net.ipv4.tcp_ecn */
+  int early_retrans;           /* net.ipv4.tcp_early_retrans */
+  int recovery;                /* net.ipv4.tcp_recovery (1 = RACK) */
+  int fastopen;                /* net.ipv4.tcp_fastopen */
+  char preset[16];             /* "modern" or "2009", for reports */
 } netem_tcp_config;
 
 typedef struct netem_config {
-    netem_dir_config down, up;
-    netem_tcp_config tcp;
-    char profile[16];      /* name for reports; "custom" when hand-made */
-    unsigned server_addrs; /* number of server addresses, >= 1 */
-    uint64_t seed;         /* loss and jitter generator seed */
-    bool reorder;          /* let jitter reorder packets */
-    bool realtime;         /* try SCHED_FIFO for the forwarding thread (default true) */
+  netem_dir_config down, up;
+  netem_tcp_config tcp;
+  char profile[16];      /* name for reports; "custom" when hand-made */
+  unsigned server_addrs; /* number of server addresses, >= 1 */
+  uint64_t seed;         /* loss and jitter generator seed */
+  bool reorder;          /* let jitter reorder packets */
+  bool realtime;         /* try SCHED_FIFO for the forwarding thread (default true) */
 } netem_config;
 
 /* Sets defaults: unlimited rate, no delay or loss, cubic, initcwnd 10, 1 server address,
@@ -84,36 +84,36 @@ typedef struct netem_link netem_link;
 /* Lateness of the forwarding thread: how long after its model departure time each packet
  * was actually written. */
 typedef struct netem_lateness {
-    uint64_t count;
-    uint64_t p50_ns, p99_ns, max_ns;
+  uint64_t count;
+  uint64_t p50_ns, p99_ns, max_ns;
 } netem_lateness;
 
 typedef struct netem_dir_stats {
-    uint64_t packets_in, bytes_in;             /* read from the sending side's TUN */
-    uint64_t packets_out, bytes_out;           /* written to the receiving side's TUN */
-    uint64_t queue_drops;                      /* drop-tail */
-    uint64_t random_losses;                    /* Bernoulli or burst */
-    uint64_t overflow_drops;                   /* emulator's own buffer full (should be 0) */
-    uint64_t queue_delay_sum_ns, queue_delay_max_ns; /* over forwarded packets */
-    uint64_t queue_limit;                      /* bytes, or packets if queue_in_packets */
-    bool queue_in_packets;
-    netem_lateness lateness;
-    uint64_t tun_drops; /* kernel drops on the two TUN devices this direction passes */
+  uint64_t packets_in, bytes_in;                   /* read from the sending side's TUN */
+  uint64_t packets_out, bytes_out;                 /* written to the receiving side's TUN */
+  uint64_t queue_drops;                            /* drop-tail */
+  uint64_t random_losses;                          /* Bernoulli or burst */
+  uint64_t overflow_drops;                         /* emulator's own buffer full (should be 0) */
+  uint64_t queue_delay_sum_ns, queue_delay_max_ns; /* over forwarded packets */
+  uint64_t queue_limit;                            /* bytes, or packets if queue_in_packets */
+  bool queue_in_packets;
+  netem_lateness lateness;
+  uint64_t tun_drops; /* kernel drops on the two TUN devices this direction passes */
 } netem_dir_stats;
 
 typedef struct netem_tcp_counters {
-    uint64_t active_opens, passive_opens, out_segs, retrans_segs;
-    uint64_t timeouts, syn_retrans, loss_probes, fast_retrans;
+  uint64_t active_opens, passive_opens, out_segs, retrans_segs;
+  uint64_t timeouts, syn_retrans, loss_probes, fast_retrans;
 } netem_tcp_counters;
 
 typedef struct netem_stats {
-    netem_dir_stats down, up;
-    netem_lateness lateness;          /* both directions together */
-    netem_tcp_counters tcp[2];        /* indexed by netem_side */
-    uint64_t forwarder_cpu_ns;        /* CPU time of the forwarding thread */
-    uint64_t elapsed_ns;              /* since the link started */
-    bool realtime;                    /* the forwarding thread got SCHED_FIFO */
-    char forwarder_error[128];        /* empty while the thread runs; else why it stopped */
+  netem_dir_stats down, up;
+  netem_lateness lateness;   /* both directions together */
+  netem_tcp_counters tcp[2]; /* indexed by netem_side */
+  uint64_t forwarder_cpu_ns; /* CPU time of the forwarding thread */
+  uint64_t elapsed_ns;       /* since the link started */
+  bool realtime;             /* the forwarding thread got SCHED_FIFO */
+  char forwarder_error[128]; /* empty while the thread runs; else why it stopped */
 } netem_stats;
 
 /* Removes namespaces left by earlier runs whose process is gone. Returns how many. */

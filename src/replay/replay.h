@@ -25,8 +25,8 @@
 /* Bounds on what a plan may contain (anything larger is refused with a message). */
 #define REPLAY_MAX_HOSTS 4096u
 #define REPLAY_MAX_RESOURCES 200000u
-#define REPLAY_MAX_HEADERS 256u   /* response header fields per resource */
-#define REPLAY_MAX_PATH 8192u     /* HTTP_REQUEST_MAX_LINE: a longer path cannot arrive */
+#define REPLAY_MAX_HEADERS 256u /* response header fields per resource */
+#define REPLAY_MAX_PATH 8192u   /* HTTP_REQUEST_MAX_LINE: a longer path cannot arrive */
 #define REPLAY_MAX_HOST_NAME 253u
 #define REPLAY_MAX_BODY_SIZE ((uint64_t)1 << 40) /* 1 TiB: far above any page */
 
@@ -55,8 +55,8 @@ typedef struct replay_plan replay_plan;
  * expected an integer from 200 to 599, got 42". */
 int replay_plan_load(replay_plan **out, const char *file, char *err, size_t err_len);
 /* The same from memory; name is used in messages. */
-int replay_plan_parse(replay_plan **out, const char *text, size_t len, const char *name,
-                      char *err, size_t err_len);
+int replay_plan_parse(replay_plan **out, const char *text, size_t len, const char *name, char *err,
+                      size_t err_len);
 void replay_plan_del(replay_plan *plan);
 
 uint64_t replay_plan_seed(const replay_plan *plan);

@@ -114,8 +114,10 @@ int replay_serve(const replay_plan *plan, int host_index, const http_request *re
   if (plan == NULL || request == NULL || response == NULL) return HTTP_ERR_INVALID_ARGUMENT;
   int host = host_index;
   if (host < 0) {
-    if (request->authority != NULL) host = replay_plan_find_host(plan, request->authority);
-    else if (replay_plan_host_count(plan) == 1) host = 0;
+    if (request->authority != NULL)
+      host = replay_plan_find_host(plan, request->authority);
+    else if (replay_plan_host_count(plan) == 1)
+      host = 0;
   }
   const replay_resource *r = NULL;
   if (host >= 0 && (size_t)host < replay_plan_host_count(plan))

@@ -109,16 +109,20 @@ static void mark_conflicts(site_entry *entries, size_t n, char **names, size_t n
     size_t lo = 0, hi = n_names;
     while (lo < hi) {
       size_t mid = lo + (hi - lo) / 2;
-      if (strcmp(names[mid], name) < 0) lo = mid + 1;
-      else hi = mid;
+      if (strcmp(names[mid], name) < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     size_t equal = 0;
     while (lo + equal < n_names && strcmp(names[lo + equal], name) == 0) equal++;
     lo = 0, hi = n_names;
     while (lo < hi) {
       size_t mid = lo + (hi - lo) / 2;
-      if (strcmp(names[mid], key) < 0) lo = mid + 1;
-      else hi = mid;
+      if (strcmp(names[mid], key) < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     int is_directory = lo < n_names && strncmp(names[lo], key, len + 1) == 0;
     if (equal > 1 || is_directory) entries[i].mapped = 2;
@@ -213,8 +217,10 @@ static int plan_files(const replay_plan *plan, site_entry *entries, size_t n) {
       e->mapped = 1;
       if (asprintf(&e->file, "%s/" MAPPED_DIR "/%u", host, e->resource->id) < 0) e->file = NULL;
     } else {
-      if (asprintf(&e->file, "%s/%s", host, plain) < 0) e->file = NULL;
-      else names[n_names++] = e->file;
+      if (asprintf(&e->file, "%s/%s", host, plain) < 0)
+        e->file = NULL;
+      else
+        names[n_names++] = e->file;
       free(plain);
     }
     if (e->file == NULL) goto done;
@@ -269,8 +275,8 @@ int replay_write_site(const replay_plan *plan, const char *dir, char *err, size_
       if (strcmp(replay_plan_host(plan, i)->name, replay_plan_host(plan, j)->name) == 0)
         return site_fail(err, err_len,
                          "cannot write the site: hosts %zu and %zu share the name %s (ports %d "
-                         "and %d); a site has one directory per name", j, i,
-                         replay_plan_host(plan, i)->name, replay_plan_host(plan, j)->port,
+                         "and %d); a site has one directory per name",
+                         j, i, replay_plan_host(plan, i)->name, replay_plan_host(plan, j)->port,
                          replay_plan_host(plan, i)->port);
   if (mkdir(dir, 0755) != 0 && errno != EEXIST)
     return site_fail(err, err_len, "cannot create %s: %s", dir, strerror(errno));

@@ -18,9 +18,9 @@
 #endif
 
 typedef struct speedy_command {
-    const char *name;
-    int (*main)(int argc, char **argv);
-    const char *summary;
+  const char *name;
+  int (*main)(int argc, char **argv);
+  const char *summary;
 } speedy_command;
 
 static const speedy_command commands[] = {
@@ -31,38 +31,35 @@ static const speedy_command commands[] = {
     {"netem", netem_cli_main, "emulate a DSL, cable or mobile link between two namespaces"},
 };
 
-static void usage(FILE *out)
-{
-    fprintf(out, "Usage: speedy COMMAND [OPTION]...\n"
-                 "SPDY tools: the link emulator (more commands come with later releases).\n\n"
-                 "Commands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\nOptions:\n"
-                 "  -h, --help     this help\n"
-                 "  -V, --version  print the version\n\n"
-                 "'speedy COMMAND --help' describes a command's options.\n"
-                 "Exit status: 0 success, 1 failure, 2 bad usage.\n");
+static void usage(FILE *out) {
+  fprintf(out, "Usage: speedy COMMAND [OPTION]...\n"
+               "SPDY tools: the link emulator (more commands come with later releases).\n\n"
+               "Commands:\n");
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+  fprintf(out, "\nOptions:\n"
+               "  -h, --help     this help\n"
+               "  -V, --version  print the version\n\n"
+               "'speedy COMMAND --help' describes a command's options.\n"
+               "Exit status: 0 success, 1 failure, 2 bad usage.\n");
 }
 
-int main(int argc, char **argv)
-{
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
-    }
-    const char *name = argv[1];
-    if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0) {
-        usage(stdout);
-        return 0;
-    }
-    if (strcmp(name, "-V") == 0 || strcmp(name, "--version") == 0) {
-        printf("speedy %s\n", SPEEDY_VERSION);
-        return 0;
-    }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(name, commands[i].name) == 0)
-            return commands[i].main(argc - 1, argv + 1);
-    fprintf(stderr, "speedy: unknown command '%s' (try 'speedy --help')\n", name);
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
     return 2;
+  }
+  const char *name = argv[1];
+  if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0) {
+    usage(stdout);
+    return 0;
+  }
+  if (strcmp(name, "-V") == 0 || strcmp(name, "--version") == 0) {
+    printf("speedy %s\n", SPEEDY_VERSION);
+    return 0;
+  }
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (strcmp(name, commands[i].name) == 0) return commands[i].main(argc - 1, argv + 1);
+  fprintf(stderr, "speedy: unknown command '%s' (try 'speedy --help')\n", name);
+  return 2;
 }

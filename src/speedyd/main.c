@@ -21,11 +21,11 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "speedyd.h"
@@ -34,10 +34,14 @@
 
 void speedyd_conn_closed(speedyd_conn *c) {
   speedyd_server *server = c->server;
-  if (c->prev != NULL) c->prev->next = c->next;
-  else server->conns = c->next;
-  if (c->next != NULL) c->next->prev = c->prev;
-  else server->conns_tail = c->prev;
+  if (c->prev != NULL)
+    c->prev->next = c->next;
+  else
+    server->conns = c->next;
+  if (c->next != NULL)
+    c->next->prev = c->prev;
+  else
+    server->conns_tail = c->prev;
   server->n_conns--;
   if (c->evicted) server->n_evicting--;
   speedyd_addr_release(server, c->peer_ip);
@@ -71,10 +75,12 @@ static void pending_on_open(io_conn *io, void *user) {
   speedyd_server *server = c->server;
   io_proto proto = io_conn_protocol(io);
   int rv;
-  if (proto == IO_PROTO_HTTP1) rv = speedyd_h1_start(c);
+  if (proto == IO_PROTO_HTTP1)
+    rv = speedyd_h1_start(c);
   else if (proto == IO_PROTO_SPDY2 || proto == IO_PROTO_SPDY3 || proto == IO_PROTO_SPDY3_1)
     rv = speedyd_spdy_start(c, (spdy_protocol)proto);
-  else rv = -1;
+  else
+    rv = -1;
   if (rv != 0) {
     speedyd_log_error(server, io_conn_peer(io), "cannot start a %s connection",
                       io_proto_name(proto));
@@ -129,8 +135,10 @@ static void on_accept(io_listener *listener, io_conn *io, void *user) {
     return;
   }
   c->next = server->conns;
-  if (server->conns != NULL) server->conns->prev = c;
-  else server->conns_tail = c;
+  if (server->conns != NULL)
+    server->conns->prev = c;
+  else
+    server->conns_tail = c;
   server->conns = c;
   server->n_conns++;
   const io_conn_callbacks callbacks = {
@@ -161,8 +169,10 @@ static void begin_shutdown(speedyd_server *server) {
   for (size_t i = 0; i < server->n_listeners; i++) io_listener_close(server->listeners[i]);
   server->n_listeners = 0;
   for (speedyd_conn *c = server->conns; c != NULL; c = c->next) {
-    if (c->shutdown != NULL) c->shutdown(c);
-    else io_conn_abort(c->io, UV_ECANCELED); /* still handshaking */
+    if (c->shutdown != NULL)
+      c->shutdown(c);
+    else
+      io_conn_abort(c->io, UV_ECANCELED); /* still handshaking */
   }
   if (server->n_conns == 0) {
     uv_close((uv_handle_t *)&server->shutdown_timer, NULL);
@@ -278,8 +288,7 @@ int speedyd_harden_process(void) {
 static void warn_key_permissions(const char *key_file) {
   struct stat st;
   if (stat(key_file, &st) == 0 && (st.st_mode & S_IROTH) != 0) {
-    fprintf(stderr, "speedyd: warning: --key %s is readable by others (chmod 600 it)\n",
-            key_file);
+    fprintf(stderr, "speedyd: warning: --key %s is readable by others (chmod 600 it)\n", key_file);
   }
 }
 
@@ -299,8 +308,8 @@ static int setup(speedyd_server *server) {
       return -1;
     }
   } else if (http_docroot_open(&server->docroot, config->docroot,
-                               config->allow_symlinks ? HTTP_SYMLINKS_ANY
-                                                      : HTTP_SYMLINKS_INSIDE) != 0) {
+                               config->allow_symlinks ? HTTP_SYMLINKS_ANY : HTTP_SYMLINKS_INSIDE) !=
+             0) {
     fprintf(stderr, "speedyd: cannot open --docroot %s: %s\n", config->docroot, strerror(errno));
     server->docroot.dir_fd = -1;
     return -1;
@@ -337,8 +346,7 @@ static int setup(speedyd_server *server) {
     warn_key_permissions(config->key_file);
     char error[512] = "";
     int rv = io_tls_server_new(&server->tls, config->cert_file, config->key_file,
-                               config->n_protocols ? config->protocols : NULL,
-                               config->n_protocols,
+                               config->n_protocols ? config->protocols : NULL, config->n_protocols,
                                (config->tls_max_1_2 ? IO_TLS_MAX_1_2 : 0u) |
                                    (config->tls_no_resumption ? IO_TLS_NO_RESUMPTION : 0u),
                                error, sizeof(error));
@@ -442,7 +450,6 @@ static int listen_and_arm(speedyd_server *server, int *fds, int ready_fd) {
   }
   return 0;
 }
-
 
 /* --workers 0: one per CPU this process may run on. */
 static unsigned default_workers(void) {

@@ -68,9 +68,9 @@ typedef struct speedyd_config {
   io_proto plaintext_v3;
   uint32_t handshake_timeout_ms, header_timeout_ms, idle_timeout_ms, shutdown_timeout_ms;
   uint32_t max_connections;
-  uint32_t max_streams;       /* SPDY MAX_CONCURRENT_STREAMS we announce */
+  uint32_t max_streams; /* SPDY MAX_CONCURRENT_STREAMS we announce */
   uint32_t data_frame_size;
-  uint32_t max_header_bytes;  /* request header fields, names + values */
+  uint32_t max_header_bytes; /* request header fields, names + values */
   const char *access_log, *error_log;
   int allow_symlinks;
   int gzip;
@@ -110,17 +110,17 @@ typedef struct speedyd_server {
   io_listener *listeners[SPEEDYD_MAX_LISTENS];
   size_t n_listeners;
   FILE *access_log, *error_log;
-  speedyd_conn *conns; /* every live connection, newest first */
+  speedyd_conn *conns;      /* every live connection, newest first */
   speedyd_conn *conns_tail; /* the oldest */
   uint64_t n_conns;
-  uint64_t n_evicting;  /* aborted to make room, on_close not yet reported */
+  uint64_t n_evicting; /* aborted to make room, on_close not yet reported */
   speedyd_addr_table *addrs;
-  uint64_t mem_used;    /* accounted bytes (speedyd_budget_*) of every connection */
+  uint64_t mem_used; /* accounted bytes (speedyd_budget_*) of every connection */
   int shutting_down;
   uv_signal_t sigterm, sigint;
   uv_timer_t shutdown_timer;
   uint64_t next_conn_id;
-  int worker_id;        /* 1..N in a worker of --workers N > 1; 0: single process */
+  int worker_id; /* 1..N in a worker of --workers N > 1; 0: single process */
 } speedyd_server;
 
 /* Memory accounted to one connection: libspdy's allocations through the allocator hook
@@ -135,12 +135,12 @@ struct speedyd_conn {
   speedyd_server *server;
   io_conn *io;
   speedyd_conn *prev, *next;
-  void *impl;                      /* speedyd_spdy_conn / speedyd_h1_conn */
-  void (*shutdown)(speedyd_conn *c); /* server is stopping: finish in-flight work */
+  void *impl;                         /* speedyd_spdy_conn / speedyd_h1_conn */
+  void (*shutdown)(speedyd_conn *c);  /* server is stopping: finish in-flight work */
   int (*idle)(const speedyd_conn *c); /* 1: no request in flight (may be evicted) */
   speedyd_budget budget;
   int evicted;
-  char peer_ip[64];                /* for the access log: the address without port */
+  char peer_ip[64]; /* for the access log: the address without port */
   uint64_t id;
 };
 
@@ -231,8 +231,7 @@ void speedyd_file_cache_store(speedyd_server *server, const http_request *reques
 /* The manifest entries for a page request that should be pushed or hinted, or 0. Only a
  * GET with a 200 answer qualifies. */
 size_t speedyd_push_entries(const speedyd_server *server, const http_request *request,
-                            const http_response *response,
-                            const http_manifest_entry **entries);
+                            const http_response *response, const http_manifest_entry **entries);
 /* --hint: adds X-Subresources and Link to response for a page in the manifest. */
 void speedyd_push_add_hints(const speedyd_server *server, const http_request *request,
                             http_response *response);
@@ -250,10 +249,9 @@ int speedyd_push_request(const http_request *page, const char *path, http_protoc
 int speedyd_log_open(speedyd_server *server);
 void speedyd_log_close(speedyd_server *server);
 /* One access log line (http_log_format). */
-void speedyd_log_access(speedyd_server *server, const speedyd_conn *c,
-                        const http_request *request, int status, uint64_t body_bytes,
-                        const char *protocol, int64_t stream_id, uint64_t bytes_in,
-                        uint64_t bytes_out);
+void speedyd_log_access(speedyd_server *server, const speedyd_conn *c, const http_request *request,
+                        int status, uint64_t body_bytes, const char *protocol, int64_t stream_id,
+                        uint64_t bytes_in, uint64_t bytes_out);
 /* "[date] peer: message" to the error log; peer may be NULL. The message must not
  * contain unescaped peer bytes (use speedyd_log_escape). */
 void speedyd_log_error(speedyd_server *server, const char *peer, const char *format, ...)

@@ -73,18 +73,24 @@ static void entry_unref(void *context) {
 }
 
 static void lru_unlink(speedyd_file_cache *cache, cache_entry *e) {
-  if (e->lru_prev != NULL) e->lru_prev->lru_next = e->lru_next;
-  else cache->lru_head = e->lru_next;
-  if (e->lru_next != NULL) e->lru_next->lru_prev = e->lru_prev;
-  else cache->lru_tail = e->lru_prev;
+  if (e->lru_prev != NULL)
+    e->lru_prev->lru_next = e->lru_next;
+  else
+    cache->lru_head = e->lru_next;
+  if (e->lru_next != NULL)
+    e->lru_next->lru_prev = e->lru_prev;
+  else
+    cache->lru_tail = e->lru_prev;
   e->lru_prev = e->lru_next = NULL;
 }
 
 static void lru_push_front(speedyd_file_cache *cache, cache_entry *e) {
   e->lru_next = cache->lru_head;
   e->lru_prev = NULL;
-  if (cache->lru_head != NULL) cache->lru_head->lru_prev = e;
-  else cache->lru_tail = e;
+  if (cache->lru_head != NULL)
+    cache->lru_head->lru_prev = e;
+  else
+    cache->lru_tail = e;
   cache->lru_head = e;
 }
 
@@ -121,9 +127,9 @@ void speedyd_file_cache_del(speedyd_file_cache *cache) {
 
 /* The decoded path of a cacheable request into rel, or -1 when the request must go to
  * http_static (a method, a header or a variant the cache does not keep). */
-static int cacheable_request(const speedyd_server *server, const http_request *request,
-                             char *rel, size_t cap) {
-  static const char *const bypass[] = {"range", "if-none-match", "if-modified-since",
+static int cacheable_request(const speedyd_server *server, const http_request *request, char *rel,
+                             size_t cap) {
+  static const char *const bypass[] = {"range",    "if-none-match",       "if-modified-since",
                                        "if-match", "if-unmodified-since", "if-range"};
   if (request->method == NULL || request->path == NULL ||
       (strcmp(request->method, "GET") != 0 && strcmp(request->method, "HEAD") != 0))

@@ -54,9 +54,9 @@ typedef struct speedyd_h1_conn {
   http_request request;
   http_response response;
   http_upload *upload;
-  int error;            /* HTTP_ERR_* found while parsing: answer it, then close */
+  int error; /* HTTP_ERR_* found while parsing: answer it, then close */
   int keep_alive;
-  int paused;           /* the parser returned HPE_PAUSED and needs llhttp_resume */
+  int paused; /* the parser returned HPE_PAUSED and needs llhttp_resume */
   int had_headers;
   int is_head;
   /* header field being collected (llhttp may deliver it in pieces) */
@@ -65,14 +65,14 @@ typedef struct speedyd_h1_conn {
   char *value;
   size_t value_len, value_cap;
   int in_value;
-  size_t header_bytes;  /* request line + header bytes of this request */
+  size_t header_bytes; /* request line + header bytes of this request */
   char *url;
   size_t url_len;
   /* output */
   char *head;
   size_t head_len, head_sent;
   uint64_t body_in, body_out, bytes_out;
-  uint64_t sequence;    /* requests on this connection, for the log's stream column */
+  uint64_t sequence; /* requests on this connection, for the log's stream column */
   /* defences */
   const uint8_t *in_start; /* the buffer llhttp is parsing, for the obs-fold check */
   uint8_t in_prev;         /* the byte before in_start ('\n' at the start) */
@@ -97,8 +97,8 @@ static int commit_header(speedyd_h1_conn *h) {
   /* "Host : x" — whitespace before the colon (RFC 9112 5.1: must be a 400). */
   if (memchr(h->name, ' ', h->name_len) != NULL || memchr(h->name, '\t', h->name_len) != NULL)
     return fail(h, HTTP_ERR_BAD_REQUEST);
-  int rv = http_request_add_header(&h->request, h->name, h->name_len,
-                                   h->value ? h->value : "", h->value_len);
+  int rv = http_request_add_header(&h->request, h->name, h->name_len, h->value ? h->value : "",
+                                   h->value_len);
   h->name_len = 0;
   h->value_len = 0;
   return rv == 0 ? 0 : fail(h, rv);
@@ -182,8 +182,9 @@ static int on_headers_complete(llhttp_t *p) {
   int rv = http_request_set_method(r, method, strlen(method));
   if (rv == 0) rv = http_request_set_path(r, h->url ? h->url : "", h->url_len);
   if (rv == 0) rv = http_request_set_version(r, version, strlen(version));
-  if (rv == 0) rv = http_request_set_scheme(r, io_conn_is_tls(h->base->io) ? "https" : "http",
-                                            io_conn_is_tls(h->base->io) ? 5 : 4);
+  if (rv == 0)
+    rv = http_request_set_scheme(r, io_conn_is_tls(h->base->io) ? "https" : "http",
+                                 io_conn_is_tls(h->base->io) ? 5 : 4);
   r->has_body = (p->flags & F_CHUNKED) != 0 || r->content_length > 0;
   if (rv == 0) rv = http_request_finish(r);
   if (rv != 0) return fail(h, rv);
@@ -252,7 +253,8 @@ static void start_answer(speedyd_h1_conn *h) {
     speedyd_serve_error(&h->response, h->error);
     h->keep_alive = 0;
   } else if (h->overloaded) {
-    if (http_response_set_error(&h->response, 503, NULL) != 0) http_response_reset(&h->response, 503);
+    if (http_response_set_error(&h->response, 503, NULL) != 0)
+      http_response_reset(&h->response, 503);
     h->keep_alive = 0;
   } else if (h->upload != NULL) {
     int rv = http_upload_finish(h->upload, &h->response);
@@ -265,9 +267,10 @@ static void start_answer(speedyd_h1_conn *h) {
   speedyd_push_add_hints(server, &h->request, &h->response);
   if (h->is_head) http_response_drop_body(&h->response);
   /* Every answer has a Content-Length (bodies of unknown length are not produced). */
-  const char *extra = h->keep_alive ? (h->request.protocol == HTTP_PROTO_HTTP10
-                                           ? "connection: keep-alive\r\n" : NULL)
-                                    : "connection: close\r\n";
+  const char *extra =
+      h->keep_alive
+          ? (h->request.protocol == HTTP_PROTO_HTTP10 ? "connection: keep-alive\r\n" : NULL)
+          : "connection: close\r\n";
   if (http_response_format_http1(&h->response, "HTTP/1.1", extra, &h->head, &h->head_len) != 0) {
     io_conn_abort(h->base->io, UV_ENOMEM);
     h->state = H1_CLOSING;
@@ -342,8 +345,10 @@ static void on_writable(io_conn *io, size_t room, void *user) {
     h->body_out += (uint64_t)n;
     h->bytes_out += (uint64_t)n;
     room -= (size_t)n;
-    if (eof) body = NULL;
-    else if (n == 0) break;
+    if (eof)
+      body = NULL;
+    else if (n == 0)
+      break;
   }
   if (h->head_sent < h->head_len || body != NULL) {
     io_conn_want_writable(io);
@@ -390,8 +395,8 @@ static size_t on_read(io_conn *io, const uint8_t *data, size_t len, void *user) 
     char reason[128];
     speedyd_log_error(h->base->server, io_conn_peer(io), "bad HTTP/1.1 request: %s",
                       speedyd_log_escape(llhttp_get_error_reason(&h->parser),
-                                         strlen(llhttp_get_error_reason(&h->parser)),
-                                         reason, sizeof(reason)));
+                                         strlen(llhttp_get_error_reason(&h->parser)), reason,
+                                         sizeof(reason)));
     h->error = HTTP_ERR_BAD_REQUEST;
   }
   start_answer(h);
@@ -401,8 +406,10 @@ static size_t on_read(io_conn *io, const uint8_t *data, size_t len, void *user) 
 static void on_eof(io_conn *io, void *user) {
   speedyd_h1_conn *h = user;
   /* A client that half-closes after its requests still gets its answers. */
-  if (h->state == H1_READING) io_conn_close(io);
-  else h->keep_alive = 0;
+  if (h->state == H1_READING)
+    io_conn_close(io);
+  else
+    h->keep_alive = 0;
 }
 
 static void on_close(io_conn *io, int status, void *user) {
@@ -435,8 +442,7 @@ static void on_shutdown(speedyd_conn *c) {
 
 static int conn_idle(const speedyd_conn *c) {
   const speedyd_h1_conn *h = c->impl;
-  return h->state == H1_READING && !h->had_headers && h->url_len == 0 &&
-         h->request_start_ns == 0;
+  return h->state == H1_READING && !h->had_headers && h->url_len == 0 && h->request_start_ns == 0;
 }
 
 int speedyd_h1_start(speedyd_conn *c) {
@@ -465,10 +471,8 @@ int speedyd_h1_start(speedyd_conn *c) {
   c->impl = h;
   c->shutdown = on_shutdown;
   c->idle = conn_idle;
-  const io_conn_callbacks callbacks = {.on_read = on_read,
-                                       .on_eof = on_eof,
-                                       .on_writable = on_writable,
-                                       .on_close = on_close};
+  const io_conn_callbacks callbacks = {
+      .on_read = on_read, .on_eof = on_eof, .on_writable = on_writable, .on_close = on_close};
   io_conn_set_callbacks(c->io, &callbacks, h);
   return 0;
 }

@@ -128,8 +128,7 @@ void speedyd_budget_release(speedyd_budget *budget, uint64_t n) {
 int speedyd_budget_pressure(const speedyd_budget *budget) {
   const speedyd_server *server = budget->server;
   const speedyd_config *config = &server->config;
-  if (config->max_connection_memory != 0 &&
-      budget->used > config->max_connection_memory / 4 * 3)
+  if (config->max_connection_memory != 0 && budget->used > config->max_connection_memory / 4 * 3)
     return 1;
   return config->max_memory != 0 && server->mem_used > config->max_memory / 4 * 3;
 }

@@ -52,8 +52,10 @@ int speedyd_log_open(speedyd_server *server) {
 }
 
 void speedyd_log_close(speedyd_server *server) {
-  if (server->access_log != NULL && server->access_log != stdout) fclose(server->access_log);
-  else if (server->access_log == stdout) fflush(stdout);
+  if (server->access_log != NULL && server->access_log != stdout)
+    fclose(server->access_log);
+  else if (server->access_log == stdout)
+    fflush(stdout);
   if (server->error_log != NULL && server->error_log != stderr) fclose(server->error_log);
   server->access_log = NULL;
   server->error_log = stderr;
@@ -77,10 +79,9 @@ const char *speedyd_log_escape(const void *in, size_t len, char *out, size_t cap
   return out;
 }
 
-void speedyd_log_access(speedyd_server *server, const speedyd_conn *c,
-                        const http_request *request, int status, uint64_t body_bytes,
-                        const char *protocol, int64_t stream_id, uint64_t bytes_in,
-                        uint64_t bytes_out) {
+void speedyd_log_access(speedyd_server *server, const speedyd_conn *c, const http_request *request,
+                        int status, uint64_t body_bytes, const char *protocol, int64_t stream_id,
+                        uint64_t bytes_in, uint64_t bytes_out) {
   if (server->access_log == NULL) return;
   http_log_entry entry = {
       .peer = c->peer_ip,

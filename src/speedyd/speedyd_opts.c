@@ -281,41 +281,69 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
         return usage_error("bad --listen '%s': expected [ADDR:]PORT[,tls]", optarg);
       config->n_listens++;
       break;
-    case OPT_CERT: config->cert_file = optarg; break;
-    case OPT_KEY: config->key_file = optarg; break;
-    case OPT_DOCROOT: config->docroot = optarg; break;
-    case OPT_PUSH: config->push = 1; break;
-    case OPT_HINT: config->hint = 1; break;
-    case OPT_MANIFEST: config->manifest_file = optarg; break;
+    case OPT_CERT:
+      config->cert_file = optarg;
+      break;
+    case OPT_KEY:
+      config->key_file = optarg;
+      break;
+    case OPT_DOCROOT:
+      config->docroot = optarg;
+      break;
+    case OPT_PUSH:
+      config->push = 1;
+      break;
+    case OPT_HINT:
+      config->hint = 1;
+      break;
+    case OPT_MANIFEST:
+      config->manifest_file = optarg;
+      break;
     case OPT_UPLOAD_PATH:
       if (optarg[0] != '/') return usage_error("--upload-path '%s' must start with '/'", optarg);
       config->upload_path = optarg;
       break;
     case OPT_UPLOAD_MODE:
-      if (strcmp(optarg, "echo") == 0) config->upload_mode = HTTP_UPLOAD_ECHO;
-      else if (strcmp(optarg, "discard") == 0) config->upload_mode = HTTP_UPLOAD_DISCARD;
-      else return usage_error("bad --upload-mode '%s': expected echo or discard", optarg);
+      if (strcmp(optarg, "echo") == 0)
+        config->upload_mode = HTTP_UPLOAD_ECHO;
+      else if (strcmp(optarg, "discard") == 0)
+        config->upload_mode = HTTP_UPLOAD_DISCARD;
+      else
+        return usage_error("bad --upload-mode '%s': expected echo or discard", optarg);
       break;
     case OPT_UPLOAD_MAX:
       if (parse_u64(optarg, 0, UINT64_MAX, &v) != 0)
         return usage_error("bad --upload-max '%s'", optarg);
       config->upload_max = v;
       break;
-    case OPT_USER: config->user = optarg; break;
+    case OPT_USER:
+      config->user = optarg;
+      break;
     case OPT_PROTOCOLS:
       if (parse_protocols(config, optarg) != 0)
         return usage_error("bad --protocols: expected up to 4 of spdy/3.1, spdy/3, spdy/2, "
                            "http/1.1");
       break;
     case OPT_PLAINTEXT_V3:
-      if (strcmp(optarg, "3") == 0) config->plaintext_v3 = IO_PROTO_SPDY3;
-      else if (strcmp(optarg, "3.1") == 0) config->plaintext_v3 = IO_PROTO_SPDY3_1;
-      else return usage_error("bad --plaintext-v3 '%s': expected 3 or 3.1", optarg);
+      if (strcmp(optarg, "3") == 0)
+        config->plaintext_v3 = IO_PROTO_SPDY3;
+      else if (strcmp(optarg, "3.1") == 0)
+        config->plaintext_v3 = IO_PROTO_SPDY3_1;
+      else
+        return usage_error("bad --plaintext-v3 '%s': expected 3 or 3.1", optarg);
       break;
-    case OPT_HANDSHAKE_TIMEOUT: ms = &config->handshake_timeout_ms; break;
-    case OPT_HEADER_TIMEOUT: ms = &config->header_timeout_ms; break;
-    case OPT_IDLE_TIMEOUT: ms = &config->idle_timeout_ms; break;
-    case OPT_SHUTDOWN_TIMEOUT: ms = &config->shutdown_timeout_ms; break;
+    case OPT_HANDSHAKE_TIMEOUT:
+      ms = &config->handshake_timeout_ms;
+      break;
+    case OPT_HEADER_TIMEOUT:
+      ms = &config->header_timeout_ms;
+      break;
+    case OPT_IDLE_TIMEOUT:
+      ms = &config->idle_timeout_ms;
+      break;
+    case OPT_SHUTDOWN_TIMEOUT:
+      ms = &config->shutdown_timeout_ms;
+      break;
     case OPT_MAX_CONNECTIONS:
       if (parse_u64(optarg, 1, 1000000, &v) != 0)
         return usage_error("bad --max-connections '%s': expected 1 to 1000000", optarg);
@@ -333,8 +361,7 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
       break;
     case OPT_MAX_CONNECTIONS_PER_ADDRESS:
       if (parse_u64(optarg, 0, 1000000, &v) != 0)
-        return usage_error("bad --max-connections-per-address '%s': expected 0 to 1000000",
-                           optarg);
+        return usage_error("bad --max-connections-per-address '%s': expected 0 to 1000000", optarg);
       config->max_connections_per_address = (uint32_t)v;
       break;
     case OPT_MAX_MEMORY:
@@ -342,33 +369,51 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
       /* 0 (no limit) or at least 1 MiB: less could not hold one SPDY session. */
       if (parse_u64(optarg, 0, UINT64_MAX, &v) != 0 || (v != 0 && v < 1048576))
         return usage_error("bad --%s '%s': expected 0 or at least 1048576 bytes",
-                           opt == OPT_MAX_MEMORY ? "max-memory" : "max-connection-memory",
-                           optarg);
-      if (opt == OPT_MAX_MEMORY) config->max_memory = v;
-      else config->max_connection_memory = v;
+                           opt == OPT_MAX_MEMORY ? "max-memory" : "max-connection-memory", optarg);
+      if (opt == OPT_MAX_MEMORY)
+        config->max_memory = v;
+      else
+        config->max_connection_memory = v;
       break;
     case OPT_DATA_FRAME_SIZE:
       if (parse_u64(optarg, 1, 16777215, &v) != 0)
         return usage_error("bad --data-frame-size '%s': expected 1 to 16777215", optarg);
       config->data_frame_size = (uint32_t)v;
       break;
-    case OPT_ACCESS_LOG: config->access_log = optarg; break;
-    case OPT_ERROR_LOG: config->error_log = optarg; break;
-    case OPT_ALLOW_SYMLINKS: config->allow_symlinks = 1; break;
-    case OPT_NO_GZIP: config->gzip = 0; break;
-    case OPT_PORT_FILE: config->port_file = optarg; break;
-    case OPT_REPLAY: config->replay_file = optarg; break;
+    case OPT_ACCESS_LOG:
+      config->access_log = optarg;
+      break;
+    case OPT_ERROR_LOG:
+      config->error_log = optarg;
+      break;
+    case OPT_ALLOW_SYMLINKS:
+      config->allow_symlinks = 1;
+      break;
+    case OPT_NO_GZIP:
+      config->gzip = 0;
+      break;
+    case OPT_PORT_FILE:
+      config->port_file = optarg;
+      break;
+    case OPT_REPLAY:
+      config->replay_file = optarg;
+      break;
     case OPT_REPLAY_HOST_INDEX:
       if (parse_u64(optarg, 0, 65535, &v) != 0)
         return usage_error("bad --replay-host-index '%s': expected 0 to 65535", optarg);
       config->replay_host_index = (int)v;
       break;
     case OPT_TLS_MAX:
-      if (strcmp(optarg, "1.2") == 0) config->tls_max_1_2 = 1;
-      else if (strcmp(optarg, "1.3") == 0) config->tls_max_1_2 = 0;
-      else return usage_error("bad --tls-max '%s': expected 1.2 or 1.3", optarg);
+      if (strcmp(optarg, "1.2") == 0)
+        config->tls_max_1_2 = 1;
+      else if (strcmp(optarg, "1.3") == 0)
+        config->tls_max_1_2 = 0;
+      else
+        return usage_error("bad --tls-max '%s': expected 1.2 or 1.3", optarg);
       break;
-    case OPT_NO_TLS_RESUMPTION: config->tls_no_resumption = 1; break;
+    case OPT_NO_TLS_RESUMPTION:
+      config->tls_no_resumption = 1;
+      break;
     case OPT_FILE_CACHE:
       if (parse_u64(optarg, 0, UINT64_MAX / 2, &v) != 0)
         return usage_error("bad --file-cache '%s': expected bytes", optarg);
@@ -380,8 +425,10 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
                            SPEEDYD_MAX_WORKERS);
       config->workers = (uint32_t)v;
       break;
-    case ':': return usage_error("option '%s' needs a value", name);
-    default: return usage_error("unknown option '%s'", name);
+    case ':':
+      return usage_error("option '%s' needs a value", name);
+    default:
+      return usage_error("unknown option '%s'", name);
     }
     if (ms != NULL) {
       if (parse_u64(optarg, 0, 86400000, &v) != 0)

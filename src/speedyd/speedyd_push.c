@@ -12,13 +12,12 @@
 #include "speedyd.h"
 
 size_t speedyd_push_entries(const speedyd_server *server, const http_request *request,
-                            const http_response *response,
-                            const http_manifest_entry **entries) {
+                            const http_response *response, const http_manifest_entry **entries) {
   *entries = NULL;
   if (server->manifest == NULL || request->method == NULL || request->path == NULL) return 0;
   if (strcmp(request->method, "GET") != 0 || response->status != 200) return 0;
-  return http_manifest_lookup(server->manifest, request->path,
-                              http_request_path_length(request), entries);
+  return http_manifest_lookup(server->manifest, request->path, http_request_path_length(request),
+                              entries);
 }
 
 void speedyd_push_add_hints(const speedyd_server *server, const http_request *request,

@@ -34,10 +34,10 @@ typedef struct speedyd_spdy_conn {
   sd_stream *streams; /* every stream with user data, for cleanup */
   const char *protocol_name;
   int peer_eof;
-  int closing;     /* fatal error or finished: flush and close */
+  int closing; /* fatal error or finished: flush and close */
   int goaway_sent;
   int had_request;
-  int flooded;     /* the flood meter overflowed: GOAWAY, then close */
+  int flooded; /* the flood meter overflowed: GOAWAY, then close */
   speedyd_glitch_meter glitches;
   int64_t window_updates_owed; /* DATA frames sent + streams, minus WINDOW_UPDATEs received */
   /* Frame boundaries of the input, for the slow-peer deadline. */
@@ -63,13 +63,13 @@ struct sd_stream {
   int urgency;
   int is_push;
   int responded;
-  int request_done;  /* header block of the request ended */
+  int request_done; /* header block of the request ended */
   http_request request;
   http_response response;
   http_upload *upload;
   uint64_t body_in, body_out, bytes_out;
-  uint64_t charged;     /* bytes of the connection's budget this stream holds */
-  int header_frames;    /* HEADERS frames received after the request */
+  uint64_t charged;  /* bytes of the connection's budget this stream holds */
+  int header_frames; /* HEADERS frames received after the request */
 };
 
 /* ---- streams ---- */
@@ -86,9 +86,15 @@ static sd_stream *stream_new(speedyd_spdy_conn *conn, int32_t id) {
   s->id = id;
   http_protocol proto = HTTP_PROTO_SPDY31;
   switch (spdy_session_protocol(conn->session)) {
-  case SPDY_PROTOCOL_SPDY2: proto = HTTP_PROTO_SPDY2; break;
-  case SPDY_PROTOCOL_SPDY3: proto = HTTP_PROTO_SPDY3; break;
-  case SPDY_PROTOCOL_SPDY3_1: proto = HTTP_PROTO_SPDY31; break;
+  case SPDY_PROTOCOL_SPDY2:
+    proto = HTTP_PROTO_SPDY2;
+    break;
+  case SPDY_PROTOCOL_SPDY3:
+    proto = HTTP_PROTO_SPDY3;
+    break;
+  case SPDY_PROTOCOL_SPDY3_1:
+    proto = HTTP_PROTO_SPDY31;
+    break;
   }
   http_request_init(&s->request, proto, conn->base->server->config.max_header_bytes, 0);
   http_response_init(&s->response);
@@ -100,8 +106,10 @@ static sd_stream *stream_new(speedyd_spdy_conn *conn, int32_t id) {
 
 static void stream_del(sd_stream *s) {
   speedyd_spdy_conn *conn = s->conn;
-  if (s->prev != NULL) s->prev->next = s->next;
-  else conn->streams = s->next;
+  if (s->prev != NULL)
+    s->prev->next = s->next;
+  else
+    conn->streams = s->next;
   if (s->next != NULL) s->next->prev = s->prev;
   http_upload_del(s->upload);
   http_request_free(&s->request);
@@ -115,8 +123,8 @@ static sd_stream *stream_get(speedyd_spdy_conn *conn, int32_t id) {
 }
 
 /* The body of a response, pulled by the engine (counts what was sent). */
-static int64_t stream_body_read(spdy_session *session, int32_t stream_id, uint8_t *buf,
-                                size_t len, uint32_t *flags, void *source, void *user) {
+static int64_t stream_body_read(spdy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
+                                uint32_t *flags, void *source, void *user) {
   sd_stream *s = source;
   int64_t n = http_spdy_body_read(session, stream_id, buf, len, flags, s->response.body, user);
   if (n > 0) s->body_out += (uint64_t)n;
@@ -133,8 +141,7 @@ static void push_resources(speedyd_spdy_conn *conn, sd_stream *page) {
   speedyd_server *server = conn->base->server;
   if (!server->config.push || server->shutting_down) return;
   /* SPDY has no push opt-out but this: MAX_CONCURRENT_STREAMS 0 (SPDY/3 2.6.4). */
-  if (spdy_session_remote_setting(conn->session, SPDY_SETTINGS_MAX_CONCURRENT_STREAMS) == 0)
-    return;
+  if (spdy_session_remote_setting(conn->session, SPDY_SETTINGS_MAX_CONCURRENT_STREAMS) == 0) return;
   if (page->request.scheme == NULL || page->request.authority == NULL) return;
   const http_manifest_entry *entries;
   size_t n = speedyd_push_entries(server, &page->request, &page->response, &entries);
@@ -157,8 +164,8 @@ static void push_resources(speedyd_spdy_conn *conn, sd_stream *page) {
     }
     speedyd_serve_common_headers(&s->response);
     http_spdy_headers request_headers, response_headers;
-    if (http_spdy_push_headers(page->request.scheme, page->request.authority,
-                               entries[i].path, &request_headers) != 0) {
+    if (http_spdy_push_headers(page->request.scheme, page->request.authority, entries[i].path,
+                               &request_headers) != 0) {
       stream_del(s);
       return;
     }
@@ -260,8 +267,7 @@ static int on_header(spdy_session *session, int32_t stream_id, const spdy_header
   return 0;
 }
 
-static int on_headers_end(spdy_session *session, int32_t stream_id, int end_stream,
-                          void *user) {
+static int on_headers_end(spdy_session *session, int32_t stream_id, int end_stream, void *user) {
   (void)session;
   speedyd_spdy_conn *conn = user;
   sd_stream *s = stream_get(conn, stream_id);
@@ -283,8 +289,10 @@ static int on_headers_end(spdy_session *session, int32_t stream_id, int end_stre
     }
     if (end_stream) {
       rv = http_upload_finish(s->upload, &s->response);
-      if (rv != 0) respond_error(conn, s, rv);
-      else respond(conn, s);
+      if (rv != 0)
+        respond_error(conn, s, rv);
+      else
+        respond(conn, s);
     }
     return 0;
   }
@@ -294,8 +302,8 @@ static int on_headers_end(spdy_session *session, int32_t stream_id, int end_stre
   return 0;
 }
 
-static int on_data_chunk(spdy_session *session, int32_t stream_id, const uint8_t *data,
-                         size_t len, void *user) {
+static int on_data_chunk(spdy_session *session, int32_t stream_id, const uint8_t *data, size_t len,
+                         void *user) {
   (void)session;
   speedyd_spdy_conn *conn = user;
   sd_stream *s = stream_get(conn, stream_id);
@@ -316,13 +324,14 @@ static int on_data_end(spdy_session *session, int32_t stream_id, void *user) {
   if (s == NULL || s->responded) return 0;
   int rv = http_request_check_body(&s->request, s->body_in, 1);
   if (rv == 0 && s->upload != NULL) rv = http_upload_finish(s->upload, &s->response);
-  if (rv != 0) respond_error(conn, s, rv);
-  else respond(conn, s);
+  if (rv != 0)
+    respond_error(conn, s, rv);
+  else
+    respond(conn, s);
   return 0;
 }
 
-static int on_stream_close(spdy_session *session, int32_t stream_id, uint32_t status,
-                           void *user) {
+static int on_stream_close(spdy_session *session, int32_t stream_id, uint32_t status, void *user) {
   (void)session;
   speedyd_spdy_conn *conn = user;
   sd_stream *s = stream_get(conn, stream_id);
@@ -336,8 +345,8 @@ static int on_stream_close(spdy_session *session, int32_t stream_id, uint32_t st
                        conn->protocol_name, stream_id, s->body_in, s->bytes_out);
   }
   if (status != SPDY_RST_NONE && status != SPDY_RST_CANCEL && s->responded) {
-    speedyd_log_error(server, io_conn_peer(conn->base->io), "stream %d closed: %s",
-                      (int)stream_id, spdy_rst_status_name(status));
+    speedyd_log_error(server, io_conn_peer(conn->base->io), "stream %d closed: %s", (int)stream_id,
+                      spdy_rst_status_name(status));
   }
   stream_del(s);
   return 0;
@@ -345,8 +354,8 @@ static int on_stream_close(spdy_session *session, int32_t stream_id, uint32_t st
 
 /* What a frame costs on the flood meter: work for us without a request in it.
  * WINDOW_UPDATEs are charged in on_window_update, which has their delta. */
-static unsigned glitch_cost(speedyd_spdy_conn *conn, int sent, spdy_frame_type type,
-                            uint8_t flags, uint32_t length) {
+static unsigned glitch_cost(speedyd_spdy_conn *conn, int sent, spdy_frame_type type, uint8_t flags,
+                            uint32_t length) {
   if (sent) {
     if (type == SPDY_FRAME_DATA) conn->window_updates_owed++;
     if (type == SPDY_FRAME_SYN_REPLY || type == SPDY_FRAME_SYN_STREAM)
@@ -354,11 +363,14 @@ static unsigned glitch_cost(speedyd_spdy_conn *conn, int sent, spdy_frame_type t
     return type == SPDY_FRAME_RST_STREAM; /* provoked resets ("MadeYouReset") */
   }
   switch (type) {
-  case SPDY_FRAME_DATA: return length == 0 && !(flags & 0x01); /* FLAG_FIN (2.2.2) */
+  case SPDY_FRAME_DATA:
+    return length == 0 && !(flags & 0x01); /* FLAG_FIN (2.2.2) */
   case SPDY_FRAME_SYN_STREAM:
   case SPDY_FRAME_GOAWAY:
-  case SPDY_FRAME_WINDOW_UPDATE: return 0;
-  default: return 1; /* PING, SETTINGS, NOOP, RST_STREAM, HEADERS, unknown types */
+  case SPDY_FRAME_WINDOW_UPDATE:
+    return 0;
+  default:
+    return 1; /* PING, SETTINGS, NOOP, RST_STREAM, HEADERS, unknown types */
   }
 }
 
@@ -382,8 +394,7 @@ static void on_frame(spdy_session *session, int sent, spdy_frame_type type, uint
 
 /* A client credits what it received, in sizable steps: tiny deltas (a window opened a
  * byte at a time) and more updates than we sent DATA frames are abuse. */
-static int on_window_update(spdy_session *session, int32_t stream_id, uint32_t delta,
-                            void *user) {
+static int on_window_update(spdy_session *session, int32_t stream_id, uint32_t delta, void *user) {
   (void)session, (void)stream_id;
   speedyd_spdy_conn *conn = user;
   unsigned cost = delta < 1024;
@@ -460,10 +471,12 @@ static int track_frames(speedyd_spdy_conn *conn, const uint8_t *p, size_t n) {
       if (conn->frame_head_have < sizeof(conn->frame_head)) break;
       conn->frame_head_have = 0;
       conn->frame_is_data = (conn->frame_head[0] & 0x80) == 0;
-      conn->frame_left = (uint32_t)conn->frame_head[5] << 16 |
-                         (uint32_t)conn->frame_head[6] << 8 | conn->frame_head[7];
-      if (conn->frame_left == 0) progress = 1;
-      else conn->in_payload = 1;
+      conn->frame_left = (uint32_t)conn->frame_head[5] << 16 | (uint32_t)conn->frame_head[6] << 8 |
+                         conn->frame_head[7];
+      if (conn->frame_left == 0)
+        progress = 1;
+      else
+        conn->in_payload = 1;
       continue;
     }
     size_t take = conn->frame_left < n ? conn->frame_left : n;
@@ -486,13 +499,14 @@ static int track_frames(speedyd_spdy_conn *conn, const uint8_t *p, size_t n) {
 }
 
 /* 1 when the peer has been sending one frame for longer than --header-timeout. */
-static int too_slow(speedyd_spdy_conn *conn, const uint8_t *data, size_t consumed,
-                    int64_t now_ns) {
+static int too_slow(speedyd_spdy_conn *conn, const uint8_t *data, size_t consumed, int64_t now_ns) {
   uint32_t timeout_ms = conn->base->server->config.header_timeout_ms;
   int progress = track_frames(conn, data, consumed);
   int boundary = !conn->in_payload && conn->frame_head_have == 0;
-  if (boundary) conn->partial_since_ns = 0;
-  else if (progress || conn->partial_since_ns == 0) conn->partial_since_ns = now_ns;
+  if (boundary)
+    conn->partial_since_ns = 0;
+  else if (progress || conn->partial_since_ns == 0)
+    conn->partial_since_ns = now_ns;
   return timeout_ms != 0 && conn->partial_since_ns != 0 &&
          now_ns - conn->partial_since_ns > (int64_t)timeout_ms * 1000000;
 }
@@ -610,10 +624,8 @@ int speedyd_spdy_start(speedyd_conn *c, spdy_protocol protocol) {
   c->impl = conn;
   c->shutdown = on_shutdown;
   c->idle = conn_idle;
-  const io_conn_callbacks callbacks = {.on_read = on_read,
-                                       .on_eof = on_eof,
-                                       .on_writable = on_writable,
-                                       .on_close = on_close};
+  const io_conn_callbacks callbacks = {
+      .on_read = on_read, .on_eof = on_eof, .on_writable = on_writable, .on_close = on_close};
   io_conn_set_callbacks(c->io, &callbacks, conn);
   /* Our SETTINGS go out at once. */
   io_conn_want_writable(c->io);

@@ -84,8 +84,8 @@ static int bind_sockets(master *m) {
       int rv = io_listen_socket_new(l->addr, l->port, fd_at(m, i, w), &port);
       if (rv != 0) {
         fprintf(stderr, "speedyd: cannot listen on %s%s%s:%d: %s\n",
-                strchr(l->addr, ':') ? "[" : "", l->addr, strchr(l->addr, ':') ? "]" : "",
-                l->port, io_strerror(rv));
+                strchr(l->addr, ':') ? "[" : "", l->addr, strchr(l->addr, ':') ? "]" : "", l->port,
+                io_strerror(rv));
         return -1;
       }
       l->port = port; /* the others join the port the first one got */
@@ -164,8 +164,10 @@ static int reap(master *m, int *child_status) {
     m->workers[w].pid = 0;
     int clean = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0;
     char how[64];
-    if (WIFSIGNALED(wstatus)) snprintf(how, sizeof(how), "killed by signal %d", WTERMSIG(wstatus));
-    else snprintf(how, sizeof(how), "exited with status %d", WEXITSTATUS(wstatus));
+    if (WIFSIGNALED(wstatus))
+      snprintf(how, sizeof(how), "killed by signal %d", WTERMSIG(wstatus));
+    else
+      snprintf(how, sizeof(how), "exited with status %d", WEXITSTATUS(wstatus));
     if (m->stopping) {
       if (!clean) {
         speedyd_log_error(m->server, NULL, "worker %u (pid %d) %s", w + 1, (int)pid, how);
@@ -232,8 +234,7 @@ static int supervise(master *m, int *child) {
       /* Then the master gives up root too (the port file may need it). */
       const char *user = m->server->config.user;
       if (speedyd_write_port_file(m->server) != 0 ||
-          (user != NULL && speedyd_drop_privileges(user) != 0) ||
-          speedyd_harden_process() != 0) {
+          (user != NULL && speedyd_drop_privileges(user) != 0) || speedyd_harden_process() != 0) {
         m->status = SPEEDYD_EXIT_FAILURE;
         stop_all(m, SIGTERM);
       }
@@ -263,8 +264,7 @@ static int supervise(master *m, int *child) {
 }
 
 int speedyd_workers_run(speedyd_server *server, unsigned n_workers, int *child) {
-  master m = {.server = server, .n_workers = n_workers, .signal_fd = -1,
-              .ready_pipe = {-1, -1}};
+  master m = {.server = server, .n_workers = n_workers, .signal_fd = -1, .ready_pipe = {-1, -1}};
   *child = 0;
   size_t n_fds = server->config.n_listens * n_workers;
   m.workers = calloc(n_workers, sizeof(*m.workers));

@@ -71,9 +71,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz_alloc_reset();
   fuzz_alloc_fail_at((size_t)n + 1, mode & 1);
   switch ((mode >> 1) & 3) {
-  case 0: feed_program(&in, SPDY_ROLE_SERVER); break;
-  case 1: feed_program(&in, SPDY_ROLE_CLIENT); break;
-  default: fuzz_roundtrip_run(&in, 0); break;
+  case 0:
+    feed_program(&in, SPDY_ROLE_SERVER);
+    break;
+  case 1:
+    feed_program(&in, SPDY_ROLE_CLIENT);
+    break;
+  default:
+    fuzz_roundtrip_run(&in, 0);
+    break;
   }
   return 0;
 }

@@ -34,7 +34,7 @@ static struct {
   size_t live_blocks, live_bytes;
   size_t countdown; /* 0: never fail */
   int sticky;
-  int failing;      /* sticky failure reached */
+  int failing; /* sticky failure reached */
   size_t failures;
 } alloc_state;
 
@@ -105,8 +105,7 @@ void fuzz_alloc_free(void *ptr, void *user) {
 }
 
 void fuzz_alloc_install(spdy_options *options) {
-  spdy_options_set_allocator(options, fuzz_alloc_malloc, fuzz_alloc_realloc, fuzz_alloc_free,
-                             NULL);
+  spdy_options_set_allocator(options, fuzz_alloc_malloc, fuzz_alloc_realloc, fuzz_alloc_free, NULL);
 }
 
 /* ---- input reader ------------------------------------------------------------------ */
@@ -266,7 +265,7 @@ int fuzz_log_equal(const fuzz_log *a, const fuzz_log *b) {
 /* ---- a recording endpoint ---------------------------------------------------------- */
 
 const spdy_header fuzz_request_headers[5] = {
-    {":method", 7, "GET", 3},       {":path", 5, "/", 1},          {":version", 8, "HTTP/1.1", 8},
+    {":method", 7, "GET", 3},     {":path", 5, "/", 1},       {":version", 8, "HTTP/1.1", 8},
     {":host", 5, "fuzz.test", 9}, {":scheme", 7, "https", 5},
 };
 const spdy_header fuzz_response_headers[2] = {{":status", 7, "200", 3},
@@ -274,9 +273,12 @@ const spdy_header fuzz_response_headers[2] = {{":status", 7, "200", 3},
 
 spdy_protocol fuzz_protocol_of(uint8_t selector) {
   switch (selector % 3) {
-  case 0: return SPDY_PROTOCOL_SPDY2;
-  case 1: return SPDY_PROTOCOL_SPDY3;
-  default: return SPDY_PROTOCOL_SPDY3_1;
+  case 0:
+    return SPDY_PROTOCOL_SPDY2;
+  case 1:
+    return SPDY_PROTOCOL_SPDY3;
+  default:
+    return SPDY_PROTOCOL_SPDY3_1;
   }
 }
 
@@ -355,14 +357,12 @@ static int cb_headers_end(spdy_session *s, int32_t id, int end_stream, void *use
       body->len = ep->body_len;
     }
     /* Errors (already answered, stream closed) are fine: the peer may be anything. */
-    (void)spdy_submit_response(s, id, fuzz_response_headers, 2, body ? fuzz_body_read : NULL,
-                               body);
+    (void)spdy_submit_response(s, id, fuzz_response_headers, 2, body ? fuzz_body_read : NULL, body);
   }
   return 0;
 }
 
-static int cb_data_chunk(spdy_session *s, int32_t id, const uint8_t *data, size_t len,
-                         void *user) {
+static int cb_data_chunk(spdy_session *s, int32_t id, const uint8_t *data, size_t len, void *user) {
   fuzz_endpoint *ep = user;
   ep->callbacks++;
   if (len == 0) fuzz_fail("on_data_chunk with 0 bytes on stream %d", (int)id);
@@ -529,7 +529,8 @@ void fuzz_endpoint_close(fuzz_endpoint *ep) {
 
 int64_t fuzz_endpoint_recv(fuzz_endpoint *ep, const uint8_t *bytes, size_t len) {
   int64_t rv = spdy_session_recv(ep->session, bytes, len);
-  if (rv >= 0 && (uint64_t)rv > len) fuzz_fail("recv consumed %lld of %zu bytes", (long long)rv, len);
+  if (rv >= 0 && (uint64_t)rv > len)
+    fuzz_fail("recv consumed %lld of %zu bytes", (long long)rv, len);
   if (rv < 0 && (rv < -520 || rv > -501))
     fuzz_fail("recv returned %lld, not an SPDY_ERR_* code", (long long)rv);
   return rv;
@@ -544,7 +545,8 @@ int fuzz_endpoint_drain(fuzz_endpoint *ep, fuzz_buf *out) {
       if (n < -520 || n > -501) fuzz_fail("send returned %lld", (long long)n);
       return (int)n;
     }
-    if ((uint64_t)n > sizeof(chunk)) fuzz_fail("send wrote %lld bytes into %zu", (long long)n, sizeof(chunk));
+    if ((uint64_t)n > sizeof(chunk))
+      fuzz_fail("send wrote %lld bytes into %zu", (long long)n, sizeof(chunk));
     if (n == 0) return 0;
     if (out != NULL) fuzz_put(out, chunk, (size_t)n);
   }

@@ -124,16 +124,16 @@ struct fuzz_endpoint {
   spdy_protocol protocol;
   spdy_role role;
   fuzz_log log;
-  int respond;          /* server: answer every request whose headers end with a response */
-  uint32_t body_len;    /* ... with a body of this many bytes (0: none) */
-  int check_pattern;    /* abort when received DATA is not fuzz_pattern_byte of its offset */
-  int manual_flow;      /* the application consumes DATA itself (spdy_session_consume) */
+  int respond;       /* server: answer every request whose headers end with a response */
+  uint32_t body_len; /* ... with a body of this many bytes (0: none) */
+  int check_pattern; /* abort when received DATA is not fuzz_pattern_byte of its offset */
+  int manual_flow;   /* the application consumes DATA itself (spdy_session_consume) */
   /* Body bytes received per stream, for check_pattern; small open-addressed table. */
   struct fuzz_rx {
     int32_t id;
     uint64_t bytes;
   } rx[256];
-  int rx_overflow; /* a stream found no slot: byte counts are incomplete */
+  int rx_overflow;       /* a stream found no slot: byte counts are incomplete */
   uint64_t rst_sent[16]; /* RST_STREAM frames we sent, by status (sent trace) */
   uint64_t goaway_sent_status[3];
   uint64_t goaway_sent;
@@ -185,7 +185,11 @@ unsigned fuzz_wire_version(spdy_protocol protocol);
 
 /* ---- the peer's header compression --------------------------------------------------- */
 
-typedef enum fuzz_dictionary { FUZZ_DICT_NONE = 0, FUZZ_DICT_V2 = 2, FUZZ_DICT_V3 = 3 } fuzz_dictionary;
+typedef enum fuzz_dictionary {
+  FUZZ_DICT_NONE = 0,
+  FUZZ_DICT_V2 = 2,
+  FUZZ_DICT_V3 = 3
+} fuzz_dictionary;
 
 typedef struct fuzz_deflater {
   z_stream zs;

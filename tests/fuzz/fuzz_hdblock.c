@@ -24,7 +24,7 @@
 typedef struct emitted {
   fuzz_buf names, values; /* each field appended with its length first */
   size_t n;
-  int fail_after;         /* emit returns an error after this many fields (0: never) */
+  int fail_after; /* emit returns an error after this many fields (0: never) */
 } emitted;
 
 static int emit(void *ctx, const spdy_header *h) {
@@ -63,9 +63,9 @@ static int parse(int version, spdy_mem *mem, const uint8_t *block, size_t len, e
 /* The application's name for a wire name (SPDY/2 maps its pseudo-header names). */
 static void application_name(int version, const char *name, size_t len, const char **out,
                              size_t *out_len) {
-  static const char *const v2[][2] = {{"method", ":method"}, {"url", ":path"},
+  static const char *const v2[][2] = {{"method", ":method"},   {"url", ":path"},
                                       {"version", ":version"}, {"host", ":host"},
-                                      {"scheme", ":scheme"}, {"status", ":status"}};
+                                      {"scheme", ":scheme"},   {"status", ":status"}};
   *out = name;
   *out_len = len;
   if (version != 2) return;
@@ -84,8 +84,8 @@ static void application_name(int version, const char *name, size_t len, const ch
 /* Mode 3: header list -> deflate -> inflate -> parse, compared with the list. */
 static void round_trip(int version, spdy_mem *mem, spdy_hdblock_deflater *d,
                        spdy_hdblock_inflater *inf, fuzz_input *in, int *broken) {
-  static const char *const names[] = {":method", ":path", "url", ":status", "x-a", "cookie",
-                                      "set-cookie", "accept", ":host", "host", "a"};
+  static const char *const names[] = {":method",    ":path",  "url",   ":status", "x-a", "cookie",
+                                      "set-cookie", "accept", ":host", "host",    "a"};
   spdy_header headers[MAX_FIELDS];
   size_t n = fuzz_u8(in) % MAX_FIELDS;
   for (size_t i = 0; i < n; i++) {
@@ -223,7 +223,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       size_t plain_len;
       int rv = spdy_hdblock_inflate(&inf, &mem, in_bytes, in_len, &plain, &plain_len);
       if (rv == 0) {
-        if (plain_len > max_block) fuzz_fail("inflated %zu bytes past the cap %u", plain_len, max_block);
+        if (plain_len > max_block)
+          fuzz_fail("inflated %zu bytes past the cap %u", plain_len, max_block);
         if (mode == 2 && (plain_len != len || (len > 0 && memcmp(plain, bytes, len) != 0)))
           fuzz_fail("inflate gave %zu bytes back for %zu compressed by the peer", plain_len, len);
         (void)parse(version, &mem, plain, plain_len, &e);

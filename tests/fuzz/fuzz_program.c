@@ -6,10 +6,18 @@
 #include <string.h>
 
 static const char *const interesting_names[] = {
-    ":method", ":path",   ":version", ":host",          ":scheme",    ":status",
-    "method",  "url",     "version",  "host",           "scheme",     "status",
-    "cookie",  "accept",  "x-a",      "content-length", "set-cookie", "user-agent",
-    "Upper",   ":other",  "connection", "transfer-encoding", "x-b",   ":",
+    ":method",    ":path",
+    ":version",   ":host",
+    ":scheme",    ":status",
+    "method",     "url",
+    "version",    "host",
+    "scheme",     "status",
+    "cookie",     "accept",
+    "x-a",        "content-length",
+    "set-cookie", "user-agent",
+    "Upper",      ":other",
+    "connection", "transfer-encoding",
+    "x-b",        ":",
 };
 #define N_NAMES (sizeof(interesting_names) / sizeof(interesting_names[0]))
 
@@ -17,10 +25,13 @@ static const struct {
   const char *bytes;
   size_t len;
 } interesting_values[] = {
-    {"GET", 3},       {"POST", 4},    {"/", 1},        {"/a?b=c", 6},   {"HTTP/1.1", 8},
-    {"200", 3},       {"200 OK", 6},  {"https", 5},    {"fuzz.test", 9}, {"", 0},
-    {"0", 1},         {"12", 2},      {"a\0b", 3},     {"\0a", 2},      {"a\0", 2},
-    {"a\0\0b", 4},    {"\0", 1},      {"https://fuzz.test/p.js", 22},   {"HEAD", 4},
+    {"GET", 3},    {"POST", 4},     {"/", 1},
+    {"/a?b=c", 6}, {"HTTP/1.1", 8}, {"200", 3},
+    {"200 OK", 6}, {"https", 5},    {"fuzz.test", 9},
+    {"", 0},       {"0", 1},        {"12", 2},
+    {"a\0b", 3},   {"\0a", 2},      {"a\0", 2},
+    {"a\0\0b", 4}, {"\0", 1},       {"https://fuzz.test/p.js", 22},
+    {"HEAD", 4},
 };
 #define N_VALUES (sizeof(interesting_values) / sizeof(interesting_values[0]))
 
@@ -72,16 +83,22 @@ static uint32_t pick_stream(fuzz_program *p, fuzz_input *in, int opening) {
 
 /* Template fields for the start of a header list, in the wire's names. */
 static void put_template(fuzz_buf *plain, unsigned version, unsigned which, size_t *count) {
-  static const char *const request_v3[][2] = {{":method", "GET"},  {":path", "/"},
+  static const char *const request_v3[][2] = {{":method", "GET"},
+                                              {":path", "/"},
                                               {":version", "HTTP/1.1"},
-                                              {":host", "fuzz.test"}, {":scheme", "https"}};
-  static const char *const request_v2[][2] = {
-      {"method", "GET"}, {"url", "/"}, {"version", "HTTP/1.1"}, {"host", "fuzz.test"},
-      {"scheme", "https"}};
+                                              {":host", "fuzz.test"},
+                                              {":scheme", "https"}};
+  static const char *const request_v2[][2] = {{"method", "GET"},
+                                              {"url", "/"},
+                                              {"version", "HTTP/1.1"},
+                                              {"host", "fuzz.test"},
+                                              {"scheme", "https"}};
   static const char *const response_v3[][2] = {{":status", "200"}, {":version", "HTTP/1.1"}};
   static const char *const response_v2[][2] = {{"status", "200 OK"}, {"version", "HTTP/1.1"}};
-  static const char *const push_v3[][2] = {{":scheme", "https"}, {":host", "fuzz.test"},
-                                           {":path", "/p.js"}, {":status", "200"},
+  static const char *const push_v3[][2] = {{":scheme", "https"},
+                                           {":host", "fuzz.test"},
+                                           {":path", "/p.js"},
+                                           {":status", "200"},
                                            {":version", "HTTP/1.1"}};
   static const char *const push_v2[][2] = {
       {"url", "https://fuzz.test/p.js"}, {"status", "200 OK"}, {"version", "HTTP/1.1"}};
@@ -100,7 +117,8 @@ static void put_template(fuzz_buf *plain, unsigned version, unsigned which, size
     fields = version == 2 ? push_v2 : push_v3;
     n = version == 2 ? 3 : 5;
     break;
-  default: return;
+  default:
+    return;
   }
   for (size_t i = 0; i < n; i++) {
     fuzz_nv_string(plain, version, fields[i][0], strlen(fields[i][0]));
@@ -229,13 +247,18 @@ static uint8_t pick_flags(fuzz_input *in) {
 }
 
 static uint32_t pick_window_value(fuzz_input *in) {
-  static const uint32_t values[] = {0, 1, 65535, 65536, 0x7fffffff, 0x80000000u, 0xffffffffu, 16384};
+  static const uint32_t values[] = {0,          1,           65535,       65536,
+                                    0x7fffffff, 0x80000000u, 0xffffffffu, 16384};
   uint8_t sel = fuzz_u8(in);
   switch (sel % 4) {
-  case 0: return fuzz_u8(in);
-  case 1: return fuzz_u16(in);
-  case 2: return fuzz_u32(in);
-  default: return values[(sel / 4) % 8];
+  case 0:
+    return fuzz_u8(in);
+  case 1:
+    return fuzz_u16(in);
+  case 2:
+    return fuzz_u32(in);
+  default:
+    return values[(sel / 4) % 8];
   }
 }
 
@@ -275,10 +298,18 @@ static void op_data(fuzz_program *p, fuzz_input *in) {
   uint8_t len_sel = fuzz_u8(in);
   uint32_t len;
   switch (len_sel % 4) {
-  case 0: len = fuzz_u8(in); break;
-  case 1: len = fuzz_u16(in) % 20000; break;
-  case 2: len = 60000 + fuzz_u16(in) % 12000; break; /* around a 64 KiB window */
-  default: len = 0; break;
+  case 0:
+    len = fuzz_u8(in);
+    break;
+  case 1:
+    len = fuzz_u16(in) % 20000;
+    break;
+  case 2:
+    len = 60000 + fuzz_u16(in) % 12000;
+    break; /* around a 64 KiB window */
+  default:
+    len = 0;
+    break;
   }
   fuzz_data_header(&p->bytes, id, flags, len);
   for (uint32_t i = 0; i < len; i++) fuzz_put_u8(&p->bytes, fuzz_pattern_byte((int32_t)id, i));
@@ -385,22 +416,46 @@ void fuzz_program_build(fuzz_program *p, fuzz_input *in, size_t max_ops) {
     uint8_t op = fuzz_u8(in);
     switch (op % 16) {
     case 0:
-    case 1: op_syn_stream(p, in); break;
-    case 2: op_stream_headers(p, in, SPDY_FRAME_SYN_REPLY); break;
-    case 3: op_stream_headers(p, in, SPDY_FRAME_HEADERS); break;
+    case 1:
+      op_syn_stream(p, in);
+      break;
+    case 2:
+      op_stream_headers(p, in, SPDY_FRAME_SYN_REPLY);
+      break;
+    case 3:
+      op_stream_headers(p, in, SPDY_FRAME_HEADERS);
+      break;
     case 4:
-    case 5: op_data(p, in); break;
-    case 6: op_rst_stream(p, in); break;
-    case 7: op_settings(p, in); break;
-    case 8: op_ping(p, in); break;
-    case 9: op_goaway(p, in); break;
-    case 10: op_window_update(p, in); break;
-    case 11: op_credential(p, in); break;
+    case 5:
+      op_data(p, in);
+      break;
+    case 6:
+      op_rst_stream(p, in);
+      break;
+    case 7:
+      op_settings(p, in);
+      break;
+    case 8:
+      op_ping(p, in);
+      break;
+    case 9:
+      op_goaway(p, in);
+      break;
+    case 10:
+      op_window_update(p, in);
+      break;
+    case 11:
+      op_credential(p, in);
+      break;
     case 12: /* NOOP (SPDY/2) with an empty or a lying payload */
       fuzz_control_header(&p->bytes, p->version, SPDY_FRAME_NOOP, 0, fuzz_u8(in) < 200 ? 0 : 4);
       break;
-    case 13: op_odd_control(p, in, 0); break;
-    case 14: op_odd_control(p, in, fuzz_u8(in) < 32); break;
+    case 13:
+      op_odd_control(p, in, 0);
+      break;
+    case 14:
+      op_odd_control(p, in, fuzz_u8(in) < 32);
+      break;
     default: {
       const uint8_t *bytes;
       size_t n = fuzz_take(in, fuzz_u8(in) % 32, &bytes);

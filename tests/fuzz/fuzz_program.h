@@ -26,10 +26,10 @@
 
 typedef struct fuzz_program {
   spdy_protocol protocol;
-  unsigned version;        /* wire version */
-  spdy_role target_role;   /* role of the session that will read the bytes */
-  fuzz_deflater deflater;  /* the peer's side of the header compression */
-  uint32_t next_peer_id;   /* next stream id the peer would open */
+  unsigned version;                     /* wire version */
+  spdy_role target_role;                /* role of the session that will read the bytes */
+  fuzz_deflater deflater;               /* the peer's side of the header compression */
+  uint32_t next_peer_id;                /* next stream id the peer would open */
   uint32_t recent[FUZZ_PROGRAM_RECENT]; /* stream ids in play */
   size_t n_recent;
   fuzz_buf bytes;

@@ -70,8 +70,8 @@ static fuzz_body *pick_body(fuzz_input *in) {
 /* Extra header fields after the required ones; names and values from a table or the
  * input (the engine must refuse what the peer would refuse, at submit time). */
 static size_t extra_headers(fuzz_input *in, spdy_header *out, size_t max) {
-  static const char *const names[] = {"accept", "cookie", "x-a", "x-b", "set-cookie",
-                                      "user-agent", "content-type", "etag"};
+  static const char *const names[] = {"accept",     "cookie",     "x-a",          "x-b",
+                                      "set-cookie", "user-agent", "content-type", "etag"};
   static const char *const values[] = {"1", "text/html", "a=b; c=d", "x", "gzip, deflate"};
   size_t n = fuzz_u8(in) % 4;
   if (n > max) n = max;
@@ -100,8 +100,7 @@ static void check_error(const fuzz_endpoint *ep, int64_t rv, const char *what) {
   if (rt.strict)
     fuzz_fail("%s %s failed between two speedy sessions: %s\nclient events:\n%s\nserver "
               "events:\n%s",
-              side_name(ep), what, spdy_strerror((int)rv), rt.client.log.text,
-              rt.server.log.text);
+              side_name(ep), what, spdy_strerror((int)rv), rt.client.log.text, rt.server.log.text);
 }
 
 /* The receiving side closed a stream: a normal end means every body byte arrived. */
@@ -112,18 +111,17 @@ static void close_hook(fuzz_endpoint *ep, int32_t id, uint32_t status, uint64_t 
   uint64_t expected = ep->role == SPDY_ROLE_CLIENT ? s->response_len : s->request_len;
   if (received != expected)
     fuzz_fail("%s: stream %d ended normally with %llu body bytes, the sender wrote %llu",
-              side_name(ep), (int)id, (unsigned long long)received,
-              (unsigned long long)expected);
+              side_name(ep), (int)id, (unsigned long long)received, (unsigned long long)expected);
 }
 
 static void check_resets(const fuzz_endpoint *ep) {
   if (!rt.strict) return;
   /* Statuses that accuse the peer of breaking the protocol. The application only ever
    * submits REFUSED_STREAM, CANCEL and INTERNAL_ERROR. */
-  static const uint32_t accusing[] = {SPDY_RST_PROTOCOL_ERROR, SPDY_RST_INVALID_STREAM,
-                                      SPDY_RST_FLOW_CONTROL_ERROR, SPDY_RST_STREAM_IN_USE,
+  static const uint32_t accusing[] = {SPDY_RST_PROTOCOL_ERROR,        SPDY_RST_INVALID_STREAM,
+                                      SPDY_RST_FLOW_CONTROL_ERROR,    SPDY_RST_STREAM_IN_USE,
                                       SPDY_RST_STREAM_ALREADY_CLOSED, SPDY_RST_FRAME_TOO_LARGE,
-                                      SPDY_RST_UNSUPPORTED_VERSION, SPDY_RST_INVALID_CREDENTIALS};
+                                      SPDY_RST_UNSUPPORTED_VERSION,   SPDY_RST_INVALID_CREDENTIALS};
   for (size_t i = 0; i < sizeof(accusing) / sizeof(accusing[0]); i++)
     if (ep->rst_sent[accusing[i]] > 0)
       fuzz_fail("%s sent RST_STREAM %s to a speedy peer\nclient events:\n%s\nserver events:\n%s",
@@ -177,10 +175,11 @@ static void op_request(fuzz_input *in) {
   fuzz_body *body = pick_body(in);
   int32_t id = spdy_submit_request(rt.client.session, urgency, headers, n,
                                    body ? fuzz_body_read : NULL, body, NULL);
-  check_error(&rt.client, id == SPDY_ERR_INVALID_HEADER || id == SPDY_ERR_SESSION_CLOSING ||
-                                  id == SPDY_ERR_TOO_MANY_STREAMS
-                              ? 0
-                              : id,
+  check_error(&rt.client,
+              id == SPDY_ERR_INVALID_HEADER || id == SPDY_ERR_SESSION_CLOSING ||
+                      id == SPDY_ERR_TOO_MANY_STREAMS
+                  ? 0
+                  : id,
               "submit_request");
   if (id <= 0) return;
   rt_stream *s = add_stream(id);
@@ -201,8 +200,8 @@ static void op_response(fuzz_input *in) {
   headers[0].value_len = strlen(status);
   size_t n = 2 + extra_headers(in, headers + 2, 4);
   fuzz_body *body = pick_body(in);
-  int rv = spdy_submit_response(rt.server.session, s->id, headers, n,
-                                body ? fuzz_body_read : NULL, body);
+  int rv = spdy_submit_response(rt.server.session, s->id, headers, n, body ? fuzz_body_read : NULL,
+                                body);
   if (rv == 0) {
     s->responded = 1;
     s->has_response_body = body != NULL;
@@ -223,8 +222,8 @@ static void op_push(fuzz_input *in) {
   memcpy(response, fuzz_response_headers, sizeof(fuzz_response_headers));
   size_t n = 2 + extra_headers(in, response + 2, 4);
   fuzz_body *body = pick_body(in);
-  int32_t id = spdy_submit_push(rt.server.session, assoc->id, fuzz_u8(in) % 8, request, 3,
-                                response, n, body ? fuzz_body_read : NULL, body, NULL);
+  int32_t id = spdy_submit_push(rt.server.session, assoc->id, fuzz_u8(in) % 8, request, 3, response,
+                                n, body ? fuzz_body_read : NULL, body, NULL);
   if (id <= 0) {
     if (body != NULL) rt.n_bodies--;
     return;
@@ -318,17 +317,37 @@ static void run_ops(fuzz_input *in) {
     uint8_t op = fuzz_u8(in);
     switch (op % 14) {
     case 0:
-    case 1: op_request(in); break;
+    case 1:
+      op_request(in);
+      break;
     case 2:
-    case 3: op_response(in); break;
-    case 4: op_push(in); break;
-    case 5: op_headers(in); break;
-    case 6: op_rst(in); break;
-    case 7: (void)spdy_submit_ping(pick_side(in)->session, NULL); break;
-    case 8: op_settings(in); break;
-    case 9: op_window_update(in); break;
-    case 10: op_goaway(in); break;
-    case 11: op_consume(in); break;
+    case 3:
+      op_response(in);
+      break;
+    case 4:
+      op_push(in);
+      break;
+    case 5:
+      op_headers(in);
+      break;
+    case 6:
+      op_rst(in);
+      break;
+    case 7:
+      (void)spdy_submit_ping(pick_side(in)->session, NULL);
+      break;
+    case 8:
+      op_settings(in);
+      break;
+    case 9:
+      op_window_update(in);
+      break;
+    case 10:
+      op_goaway(in);
+      break;
+    case 11:
+      op_consume(in);
+      break;
     case 12: {
       fuzz_endpoint *ep = pick_side(in);
       rt_stream *s = pick_stream(in);

@@ -27,9 +27,9 @@ static void open_requests(const fuzz_session_config *c, fuzz_body *post) {
       post->stream_id = 1;
       post->len = c->post_len;
     }
-    int32_t id = spdy_submit_request(ep.session, (int)(i % 8), fuzz_request_headers, 5,
-                                     with_body ? fuzz_body_read : NULL, with_body ? post : NULL,
-                                     NULL);
+    int32_t id =
+        spdy_submit_request(ep.session, (int)(i % 8), fuzz_request_headers, 5,
+                            with_body ? fuzz_body_read : NULL, with_body ? post : NULL, NULL);
     if (id < 0 && id != SPDY_ERR_NOMEM)
       fuzz_fail("spdy_submit_request %u: %s", i, spdy_strerror(id));
   }

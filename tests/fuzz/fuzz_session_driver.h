@@ -20,7 +20,7 @@
 typedef struct fuzz_session_config {
   spdy_protocol protocol;
   spdy_role role;
-  int respond;      /* server: answer each request (with a body when body_len > 0) */
+  int respond; /* server: answer each request (with a body when body_len > 0) */
   uint32_t body_len;
   int manual_flow;
   int small_limits;

@@ -22,8 +22,8 @@ typedef struct run_result {
   uint32_t open, pending;
 } run_result;
 
-static void open_session(fuzz_endpoint *ep, spdy_protocol protocol, spdy_role role,
-                         uint8_t cfg, uint32_t requests) {
+static void open_session(fuzz_endpoint *ep, spdy_protocol protocol, spdy_role role, uint8_t cfg,
+                         uint32_t requests) {
   memset(ep, 0, sizeof(*ep));
   ep->respond = (cfg >> 2) & 1;
   ep->manual_flow = (cfg >> 3) & 1;
@@ -33,7 +33,8 @@ static void open_session(fuzz_endpoint *ep, spdy_protocol protocol, spdy_role ro
   spdy_options_del(options);
   if (rv != 0) fuzz_fail("spdy_session_new: %s", spdy_strerror(rv));
   for (uint32_t i = 0; i < requests; i++) {
-    int32_t id = spdy_submit_request(ep->session, (int)i, fuzz_request_headers, 5, NULL, NULL, NULL);
+    int32_t id =
+        spdy_submit_request(ep->session, (int)i, fuzz_request_headers, 5, NULL, NULL, NULL);
     if (id < 0) fuzz_fail("spdy_submit_request: %s", spdy_strerror(id));
   }
   if (fuzz_endpoint_drain(ep, NULL) != 0) fuzz_fail("send failed before any input");
@@ -100,8 +101,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (end <= at) continue;
     int64_t got = fuzz_endpoint_recv(&many, bytes + at, end - at);
     if (got < 0) {
-      if (b.recv < 0 && got != b.recv) fuzz_fail("fatal error changed from %lld to %lld",
-                                                 (long long)b.recv, (long long)got);
+      if (b.recv < 0 && got != b.recv)
+        fuzz_fail("fatal error changed from %lld to %lld", (long long)b.recv, (long long)got);
       b.recv = got;
     } else if (b.recv >= 0) {
       if ((size_t)got != end - at) fuzz_fail("recv consumed %lld of %zu", (long long)got, end - at);

@@ -62,8 +62,7 @@ static uint32_t max_odd_id(const fuzz_buf *b) {
         id = ((uint32_t)h[12] << 24 | (uint32_t)h[13] << 16 | (uint32_t)h[14] << 8 | h[15]) &
              0x7fffffffu;
     } else {
-      id = ((uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3]) &
-           0x7fffffffu;
+      id = ((uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3]) & 0x7fffffffu;
     }
     if ((id & 1) && id > max) max = id;
     if (length > b->len - at - 8) break;
@@ -347,12 +346,12 @@ static void built_sessions(void) {
 
 /* One program using every operation once, in a plausible order. */
 static void program_all_ops(fuzz_buf *p, int client) {
-  static const uint8_t syn[] = {0, 1, 0, 0, 0x40, 0, 0, 0};       /* SYN_STREAM new id, FIN */
-  static const uint8_t reply[] = {2, 0, 0, 0, 0, 0};              /* SYN_REPLY recent[0] */
-  static const uint8_t headers[] = {3, 0, 0, 0, 0, 1, 0x10, 0x11}; /* HEADERS +1 field */
-  static const uint8_t data[] = {4, 0, 0, 0, 0, 10};               /* DATA 10 bytes */
-  static const uint8_t data_fin[] = {5, 0, 0, 1, 3};               /* DATA FIN, 0 bytes */
-  static const uint8_t rst[] = {6, 0, 0, 5, 0};                    /* RST CANCEL */
+  static const uint8_t syn[] = {0, 1, 0, 0, 0x40, 0, 0, 0};           /* SYN_STREAM new id, FIN */
+  static const uint8_t reply[] = {2, 0, 0, 0, 0, 0};                  /* SYN_REPLY recent[0] */
+  static const uint8_t headers[] = {3, 0, 0, 0, 0, 1, 0x10, 0x11};    /* HEADERS +1 field */
+  static const uint8_t data[] = {4, 0, 0, 0, 0, 10};                  /* DATA 10 bytes */
+  static const uint8_t data_fin[] = {5, 0, 0, 1, 3};                  /* DATA FIN, 0 bytes */
+  static const uint8_t rst[] = {6, 0, 0, 5, 0};                       /* RST CANCEL */
   static const uint8_t settings[] = {7, 0, 2, 4, 0, 0, 100, 7, 0, 3}; /* MAX_CONC, IWS */
   static const uint8_t ping[] = {8, 1, 0};
   static const uint8_t goaway[] = {9, 0, 0, 0, 0};
@@ -365,13 +364,20 @@ static void program_all_ops(fuzz_buf *p, int client) {
   const struct {
     const uint8_t *bytes;
     size_t len;
-  } ops[] = {{settings, sizeof(settings)},  {syn, sizeof(syn)},
-             {reply, sizeof(reply)},        {headers, sizeof(headers)},
-             {data, sizeof(data)},          {data_fin, sizeof(data_fin)},
-             {window, sizeof(window)},      {ping, sizeof(ping)},
-             {credential, sizeof(credential)}, {noop, sizeof(noop)},
-             {unknown, sizeof(unknown)},    {rst, sizeof(rst)},
-             {goaway, sizeof(goaway)},      {other_version, sizeof(other_version)},
+  } ops[] = {{settings, sizeof(settings)},
+             {syn, sizeof(syn)},
+             {reply, sizeof(reply)},
+             {headers, sizeof(headers)},
+             {data, sizeof(data)},
+             {data_fin, sizeof(data_fin)},
+             {window, sizeof(window)},
+             {ping, sizeof(ping)},
+             {credential, sizeof(credential)},
+             {noop, sizeof(noop)},
+             {unknown, sizeof(unknown)},
+             {rst, sizeof(rst)},
+             {goaway, sizeof(goaway)},
+             {other_version, sizeof(other_version)},
              {raw, sizeof(raw)}};
   (void)client;
   for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) fuzz_put(p, ops[i].bytes, ops[i].len);
@@ -433,9 +439,9 @@ static void roundtrip_seed(fuzz_buf *b, uint8_t v, int variant) {
   static const uint8_t request_body[] = {0, 1, 0x08, 2, 3};
   static const uint8_t request_get[] = {0, 0, 1, 0};
   static const uint8_t pump[] = {RT_PUMP, 10};
-  static const uint8_t response[] = {2, 0, 0, 1, 0x10, 4};    /* stream 0, body 16 KiB */
-  static const uint8_t response2[] = {2, 1, 1, 0, 6};         /* stream 1, 64 KiB */
-  static const uint8_t push[] = {4, 0, 0, 7, 0, 3, 1};        /* on stream 0, 1000 bytes */
+  static const uint8_t response[] = {2, 0, 0, 1, 0x10, 4}; /* stream 0, body 16 KiB */
+  static const uint8_t response2[] = {2, 1, 1, 0, 6};      /* stream 1, 64 KiB */
+  static const uint8_t push[] = {4, 0, 0, 7, 0, 3, 1};     /* on stream 0, 1000 bytes */
   static const uint8_t ping[] = {7, 0, 7, 1};
   static const uint8_t settings[] = {8, 1, 2, 0, 8, 5};       /* server: MAX_CONC 8, IWS 1 MiB */
   static const uint8_t window[] = {9, 0, 0, 200, 1, 0x10, 0}; /* client WU on stream */
@@ -539,8 +545,8 @@ static void hdblocks(void) {
     }
 
     /* Mode 3: header lists through our deflater: 5 fields, one repeated name. */
-    static const uint8_t list[] = {5, 0, 3, 'G', 'E', 'T', 1, 1, '/', 4, 2, 'a', '1', 4, 1, '2',
-                                   6, 3, 'k', '=', 'v'};
+    static const uint8_t list[] = {5,   0,   3, 'G', 'E', 'T', 1, 1,   '/', 4,  2,
+                                   'a', '1', 4, 1,   '2', 6,   3, 'k', '=', 'v'};
     b.len = 0;
     fuzz_put_u8(&b, (uint8_t)(vbit | 3u << 2));
     fuzz_put(&b, list, sizeof(list));

@@ -92,8 +92,8 @@ void test_request(http_request *request, const char *method, const char *path, .
   va_end(args);
 }
 
-void test_serve(const http_static_options *options, http_response *response,
-                const char *method, const char *path, ...) {
+void test_serve(const http_static_options *options, http_response *response, const char *method,
+                const char *path, ...) {
   http_request request;
   va_list args;
   va_start(args, path);

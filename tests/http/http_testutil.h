@@ -38,8 +38,8 @@ const char *temp_root_path(temp_root *t, const char *rel);
 /* A request: method, path, then header name/value pairs ending with NULL. */
 void test_request(http_request *request, const char *method, const char *path, ...);
 /* Serves method+path (+ header pairs, NULL-terminated) with options into response. */
-void test_serve(const http_static_options *options, http_response *response,
-                const char *method, const char *path, ...);
+void test_serve(const http_static_options *options, http_response *response, const char *method,
+                const char *path, ...);
 /* Reads the whole body (up to cap bytes); returns its length, or the negative error the
  * body gave. A NULL body reads as 0 bytes. */
 int64_t test_read_body(http_response *response, uint8_t *buf, size_t cap);

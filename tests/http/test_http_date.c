@@ -57,14 +57,14 @@ Test(date, formatted_dates_parse_back) {
 
 Test(date, malformed_dates_are_refused) {
   expect_invalid("");
-  expect_invalid("Sun, 06 Nov 1994 08:49:37");       /* no GMT */
+  expect_invalid("Sun, 06 Nov 1994 08:49:37"); /* no GMT */
   expect_invalid("Sun, 06 Nov 1994 08:49:37 UTC");
-  expect_invalid("Sun, 6 Nov 1994 08:49:37 GMT");    /* one-digit day in fixdate */
-  expect_invalid("Sun, 31 Feb 1994 08:49:37 GMT");   /* no such day */
-  expect_invalid("Sun, 29 Feb 1900 08:49:37 GMT");   /* 1900 is not a leap year */
+  expect_invalid("Sun, 6 Nov 1994 08:49:37 GMT");  /* one-digit day in fixdate */
+  expect_invalid("Sun, 31 Feb 1994 08:49:37 GMT"); /* no such day */
+  expect_invalid("Sun, 29 Feb 1900 08:49:37 GMT"); /* 1900 is not a leap year */
   expect_invalid("Sun, 06 Foo 1994 08:49:37 GMT");
   expect_invalid("Sun, 06 Nov 1994 24:00:00 GMT");
   expect_invalid("Sun, 06 Nov 1994 08:49:37 GMT junk");
-  expect_invalid("Sun Nov 6 08:49:37 1994");         /* asctime pads the day with a space */
+  expect_invalid("Sun Nov 6 08:49:37 1994"); /* asctime pads the day with a space */
   expect_invalid("1994-11-06T08:49:37Z");
 }

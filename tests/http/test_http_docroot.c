@@ -45,16 +45,16 @@ static void expect(const char *path, int status) {
 }
 
 /* Each check runs twice: once through openat2, once through the fallback walk. */
-#define WALL(name)                                                                          \
-  static void name(void);                                                                   \
-  Test(docroot_wall, name, .init = setup, .fini = teardown, .timeout = 10) {                \
-    use_openat2 = 1;                                                                        \
-    name();                                                                                 \
-  }                                                                                         \
-  Test(docroot_wall_fallback, name, .init = setup, .fini = teardown, .timeout = 10) {       \
-    use_openat2 = 0;                                                                        \
-    name();                                                                                 \
-  }                                                                                         \
+#define WALL(name)                                                                                 \
+  static void name(void);                                                                          \
+  Test(docroot_wall, name, .init = setup, .fini = teardown, .timeout = 10) {                       \
+    use_openat2 = 1;                                                                               \
+    name();                                                                                        \
+  }                                                                                                \
+  Test(docroot_wall_fallback, name, .init = setup, .fini = teardown, .timeout = 10) {              \
+    use_openat2 = 0;                                                                               \
+    name();                                                                                        \
+  }                                                                                                \
   static void name(void)
 
 WALL(dotdot_segment_is_400) {

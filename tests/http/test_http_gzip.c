@@ -3,10 +3,10 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
-#include <stdio.h>
-#include <string.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -87,8 +87,8 @@ Test(gzip, etag_of_the_gzip_form_differs_from_the_identity_one) {
 }
 
 Test(gzip, q_zero_refuses_gzip) {
-  static const char *const refusals[] = {"gzip;q=0", "gzip; q=0.000, identity", "*;q=0",
-                                         "identity", "br, gzip;q=0, *"};
+  static const char *const refusals[] = {"gzip;q=0", "gzip; q=0.000, identity", "*;q=0", "identity",
+                                         "br, gzip;q=0, *"};
   for (size_t i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++) {
     http_response response;
     test_serve(&options, &response, "GET", "/app.js", "Accept-Encoding", refusals[i], NULL);
@@ -112,8 +112,8 @@ Test(gzip, incompressible_type_is_never_gzipped) {
 
 Test(gzip, range_request_gets_the_identity_form) {
   http_response response;
-  test_serve(&options, &response, "GET", "/app.js", "Accept-Encoding", "gzip", "Range",
-             "bytes=0-3", NULL);
+  test_serve(&options, &response, "GET", "/app.js", "Accept-Encoding", "gzip", "Range", "bytes=0-3",
+             NULL);
   cr_expect_eq(response.status, 206);
   cr_expect_null(header(&response, "content-encoding"));
   cr_expect_eq(test_read_body(&response, body, sizeof(body)), 4);
@@ -188,7 +188,8 @@ Test(gzip, cache_stays_within_its_byte_bound) {
   for (int i = 0; i < 20; i++) {
     char name[32], content[20000];
     snprintf(name, sizeof(name), "f%d.css", i);
-    for (size_t j = 0; j < sizeof(content) - 1; j++) content[j] = (char)('a' + (j * (size_t)(i + 7)) % 26);
+    for (size_t j = 0; j < sizeof(content) - 1; j++)
+      content[j] = (char)('a' + (j * (size_t)(i + 7)) % 26);
     content[sizeof(content) - 1] = '\0';
     temp_root_write_str(&T, name, content);
     char path[40];

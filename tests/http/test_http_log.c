@@ -47,8 +47,8 @@ Test(access_log, control_bytes_quotes_and_backslashes_are_escaped) {
   entry.path = "/a\"b\\c\nd\x1b[31m\x7f\xff";
   entry.user_agent = "evil\r\n127.0.0.1 - - [forged]";
   http_log_format(&entry, line, sizeof(line));
-  cr_expect_not_null(strstr(line, "\"GET /a\\x22b\\x5cc\\x0ad\\x1b[31m\\x7f\\xff HTTP/1.1\""),
-                     "%s", line);
+  cr_expect_not_null(strstr(line, "\"GET /a\\x22b\\x5cc\\x0ad\\x1b[31m\\x7f\\xff HTTP/1.1\""), "%s",
+                     line);
   cr_expect_not_null(strstr(line, "\"evil\\x0d\\x0a127.0.0.1 - - [forged]\""), "%s", line);
   cr_expect_eq(strchr(line, '\n'), line + strlen(line) - 1, "one line only");
 }

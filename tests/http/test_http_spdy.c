@@ -233,8 +233,8 @@ Test(http1_response, head_is_formatted_with_every_set_cookie_on_its_own_line) {
   http_headers_add_str(&response.headers, "set-cookie", "b=2");
   char *head;
   size_t len;
-  cr_assert_eq(http_response_format_http1(&response, "HTTP/1.1", "connection: close\r\n", &head,
-                                          &len), 0);
+  cr_assert_eq(
+      http_response_format_http1(&response, "HTTP/1.1", "connection: close\r\n", &head, &len), 0);
   cr_expect_str_eq(head, "HTTP/1.1 404 Not Found\r\nset-cookie: a=1\r\nset-cookie: b=2\r\n"
                          "connection: close\r\n\r\n");
   cr_expect_eq(len, strlen(head));

@@ -32,16 +32,27 @@ static const char *header(http_response *response, const char *name) {
 }
 
 Test(static_files, content_type_follows_the_extension_table) {
-  static const char *const table[][2] = {
-      {"a.html", "text/html; charset=utf-8"}, {"a.css", "text/css; charset=utf-8"},
-      {"a.js", "text/javascript; charset=utf-8"}, {"a.json", "application/json"},
-      {"a.png", "image/png"}, {"a.jpg", "image/jpeg"}, {"a.gif", "image/gif"},
-      {"a.svg", "image/svg+xml"}, {"a.ico", "image/x-icon"}, {"a.woff", "font/woff"},
-      {"a.woff2", "font/woff2"}, {"a.txt", "text/plain; charset=utf-8"},
-      {"a.xml", "application/xml"}, {"a.pdf", "application/pdf"},
-      {"a.wasm", "application/wasm"}, {"a.mp4", "video/mp4"}, {"a.webp", "image/webp"},
-      {"a.HTML", "text/html; charset=utf-8"}, {"a.unknown", "application/octet-stream"},
-      {"noextension", "application/octet-stream"}, {"dir.d/file", "application/octet-stream"}};
+  static const char *const table[][2] = {{"a.html", "text/html; charset=utf-8"},
+                                         {"a.css", "text/css; charset=utf-8"},
+                                         {"a.js", "text/javascript; charset=utf-8"},
+                                         {"a.json", "application/json"},
+                                         {"a.png", "image/png"},
+                                         {"a.jpg", "image/jpeg"},
+                                         {"a.gif", "image/gif"},
+                                         {"a.svg", "image/svg+xml"},
+                                         {"a.ico", "image/x-icon"},
+                                         {"a.woff", "font/woff"},
+                                         {"a.woff2", "font/woff2"},
+                                         {"a.txt", "text/plain; charset=utf-8"},
+                                         {"a.xml", "application/xml"},
+                                         {"a.pdf", "application/pdf"},
+                                         {"a.wasm", "application/wasm"},
+                                         {"a.mp4", "video/mp4"},
+                                         {"a.webp", "image/webp"},
+                                         {"a.HTML", "text/html; charset=utf-8"},
+                                         {"a.unknown", "application/octet-stream"},
+                                         {"noextension", "application/octet-stream"},
+                                         {"dir.d/file", "application/octet-stream"}};
   for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
     cr_expect_str_eq(http_mime_type(table[i][0]), table[i][1], "type of %s", table[i][0]);
 }
@@ -249,23 +260,23 @@ Test(static_files, range_suffix_gives_the_last_bytes) {
 
 Test(static_files, range_with_huge_last_byte_is_clamped) {
   char body[32], content_range[64];
-  cr_expect_eq(range_request("bytes=0-99999999999999999999999", body, sizeof(body),
-                             content_range, 64), 206);
+  cr_expect_eq(
+      range_request("bytes=0-99999999999999999999999", body, sizeof(body), content_range, 64), 206);
   cr_expect_str_eq(content_range, "bytes 0-9/10");
-  cr_expect_eq(range_request("bytes=5-18446744073709551615", body, sizeof(body),
-                             content_range, 64), 206);
+  cr_expect_eq(range_request("bytes=5-18446744073709551615", body, sizeof(body), content_range, 64),
+               206);
   cr_expect_str_eq(content_range, "bytes 5-9/10");
 }
 
 Test(static_files, range_with_huge_first_byte_is_416) {
   char body[512], content_range[64];
-  cr_expect_eq(range_request("bytes=18446744073709551615-", body, sizeof(body),
-                             content_range, 64), 416);
+  cr_expect_eq(range_request("bytes=18446744073709551615-", body, sizeof(body), content_range, 64),
+               416);
   cr_expect_str_eq(content_range, "bytes */10");
-  cr_expect_eq(range_request("bytes=99999999999999999999999-", body, sizeof(body),
-                             content_range, 64), 416);
-  cr_expect_eq(range_request("bytes=-18446744073709551616", body, sizeof(body),
-                             content_range, 64), 206);
+  cr_expect_eq(
+      range_request("bytes=99999999999999999999999-", body, sizeof(body), content_range, 64), 416);
+  cr_expect_eq(range_request("bytes=-18446744073709551616", body, sizeof(body), content_range, 64),
+               206);
 }
 
 Test(static_files, range_beyond_the_end_is_416) {

@@ -21,7 +21,10 @@
   "\"httpVersion\": \"HTTP/1.1\", \"headers\": [" resp_headers "], \"content\": {\"size\": 10, "   \
   "\"mimeType\": \"text/html\"}, \"redirectURL\": \"\", \"bodySize\": 10}, \"timings\": "          \
   "{\"send\": 0, \"wait\": 100, \"receive\": 0}, \"connection\": \"1\"" extra "}"
-#define HAR(entries) "{\"log\": {\"version\": \"1.2\", \"creator\": {\"name\": \"test\"}, \"entries\": [" entries "]}}"
+#define HAR(entries)                                                                               \
+  "{\"log\": {\"version\": \"1.2\", \"creator\": {\"name\": \"test\"}, \"entries\": [" entries "]" \
+  "}"                                                                                              \
+  "}"
 #define ACCEPT_HTML "{\"name\": \"Accept\", \"value\": \"text/html,*/*\"}"
 
 static lab_har *load_ok(const char *json) {
@@ -120,8 +123,9 @@ Test(har_load, empty_entries_give_no_pages) {
 }
 
 Test(har_load, url_is_parsed_into_scheme_host_port_path) {
-  lab_har *har = load_ok(HAR(ENTRY("2012-11-03T13:34:16.250+01:00", "GET",
-                                   "https://User@Example.TEST:8443/a/b?q=1#frag", "200", "", "", "")));
+  lab_har *har =
+      load_ok(HAR(ENTRY("2012-11-03T13:34:16.250+01:00", "GET",
+                        "https://User@Example.TEST:8443/a/b?q=1#frag", "200", "", "", "")));
   const lab_entry *e = &har->entries[0];
   cr_assert_str_eq(e->parsed.scheme, "https");
   cr_assert_str_eq(e->parsed.host, "example.test");
@@ -132,14 +136,16 @@ Test(har_load, url_is_parsed_into_scheme_host_port_path) {
 }
 
 Test(har_load, status_zero_is_left_out_of_the_replay) {
-  lab_har *har = load_ok(HAR(ENTRY("2012-11-03T13:34:16Z", "GET", "http://a.test/", "0", "", "", "")));
+  lab_har *har =
+      load_ok(HAR(ENTRY("2012-11-03T13:34:16Z", "GET", "http://a.test/", "0", "", "", "")));
   cr_assert(har->entries[0].flags & LAB_FLAG_STATUS_ZERO);
   cr_assert_eq(har->entries[0].replay, LAB_REPLAY_LEFT_OUT);
   lab_har_free(har);
 }
 
 Test(har_load, post_without_body_is_flagged_and_replayed_empty) {
-  lab_har *har = load_ok(HAR(ENTRY("2012-11-03T13:34:16Z", "POST", "http://a.test/p", "200", "", "", "")));
+  lab_har *har =
+      load_ok(HAR(ENTRY("2012-11-03T13:34:16Z", "POST", "http://a.test/p", "200", "", "", "")));
   cr_assert(har->entries[0].flags & LAB_FLAG_POST_NO_BODY);
   cr_assert_eq(har->entries[0].replay, LAB_REPLAY_AS_RECORDED);
   lab_har_free(har);
@@ -160,8 +166,9 @@ Test(har_load, invalid_utf8_is_a_positioned_error) {
 }
 
 Test(har_load, repeated_url_is_flagged_on_the_second) {
-  lab_har *har = load_ok(HAR(ENTRY("2012-11-03T13:34:16Z", "GET", "http://a.test/x", "200", "", "", "") ","
-                             ENTRY("2012-11-03T13:34:17Z", "GET", "http://a.test/x", "200", "", "", "")));
+  lab_har *har = load_ok(
+      HAR(ENTRY("2012-11-03T13:34:16Z", "GET", "http://a.test/x", "200", "", "", "") "," ENTRY(
+          "2012-11-03T13:34:17Z", "GET", "http://a.test/x", "200", "", "", "")));
   cr_assert_eq(har->entries[0].flags & LAB_FLAG_REPEATED_URL, 0);
   cr_assert(har->entries[1].flags & LAB_FLAG_REPEATED_URL);
   cr_assert_eq(har->entries[1].replay, LAB_REPLAY_AS_RECORDED, "both are replayed");
@@ -169,11 +176,11 @@ Test(har_load, repeated_url_is_flagged_on_the_second) {
 }
 
 Test(har_load, not_modified_with_a_recorded_copy_becomes_200_of_its_size) {
-  lab_har *har = load_ok(HAR(
-      ENTRY("2012-11-03T13:34:16Z", "GET", "http://a.test/x", "200", "",
-            "{\"name\": \"Content-Length\", \"value\": \"1234\"}", "") ","
-      ENTRY("2012-11-03T13:34:18Z", "GET", "http://a.test/x", "304",
-            "{\"name\": \"If-None-Match\", \"value\": \"\\\"e\\\"\"}", "", "")));
+  lab_har *har = load_ok(
+      HAR(ENTRY("2012-11-03T13:34:16Z", "GET", "http://a.test/x", "200", "",
+                "{\"name\": \"Content-Length\", \"value\": \"1234\"}",
+                "") "," ENTRY("2012-11-03T13:34:18Z", "GET", "http://a.test/x", "304",
+                              "{\"name\": \"If-None-Match\", \"value\": \"\\\"e\\\"\"}", "", "")));
   const lab_entry *e = &har->entries[1];
   cr_assert(e->flags & LAB_FLAG_NOT_MODIFIED);
   cr_assert(e->flags & LAB_FLAG_CONDITIONAL);
@@ -184,14 +191,16 @@ Test(har_load, not_modified_with_a_recorded_copy_becomes_200_of_its_size) {
 }
 
 Test(har_load, not_modified_without_a_copy_is_left_out) {
-  lab_har *har = load_ok(HAR(ENTRY("2012-11-03T13:34:16Z", "GET", "http://a.test/x", "304", "", "", "")));
+  lab_har *har =
+      load_ok(HAR(ENTRY("2012-11-03T13:34:16Z", "GET", "http://a.test/x", "304", "", "", "")));
   cr_assert_eq(har->entries[0].replay, LAB_REPLAY_LEFT_OUT);
   lab_har_free(har);
 }
 
 Test(har_load, empty_redirect_url_uses_location_resolved_against_the_request) {
-  lab_har *har = load_ok(HAR(ENTRY("2012-11-03T13:34:16Z", "GET", "http://a.test/dir/page", "302", "",
-                                   "{\"name\": \"Location\", \"value\": \"../other?x=1\"}", "")));
+  lab_har *har =
+      load_ok(HAR(ENTRY("2012-11-03T13:34:16Z", "GET", "http://a.test/dir/page", "302", "",
+                        "{\"name\": \"Location\", \"value\": \"../other?x=1\"}", "")));
   const lab_entry *e = &har->entries[0];
   cr_assert(e->flags & LAB_FLAG_LOCATION_USED);
   cr_assert_str_eq(e->location, "http://a.test/other?x=1");
@@ -209,12 +218,22 @@ Test(har_load, content_length_wins_over_recorded_size) {
 Test(har_load, pages_and_pageref_define_the_pages) {
   const char *json =
       "{\"log\": {\"pages\": [{\"id\": \"p1\", \"title\": \"one\", \"startedDateTime\": "
-      "\"2012-11-03T13:34:16Z\"}, {\"id\": \"p2\", \"title\": \"two\"}], \"entries\": ["
-      ENTRY("2012-11-03T13:34:16Z", "GET", "http://a.test/", "200", ACCEPT_HTML, "", ", \"pageref\": \"p1\"") ","
-      ENTRY("2012-11-03T13:34:16Z", "GET", "http://a.test/s.css", "200", "", "", ", \"pageref\": \"p1\"") ","
-      ENTRY("2012-11-03T13:34:20Z", "GET", "http://a.test/two", "200", ACCEPT_HTML, "", ", \"pageref\": \"p2\"") ","
-      ENTRY("2012-11-03T13:34:21Z", "GET", "http://a.test/lost", "200", "", "", ", \"pageref\": \"p9\"")
-      "]}}";
+      "\"2012-11-03T13:34:16Z\"}, {\"id\": \"p2\", \"title\": \"two\"}], \"entries\": "
+      "[" ENTRY("2012-11-03T13:34:16Z", "GET", "http://a.test/", "200", ACCEPT_HTML, "", ", \"pageref\": \"p1\"") "," ENTRY(
+          "2012-11-03T13:34:16Z", "GET", "http://a.test/s.css", "200", "", "",
+          ", \"pageref\": \"p1\"") "," ENTRY("2012-11-03T13:34:20Z", "GET", "http://a.test/two",
+                                             "200", ACCEPT_HTML, "",
+                                             ", \"pageref\": \"p2\"") "," ENTRY("2012-11-"
+                                                                                "03T13:34:"
+                                                                                "21Z",
+                                                                                "GET",
+                                                                                "http://"
+                                                                                "a.test/"
+                                                                                "lost",
+                                                                                "200", "", "",
+                                                                                ", "
+                                                                                "\"pageref\""
+                                                                                ": \"p9\"") "]}}";
   lab_har *har = load_ok(json);
   cr_assert_eq(har->n_pages, 2);
   lab_page_options options;

@@ -91,7 +91,8 @@ Test(corpus_quirks, redirect_finishes_before_its_target_starts) {
     if (r->location == NULL) continue;
     for (size_t j = 0; j < har->n_entries; j++) {
       const lab_entry *t = &har->entries[j];
-      if (j == i || t->recorded_start_ms < r->recorded_start_ms || !lab_url_same(t->url, r->location))
+      if (j == i || t->recorded_start_ms < r->recorded_start_ms ||
+          !lab_url_same(t->url, r->location))
         continue;
       cr_assert_geq(t->start_ms, r->end_ms, "entry %zu starts after redirect %zu ends", j, i);
       checked++;
@@ -157,8 +158,7 @@ Test(corpus_quirks, cutoff_excludes_late_entries_and_both_load_times_are_given) 
   cr_assert_eq(p->n_after_cutoff, 2);
   cr_assert_lt(p->load_ms_cut, p->load_ms);
   for (size_t i = 0; i < p->n_entries; i++)
-    if (p->after_cutoff[i])
-      cr_assert_gt(har->entries[p->entries[i]].start_ms, p->cutoff_ms);
+    if (p->after_cutoff[i]) cr_assert_gt(har->entries[p->entries[i]].start_ms, p->cutoff_ms);
   lab_pages_free(&set);
   lab_har_free(har);
 }
@@ -237,33 +237,60 @@ typedef struct first_page {
 } first_page;
 
 static const first_page first_pages[] = {
-    {"icing-golem.de.har", 89, 87, "http://www.golem.de/", NULL, 0, 0, "next: article at 6 s", 0, 0},
-    {"icing-heise.de.har", 103, 102, "http://www.heise.de/", NULL, 0, 0, "next: newsticker at 7 s; ligatus ad frames at 2 s are frames", 0, 0},
-    {"icing-reddit.com.har", 41, 40, "http://www.reddit.com/", NULL, 0, 0, "next: comments at 5 s; ads frame at 1 s", 0, 0},
-    {"icing-spiegel.de.har", 150, 146, NULL, "http://www.spiegel.de/", 0, 0, "HTML missing; next: article (missing) at 13 s", 0, 0},
-    {"icing-t-online.de.har", 197, 202, "http://www.t-online.de/", NULL, 0, 0, "next: wirtschaft at 4.1 s", 0, 0},
-    {"icing-vimeo.com.har", 40, 39, "http://vimeo.com/", NULL, 0, 0, "after 301 from www; next: categories at 5 s", 0, 0},
-    {"icing-web.de.har", 122, 121, "http://www.web.de/", NULL, 1, 0, "uim.html frame at 1 s stays; next: sport at 7 s", 0, 0},
-    {"icing-zalando.de.har", 196, 195, "http://www.zalando.de/", NULL, 1, 0, "ad frames at 1 s stay; next: boots at 5 s", 0, 0},
-    {"mnot-amazon.com.har", 123, 121, "http://www.amazon.com/", NULL, 0, 0, "after 301; next: Black Friday (missing) at 10 s", 0, 0},
-    {"mnot-baidu.com.har", 10, 9, "http://www.baidu.com/", NULL, 0, 0, "baidu.com's HTML redirects by script to www", 0, 0},
-    {"mnot-bbc.co.uk.har", 92, 91, "http://www.bbc.co.uk/", NULL, 0, 0, "after 301; next: news story (missing) at 17 s", 0, 0},
-    {"mnot-craigslist.org.har", 6, 5, "http://www.craigslist.org/about/sites/", NULL, 0, 0, "after 302 from geo; next: shoals at 3 s", 0, 0},
-    {"mnot-ebay.com.har", 44, 43, "http://www.ebay.com/", NULL, 1, 0, "after 301; next: home.shop (missing) at 10 s", 0, 0},
-    {"mnot-facebook.com.har", 15, 14, NULL, "http://www.facebook.com/", 0, 0, "HTML missing; next: ?sk=welcome (missing) at 10 s", 0, 0},
-    {"mnot-flickr.com.har", 9, 8, "http://www.flickr.com/", NULL, 0, 0, "after 302; next: photo at 7 s", 0, 0},
-    {"mnot-linkedin.com.har", 20, 17, "http://www.linkedin.com/", NULL, 0, 0, "after 301; next: directory at 10 s (sent with X-Requested-With)", 0, 0},
-    {"mnot-msn.com.har", 79, 77, "http://www.msn.com/", NULL, 0, 0, "after 301; next: news at 7 s", 0, 0},
-    {"mnot-nytimes.com.har", 157, 156, "http://www.nytimes.com/", NULL, 0, 0, "after 302; next: XHR 303 chain to an article at 24 s", 0, 0},
-    {"mnot-pinterest.com.har", 139, 137, "http://pinterest.com/", NULL, 0, 0, "next: pin page (missing) at 8 s", 0, 0},
-    {"mnot-qq.com.har", 88, 86, NULL, "http://www.qq.com/", 0, 0, "302 target missing; next: lottery (missing) at 23 s", 0, 0},
-    {"mnot-sina.com.cn.har", 231, 230, "http://www.sina.com.cn/", NULL, 0, 0, "after 301; next: auto at 13 s", 0, 0},
-    {"mnot-taobao.com.har", 165, 163, "http://www.taobao.com/index_global.php", NULL, 0, 0, "after two 302s; next: tmall promo at 12 s", 0, 0},
-    {"mnot-wikipedia.org.har", 13, 12, "http://en.wikipedia.org/wiki/Main_Page", NULL, 0, 7, "after 301; 7 304s without a copy; next at 5.4 s", 0, 0},
-    {"mnot-yahoo.co.jp.har", 33, 25, "http://www.yahoo.co.jp/", NULL, 0, 0, "after 301; next: dailynews at 6.5 s", 0, 0},
-    {"mnot-yahoo.com.har", 46, 45, "http://au.yahoo.com/?p=us", NULL, 0, 0, "301 to a missing www, then au; ad frames to 18 s; next: www again at 19 s", 1, 7},
-    {"mnot-yandex.ru.har", 43, 42, "http://www.yandex.ru/", NULL, 0, 0, "after redirect; next: yaca at 7 s", 0, 0},
-    {"mnot-youtube.com.har", 24, 23, "http://www.youtube.com/", NULL, 2, 0, "2 late entries after the cutoff; next: watch at 11 s", 0, 0},
+    {"icing-golem.de.har", 89, 87, "http://www.golem.de/", NULL, 0, 0, "next: article at 6 s", 0,
+     0},
+    {"icing-heise.de.har", 103, 102, "http://www.heise.de/", NULL, 0, 0,
+     "next: newsticker at 7 s; ligatus ad frames at 2 s are frames", 0, 0},
+    {"icing-reddit.com.har", 41, 40, "http://www.reddit.com/", NULL, 0, 0,
+     "next: comments at 5 s; ads frame at 1 s", 0, 0},
+    {"icing-spiegel.de.har", 150, 146, NULL, "http://www.spiegel.de/", 0, 0,
+     "HTML missing; next: article (missing) at 13 s", 0, 0},
+    {"icing-t-online.de.har", 197, 202, "http://www.t-online.de/", NULL, 0, 0,
+     "next: wirtschaft at 4.1 s", 0, 0},
+    {"icing-vimeo.com.har", 40, 39, "http://vimeo.com/", NULL, 0, 0,
+     "after 301 from www; next: categories at 5 s", 0, 0},
+    {"icing-web.de.har", 122, 121, "http://www.web.de/", NULL, 1, 0,
+     "uim.html frame at 1 s stays; next: sport at 7 s", 0, 0},
+    {"icing-zalando.de.har", 196, 195, "http://www.zalando.de/", NULL, 1, 0,
+     "ad frames at 1 s stay; next: boots at 5 s", 0, 0},
+    {"mnot-amazon.com.har", 123, 121, "http://www.amazon.com/", NULL, 0, 0,
+     "after 301; next: Black Friday (missing) at 10 s", 0, 0},
+    {"mnot-baidu.com.har", 10, 9, "http://www.baidu.com/", NULL, 0, 0,
+     "baidu.com's HTML redirects by script to www", 0, 0},
+    {"mnot-bbc.co.uk.har", 92, 91, "http://www.bbc.co.uk/", NULL, 0, 0,
+     "after 301; next: news story (missing) at 17 s", 0, 0},
+    {"mnot-craigslist.org.har", 6, 5, "http://www.craigslist.org/about/sites/", NULL, 0, 0,
+     "after 302 from geo; next: shoals at 3 s", 0, 0},
+    {"mnot-ebay.com.har", 44, 43, "http://www.ebay.com/", NULL, 1, 0,
+     "after 301; next: home.shop (missing) at 10 s", 0, 0},
+    {"mnot-facebook.com.har", 15, 14, NULL, "http://www.facebook.com/", 0, 0,
+     "HTML missing; next: ?sk=welcome (missing) at 10 s", 0, 0},
+    {"mnot-flickr.com.har", 9, 8, "http://www.flickr.com/", NULL, 0, 0,
+     "after 302; next: photo at 7 s", 0, 0},
+    {"mnot-linkedin.com.har", 20, 17, "http://www.linkedin.com/", NULL, 0, 0,
+     "after 301; next: directory at 10 s (sent with X-Requested-With)", 0, 0},
+    {"mnot-msn.com.har", 79, 77, "http://www.msn.com/", NULL, 0, 0, "after 301; next: news at 7 s",
+     0, 0},
+    {"mnot-nytimes.com.har", 157, 156, "http://www.nytimes.com/", NULL, 0, 0,
+     "after 302; next: XHR 303 chain to an article at 24 s", 0, 0},
+    {"mnot-pinterest.com.har", 139, 137, "http://pinterest.com/", NULL, 0, 0,
+     "next: pin page (missing) at 8 s", 0, 0},
+    {"mnot-qq.com.har", 88, 86, NULL, "http://www.qq.com/", 0, 0,
+     "302 target missing; next: lottery (missing) at 23 s", 0, 0},
+    {"mnot-sina.com.cn.har", 231, 230, "http://www.sina.com.cn/", NULL, 0, 0,
+     "after 301; next: auto at 13 s", 0, 0},
+    {"mnot-taobao.com.har", 165, 163, "http://www.taobao.com/index_global.php", NULL, 0, 0,
+     "after two 302s; next: tmall promo at 12 s", 0, 0},
+    {"mnot-wikipedia.org.har", 13, 12, "http://en.wikipedia.org/wiki/Main_Page", NULL, 0, 7,
+     "after 301; 7 304s without a copy; next at 5.4 s", 0, 0},
+    {"mnot-yahoo.co.jp.har", 33, 25, "http://www.yahoo.co.jp/", NULL, 0, 0,
+     "after 301; next: dailynews at 6.5 s", 0, 0},
+    {"mnot-yahoo.com.har", 46, 45, "http://au.yahoo.com/?p=us", NULL, 0, 0,
+     "301 to a missing www, then au; ad frames to 18 s; next: www again at 19 s", 1, 7},
+    {"mnot-yandex.ru.har", 43, 42, "http://www.yandex.ru/", NULL, 0, 0,
+     "after redirect; next: yaca at 7 s", 0, 0},
+    {"mnot-youtube.com.har", 24, 23, "http://www.youtube.com/", NULL, 2, 0,
+     "2 late entries after the cutoff; next: watch at 11 s", 0, 0},
 };
 
 Test(first_page_table, covers_every_corpus_file) {
@@ -279,14 +306,13 @@ Test(first_page_table, heuristic_matches_the_hand_checked_table) {
     const lab_page *p = &set.pages[0];
     if (want->known_miss) {
       cr_expect_eq(p->n_entries, want->heuristic_entries,
-                   "%s: known miss changed: %zu entries (truth %zu) — update the table",
-                   want->file, p->n_entries, want->entries);
+                   "%s: known miss changed: %zu entries (truth %zu) — update the table", want->file,
+                   p->n_entries, want->entries);
     } else {
       cr_expect_eq(p->n_entries, want->entries, "%s: first page has %zu entries, want %zu",
                    want->file, p->n_entries, want->entries);
-      cr_expect_eq(p->entries[p->n_entries - 1], want->last_entry,
-                   "%s: last entry #%zu, want #%zu", want->file, p->entries[p->n_entries - 1],
-                   want->last_entry);
+      cr_expect_eq(p->entries[p->n_entries - 1], want->last_entry, "%s: last entry #%zu, want #%zu",
+                   want->file, p->entries[p->n_entries - 1], want->last_entry);
       cr_expect_eq(p->n_after_cutoff, want->after_cutoff, "%s: %zu after the cutoff, want %zu",
                    want->file, p->n_after_cutoff, want->after_cutoff);
       size_t left_out = 0;

@@ -14,16 +14,18 @@
 #include "plan.h"
 #include "replay.h"
 
-#define ENTRY(started, url, status, req_headers, resp_headers, mime, size)                        \
+#define ENTRY(started, url, status, req_headers, resp_headers, mime, size)                         \
   "{\"startedDateTime\": \"" started "\", \"time\": 50, \"request\": {\"method\": \"GET\", "       \
   "\"url\": \"" url "\", \"httpVersion\": \"HTTP/1.1\", \"headers\": [" req_headers "], "          \
   "\"bodySize\": 0}, \"response\": {\"status\": " status ", \"statusText\": \"\", "                \
   "\"httpVersion\": \"HTTP/1.1\", \"headers\": [" resp_headers "], \"content\": {\"size\": " size  \
   ", \"mimeType\": \"" mime "\"}, \"redirectURL\": \"\", \"bodySize\": " size "}, \"timings\": "   \
   "{\"send\": 0, \"wait\": 50, \"receive\": 0}, \"connection\": \"1\"}"
-#define HAR(entries) "{\"log\": {\"version\": \"1.2\", \"creator\": {\"name\": \"t\"}, \"entries\": [" entries "]}}"
+#define HAR(entries)                                                                               \
+  "{\"log\": {\"version\": \"1.2\", \"creator\": {\"name\": \"t\"}, \"entries\": [" entries "]}}"
 #define H(n, v) "{\"name\": \"" n "\", \"value\": \"" v "\"}"
-#define DOC_REQ H("Accept", "text/html,*/*") ", " H("Host", "a.test") ", " H("Connection", "keep-alive")
+#define DOC_REQ                                                                                    \
+  H("Accept", "text/html,*/*") ", " H("Host", "a.test") ", " H("Connection", "keep-alive")
 #define REF(u) H("Referer", u)
 
 static json_t *plan_of(const char *json) {
@@ -51,23 +53,38 @@ static const json_t *resource(const json_t *plan, size_t i) {
 static const char *header(const json_t *list, const char *name) {
   size_t i;
   const json_t *pair;
-  json_array_foreach(list, i, pair) if (strcmp(json_string_value(json_array_get(pair, 0)), name) == 0)
-      return json_string_value(json_array_get(pair, 1));
+  json_array_foreach(list, i, pair) if (strcmp(json_string_value(json_array_get(pair, 0)), name) ==
+                                        0) return json_string_value(json_array_get(pair, 1));
   return NULL;
 }
 
-static const char *const PAGE = HAR(
-    ENTRY("2012-11-03T13:34:16.000Z", "http://a.test/", "301", DOC_REQ,
-          H("Location", "http://www.a.test/") ", " H("Content-Length", "0"), "text/html", "0") ","
-    ENTRY("2012-11-03T13:34:16.060Z", "http://www.a.test/", "200", DOC_REQ ", " H("If-None-Match", "\\\"x\\\""),
-          H("Content-Type", "text/html") ", " H("Transfer-Encoding", "chunked") ", " H("Content-Encoding", "gzip"),
-          "text/html", "10000") ","
-    ENTRY("2012-11-03T13:34:16.120Z", "http://cdn.a.test/s.css", "200", REF("http://www.a.test/"),
-          H("Content-Type", "text/css"), "text/css", "2000") ","
-    ENTRY("2012-11-03T13:34:16.130Z", "http://cdn.a.test/caf\xc3\xa9 1.png", "200", REF("http://www.a.test/"),
-          H("Content-Type", "image/png"), "image/png", "3000") ","
-    ENTRY("2012-11-03T13:34:16.250Z", "http://cdn.a.test/f.woff", "200", REF("http://cdn.a.test/s.css"),
-          H("Content-Type", "application/font-woff"), "application/font-woff", "400"));
+static const char *const PAGE = HAR(ENTRY(
+    "2012-11-03T13:34:16.000Z", "http://a.test/", "301", DOC_REQ,
+    H("Location", "http://www.a.test/") ", " H("Content-Length", "0"), "text/html",
+    "0") "," ENTRY("2012-11-03T13:34:16.060Z", "http://www.a.test/", "200",
+                   DOC_REQ ", " H("If-None-Match", "\\\"x\\\""),
+                   H("Content-Type", "text/html") ", " H("Transfer-Encoding", "chunked") ", " H(
+                       "Content-Encoding", "gzip"),
+                   "text/html",
+                   "10000") "," ENTRY("2012-11-03T13:34:16.120Z", "http://cdn.a.test/s.css", "200",
+                                      REF("http://www.a.test/"), H("Content-Type", "text/css"),
+                                      "text/css",
+                                      "2000") "," ENTRY("2012-11-03T13:34:16.130Z",
+                                                        "http://cdn.a.test/caf\xc3\xa9 1.png",
+                                                        "200", REF("http://www.a.test/"),
+                                                        H("Content-Type", "image/png"), "image/png",
+                                                        "3000") "," ENTRY("2012-11-03T13:34:16."
+                                                                          "250Z",
+                                                                          "http://cdn.a.test/"
+                                                                          "f.woff",
+                                                                          "200",
+                                                                          REF("http://cdn.a.test/"
+                                                                              "s.css"),
+                                                                          H("Content-Type",
+                                                                            "application/"
+                                                                            "font-woff"),
+                                                                          "application/font-woff",
+                                                                          "400"));
 
 Test(plan, redirect_points_at_its_target_which_waits_for_it) {
   json_t *plan = plan_of(PAGE);
@@ -83,7 +100,8 @@ Test(plan, hosts_are_listed_in_order_of_first_use) {
   json_t *plan = plan_of(PAGE);
   const json_t *hosts = json_object_get(plan, "hosts");
   cr_assert_eq(json_array_size(hosts), 3);
-  cr_assert_str_eq(json_string_value(json_object_get(json_array_get(hosts, 2), "name")), "cdn.a.test");
+  cr_assert_str_eq(json_string_value(json_object_get(json_array_get(hosts, 2), "name")),
+                   "cdn.a.test");
   cr_assert_eq(json_integer_value(json_object_get(resource(plan, 2), "host")), 2);
   json_decref(plan);
 }
@@ -111,7 +129,8 @@ Test(plan, types_come_from_the_mime_type) {
 Test(plan, hop_by_hop_coding_and_cold_cache_headers_are_dropped) {
   json_t *plan = plan_of(PAGE);
   const json_t *doc = resource(plan, 1);
-  const json_t *req = json_object_get(doc, "request_headers"), *resp = json_object_get(doc, "response_headers");
+  const json_t *req = json_object_get(doc, "request_headers"),
+               *resp = json_object_get(doc, "response_headers");
   cr_assert_null(header(req, "host"));
   cr_assert_null(header(req, "connection"));
   cr_assert_null(header(req, "if-none-match"), "a cold load sends no validators");
@@ -124,15 +143,20 @@ Test(plan, hop_by_hop_coding_and_cold_cache_headers_are_dropped) {
 
 Test(plan, paths_are_percent_encoded_to_visible_ascii) {
   json_t *plan = plan_of(PAGE);
-  cr_assert_str_eq(json_string_value(json_object_get(resource(plan, 3), "path")), "/caf%C3%A9%201.png");
+  cr_assert_str_eq(json_string_value(json_object_get(resource(plan, 3), "path")),
+                   "/caf%C3%A9%201.png");
   json_decref(plan);
 }
 
 Test(plan, a_repeated_url_is_answered_like_its_first_request) {
-  json_t *plan = plan_of(HAR(
-      ENTRY("2012-11-03T13:34:16.000Z", "http://a.test/", "200", DOC_REQ, H("Content-Type", "text/html"), "text/html", "5000") ","
-      ENTRY("2012-11-03T13:34:16.100Z", "http://a.test/x.js", "200", REF("http://a.test/"), "", "application/javascript", "700") ","
-      ENTRY("2012-11-03T13:34:16.200Z", "http://a.test/x.js", "200", REF("http://a.test/"), "", "application/javascript", "900")));
+  json_t *plan = plan_of(
+      HAR(ENTRY("2012-11-03T13:34:16.000Z", "http://a.test/", "200", DOC_REQ,
+                H("Content-Type", "text/html"), "text/html",
+                "5000") "," ENTRY("2012-11-03T13:34:16.100Z", "http://a.test/x.js", "200",
+                                  REF("http://a.test/"), "", "application/javascript",
+                                  "700") "," ENTRY("2012-11-03T13:34:16.200Z", "http://a.test/x.js",
+                                                   "200", REF("http://a.test/"), "",
+                                                   "application/javascript", "900")));
   cr_assert_eq(json_integer_value(json_object_get(resource(plan, 2), "body_size")), 700);
   cr_assert_eq(json_integer_value(json_object_get(resource(plan, 2), "repeat_of")), 1);
   json_decref(plan);
@@ -143,13 +167,15 @@ Test(plan_corpus, every_first_page_is_accepted_by_the_loader_and_the_replay_serv
   char dir[1024];
   lab_test_corpus_path("mnot-craigslist.org.har", dir, sizeof dir);
   static const char *const files[] = {
-      "icing-golem.de.har", "icing-heise.de.har", "icing-reddit.com.har", "icing-spiegel.de.har",
-      "icing-t-online.de.har", "icing-vimeo.com.har", "icing-web.de.har", "icing-zalando.de.har",
-      "mnot-amazon.com.har", "mnot-baidu.com.har", "mnot-bbc.co.uk.har", "mnot-craigslist.org.har",
-      "mnot-ebay.com.har", "mnot-facebook.com.har", "mnot-flickr.com.har", "mnot-linkedin.com.har",
-      "mnot-msn.com.har", "mnot-nytimes.com.har", "mnot-pinterest.com.har", "mnot-qq.com.har",
-      "mnot-sina.com.cn.har", "mnot-taobao.com.har", "mnot-wikipedia.org.har",
-      "mnot-yahoo.co.jp.har", "mnot-yahoo.com.har", "mnot-yandex.ru.har", "mnot-youtube.com.har"};
+      "icing-golem.de.har",     "icing-heise.de.har",     "icing-reddit.com.har",
+      "icing-spiegel.de.har",   "icing-t-online.de.har",  "icing-vimeo.com.har",
+      "icing-web.de.har",       "icing-zalando.de.har",   "mnot-amazon.com.har",
+      "mnot-baidu.com.har",     "mnot-bbc.co.uk.har",     "mnot-craigslist.org.har",
+      "mnot-ebay.com.har",      "mnot-facebook.com.har",  "mnot-flickr.com.har",
+      "mnot-linkedin.com.har",  "mnot-msn.com.har",       "mnot-nytimes.com.har",
+      "mnot-pinterest.com.har", "mnot-qq.com.har",        "mnot-sina.com.cn.har",
+      "mnot-taobao.com.har",    "mnot-wikipedia.org.har", "mnot-yahoo.co.jp.har",
+      "mnot-yahoo.com.har",     "mnot-yandex.ru.har",     "mnot-youtube.com.har"};
   for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
     lab_har *har = lab_test_load_corpus(files[i]);
     lab_page_options o;

@@ -60,16 +60,29 @@ Test(stats, bootstrap_refuses_empty_or_non_positive_input) {
 
 /* A document with a CSS child whose font is its child: depth 3; a redirect first: 4. */
 static json_t *plan_with_chain(int redirect) {
-  const char *text = redirect
-      ? "{\"hosts\":[{\"name\":\"a.test\",\"port\":80}],\"resources\":["
-        "{\"id\":0,\"host\":0,\"method\":\"GET\",\"path\":\"/r\",\"parent\":-1,\"body_size\":0,\"redirect_to\":1,\"request_headers\":[],\"response_headers\":[]},"
-        "{\"id\":1,\"host\":0,\"method\":\"GET\",\"path\":\"/\",\"parent\":-1,\"body_size\":14600,\"redirect_to\":-1,\"request_headers\":[],\"response_headers\":[]},"
-        "{\"id\":2,\"host\":0,\"method\":\"GET\",\"path\":\"/a.css\",\"parent\":1,\"body_size\":1000,\"redirect_to\":-1,\"request_headers\":[],\"response_headers\":[]},"
-        "{\"id\":3,\"host\":0,\"method\":\"GET\",\"path\":\"/f.woff\",\"parent\":2,\"body_size\":400,\"redirect_to\":-1,\"request_headers\":[],\"response_headers\":[]}]}"
-      : "{\"hosts\":[{\"name\":\"a.test\",\"port\":80}],\"resources\":["
-        "{\"id\":0,\"host\":0,\"method\":\"GET\",\"path\":\"/\",\"parent\":-1,\"body_size\":14600,\"redirect_to\":-1,\"request_headers\":[],\"response_headers\":[]},"
-        "{\"id\":1,\"host\":0,\"method\":\"GET\",\"path\":\"/a.css\",\"parent\":0,\"body_size\":1000,\"redirect_to\":-1,\"request_headers\":[],\"response_headers\":[]},"
-        "{\"id\":2,\"host\":0,\"method\":\"GET\",\"path\":\"/f.woff\",\"parent\":1,\"body_size\":400,\"redirect_to\":-1,\"request_headers\":[],\"response_headers\":[]}]}";
+  const char *text = redirect ? "{\"hosts\":[{\"name\":\"a.test\",\"port\":80}],\"resources\":["
+                                "{\"id\":0,\"host\":0,\"method\":\"GET\",\"path\":\"/"
+                                "r\",\"parent\":-1,\"body_size\":0,\"redirect_to\":1,\"request_"
+                                "headers\":[],\"response_headers\":[]},"
+                                "{\"id\":1,\"host\":0,\"method\":\"GET\",\"path\":\"/"
+                                "\",\"parent\":-1,\"body_size\":14600,\"redirect_to\":-1,\"request_"
+                                "headers\":[],\"response_headers\":[]},"
+                                "{\"id\":2,\"host\":0,\"method\":\"GET\",\"path\":\"/"
+                                "a.css\",\"parent\":1,\"body_size\":1000,\"redirect_to\":-1,"
+                                "\"request_headers\":[],\"response_headers\":[]},"
+                                "{\"id\":3,\"host\":0,\"method\":\"GET\",\"path\":\"/"
+                                "f.woff\",\"parent\":2,\"body_size\":400,\"redirect_to\":-1,"
+                                "\"request_headers\":[],\"response_headers\":[]}]}"
+                              : "{\"hosts\":[{\"name\":\"a.test\",\"port\":80}],\"resources\":["
+                                "{\"id\":0,\"host\":0,\"method\":\"GET\",\"path\":\"/"
+                                "\",\"parent\":-1,\"body_size\":14600,\"redirect_to\":-1,\"request_"
+                                "headers\":[],\"response_headers\":[]},"
+                                "{\"id\":1,\"host\":0,\"method\":\"GET\",\"path\":\"/"
+                                "a.css\",\"parent\":0,\"body_size\":1000,\"redirect_to\":-1,"
+                                "\"request_headers\":[],\"response_headers\":[]},"
+                                "{\"id\":2,\"host\":0,\"method\":\"GET\",\"path\":\"/"
+                                "f.woff\",\"parent\":1,\"body_size\":400,\"redirect_to\":-1,"
+                                "\"request_headers\":[],\"response_headers\":[]}]}";
   json_t *plan = json_loads(text, 0, NULL);
   cr_assert_not_null(plan);
   return plan;

@@ -105,58 +105,66 @@ Test(load_plan, reports_json_syntax_errors_with_line_and_column) {
 }
 
 Test(load_plan, refuses_a_host_index_out_of_range) {
-  expect_refused("{\"id\": 2, \"host\": 2, \"method\": \"GET\", \"path\": \"/x\", \"type\": \"image\","
-                 " \"parent\": 0, \"discover_offset\": 0, \"request_headers\": [], \"status\": 200,"
-                 " \"body_size\": 1, \"redirect_to\": -1}",
-                 "resources[2].host");
+  expect_refused(
+      "{\"id\": 2, \"host\": 2, \"method\": \"GET\", \"path\": \"/x\", \"type\": \"image\","
+      " \"parent\": 0, \"discover_offset\": 0, \"request_headers\": [], \"status\": 200,"
+      " \"body_size\": 1, \"redirect_to\": -1}",
+      "resources[2].host");
 }
 
 Test(load_plan, refuses_an_id_that_is_not_its_index) {
-  expect_refused("{\"id\": 1, \"host\": 0, \"method\": \"GET\", \"path\": \"/x\", \"type\": \"image\","
-                 " \"parent\": 0, \"discover_offset\": 0, \"request_headers\": [], \"status\": 200,"
-                 " \"body_size\": 1, \"redirect_to\": -1}",
-                 "resources[2].id");
+  expect_refused(
+      "{\"id\": 1, \"host\": 0, \"method\": \"GET\", \"path\": \"/x\", \"type\": \"image\","
+      " \"parent\": 0, \"discover_offset\": 0, \"request_headers\": [], \"status\": 200,"
+      " \"body_size\": 1, \"redirect_to\": -1}",
+      "resources[2].id");
 }
 
 Test(load_plan, refuses_a_path_with_a_space_or_without_a_slash) {
-  expect_refused("{\"id\": 2, \"host\": 0, \"method\": \"GET\", \"path\": \"/a b\", \"type\": \"image\","
-                 " \"parent\": 0, \"discover_offset\": 0, \"request_headers\": [], \"status\": 200,"
-                 " \"body_size\": 1, \"redirect_to\": -1}",
-                 "resources[2].path");
-  expect_refused("{\"id\": 2, \"host\": 0, \"method\": \"GET\", \"path\": \"x\", \"type\": \"image\","
-                 " \"parent\": 0, \"discover_offset\": 0, \"request_headers\": [], \"status\": 200,"
-                 " \"body_size\": 1, \"redirect_to\": -1}",
-                 "resources[2].path");
+  expect_refused(
+      "{\"id\": 2, \"host\": 0, \"method\": \"GET\", \"path\": \"/a b\", \"type\": \"image\","
+      " \"parent\": 0, \"discover_offset\": 0, \"request_headers\": [], \"status\": 200,"
+      " \"body_size\": 1, \"redirect_to\": -1}",
+      "resources[2].path");
+  expect_refused(
+      "{\"id\": 2, \"host\": 0, \"method\": \"GET\", \"path\": \"x\", \"type\": \"image\","
+      " \"parent\": 0, \"discover_offset\": 0, \"request_headers\": [], \"status\": 200,"
+      " \"body_size\": 1, \"redirect_to\": -1}",
+      "resources[2].path");
 }
 
 Test(load_plan, refuses_a_header_value_with_a_line_break) {
-  expect_refused("{\"id\": 2, \"host\": 0, \"method\": \"GET\", \"path\": \"/x\", \"type\": \"image\","
-                 " \"parent\": 0, \"discover_offset\": 0,"
-                 " \"request_headers\": [[\"cookie\", \"a=1\\r\\nX-Evil: 1\"]], \"status\": 200,"
-                 " \"body_size\": 1, \"redirect_to\": -1}",
-                 "request_headers[0]");
+  expect_refused(
+      "{\"id\": 2, \"host\": 0, \"method\": \"GET\", \"path\": \"/x\", \"type\": \"image\","
+      " \"parent\": 0, \"discover_offset\": 0,"
+      " \"request_headers\": [[\"cookie\", \"a=1\\r\\nX-Evil: 1\"]], \"status\": 200,"
+      " \"body_size\": 1, \"redirect_to\": -1}",
+      "request_headers[0]");
 }
 
 Test(load_plan, refuses_an_unknown_type) {
-  expect_refused("{\"id\": 2, \"host\": 0, \"method\": \"GET\", \"path\": \"/x\", \"type\": \"video\","
-                 " \"parent\": 0, \"discover_offset\": 0, \"request_headers\": [], \"status\": 200,"
-                 " \"body_size\": 1, \"redirect_to\": -1}",
-                 "resources[2].type");
+  expect_refused(
+      "{\"id\": 2, \"host\": 0, \"method\": \"GET\", \"path\": \"/x\", \"type\": \"video\","
+      " \"parent\": 0, \"discover_offset\": 0, \"request_headers\": [], \"status\": 200,"
+      " \"body_size\": 1, \"redirect_to\": -1}",
+      "resources[2].type");
 }
 
 Test(load_plan, refuses_a_discovery_cycle) {
   /* 2's parent is 2's own redirect target chain: 2 → redirect to 1, 1's gate becomes 2 */
-  expect_refused("{\"id\": 2, \"host\": 0, \"method\": \"GET\", \"path\": \"/x\", \"type\": \"other\","
-                 " \"parent\": 1, \"discover_offset\": -1, \"request_headers\": [], \"status\": 302,"
-                 " \"body_size\": 0, \"redirect_to\": 1}",
-                 "cycle");
+  expect_refused(
+      "{\"id\": 2, \"host\": 0, \"method\": \"GET\", \"path\": \"/x\", \"type\": \"other\","
+      " \"parent\": 1, \"discover_offset\": -1, \"request_headers\": [], \"status\": 302,"
+      " \"body_size\": 0, \"redirect_to\": 1}",
+      "cycle");
 }
 
 Test(load_plan, refuses_a_negative_body_size) {
-  expect_refused("{\"id\": 2, \"host\": 0, \"method\": \"GET\", \"path\": \"/x\", \"type\": \"image\","
-                 " \"parent\": 0, \"discover_offset\": 0, \"request_headers\": [], \"status\": 200,"
-                 " \"body_size\": -5, \"redirect_to\": -1}",
-                 "resources[2].body_size");
+  expect_refused(
+      "{\"id\": 2, \"host\": 0, \"method\": \"GET\", \"path\": \"/x\", \"type\": \"image\","
+      " \"parent\": 0, \"discover_offset\": 0, \"request_headers\": [], \"status\": 200,"
+      " \"body_size\": -5, \"redirect_to\": -1}",
+      "resources[2].body_size");
 }
 
 Test(load_plan, finds_hosts_case_insensitively_ignoring_a_port) {

@@ -30,9 +30,14 @@ static void plan_init(size_t n) {
   fx.plan.n_resources = n;
   for (size_t i = 0; i < n; i++) {
     snprintf(fx.paths[i], sizeof(fx.paths[i]), "/r%zu", i);
-    fx.res[i] = (load_resource){.id = (int)i, .path = fx.paths[i], .method = "GET",
-                                .type = LOAD_TYPE_OTHER, .parent = i ? 0 : -1,
-                                .discover_offset = -1, .status = 200, .body_size = 1000,
+    fx.res[i] = (load_resource){.id = (int)i,
+                                .path = fx.paths[i],
+                                .method = "GET",
+                                .type = LOAD_TYPE_OTHER,
+                                .parent = i ? 0 : -1,
+                                .discover_offset = -1,
+                                .status = 200,
+                                .body_size = 1000,
                                 .redirect_to = -1};
   }
   fx.res[0].type = LOAD_TYPE_DOCUMENT;
@@ -165,8 +170,8 @@ Test(load_sched, fcfs_requests_in_discovery_order_whatever_the_type) {
 
 Test(load_sched, priority_dispatch_puts_css_and_script_before_fonts_images_and_others) {
   plan_init(6);
-  load_type types[] = {LOAD_TYPE_DOCUMENT, LOAD_TYPE_OTHER, LOAD_TYPE_IMAGE, LOAD_TYPE_FONT,
-                       LOAD_TYPE_SCRIPT, LOAD_TYPE_CSS};
+  load_type types[] = {LOAD_TYPE_DOCUMENT, LOAD_TYPE_OTHER,  LOAD_TYPE_IMAGE,
+                       LOAD_TYPE_FONT,     LOAD_TYPE_SCRIPT, LOAD_TYPE_CSS};
   for (int i = 1; i < 6; i++) {
     fx.res[i].type = types[i];
     fx.res[i].discover_offset = 100 * i;

@@ -24,9 +24,9 @@ netem_link *test_link_start(const netem_config *config);
 
 /* The two ends of a path: the emulator's link, or the kernel comparison (veth + router). */
 typedef struct test_path {
-    int ns_fd[2];       /* indexed by netem_side */
-    int home_fd;        /* the namespace to return to */
-    char client_ip[16], server_ip[16];
+  int ns_fd[2]; /* indexed by netem_side */
+  int home_fd;  /* the namespace to return to */
+  char client_ip[16], server_ip[16];
 } test_path;
 
 /* A path over a link (valid while the link runs; release with test_path_close). */
@@ -41,14 +41,14 @@ int test_socket(const test_path *path, netem_side side, int type);
 
 /* Result of a bulk transfer, seen by the receiver. */
 typedef struct test_transfer {
-    uint64_t bytes;        /* received */
-    uint64_t start_ns;     /* connect() called */
-    uint64_t connected_ns; /* connect() returned */
-    uint64_t first_ns;     /* first byte received */
-    uint64_t skip_ns;      /* when the received count passed `skip` */
-    uint64_t skip_bytes;   /* the count right then (a recv may deliver much at once) */
-    uint64_t end_ns;       /* last byte received */
-    bool intact;           /* every byte matched the generated stream */
+  uint64_t bytes;        /* received */
+  uint64_t start_ns;     /* connect() called */
+  uint64_t connected_ns; /* connect() returned */
+  uint64_t first_ns;     /* first byte received */
+  uint64_t skip_ns;      /* when the received count passed `skip` */
+  uint64_t skip_bytes;   /* the count right then (a recv may deliver much at once) */
+  uint64_t end_ns;       /* last byte received */
+  bool intact;           /* every byte matched the generated stream */
 } test_transfer;
 
 /* Connects from the client to server address 0, port 5001, and sends `bytes` bytes of a
@@ -80,8 +80,8 @@ int test_probe(const test_path *path, int count, int payload, int interval_ms, u
 /* Sends `count` UDP datagrams of payload bytes from one side to the other, in bursts of
  * `burst` separated by gap_us, and counts what arrives (waiting up to wait_ms after the
  * last). Returns the number received. */
-uint64_t test_udp_stream(const test_path *path, netem_dir dir, uint64_t count, int payload, int burst,
-                         int gap_us, int wait_ms);
+uint64_t test_udp_stream(const test_path *path, netem_dir dir, uint64_t count, int payload,
+                         int burst, int gap_us, int wait_ms);
 
 /* Sorting helpers. */
 uint64_t test_median(uint64_t *values, int count);

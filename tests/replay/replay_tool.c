@@ -21,8 +21,8 @@ static int write_body(const replay_plan *plan, const char *id_text) {
   }
   static uint8_t chunk[65536];
   for (uint64_t offset = 0; offset < r->body_size;) {
-    size_t n = r->body_size - offset < sizeof(chunk) ? (size_t)(r->body_size - offset)
-                                                      : sizeof(chunk);
+    size_t n =
+        r->body_size - offset < sizeof(chunk) ? (size_t)(r->body_size - offset) : sizeof(chunk);
     replay_body_fill(replay_plan_seed(plan), r->id, offset, chunk, n);
     if (fwrite(chunk, 1, n, stdout) != n) return 1;
     offset += n;

@@ -168,8 +168,8 @@ Test(replay_serve, redirect_gets_location_of_its_target) {
 
 Test(replay_serve, unknown_path_and_unknown_host_are_404) {
   replay_plan *plan = load();
-  const char *cases[][2] = {{"www.example.test", "/nope"}, {"other.test", "/"},
-                            {"www.example.test", "/?x"}};
+  const char *cases[][2] = {
+      {"www.example.test", "/nope"}, {"other.test", "/"}, {"www.example.test", "/?x"}};
   for (size_t i = 0; i < 3; i++) {
     http_request request;
     http_response response;
@@ -293,8 +293,7 @@ Test(replay_site, query_strings_and_escapes_are_mapped, .init = make_site, .fini
             "map:\n%s", map);
 }
 
-Test(replay_site, file_that_is_also_a_directory_is_mapped, .init = make_site,
-     .fini = remove_site) {
+Test(replay_site, file_that_is_also_a_directory_is_mapped, .init = make_site, .fini = remove_site) {
   /* "/css" and "/css/s.css": the first cannot be a file. */
   assert_file_is_body("www.example.test/_replay/4", 4, 5);
   cr_assert(strstr(read_map(), "\"www.example.test/css\" \"/www.example.test/_replay/4\";"));

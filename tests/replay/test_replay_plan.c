@@ -7,14 +7,14 @@
 #include "replay.h"
 
 /* A plan with one resource whose fields can be replaced: RESOURCE(fields) builds it. */
-#define PLAN_HEAD                                                                         \
-  "{\"format\":\"speedy-lab-plan/1\",\"seed\":1,"                                        \
-  "\"hosts\":[{\"name\":\"www.Example.test\",\"port\":80},{\"name\":\"cdn.example.test\"," \
+#define PLAN_HEAD                                                                                  \
+  "{\"format\":\"speedy-lab-plan/1\",\"seed\":1,"                                                  \
+  "\"hosts\":[{\"name\":\"www.Example.test\",\"port\":80},{\"name\":\"cdn.example.test\","         \
   "\"port\":443}],\"resources\":["
-#define GOOD_RESOURCE                                                                      \
-  "{\"id\":0,\"host\":0,\"method\":\"GET\",\"path\":\"/\",\"type\":\"document\","         \
-  "\"parent\":-1,\"discover_offset\":0,\"start_delay\":0.0,\"request_headers\":[],"       \
-  "\"status\":200,\"response_headers\":[[\"content-type\",\"text/html\"]],"               \
+#define GOOD_RESOURCE                                                                              \
+  "{\"id\":0,\"host\":0,\"method\":\"GET\",\"path\":\"/\",\"type\":\"document\","                  \
+  "\"parent\":-1,\"discover_offset\":0,\"start_delay\":0.0,\"request_headers\":[],"                \
+  "\"status\":200,\"response_headers\":[[\"content-type\",\"text/html\"]],"                        \
   "\"body_size\":10,\"redirect_to\":-1,\"after_cutoff\":false}"
 
 static replay_plan *parse_ok(const char *text) {
@@ -89,9 +89,7 @@ Test(replay_plan, other_format_version_is_refused_by_name) {
               "format is \"speedy-lab-plan/2\", this program reads \"speedy-lab-plan/1\"");
 }
 
-Test(replay_plan, missing_format_is_refused) {
-  parse_fails("{\"seed\":1}", "missing \"format\"");
-}
+Test(replay_plan, missing_format_is_refused) { parse_fails("{\"seed\":1}", "missing \"format\""); }
 
 Test(replay_plan, json_syntax_error_gives_line_and_column) {
   parse_fails("{\"format\":\n\"speedy-lab-plan/1\",,}", "line 2, column");
@@ -114,20 +112,23 @@ Test(replay_plan, hosts_must_be_a_non_empty_array) {
 }
 
 Test(replay_plan, host_port_out_of_range_is_refused) {
-  parse_fails("{\"format\":\"speedy-lab-plan/1\",\"seed\":1,\"hosts\":[{\"name\":\"a\",\"port\":0}],"
-              "\"resources\":[]}",
-              "hosts[0].port: expected an integer from 1 to 65535, got 0");
+  parse_fails(
+      "{\"format\":\"speedy-lab-plan/1\",\"seed\":1,\"hosts\":[{\"name\":\"a\",\"port\":0}],"
+      "\"resources\":[]}",
+      "hosts[0].port: expected an integer from 1 to 65535, got 0");
 }
 
 Test(replay_plan, host_name_with_a_slash_is_refused) {
-  parse_fails("{\"format\":\"speedy-lab-plan/1\",\"seed\":1,\"hosts\":[{\"name\":\"a/b\",\"port\":80}],"
-              "\"resources\":[]}",
-              "hosts[0].name: 'a/b' is not a host name");
+  parse_fails(
+      "{\"format\":\"speedy-lab-plan/1\",\"seed\":1,\"hosts\":[{\"name\":\"a/b\",\"port\":80}],"
+      "\"resources\":[]}",
+      "hosts[0].name: 'a/b' is not a host name");
 }
 
 Test(replay_plan, body_size_as_a_string_is_refused_with_its_type) {
-  resource_fails("body_size", "\"10\"", "resources[0].body_size: expected an integer from 0 to "
-                                        "1099511627776, got a string");
+  resource_fails("body_size", "\"10\"",
+                 "resources[0].body_size: expected an integer from 0 to "
+                 "1099511627776, got a string");
 }
 
 Test(replay_plan, negative_body_size_is_refused) {
@@ -135,8 +136,9 @@ Test(replay_plan, negative_body_size_is_refused) {
 }
 
 Test(replay_plan, fractional_status_is_refused) {
-  resource_fails("status", "200.5", "resources[0].status: expected an integer from 200 to 599, "
-                                    "got a fractional number");
+  resource_fails("status", "200.5",
+                 "resources[0].status: expected an integer from 200 to 599, "
+                 "got a fractional number");
 }
 
 Test(replay_plan, status_0_is_refused) {
@@ -169,14 +171,16 @@ Test(replay_plan, method_must_be_a_token) {
 }
 
 Test(replay_plan, response_headers_must_be_pairs_of_strings) {
-  resource_fails("response_headers", "[[\"a\"]]", "resources[0].response_headers[0]: expected "
-                                                  "[name, value]");
+  resource_fails("response_headers", "[[\"a\"]]",
+                 "resources[0].response_headers[0]: expected "
+                 "[name, value]");
   resource_fails("response_headers", "[[\"a\",1]]", "expected [name, value]");
   resource_fails("response_headers", "{}", "response_headers: expected an array");
 }
 
 Test(replay_plan, upper_case_header_name_is_refused) {
-  resource_fails("response_headers", "[[\"Content-Type\",\"x\"]]", "is not a lower-case field name");
+  resource_fails("response_headers", "[[\"Content-Type\",\"x\"]]",
+                 "is not a lower-case field name");
 }
 
 Test(replay_plan, header_value_with_newline_is_refused) {
@@ -244,13 +248,13 @@ Test(replay_plan, find_host_prefers_the_matching_port) {
 }
 
 Test(replay_plan, repeated_url_finds_the_first_resource) {
-  replay_plan *plan = parse_ok(
-      PLAN_HEAD "{\"id\":0,\"host\":0,\"method\":\"GET\",\"path\":\"/a\",\"status\":200,"
-                "\"response_headers\":[],\"body_size\":1},"
-                "{\"id\":1,\"host\":0,\"method\":\"GET\",\"path\":\"/a\",\"status\":200,"
-                "\"response_headers\":[],\"body_size\":2},"
-                "{\"id\":2,\"host\":1,\"method\":\"GET\",\"path\":\"/a\",\"status\":200,"
-                "\"response_headers\":[],\"body_size\":3}]}");
+  replay_plan *plan =
+      parse_ok(PLAN_HEAD "{\"id\":0,\"host\":0,\"method\":\"GET\",\"path\":\"/a\",\"status\":200,"
+                         "\"response_headers\":[],\"body_size\":1},"
+                         "{\"id\":1,\"host\":0,\"method\":\"GET\",\"path\":\"/a\",\"status\":200,"
+                         "\"response_headers\":[],\"body_size\":2},"
+                         "{\"id\":2,\"host\":1,\"method\":\"GET\",\"path\":\"/a\",\"status\":200,"
+                         "\"response_headers\":[],\"body_size\":3}]}");
   cr_assert_eq(replay_plan_find(plan, 0, "GET", "/a")->id, 0);
   cr_assert_eq(replay_plan_find(plan, 1, "GET", "/a")->id, 2);
   replay_plan_del(plan);

@@ -54,10 +54,14 @@ test_stream_rx *test_rx(test_peer *peer, int32_t stream_id) {
 
 static const char *kind_name(spdy_headers_kind kind) {
   switch (kind) {
-  case SPDY_HEADERS_REQUEST: return "request";
-  case SPDY_HEADERS_RESPONSE: return "response";
-  case SPDY_HEADERS_PUSH: return "push";
-  case SPDY_HEADERS_EXTRA: return "extra";
+  case SPDY_HEADERS_REQUEST:
+    return "request";
+  case SPDY_HEADERS_RESPONSE:
+    return "response";
+  case SPDY_HEADERS_PUSH:
+    return "push";
+  case SPDY_HEADERS_EXTRA:
+    return "extra";
   }
   return "?";
 }
@@ -93,8 +97,7 @@ static int on_headers_end(spdy_session *s, int32_t id, int end_stream, void *use
   return 0;
 }
 
-static int on_data_chunk(spdy_session *s, int32_t id, const uint8_t *data, size_t len,
-                         void *user) {
+static int on_data_chunk(spdy_session *s, int32_t id, const uint8_t *data, size_t len, void *user) {
   (void)s;
   test_peer *peer = user;
   test_stream_rx *rx = test_rx(peer, id);
@@ -163,8 +166,8 @@ static int on_setting(spdy_session *s, uint32_t id, uint8_t flags, uint32_t valu
 
 static void on_frame(spdy_session *s, int sent, spdy_frame_type type, uint8_t flags, int32_t id,
                      uint32_t length, const char *summary, void *user);
-static int on_send_data(spdy_session *s, int32_t id, const uint8_t frame_header[8],
-                        size_t length, void *source, void *user);
+static int on_send_data(spdy_session *s, int32_t id, const uint8_t frame_header[8], size_t length,
+                        void *source, void *user);
 
 test_peer *test_peer_new(spdy_protocol protocol, spdy_role role, spdy_options *options) {
   test_peer *peer = calloc(1, sizeof(*peer));
@@ -222,8 +225,8 @@ int64_t test_body_read(spdy_session *session, int32_t stream_id, uint8_t *buf, s
   size_t n = body->len - body->offset;
   if (n > len) n = len;
   for (size_t i = 0; i < n; i++)
-    buf[i] = body->data != NULL ? body->data[body->offset + i]
-                                : (uint8_t)((body->offset + i) % 251);
+    buf[i] =
+        body->data != NULL ? body->data[body->offset + i] : (uint8_t)((body->offset + i) % 251);
   body->offset += n;
   if (body->offset == body->len) *flags |= SPDY_DATA_FLAG_EOF;
   return (int64_t)n;
@@ -251,8 +254,8 @@ void test_respond_default(test_peer *peer, int32_t stream_id) {
                            {":version", 8, "HTTP/1.1", 8},
                            {"content-type", 12, "text/plain", 10},
                            {"content-length", 14, length, strlen(length)}};
-  test_body *body = peer->response_size > 0 ? test_peer_body(peer, NULL, peer->response_size)
-                                            : NULL;
+  test_body *body =
+      peer->response_size > 0 ? test_peer_body(peer, NULL, peer->response_size) : NULL;
   int rv = spdy_submit_response(peer->session, stream_id, headers, 4,
                                 body != NULL ? test_body_read : NULL, body);
   cr_assert_eq(rv, 0, "submit_response: %s", spdy_strerror(rv));
@@ -362,8 +365,7 @@ test_flow *test_flow_of(test_peer *peer, int32_t stream_id) {
   return flow;
 }
 
-size_t test_frames_count(const test_peer *peer, int sent, spdy_frame_type type,
-                         int32_t stream_id) {
+size_t test_frames_count(const test_peer *peer, int sent, spdy_frame_type type, int32_t stream_id) {
   size_t n = 0;
   for (size_t i = 0; i < peer->n_frames; i++) {
     const test_frame_rec *f = &peer->frames[i];
@@ -402,8 +404,7 @@ static void flow_check_sent(test_peer *peer, spdy_session *s, int32_t id, uint32
     flow_violation(peer, "stream %d: engine send window %lld, trace says %lld", (int)id,
                    (long long)window, (long long)model);
   else if (window < 0 && !peer->flow_allow_negative)
-    flow_violation(peer, "stream %d: sent past the window (now %lld)", (int)id,
-                   (long long)window);
+    flow_violation(peer, "stream %d: sent past the window (now %lld)", (int)id, (long long)window);
   if (protocol != SPDY_PROTOCOL_SPDY3_1) return;
   int64_t session_window = spdy_session_send_window(s, 0);
   int64_t session_model = 65536 + (int64_t)all->wu_recv - (int64_t)all->data_sent;
@@ -429,8 +430,7 @@ static void flow_check_recv(test_peer *peer, spdy_session *s, int32_t id, uint32
                    (unsigned long long)(flow->wu_sent + peer->flow_stream_window));
   if (protocol == SPDY_PROTOCOL_SPDY3_1 && all->data_recv > all->wu_sent + 65536)
     flow_violation(peer, "session: received %llu bytes, granted %llu",
-                   (unsigned long long)all->data_recv,
-                   (unsigned long long)(all->wu_sent + 65536));
+                   (unsigned long long)all->data_recv, (unsigned long long)(all->wu_sent + 65536));
 }
 
 static void on_frame(spdy_session *s, int sent, spdy_frame_type type, uint8_t flags, int32_t id,
@@ -479,8 +479,8 @@ static void side_append(test_peer *peer, const uint8_t *bytes, size_t len) {
   peer->side_len += len;
 }
 
-int64_t test_body_read_nocopy(spdy_session *session, int32_t stream_id, uint8_t *buf,
-                              size_t len, uint32_t *flags, void *source, void *user) {
+int64_t test_body_read_nocopy(spdy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
+                              uint32_t *flags, void *source, void *user) {
   (void)session, (void)stream_id, (void)buf, (void)user;
   test_body *body = source;
   if (body->defer_once) {
@@ -495,8 +495,8 @@ int64_t test_body_read_nocopy(spdy_session *session, int32_t stream_id, uint8_t 
   return (int64_t)n;
 }
 
-static int on_send_data(spdy_session *s, int32_t id, const uint8_t frame_header[8],
-                        size_t length, void *source, void *user) {
+static int on_send_data(spdy_session *s, int32_t id, const uint8_t frame_header[8], size_t length,
+                        void *source, void *user) {
   (void)s, (void)id;
   test_peer *peer = user;
   test_body *body = source;

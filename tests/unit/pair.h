@@ -59,27 +59,27 @@ typedef struct test_flow {
   uint64_t data_sent, data_recv; /* DATA payload bytes */
   uint64_t wu_sent, wu_recv;     /* WINDOW_UPDATE deltas */
   uint32_t frames_sent, frames_recv;
-  int64_t min_send_window;       /* smallest engine send window seen after a DATA frame */
+  int64_t min_send_window; /* smallest engine send window seen after a DATA frame */
 } test_flow;
 
 struct test_peer {
   spdy_session *session;
   char *log;
   size_t log_len, log_cap;
-  int log_data;            /* 1: log every data chunk ("data <id> <n>") */
-  int coalesce_data;       /* 1: merge consecutive chunks of one stream in the log */
+  int log_data;      /* 1: log every data chunk ("data <id> <n>") */
+  int coalesce_data; /* 1: merge consecutive chunks of one stream in the log */
   test_stream_rx *rx;
   size_t n_rx, cap_rx;
   test_request_fn on_request; /* server: called at the end of request headers */
   size_t response_size;       /* default responder: body size */
   test_body **bodies;         /* bodies handed to sources, freed with the peer */
   size_t n_bodies, cap_bodies;
-  int pause_data;             /* on_data_chunk returns SPDY_ERR_PAUSE */
+  int pause_data; /* on_data_chunk returns SPDY_ERR_PAUSE */
   uint32_t pings_acked;
   int goaway_seen;
   int32_t goaway_last_good;
   uint32_t goaway_status;
-  int32_t *data_order;        /* stream id of every DATA chunk received, in order */
+  int32_t *data_order; /* stream id of every DATA chunk received, in order */
   size_t n_data_order, cap_data_order;
   /* Frame trace and window checks (off unless test_peer_trace was called). */
   int trace;
@@ -87,11 +87,11 @@ struct test_peer {
   size_t n_frames, cap_frames;
   test_flow *flows;
   size_t n_flows, cap_flows;
-  uint32_t flow_stream_window;  /* per-stream window this peer granted (receiver check) */
-  uint32_t flow_max_frame;      /* largest DATA payload this peer may send; 0: unchecked */
-  int flow_allow_negative;      /* 1: a send window below 0 is expected (SETTINGS cut) */
+  uint32_t flow_stream_window; /* per-stream window this peer granted (receiver check) */
+  uint32_t flow_max_frame;     /* largest DATA payload this peer may send; 0: unchecked */
+  int flow_allow_negative;     /* 1: a send window below 0 is expected (SETTINGS cut) */
   size_t flow_violations;
-  char flow_error[256];         /* the first violation */
+  char flow_error[256]; /* the first violation */
   test_begin_fn on_begin;
   /* Zero-copy output: what on_send_data wrote (frame header + payload), in order. */
   uint8_t *side;
@@ -146,8 +146,7 @@ void test_peer_trace(test_peer *peer);
 /* The account of stream_id (0: the session), created empty when unknown. */
 test_flow *test_flow_of(test_peer *peer, int32_t stream_id);
 /* Number of traced frames matching sent (0/1), type and stream_id (-1: any stream). */
-size_t test_frames_count(const test_peer *peer, int sent, spdy_frame_type type,
-                         int32_t stream_id);
+size_t test_frames_count(const test_peer *peer, int sent, spdy_frame_type type, int32_t stream_id);
 
 /* Moves what `from` has to say into `to` (one direction, until from is quiet). */
 int64_t test_move(test_peer *from, test_peer *to, size_t chunk);
@@ -156,8 +155,8 @@ int64_t test_step(test_peer *from, test_peer *to, size_t max);
 
 /* Zero-copy body source: like test_body_read, but sets SPDY_DATA_FLAG_NO_COPY; the
  * peer's on_send_data then appends the frame header and the payload to peer->side. */
-int64_t test_body_read_nocopy(spdy_session *session, int32_t stream_id, uint8_t *buf,
-                              size_t len, uint32_t *flags, void *source, void *user);
+int64_t test_body_read_nocopy(spdy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
+                              uint32_t *flags, void *source, void *user);
 /* Like test_pump, but output is taken with spdy_session_peek_output and
  * spdy_session_consume_output; zero-copy bytes (peer->side) are delivered in order. */
 int64_t test_pump_peek(test_peer *a, test_peer *b, size_t chunk);

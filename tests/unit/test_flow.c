@@ -436,11 +436,13 @@ Test(flow, window_update_callback_reports_stream_and_delta_v31) {
   cr_assert_eq(spdy_callbacks_new(&callbacks), 0);
   spdy_callbacks_set_on_window_update(callbacks, record_window_update);
   spdy_session *client;
-  cr_assert_eq(spdy_session_new(&client, SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, callbacks,
-                                options, NULL),
-               0);
-  spdy_header request[] = {{":method", 7, "POST", 4},      {":path", 5, "/", 1},
-                           {":version", 8, "HTTP/1.1", 8}, {":host", 5, "h", 1},
+  cr_assert_eq(
+      spdy_session_new(&client, SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, callbacks, options, NULL),
+      0);
+  spdy_header request[] = {{":method", 7, "POST", 4},
+                           {":path", 5, "/", 1},
+                           {":version", 8, "HTTP/1.1", 8},
+                           {":host", 5, "h", 1},
                            {":scheme", 7, "https", 5}};
   test_body body = {.data = NULL, .len = 10};
   int32_t id = spdy_submit_request(client, 3, request, 5, test_body_read, &body, NULL);

@@ -28,8 +28,7 @@ static uint8_t *exact_copy(const uint8_t *src, size_t len) {
 
 /* Decodes the common header of a frame we encoded and checks it against what the encoder
  * returned: a control frame of this version and type whose length covers the rest. */
-static void expect_control_header(const uint8_t *frame, size_t written, int version,
-                                  int type) {
+static void expect_control_header(const uint8_t *frame, size_t written, int version, int type) {
   spdy_frame_hd hd;
   spdy_frame_hd_decode(frame, &hd);
   cr_assert(hd.is_control, "expected a control frame");
@@ -112,8 +111,8 @@ Test(frame_hd, data_header_round_trips_with_control_bit_clear) {
 
 Test(syn_stream, v3_spec_bytes_decode) {
   /* Stream 1, associated 0, priority 3 (011 00000), slot 5, a 2-byte block. */
-  const uint8_t payload[] = {0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00,
-                             0x60, 0x05, 0xaa, 0xbb};
+  const uint8_t payload[] = {0x00, 0x00, 0x00, 0x01, 0x00, 0x00,
+                             0x00, 0x00, 0x60, 0x05, 0xaa, 0xbb};
   uint8_t *in = exact_copy(payload, sizeof payload);
   spdy_syn_stream s;
   cr_assert_eq(spdy_frame_decode_syn_stream(3, in, sizeof payload, &s), 0);
@@ -160,19 +159,17 @@ Test(syn_stream, round_trips_every_priority_in_v2_and_v3) {
     for (uint8_t priority = 0; priority <= max_priority; priority++) {
       uint8_t frame[64];
       size_t n = spdy_frame_encode_syn_stream_prefix(frame, version, SPDY_FLAG_UNIDIRECTIONAL,
-                                                     SPDY_MAX_STREAM_ID, 7, priority,
-                                                     sizeof block);
+                                                     SPDY_MAX_STREAM_ID, 7, priority, sizeof block);
       cr_assert_eq(n, SPDY_FRAME_HEADER_LEN + SPDY_SYN_STREAM_FIXED_LEN);
       memcpy(frame + n, block, sizeof block);
       expect_control_header(frame, n + sizeof block, version, SPDY_FRAME_SYN_STREAM);
       cr_assert_eq(frame[4], SPDY_FLAG_UNIDIRECTIONAL);
       spdy_syn_stream s;
-      cr_assert_eq(spdy_frame_decode_syn_stream(version, frame + 8, n - 8 + sizeof block, &s),
-                   0);
+      cr_assert_eq(spdy_frame_decode_syn_stream(version, frame + 8, n - 8 + sizeof block, &s), 0);
       cr_assert_eq(s.stream_id, SPDY_MAX_STREAM_ID);
       cr_assert_eq(s.associated_id, 7);
-      cr_assert_eq(s.priority, priority, "v%d: priority %u came back as %u", version,
-                   priority, s.priority);
+      cr_assert_eq(s.priority, priority, "v%d: priority %u came back as %u", version, priority,
+                   s.priority);
       cr_assert_eq(s.block_len, sizeof block);
       cr_assert_arr_eq(s.block, block, sizeof block);
     }
@@ -232,8 +229,8 @@ Test(stream_headers, syn_reply_and_headers_round_trip_in_v2_and_v3) {
       int version = versions[v];
       uint8_t frame[32];
       memset(frame, 0xee, sizeof frame); /* unused bits must be written, not left over */
-      size_t n = spdy_frame_encode_stream_headers_prefix(frame, version, types[t],
-                                                         SPDY_FLAG_FIN, 42, sizeof block);
+      size_t n = spdy_frame_encode_stream_headers_prefix(frame, version, types[t], SPDY_FLAG_FIN,
+                                                         42, sizeof block);
       cr_assert_eq(n, SPDY_FRAME_HEADER_LEN + (size_t)SPDY_SYN_REPLY_FIXED_LEN(version));
       if (version == 2) cr_assert(frame[12] == 0 && frame[13] == 0, "v2 unused bits not 0");
       memcpy(frame + n, block, sizeof block);
@@ -316,8 +313,8 @@ Test(rst_stream, rejects_every_length_but_8) {
     uint8_t *in = exact_copy(payload, len);
     int32_t stream_id = 77;
     uint32_t status = 77;
-    cr_assert_eq(spdy_frame_decode_rst_stream(in, len, &stream_id, &status),
-                 SPDY_ERR_PROTOCOL, "%zu-byte RST_STREAM accepted", len);
+    cr_assert_eq(spdy_frame_decode_rst_stream(in, len, &stream_id, &status), SPDY_ERR_PROTOCOL,
+                 "%zu-byte RST_STREAM accepted", len);
     cr_assert(stream_id == 77 && status == 77, "outputs written on error");
     free(in);
   }
@@ -327,8 +324,8 @@ Test(rst_stream, rejects_every_length_but_8) {
 
 Test(settings, v2_entry_id_is_little_endian_then_flags) {
   /* MAX_CONCURRENT_STREAMS = 100, PERSIST_VALUE: id bytes 04 00 00, flags 01. */
-  const uint8_t payload[12] = {0x00, 0x00, 0x00, 0x01, 0x04, 0x00, 0x00, 0x01,
-                               0x00, 0x00, 0x00, 0x64};
+  const uint8_t payload[12] = {0x00, 0x00, 0x00, 0x01, 0x04, 0x00,
+                               0x00, 0x01, 0x00, 0x00, 0x00, 0x64};
   uint8_t *in = exact_copy(payload, sizeof payload);
   uint32_t count = 0;
   cr_assert_eq(spdy_frame_decode_settings(in, sizeof payload, &count), 0);
@@ -343,8 +340,8 @@ Test(settings, v2_entry_id_is_little_endian_then_flags) {
 
 Test(settings, v3_entry_is_flags_then_big_endian_id) {
   /* INITIAL_WINDOW_SIZE = 65536, PERSISTED: flags 02, id bytes 00 00 07. */
-  const uint8_t payload[12] = {0x00, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x07,
-                               0x00, 0x01, 0x00, 0x00};
+  const uint8_t payload[12] = {0x00, 0x00, 0x00, 0x01, 0x02, 0x00,
+                               0x00, 0x07, 0x00, 0x01, 0x00, 0x00};
   uint8_t *in = exact_copy(payload, sizeof payload);
   uint32_t count = 0;
   cr_assert_eq(spdy_frame_decode_settings(in, sizeof payload, &count), 0);
@@ -358,8 +355,8 @@ Test(settings, v3_entry_is_flags_then_big_endian_id) {
 }
 
 Test(settings, encoder_writes_v2_and_v3_entry_layouts) {
-  const spdy_setting one = {SPDY_SETTINGS_MAX_CONCURRENT_STREAMS,
-                            SPDY_SETTINGS_FLAG_PERSIST_VALUE, 100};
+  const spdy_setting one = {SPDY_SETTINGS_MAX_CONCURRENT_STREAMS, SPDY_SETTINGS_FLAG_PERSIST_VALUE,
+                            100};
   uint8_t v2[20], v3[20];
   cr_assert_eq(spdy_frame_encode_settings(v2, 2, 0, &one, 1), 20);
   cr_assert_eq(spdy_frame_encode_settings(v3, 3, 0, &one, 1), 20);
@@ -377,8 +374,8 @@ Test(settings, round_trip_in_v2_and_v3_keeps_every_id_byte) {
       {SPDY_SETTINGS_CLIENT_CERTIFICATE_VECTOR_SIZE, SPDY_SETTINGS_FLAG_PERSIST_VALUE, 0}};
   for (size_t v = 0; v < N_VERSIONS; v++) {
     uint8_t frame[64];
-    size_t n = spdy_frame_encode_settings(frame, versions[v],
-                                          SPDY_SETTINGS_FLAG_CLEAR_SETTINGS, in, 3);
+    size_t n =
+        spdy_frame_encode_settings(frame, versions[v], SPDY_SETTINGS_FLAG_CLEAR_SETTINGS, in, 3);
     cr_assert_eq(n, 8 + 4 + 8 * 3);
     expect_control_header(frame, n, versions[v], SPDY_FRAME_SETTINGS);
     cr_assert_eq(frame[4], SPDY_SETTINGS_FLAG_CLEAR_SETTINGS);
@@ -388,8 +385,8 @@ Test(settings, round_trip_in_v2_and_v3_keeps_every_id_byte) {
     for (uint32_t i = 0; i < count; i++) {
       spdy_setting out;
       spdy_frame_settings_entry(versions[v], frame + 8, i, &out);
-      cr_assert_eq(out.id, in[i].id, "v%d entry %u: id 0x%x came back as 0x%x", versions[v],
-                   i, in[i].id, out.id);
+      cr_assert_eq(out.id, in[i].id, "v%d entry %u: id 0x%x came back as 0x%x", versions[v], i,
+                   in[i].id, out.id);
       cr_assert_eq(out.flags, in[i].flags);
       cr_assert_eq(out.value, in[i].value);
     }
@@ -422,8 +419,8 @@ Test(settings, rejects_every_truncated_length) {
 }
 
 Test(settings, rejects_count_larger_than_entries) {
-  const uint8_t payload[12] = {0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x04,
-                               0x00, 0x00, 0x00, 0x64};
+  const uint8_t payload[12] = {0x00, 0x00, 0x00, 0x02, 0x00, 0x00,
+                               0x00, 0x04, 0x00, 0x00, 0x00, 0x64};
   uint8_t *in = exact_copy(payload, sizeof payload);
   uint32_t count;
   cr_assert_eq(spdy_frame_decode_settings(in, sizeof payload, &count), SPDY_ERR_PROTOCOL);
@@ -434,13 +431,11 @@ Test(settings, rejects_bytes_beyond_the_counted_entries) {
   const uint8_t payload[20] = {0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00,
                                0x00, 0x64, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x01};
   uint32_t count;
-  cr_assert_eq(spdy_frame_decode_settings(payload, sizeof payload, &count),
-               SPDY_ERR_PROTOCOL);
+  cr_assert_eq(spdy_frame_decode_settings(payload, sizeof payload, &count), SPDY_ERR_PROTOCOL);
 }
 
 Test(settings, rejects_a_partial_entry) {
-  const uint8_t payload[11] = {0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x04,
-                               0x00, 0x00, 0x00};
+  const uint8_t payload[11] = {0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00};
   uint8_t *in = exact_copy(payload, sizeof payload);
   uint32_t count;
   cr_assert_eq(spdy_frame_decode_settings(in, sizeof payload, &count), SPDY_ERR_PROTOCOL);
@@ -451,10 +446,10 @@ Test(settings, rejects_counts_whose_size_wraps_in_32_bits) {
   /* 4 + 8 * 0x20000000 is 4 modulo 2^32, and 4 + 8 * 0x20000001 is 12: a decoder that
    * computes the expected length in 32 bits would accept these. */
   const uint8_t zero_entries[4] = {0x20, 0x00, 0x00, 0x00};
-  const uint8_t one_entry[12] = {0x20, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x04,
-                                 0x00, 0x00, 0x00, 0x64};
-  const uint8_t max_count[12] = {0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x04,
-                                 0x00, 0x00, 0x00, 0x64};
+  const uint8_t one_entry[12] = {0x20, 0x00, 0x00, 0x01, 0x00, 0x00,
+                                 0x00, 0x04, 0x00, 0x00, 0x00, 0x64};
+  const uint8_t max_count[12] = {0xff, 0xff, 0xff, 0xff, 0x00, 0x00,
+                                 0x00, 0x04, 0x00, 0x00, 0x00, 0x64};
   uint32_t count = 77;
   cr_assert_eq(spdy_frame_decode_settings(zero_entries, 4, &count), SPDY_ERR_PROTOCOL);
   cr_assert_eq(spdy_frame_decode_settings(one_entry, 12, &count), SPDY_ERR_PROTOCOL);
@@ -472,8 +467,7 @@ Test(noop, encodes_as_v2_type_5_with_empty_payload) {
 }
 
 Test(ping, v2_spec_bytes_decode) {
-  const uint8_t wire[12] = {0x80, 0x02, 0x00, 0x06, 0x00, 0x00, 0x00, 0x04,
-                            0x00, 0x00, 0x00, 0x01};
+  const uint8_t wire[12] = {0x80, 0x02, 0x00, 0x06, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x01};
   spdy_frame_hd hd;
   spdy_frame_hd_decode(wire, &hd);
   cr_assert(hd.is_control && hd.version == 2 && hd.type == SPDY_FRAME_PING);
@@ -502,8 +496,8 @@ Test(ping, rejects_every_length_but_4) {
     if (len == 4) continue;
     uint8_t *in = exact_copy(payload, len);
     uint32_t id = 77;
-    cr_assert_eq(spdy_frame_decode_ping(in, len, &id), SPDY_ERR_PROTOCOL,
-                 "%zu-byte PING accepted", len);
+    cr_assert_eq(spdy_frame_decode_ping(in, len, &id), SPDY_ERR_PROTOCOL, "%zu-byte PING accepted",
+                 len);
     cr_assert_eq(id, 77);
     free(in);
   }
@@ -524,8 +518,7 @@ Test(goaway, v3_spec_bytes_carry_last_good_id_and_status) {
 }
 
 Test(goaway, v2_spec_bytes_carry_last_good_id_only) {
-  const uint8_t wire[12] = {0x80, 0x02, 0x00, 0x07, 0x00, 0x00, 0x00, 0x04,
-                            0x00, 0x00, 0x00, 0x0b};
+  const uint8_t wire[12] = {0x80, 0x02, 0x00, 0x07, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x0b};
   uint8_t out[12];
   cr_assert_eq(spdy_frame_encode_goaway(out, 2, 11, SPDY_GOAWAY_PROTOCOL_ERROR), 12);
   cr_assert_arr_eq(out, wire, 12, "v2 GOAWAY has no status field");
@@ -553,17 +546,16 @@ Test(goaway, round_trips_in_v2_and_v3) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
     int version = versions[v];
     uint8_t frame[16];
-    size_t n = spdy_frame_encode_goaway(frame, version, SPDY_MAX_STREAM_ID,
-                                        SPDY_GOAWAY_INTERNAL_ERROR);
+    size_t n =
+        spdy_frame_encode_goaway(frame, version, SPDY_MAX_STREAM_ID, SPDY_GOAWAY_INTERNAL_ERROR);
     cr_assert_eq(n, version == 2 ? 12u : 16u);
     expect_control_header(frame, n, version, SPDY_FRAME_GOAWAY);
     int32_t last_good_id;
     uint32_t status;
-    cr_assert_eq(spdy_frame_decode_goaway(version, frame + 8, n - 8, &last_good_id, &status),
-                 0);
+    cr_assert_eq(spdy_frame_decode_goaway(version, frame + 8, n - 8, &last_good_id, &status), 0);
     cr_assert_eq(last_good_id, SPDY_MAX_STREAM_ID);
-    cr_assert_eq(status, version == 2 ? (uint32_t)SPDY_GOAWAY_OK
-                                      : (uint32_t)SPDY_GOAWAY_INTERNAL_ERROR);
+    cr_assert_eq(status,
+                 version == 2 ? (uint32_t)SPDY_GOAWAY_OK : (uint32_t)SPDY_GOAWAY_INTERNAL_ERROR);
   }
 }
 
@@ -575,10 +567,9 @@ Test(goaway, rejects_wrong_lengths_in_v2_and_v3) {
     uint32_t status = 77;
     int rc2 = spdy_frame_decode_goaway(2, in, len, &last_good_id, &status);
     int rc3 = spdy_frame_decode_goaway(3, in, len, &last_good_id, &status);
-    cr_assert_eq(rc2, (len == 4 || len == 8) ? 0 : SPDY_ERR_PROTOCOL,
-                 "v2 %zu-byte GOAWAY: got %d", len, rc2);
-    cr_assert_eq(rc3, len == 8 ? 0 : SPDY_ERR_PROTOCOL, "v3 %zu-byte GOAWAY: got %d", len,
-                 rc3);
+    cr_assert_eq(rc2, (len == 4 || len == 8) ? 0 : SPDY_ERR_PROTOCOL, "v2 %zu-byte GOAWAY: got %d",
+                 len, rc2);
+    cr_assert_eq(rc3, len == 8 ? 0 : SPDY_ERR_PROTOCOL, "v3 %zu-byte GOAWAY: got %d", len, rc3);
     free(in);
   }
 }
@@ -619,8 +610,8 @@ Test(window_update, rejects_every_length_but_8) {
     uint8_t *in = exact_copy(payload, len);
     int32_t stream_id = 77;
     uint32_t delta = 77;
-    cr_assert_eq(spdy_frame_decode_window_update(in, len, &stream_id, &delta),
-                 SPDY_ERR_PROTOCOL, "%zu-byte WINDOW_UPDATE accepted", len);
+    cr_assert_eq(spdy_frame_decode_window_update(in, len, &stream_id, &delta), SPDY_ERR_PROTOCOL,
+                 "%zu-byte WINDOW_UPDATE accepted", len);
     cr_assert(stream_id == 77 && delta == 77);
     free(in);
   }
@@ -629,9 +620,8 @@ Test(window_update, rejects_every_length_but_8) {
 /* ---- CREDENTIAL -------------------------------------------------------------------- */
 
 /* Slot 1, proof "pf", one certificate "abc". */
-static const uint8_t credential_payload[] = {0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 'p',
-                                             'f',  0x00, 0x00, 0x00, 0x03, 'a',  'b',
-                                             'c'};
+static const uint8_t credential_payload[] = {0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 'p', 'f',
+                                             0x00, 0x00, 0x00, 0x03, 'a',  'b',  'c'};
 
 Test(credential, spec_layout_decodes) {
   uint8_t *in = exact_copy(credential_payload, sizeof credential_payload);

@@ -79,11 +79,13 @@ Test(session, stream_user_data_is_readable_in_on_stream_close) {
   cr_assert_eq(spdy_callbacks_new(&callbacks), 0);
   spdy_callbacks_set_on_stream_close(callbacks, read_user_data_on_close);
   spdy_session *client;
-  cr_assert_eq(spdy_session_new(&client, SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, callbacks,
-                                options, NULL),
-               0);
-  spdy_header request[] = {{":method", 7, "GET", 3},       {":path", 5, "/", 1},
-                           {":version", 8, "HTTP/1.1", 8}, {":host", 5, "h", 1},
+  cr_assert_eq(
+      spdy_session_new(&client, SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, callbacks, options, NULL),
+      0);
+  spdy_header request[] = {{":method", 7, "GET", 3},
+                           {":path", 5, "/", 1},
+                           {":version", 8, "HTTP/1.1", 8},
+                           {":host", 5, "h", 1},
                            {":scheme", 7, "https", 5}};
   int32_t id = spdy_submit_request(client, 3, request, 5, NULL, NULL, &user_data_seen);
   cr_assert_gt(id, 0);

@@ -651,12 +651,14 @@ Test(streams, resets_submitted_during_recv_count_against_the_flood_cap) {
   cr_assert_eq(spdy_callbacks_new(&callbacks), 0);
   spdy_callbacks_set_on_begin_headers(callbacks, refuse_every_push);
   spdy_session *client;
-  cr_assert_eq(spdy_session_new(&client, SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, callbacks,
-                                options, NULL),
-               0);
+  cr_assert_eq(
+      spdy_session_new(&client, SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, callbacks, options, NULL),
+      0);
   test_peer *server = test_peer_new(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_SERVER, NULL);
-  spdy_header request[] = {{":method", 7, "GET", 3},       {":path", 5, "/", 1},
-                           {":version", 8, "HTTP/1.1", 8}, {":host", 5, "h", 1},
+  spdy_header request[] = {{":method", 7, "GET", 3},
+                           {":path", 5, "/", 1},
+                           {":version", 8, "HTTP/1.1", 8},
+                           {":host", 5, "h", 1},
                            {":scheme", 7, "https", 5}};
   int32_t id = spdy_submit_request(client, 3, request, 5, NULL, NULL, NULL);
   cr_assert_gt(id, 0);
@@ -665,8 +667,8 @@ Test(streams, resets_submitted_during_recv_count_against_the_flood_cap) {
   cr_assert_gt(n, 0);
   cr_assert_eq(test_feed(server, buf, (size_t)n, sizeof(buf)), n);
   /* The server pushes 200 resources; the client refuses each but never sends. */
-  spdy_header push_request[] = {{":scheme", 7, "https", 5}, {":host", 5, "h", 1},
-                                {":path", 5, "/p", 2}};
+  spdy_header push_request[] = {
+      {":scheme", 7, "https", 5}, {":host", 5, "h", 1}, {":path", 5, "/p", 2}};
   spdy_header push_response[] = {{":status", 7, "200", 3}, {":version", 8, "HTTP/1.1", 8}};
   for (int i = 0; i < 200; i++)
     cr_assert_gt(spdy_submit_push(server->session, id, 5, push_request, 3, push_response, 2, NULL,
@@ -676,8 +678,7 @@ Test(streams, resets_submitted_during_recv_count_against_the_flood_cap) {
   uint8_t *pushes = test_drain(server, &len);
   int64_t rv = spdy_session_recv(client, pushes, len);
   free(pushes);
-  cr_assert_eq(rv, SPDY_ERR_FLOOD, "recv returned %lld, expected SPDY_ERR_FLOOD",
-               (long long)rv);
+  cr_assert_eq(rv, SPDY_ERR_FLOOD, "recv returned %lld, expected SPDY_ERR_FLOOD", (long long)rv);
   spdy_session_del(client);
   test_peer_del(server);
   spdy_callbacks_del(callbacks);

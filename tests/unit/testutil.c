@@ -60,8 +60,7 @@ size_t test_alloc_live(void) { return stats.live_blocks; }
 void test_alloc_fail_after(size_t n) { fail_countdown = n; }
 
 void test_alloc_install(spdy_options *options) {
-  spdy_options_set_allocator(options, test_alloc_malloc, test_alloc_realloc, test_alloc_free,
-                             NULL);
+  spdy_options_set_allocator(options, test_alloc_malloc, test_alloc_realloc, test_alloc_free, NULL);
 }
 
 void test_alloc_mem(spdy_mem *mem) {
