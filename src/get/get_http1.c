@@ -197,8 +197,24 @@ size_t get_http1_read(get_conn *conn, const uint8_t *data, size_t len) {
 void get_http1_closed(get_conn *conn, int status) {
   get_job *job = conn->http1.job;
   if (!job) return;
-  /* A response delimited by the connection's end completes here (on_message_complete). */
-  if (status == UV_EOF) (void)llhttp_finish(&conn->http1.parser);
+  if (status == UV_EOF) {
+    /* A response delimited by the connection's end completes here (on_message_complete)
+     * — but over TLS only when the server ended with close_notify: a bare FIN may be an
+     * attacker cutting the body short. */
+    const llhttp_t *parser = &conn->http1.parser;
+    int close_delimited = job->status != 0 && !(parser->flags & (F_CONTENT_LENGTH | F_CHUNKED));
+    if (close_delimited && job->state == JOB_ACTIVE && io_conn_is_tls(conn->io) &&
+        !io_conn_peer_closed_cleanly(conn->io)) {
+      conn->http1.job = NULL;
+      job->conn = NULL;
+      get_job_fail(job,
+                   "connection closed without TLS close_notify after %llu bytes: the body "
+                   "may be truncated",
+                   (unsigned long long)job->bytes);
+      return;
+    }
+    (void)llhttp_finish(&conn->http1.parser);
+  }
   conn->http1.job = NULL;
   if (job->state != JOB_ACTIVE) return;
   job->conn = NULL;

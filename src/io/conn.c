@@ -71,7 +71,8 @@ struct io_conn {
   int shutdown_sent; /* TLS close_notify queued */
   int fin_sent;      /* uv_shutdown requested */
   int idle_active;
-  int peer_eof; /* the peer finished sending */
+  int peer_eof;  /* the peer finished sending */
+  int clean_eof; /* ...and said so properly: TLS close_notify (or a FIN without TLS) */
 
   io_buf out_plain;     /* appended plaintext not yet encrypted / written */
   io_buf out_wire;      /* ciphertext not yet written (TLS only) */
@@ -284,6 +285,7 @@ static void conn_deliver(io_conn *c) {
     int err = SSL_get_error(c->ssl, n);
     if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) break;
     if (err == SSL_ERROR_ZERO_RETURN) { /* close_notify */
+      c->clean_eof = 1;
       if (c->cb.on_eof) {
         c->cb.on_eof(c, c->user);
       } else {
@@ -336,6 +338,7 @@ static void on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf) {
 
 static void on_peer_eof(io_conn *c) {
   c->peer_eof = 1;
+  if (!c->ssl) c->clean_eof = 1; /* with TLS only close_notify counts (see above) */
   uv_read_stop((uv_stream_t *)&c->tcp);
   c->reading = 0;
   if (c->state == STATE_LINGER) {
@@ -872,3 +875,5 @@ uint64_t io_conn_bytes_in(const io_conn *c) { return c->bytes_in; }
 uint64_t io_conn_bytes_out(const io_conn *c) {
   return c->ssl ? c->tls_plain_written : c->bytes_out;
 }
+
+int io_conn_peer_closed_cleanly(const io_conn *conn) { return conn->clean_eof; }

@@ -215,6 +215,12 @@ void io_conn_abort(io_conn *conn, int status);
 /* After on_open: the protocol and how it was chosen. */
 io_proto io_conn_protocol(const io_conn *conn);
 io_negotiation io_conn_negotiation(const io_conn *conn);
+/* 1 when the peer ended its side properly: with TLS, a close_notify alert; without, a
+ * TCP FIN. 0 before that, and when a TLS peer's FIN came without close_notify — then a
+ * body delimited by the connection's end may have been cut short by an attacker.
+ * Valid in on_eof and on_close. */
+int io_conn_peer_closed_cleanly(const io_conn *conn);
+
 /* 1 when the connection uses TLS. */
 int io_conn_is_tls(const io_conn *conn);
 /* "TLSv1.3", "TLSv1.2" ... or "none". Valid while the connection lives. */

@@ -153,8 +153,6 @@ tls_truncated_http1) # cut without close_notify after 5,000 of 100,000 bytes
   get -o body --cacert certs/ca.pem "$URL/truncated"
   expect_failure "$URL/truncated" "closed before the response ended" ;;
 tls_truncated_http1_close_delimited) # no Content-Length: only close_notify says the body ended
-  # Not registered in CMakeLists.txt yet: src/io reports a TCP FIN without close_notify
-  # exactly like close_notify, so speedy cannot tell this truncation from the real end.
   tls_server truncate-http1 --no-length
   get -o body --cacert certs/ca.pem "$URL/truncated"
   expect_failure "$URL/truncated" "close_notify" ;;
