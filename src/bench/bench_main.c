@@ -17,6 +17,9 @@
 
 #include "bench.h"
 #include "bench_int.h"
+#include "cli.h"
+
+#define BENCH_PROGRAM "speedy bench"
 
 #define DEFAULT_REQUESTS 1000
 #define DEFAULT_MAX_TIME_N 600.0 /* seconds, with -n */
@@ -71,27 +74,6 @@ static void usage(FILE *f) {
           "counted), 2 bad usage.\n",
           BENCH_MAX_CONNECTIONS, BENCH_MAX_STREAMS, DEFAULT_REQUESTS, DEFAULT_MAX_TIME_N,
           DEFAULT_STREAM_WINDOW, DEFAULT_SESSION_WINDOW);
-}
-
-static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int bad_usage(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "speedy bench: ");
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, " (try 'speedy bench --help')\n");
-  va_end(ap);
-  return 2;
-}
-
-static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out) {
-  char *end;
-  errno = 0;
-  if (*s < '0' || *s > '9') return -1;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || *end != '\0' || v < min || v > max) return -1;
-  *out = v;
-  return 0;
 }
 
 static int parse_seconds(const char *s, double min, double max, double *out) {
@@ -161,7 +143,7 @@ static int parse_url(bench_options *opt, const char *url, char *err, size_t err_
     }
   if (port_str) {
     uint64_t v;
-    if (parse_u64(port_str, 1, 65535, &v) != 0) {
+    if (cli_parse_u64(port_str, 1, 65535, &v) != 0) {
       snprintf(err, err_len, "bad port");
       return -1;
     }
@@ -214,7 +196,7 @@ static int parse_resolve(bench_options *opt, const char *arg) {
   if (port_len == 0 || port_len >= sizeof(port)) return -1;
   memcpy(port, c1 + 1, port_len);
   port[port_len] = '\0';
-  if (parse_u64(port, 1, 65535, &v) != 0) return -1;
+  if (cli_parse_u64(port, 1, 65535, &v) != 0) return -1;
   opt->resolve_port = (int)v;
   const char *addr = c2 + 1;
   size_t n = strlen(addr);
@@ -312,37 +294,41 @@ static int parse_options(bench_options *opt, int argc, char **argv) {
   while ((c = getopt_long(argc, argv, "c:m:n:D:t:kqhV", long_options, NULL)) != -1) {
     switch (c) {
     case 'c':
-      if (parse_u64(optarg, 1, BENCH_MAX_CONNECTIONS, &v)) return bad_usage("bad -c '%s'", optarg);
+      if (cli_parse_u64(optarg, 1, BENCH_MAX_CONNECTIONS, &v))
+        return cli_usage_error(BENCH_PROGRAM, "bad -c '%s'", optarg);
       opt->connections = (int)v;
       break;
     case 'm':
-      if (parse_u64(optarg, 1, BENCH_MAX_STREAMS, &v)) return bad_usage("bad -m '%s'", optarg);
+      if (cli_parse_u64(optarg, 1, BENCH_MAX_STREAMS, &v))
+        return cli_usage_error(BENCH_PROGRAM, "bad -m '%s'", optarg);
       opt->streams = (int)v;
       break;
     case 'n':
-      if (parse_u64(optarg, 1, UINT64_C(1) << 40, &v)) return bad_usage("bad -n '%s'", optarg);
+      if (cli_parse_u64(optarg, 1, UINT64_C(1) << 40, &v))
+        return cli_usage_error(BENCH_PROGRAM, "bad -n '%s'", optarg);
       opt->requests = v;
       have_n = 1;
       break;
     case 'D':
       if (parse_seconds(optarg, 0.001, 86400, &opt->duration_s))
-        return bad_usage("bad -D '%s' (seconds)", optarg);
+        return cli_usage_error(BENCH_PROGRAM, "bad -D '%s' (seconds)", optarg);
       break;
     case 't':
-      if (parse_u64(optarg, 1, BENCH_MAX_THREADS, &v)) return bad_usage("bad -t '%s'", optarg);
+      if (cli_parse_u64(optarg, 1, BENCH_MAX_THREADS, &v))
+        return cli_usage_error(BENCH_PROGRAM, "bad -t '%s'", optarg);
       opt->threads = (int)v;
       break;
     case OPT_RATE:
       if (parse_seconds(optarg, 0.001, 1e8, &opt->rate))
-        return bad_usage("bad --rate '%s' (requests per second)", optarg);
+        return cli_usage_error(BENCH_PROGRAM, "bad --rate '%s' (requests per second)", optarg);
       break;
     case OPT_WARMUP:
       if (parse_seconds(optarg, 0, 3600, &opt->warmup_s))
-        return bad_usage("bad --warmup '%s'", optarg);
+        return cli_usage_error(BENCH_PROGRAM, "bad --warmup '%s'", optarg);
       break;
     case OPT_MAX_TIME:
       if (parse_seconds(optarg, 0.001, 86400, &opt->max_time_s))
-        return bad_usage("bad --max-time '%s'", optarg);
+        return cli_usage_error(BENCH_PROGRAM, "bad --max-time '%s'", optarg);
       have_max_time = 1;
       break;
     case OPT_SPDY:
@@ -353,7 +339,7 @@ static int parse_options(bench_options *opt, int argc, char **argv) {
       else if (strcmp(optarg, "2") == 0)
         opt->spdy = IO_PROTO_SPDY2;
       else
-        return bad_usage("--spdy must be 3.1, 3 or 2, not '%s'", optarg);
+        return cli_usage_error(BENCH_PROGRAM, "--spdy must be 3.1, 3 or 2, not '%s'", optarg);
       break;
     case OPT_HTTP1:
       opt->http1 = 1;
@@ -362,12 +348,13 @@ static int parse_options(bench_options *opt, int argc, char **argv) {
       opt->npn = 1;
       break;
     case OPT_WINDOW:
-      if (parse_u64(optarg, 65536, 0x7fffffff, &v)) return bad_usage("bad --window '%s'", optarg);
+      if (cli_parse_u64(optarg, 65536, 0x7fffffff, &v))
+        return cli_usage_error(BENCH_PROGRAM, "bad --window '%s'", optarg);
       opt->stream_window = (uint32_t)v;
       break;
     case OPT_SESSION_WINDOW:
-      if (parse_u64(optarg, 65536, 0x7fffffff, &v))
-        return bad_usage("bad --session-window '%s'", optarg);
+      if (cli_parse_u64(optarg, 65536, 0x7fffffff, &v))
+        return cli_usage_error(BENCH_PROGRAM, "bad --session-window '%s'", optarg);
       opt->session_window = (uint32_t)v;
       break;
     case 'k':
@@ -378,15 +365,16 @@ static int parse_options(bench_options *opt, int argc, char **argv) {
       break;
     case OPT_RESOLVE:
       if (parse_resolve(opt, optarg))
-        return bad_usage("bad --resolve '%s' (HOST:PORT:ADDR)", optarg);
+        return cli_usage_error(BENCH_PROGRAM, "bad --resolve '%s' (HOST:PORT:ADDR)", optarg);
       break;
     case OPT_CONNECT_TIMEOUT:
       if (parse_seconds(optarg, 0.001, 3600, &d))
-        return bad_usage("bad --connect-timeout '%s'", optarg);
+        return cli_usage_error(BENCH_PROGRAM, "bad --connect-timeout '%s'", optarg);
       opt->connect_timeout_ms = (uint32_t)(d * 1000);
       break;
     case OPT_VERIFY_EVERY:
-      if (parse_u64(optarg, 0, 1u << 30, &v)) return bad_usage("bad --verify-every '%s'", optarg);
+      if (cli_parse_u64(optarg, 0, 1u << 30, &v))
+        return cli_usage_error(BENCH_PROGRAM, "bad --verify-every '%s'", optarg);
       opt->verify_every = (uint32_t)v;
       break;
     case OPT_JSON:
@@ -397,7 +385,7 @@ static int parse_options(bench_options *opt, int argc, char **argv) {
       break;
     case OPT_HOLD:
       if (parse_seconds(optarg, 0, 86400, &opt->hold_s))
-        return bad_usage("bad --hold '%s'", optarg);
+        return cli_usage_error(BENCH_PROGRAM, "bad --hold '%s'", optarg);
       break;
     case OPT_READY_FILE:
       opt->ready_file = optarg;
@@ -409,15 +397,19 @@ static int parse_options(bench_options *opt, int argc, char **argv) {
       printf("speedy bench %s (libspdy %s)\n", SPEEDY_BENCH_VERSION, spdy_version());
       return -1;
     default:
-      return bad_usage("%s", "unknown option");
+      return cli_usage_error(BENCH_PROGRAM, "%s", "unknown option");
     }
   }
-  if (optind >= argc) return bad_usage("%s", "no URL given");
-  if (argc - optind > BENCH_MAX_PATHS) return bad_usage("at most %d URLs", BENCH_MAX_PATHS);
-  if (have_n && opt->duration_s > 0) return bad_usage("%s", "-n and -D exclude each other");
-  if (opt->http1 && opt->spdy) return bad_usage("%s", "--http1 and --spdy exclude each other");
+  if (optind >= argc) return cli_usage_error(BENCH_PROGRAM, "%s", "no URL given");
+  if (argc - optind > BENCH_MAX_PATHS)
+    return cli_usage_error(BENCH_PROGRAM, "at most %d URLs", BENCH_MAX_PATHS);
+  if (have_n && opt->duration_s > 0)
+    return cli_usage_error(BENCH_PROGRAM, "%s", "-n and -D exclude each other");
+  if (opt->http1 && opt->spdy)
+    return cli_usage_error(BENCH_PROGRAM, "%s", "--http1 and --spdy exclude each other");
   if (opt->threads > opt->connections)
-    return bad_usage("-t %d needs at least as many connections (-c)", opt->threads);
+    return cli_usage_error(BENCH_PROGRAM, "-t %d needs at least as many connections (-c)",
+                           opt->threads);
   if (opt->duration_s == 0 && !have_n) opt->requests = DEFAULT_REQUESTS;
   if (!have_max_time)
     opt->max_time_s =
@@ -425,7 +417,7 @@ static int parse_options(bench_options *opt, int argc, char **argv) {
   for (int i = optind; i < argc; i++) {
     char err[200];
     if (parse_url(opt, argv[i], err, sizeof(err)) != 0)
-      return bad_usage("bad URL '%s': %s", argv[i], err);
+      return cli_usage_error(BENCH_PROGRAM, "bad URL '%s': %s", argv[i], err);
   }
   return 0;
 }

@@ -11,8 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "get.h"
 #include "get_int.h"
+
+#define GET_PROGRAM "speedy get"
 
 #define DEFAULT_STREAM_WINDOW (2u << 20)
 #define DEFAULT_SESSION_WINDOW (10u << 20)
@@ -64,24 +67,11 @@ static void usage(FILE *f) {
           GET_MAX_CONNS, DEFAULT_MAX_PUSHES, DEFAULT_STREAM_WINDOW, DEFAULT_SESSION_WINDOW);
 }
 
-static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int bad_usage(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "speedy get: ");
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, " (try 'speedy get --help')\n");
-  va_end(ap);
-  return 2;
-}
-
 /* Parses a non-negative integer option within [min, max]. */
 static int parse_uint(const char *s, unsigned long min, unsigned long max, unsigned long *out) {
-  char *end;
-  errno = 0;
-  unsigned long v = strtoul(s, &end, 10);
-  if (errno || *s == '\0' || *s == '-' || *end != '\0' || v < min || v > max) return -1;
-  *out = v;
+  uint64_t value;
+  if (cli_parse_u64(s, min, max, &value) != 0) return -1;
+  *out = (unsigned long)value;
   return 0;
 }
 
@@ -189,49 +179,51 @@ static int parse_options(get_options *opt, int argc, char **argv) {
       else if (strcmp(optarg, "2") == 0)
         opt->spdy = IO_PROTO_SPDY2;
       else
-        return bad_usage("--spdy must be 3.1, 3 or 2, not '%s'", optarg);
+        return cli_usage_error(GET_PROGRAM, "--spdy must be 3.1, 3 or 2, not '%s'", optarg);
       break;
     case OPT_HTTP1:
       opt->http1 = 1;
       break;
     case OPT_HTTP1_CONNS:
       if (parse_uint(optarg, 1, GET_MAX_CONNS, &v))
-        return bad_usage("bad --http1-connections '%s'", optarg);
+        return cli_usage_error(GET_PROGRAM, "bad --http1-connections '%s'", optarg);
       opt->http1_conns = (int)v;
       break;
     case OPT_PRIORITY:
       if (parse_uint(optarg, 0, 7, &v))
-        return bad_usage("--priority must be 0-7, not '%s'", optarg);
+        return cli_usage_error(GET_PROGRAM, "--priority must be 0-7, not '%s'", optarg);
       opt->priority = (int)v;
       break;
     case OPT_NO_PUSH:
       opt->no_push = 1;
       break;
     case OPT_MAX_PUSHES:
-      if (parse_uint(optarg, 0, 1000, &v)) return bad_usage("bad --max-pushes '%s'", optarg);
+      if (parse_uint(optarg, 0, 1000, &v))
+        return cli_usage_error(GET_PROGRAM, "bad --max-pushes '%s'", optarg);
       opt->max_pushes = (uint32_t)v;
       break;
     case OPT_WINDOW:
       if (parse_uint(optarg, 65536, 0x7fffffff, &v))
-        return bad_usage("bad --window '%s' (65536 to 2^31-1)", optarg);
+        return cli_usage_error(GET_PROGRAM, "bad --window '%s' (65536 to 2^31-1)", optarg);
       opt->stream_window = (uint32_t)v;
       break;
     case OPT_SESSION_WINDOW:
       if (parse_uint(optarg, 65536, 0x7fffffff, &v))
-        return bad_usage("bad --session-window '%s' (65536 to 2^31-1)", optarg);
+        return cli_usage_error(GET_PROGRAM, "bad --session-window '%s' (65536 to 2^31-1)", optarg);
       opt->session_window = (uint32_t)v;
       break;
     case 'H':
-      if (add_header(opt, optarg)) return bad_usage("bad -H '%s' (want 'Name: value')", optarg);
+      if (add_header(opt, optarg))
+        return cli_usage_error(GET_PROGRAM, "bad -H '%s' (want 'Name: value')", optarg);
       break;
     case OPT_DATA:
       if (optarg[0] != '@' || optarg[1] == '\0')
-        return bad_usage("--data takes @FILE, not '%s'", optarg);
+        return cli_usage_error(GET_PROGRAM, "--data takes @FILE, not '%s'", optarg);
       opt->data_file = optarg + 1;
       break;
     case 'o':
       if (opt->n_outputs >= (int)(sizeof(opt->outputs) / sizeof(opt->outputs[0])))
-        return bad_usage("too many -o options%s", "");
+        return cli_usage_error(GET_PROGRAM, "too many -o options%s", "");
       opt->outputs[opt->n_outputs++] = optarg;
       break;
     case 'O':
@@ -255,20 +247,23 @@ static int parse_options(get_options *opt, int argc, char **argv) {
     case OPT_RESOLVE:
       if (opt->n_resolve >= GET_MAX_RESOLVE ||
           get_resolve_parse(optarg, &opt->resolve[opt->n_resolve]))
-        return bad_usage("bad --resolve '%s' (want HOST:PORT:ADDR)", optarg);
+        return cli_usage_error(GET_PROGRAM, "bad --resolve '%s' (want HOST:PORT:ADDR)", optarg);
       opt->n_resolve++;
       break;
     case OPT_CONNECT_TIMEOUT:
-      if (parse_uint(optarg, 1, 3600, &v)) return bad_usage("bad --connect-timeout '%s'", optarg);
+      if (parse_uint(optarg, 1, 3600, &v))
+        return cli_usage_error(GET_PROGRAM, "bad --connect-timeout '%s'", optarg);
       opt->connect_timeout_ms = (uint32_t)v * 1000;
       break;
     case OPT_MAX_TIME:
-      if (parse_uint(optarg, 1, 86400, &v)) return bad_usage("bad --max-time '%s'", optarg);
+      if (parse_uint(optarg, 1, 86400, &v))
+        return cli_usage_error(GET_PROGRAM, "bad --max-time '%s'", optarg);
       opt->max_time_ms = (uint32_t)v * 1000;
       break;
     case OPT_MAX_FILESIZE:
       if (parse_size(optarg, &opt->max_filesize))
-        return bad_usage("bad --max-filesize '%s' (BYTES, or with K, M or G)", optarg);
+        return cli_usage_error(GET_PROGRAM, "bad --max-filesize '%s' (BYTES, or with K, M or G)",
+                               optarg);
       break;
     case 'h':
       usage(stdout);
@@ -277,12 +272,14 @@ static int parse_options(get_options *opt, int argc, char **argv) {
       printf("speedy get %s (libspdy %s)\n", SPEEDY_GET_VERSION, spdy_version());
       return -1;
     default:
-      return bad_usage("%s", "unknown option");
+      return cli_usage_error(GET_PROGRAM, "%s", "unknown option");
     }
   }
-  if (optind >= argc) return bad_usage("%s", "no URL given");
-  if (opt->http1 && opt->spdy) return bad_usage("%s", "--http1 and --spdy exclude each other");
-  if (opt->n_outputs > argc - optind) return bad_usage("%s", "more -o options than URLs");
+  if (optind >= argc) return cli_usage_error(GET_PROGRAM, "%s", "no URL given");
+  if (opt->http1 && opt->spdy)
+    return cli_usage_error(GET_PROGRAM, "%s", "--http1 and --spdy exclude each other");
+  if (opt->n_outputs > argc - optind)
+    return cli_usage_error(GET_PROGRAM, "%s", "more -o options than URLs");
   return 0;
 }
 

@@ -9,8 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "load.h"
 #include "load_int.h"
+
+#define LOAD_PROGRAM "speedy load"
 
 #define DEFAULT_CONNECTIONS 6
 #define DEFAULT_PIPELINE_DEPTH 4
@@ -59,23 +62,10 @@ static void usage(FILE *f) {
           DEFAULT_STREAM_WINDOW, DEFAULT_SESSION_WINDOW, DEFAULT_TIMEOUT_S);
 }
 
-static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int bad_usage(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "speedy load: ");
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, " (try 'speedy load --help')\n");
-  va_end(ap);
-  return 2;
-}
-
 static int parse_uint(const char *s, unsigned long min, unsigned long max, unsigned long *out) {
-  char *end;
-  errno = 0;
-  unsigned long v = strtoul(s, &end, 10);
-  if (errno || *s == '\0' || *s == '-' || *end != '\0' || v < min || v > max) return -1;
-  *out = v;
+  uint64_t value;
+  if (cli_parse_u64(s, min, max, &value) != 0) return -1;
+  *out = (unsigned long)value;
   return 0;
 }
 
@@ -168,14 +158,16 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
   while ((c = getopt_long(argc, argv, "kvhV", long_options, NULL)) != -1) {
     switch (c) {
     case OPT_HOST_ADDR:
-      if (addr->n_host_addr >= MAX_HOST_ADDR_OPTIONS) return bad_usage("too many --host-addr");
+      if (addr->n_host_addr >= MAX_HOST_ADDR_OPTIONS)
+        return cli_usage_error(LOAD_PROGRAM, "too many --host-addr");
       addr->host_addr[addr->n_host_addr++] = optarg;
       break;
     case OPT_ADDR_BASE:
       addr->addr_base = optarg;
       break;
     case OPT_PORT:
-      if (parse_uint(optarg, 1, 65535, &v)) return bad_usage("bad --port '%s'", optarg);
+      if (parse_uint(optarg, 1, 65535, &v))
+        return cli_usage_error(LOAD_PROGRAM, "bad --port '%s'", optarg);
       addr->port = (int)v;
       break;
     case OPT_SINGLE:
@@ -193,11 +185,12 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
       else if (strcmp(optarg, "2") == 0)
         opt->spdy = IO_PROTO_SPDY2;
       else
-        return bad_usage("--spdy must be 3.1, 3 or 2, not '%s'", optarg);
+        return cli_usage_error(LOAD_PROGRAM, "--spdy must be 3.1, 3 or 2, not '%s'", optarg);
       break;
     case OPT_CONNECTIONS:
       if (parse_uint(optarg, 1, LOAD_MAX_CONNS, &v))
-        return bad_usage("bad --connections '%s' (1 to %d)", optarg, LOAD_MAX_CONNS);
+        return cli_usage_error(LOAD_PROGRAM, "bad --connections '%s' (1 to %d)", optarg,
+                               LOAD_MAX_CONNS);
       opt->connections = (int)v;
       break;
     case OPT_DISPATCH:
@@ -206,24 +199,26 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
       else if (strcmp(optarg, "priority") == 0)
         opt->dispatch = LOAD_DISPATCH_PRIORITY;
       else
-        return bad_usage("--dispatch must be fcfs or priority, not '%s'", optarg);
+        return cli_usage_error(LOAD_PROGRAM, "--dispatch must be fcfs or priority, not '%s'",
+                               optarg);
       break;
     case OPT_PIPELINE:
       pipeline = 1;
       break;
     case OPT_PIPELINE_DEPTH:
       if (parse_uint(optarg, 1, LOAD_MAX_PIPELINE, &v))
-        return bad_usage("bad --pipeline-depth '%s' (1 to %d)", optarg, LOAD_MAX_PIPELINE);
+        return cli_usage_error(LOAD_PROGRAM, "bad --pipeline-depth '%s' (1 to %d)", optarg,
+                               LOAD_MAX_PIPELINE);
       opt->pipeline = (int)v;
       break;
     case OPT_WINDOW:
       if (parse_uint(optarg, 65536, 0x7fffffff, &v))
-        return bad_usage("bad --window '%s' (65536 to 2^31-1)", optarg);
+        return cli_usage_error(LOAD_PROGRAM, "bad --window '%s' (65536 to 2^31-1)", optarg);
       opt->stream_window = (uint32_t)v;
       break;
     case OPT_SESSION_WINDOW:
       if (parse_uint(optarg, 65536, 0x7fffffff, &v))
-        return bad_usage("bad --session-window '%s' (65536 to 2^31-1)", optarg);
+        return cli_usage_error(LOAD_PROGRAM, "bad --session-window '%s' (65536 to 2^31-1)", optarg);
       opt->session_window = (uint32_t)v;
       break;
     case OPT_TLS:
@@ -242,11 +237,13 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
       opt->har_out = optarg;
       break;
     case OPT_REPETITION:
-      if (parse_uint(optarg, 0, 1000000, &v)) return bad_usage("bad --repetition '%s'", optarg);
+      if (parse_uint(optarg, 0, 1000000, &v))
+        return cli_usage_error(LOAD_PROGRAM, "bad --repetition '%s'", optarg);
       opt->repetition = (int)v;
       break;
     case OPT_TIMEOUT:
-      if (parse_uint(optarg, 1, 86400, &v)) return bad_usage("bad --timeout '%s'", optarg);
+      if (parse_uint(optarg, 1, 86400, &v))
+        return cli_usage_error(LOAD_PROGRAM, "bad --timeout '%s'", optarg);
       opt->timeout_ms = (uint32_t)v * 1000;
       break;
     case OPT_STRICT:
@@ -262,18 +259,24 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
       printf("speedy load %s (libspdy %s)\n", SPEEDY_LOAD_VERSION, spdy_version());
       return -1;
     default:
-      return bad_usage("unknown option");
+      return cli_usage_error(LOAD_PROGRAM, "unknown option");
     }
   }
-  if (optind != argc - 1) return bad_usage(optind >= argc ? "no PLAN given" : "more than one PLAN");
+  if (optind != argc - 1)
+    return cli_usage_error(LOAD_PROGRAM, optind >= argc ? "no PLAN given" : "more than one PLAN");
   opt->plan_file = argv[optind];
   if (!pipeline) opt->pipeline = 1;
-  if (opt->http1 && spdy_given) return bad_usage("--http1 and --spdy exclude each other");
+  if (opt->http1 && spdy_given)
+    return cli_usage_error(LOAD_PROGRAM, "--http1 and --spdy exclude each other");
   if (!opt->http1 && (pipeline || opt->dispatch == LOAD_DISPATCH_PRIORITY))
-    return bad_usage("--pipeline and --dispatch apply to --http1 only (SPDY always prioritises)");
+    return cli_usage_error(
+        LOAD_PROGRAM, "--pipeline and --dispatch apply to --http1 only (SPDY always prioritises)");
   int ways = (addr->n_host_addr > 0) + (addr->addr_base != NULL) + (addr->single != NULL);
-  if (ways != 1) return bad_usage("give exactly one of --host-addr, --addr-base and --single");
-  if (addr->port && !addr->addr_base) return bad_usage("--port goes with --addr-base");
+  if (ways != 1)
+    return cli_usage_error(LOAD_PROGRAM,
+                           "give exactly one of --host-addr, --addr-base and --single");
+  if (addr->port && !addr->addr_base)
+    return cli_usage_error(LOAD_PROGRAM, "--port goes with --addr-base");
   return 0;
 }
 
@@ -285,17 +288,19 @@ static int set_addresses(load_options *opt, const addr_args *addr, const load_pl
   if (!opt->host_addr || !opt->host_addr_set) return 1;
   if (addr->single) {
     if (parse_addr_port(addr->single, &opt->single_addr))
-      return bad_usage("bad --single '%s' (want ADDR:PORT)", addr->single);
+      return cli_usage_error(LOAD_PROGRAM, "bad --single '%s' (want ADDR:PORT)", addr->single);
     opt->single = 1;
     return 0;
   }
   if (addr->addr_base) {
     struct sockaddr_in base;
     if (uv_ip4_addr(addr->addr_base, 0, &base) != 0)
-      return bad_usage("bad --addr-base '%s' (want an IPv4 address)", addr->addr_base);
+      return cli_usage_error(LOAD_PROGRAM, "bad --addr-base '%s' (want an IPv4 address)",
+                             addr->addr_base);
     uint32_t first = ntohl(base.sin_addr.s_addr);
     if ((first & 0xff) + n > 255)
-      return bad_usage("--addr-base %s leaves no room for %zu hosts", addr->addr_base, n);
+      return cli_usage_error(LOAD_PROGRAM, "--addr-base %s leaves no room for %zu hosts",
+                             addr->addr_base, n);
     for (size_t i = 0; i < n; i++) {
       struct sockaddr_in *sin = (struct sockaddr_in *)&opt->host_addr[i];
       *sin = base;
@@ -311,16 +316,18 @@ static int set_addresses(load_options *opt, const addr_args *addr, const load_pl
     char index[16];
     unsigned long h;
     if (!eq || (size_t)(eq - arg) >= sizeof(index))
-      return bad_usage("bad --host-addr '%s' (want I=ADDR:PORT)", arg);
+      return cli_usage_error(LOAD_PROGRAM, "bad --host-addr '%s' (want I=ADDR:PORT)", arg);
     memcpy(index, arg, (size_t)(eq - arg));
     index[eq - arg] = '\0';
     if (parse_uint(index, 0, n - 1, &h) || parse_addr_port(eq + 1, &opt->host_addr[h]))
-      return bad_usage("bad --host-addr '%s' (want I=ADDR:PORT with I < %zu)", arg, n);
+      return cli_usage_error(LOAD_PROGRAM, "bad --host-addr '%s' (want I=ADDR:PORT with I < %zu)",
+                             arg, n);
     opt->host_addr_set[h] = 1;
   }
   for (size_t i = 0; i < n; i++)
     if (!opt->host_addr_set[i])
-      return bad_usage("no --host-addr for host %zu (%s)", i, plan->hosts[i].name);
+      return cli_usage_error(LOAD_PROGRAM, "no --host-addr for host %zu (%s)", i,
+                             plan->hosts[i].name);
   return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "speedyd.h"
 
 enum {
@@ -177,17 +178,6 @@ static int usage_error(const char *format, ...) {
   return SPEEDYD_EXIT_USAGE;
 }
 
-/* Parses an unsigned decimal within [min, max]. Returns 0 or -1. */
-static int parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out) {
-  if (text == NULL || *text < '0' || *text > '9') return -1;
-  errno = 0;
-  char *end;
-  unsigned long long v = strtoull(text, &end, 10);
-  if (errno != 0 || *end != '\0' || v < min || v > max) return -1;
-  *out = v;
-  return 0;
-}
-
 /* "[ADDR:]PORT[,tls]": ADDR may be an IPv4 literal, a bracketed IPv6 literal or "*". */
 static int parse_listen(const char *text, speedyd_listen *out) {
   memset(out, 0, sizeof(*out));
@@ -218,7 +208,7 @@ static int parse_listen(const char *text, speedyd_listen *out) {
     }
   }
   uint64_t p;
-  if (parse_u64(port, 0, 65535, &p) != 0 || addr[0] == '\0') return -1;
+  if (cli_parse_u64(port, 0, 65535, &p) != 0 || addr[0] == '\0') return -1;
   if (strlen(addr) >= sizeof(out->addr)) return -1;
   strcpy(out->addr, addr);
   out->port = (int)p;
@@ -312,7 +302,7 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
         return usage_error("bad --upload-mode '%s': expected echo or discard", optarg);
       break;
     case OPT_UPLOAD_MAX:
-      if (parse_u64(optarg, 0, UINT64_MAX, &v) != 0)
+      if (cli_parse_u64(optarg, 0, UINT64_MAX, &v) != 0)
         return usage_error("bad --upload-max '%s'", optarg);
       config->upload_max = v;
       break;
@@ -345,29 +335,29 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
       ms = &config->shutdown_timeout_ms;
       break;
     case OPT_MAX_CONNECTIONS:
-      if (parse_u64(optarg, 1, 1000000, &v) != 0)
+      if (cli_parse_u64(optarg, 1, 1000000, &v) != 0)
         return usage_error("bad --max-connections '%s': expected 1 to 1000000", optarg);
       config->max_connections = (uint32_t)v;
       break;
     case OPT_MAX_STREAMS:
-      if (parse_u64(optarg, 1, 100000, &v) != 0)
+      if (cli_parse_u64(optarg, 1, 100000, &v) != 0)
         return usage_error("bad --max-streams '%s': expected 1 to 100000", optarg);
       config->max_streams = (uint32_t)v;
       break;
     case OPT_MAX_HEADER_BYTES:
-      if (parse_u64(optarg, 1024, 1048576, &v) != 0)
+      if (cli_parse_u64(optarg, 1024, 1048576, &v) != 0)
         return usage_error("bad --max-header-bytes '%s': expected 1024 to 1048576", optarg);
       config->max_header_bytes = (uint32_t)v;
       break;
     case OPT_MAX_CONNECTIONS_PER_ADDRESS:
-      if (parse_u64(optarg, 0, 1000000, &v) != 0)
+      if (cli_parse_u64(optarg, 0, 1000000, &v) != 0)
         return usage_error("bad --max-connections-per-address '%s': expected 0 to 1000000", optarg);
       config->max_connections_per_address = (uint32_t)v;
       break;
     case OPT_MAX_MEMORY:
     case OPT_MAX_CONNECTION_MEMORY:
       /* 0 (no limit) or at least 1 MiB: less could not hold one SPDY session. */
-      if (parse_u64(optarg, 0, UINT64_MAX, &v) != 0 || (v != 0 && v < 1048576))
+      if (cli_parse_u64(optarg, 0, UINT64_MAX, &v) != 0 || (v != 0 && v < 1048576))
         return usage_error("bad --%s '%s': expected 0 or at least 1048576 bytes",
                            opt == OPT_MAX_MEMORY ? "max-memory" : "max-connection-memory", optarg);
       if (opt == OPT_MAX_MEMORY)
@@ -376,7 +366,7 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
         config->max_connection_memory = v;
       break;
     case OPT_DATA_FRAME_SIZE:
-      if (parse_u64(optarg, 1, 16777215, &v) != 0)
+      if (cli_parse_u64(optarg, 1, 16777215, &v) != 0)
         return usage_error("bad --data-frame-size '%s': expected 1 to 16777215", optarg);
       config->data_frame_size = (uint32_t)v;
       break;
@@ -399,7 +389,7 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
       config->replay_file = optarg;
       break;
     case OPT_REPLAY_HOST_INDEX:
-      if (parse_u64(optarg, 0, 65535, &v) != 0)
+      if (cli_parse_u64(optarg, 0, 65535, &v) != 0)
         return usage_error("bad --replay-host-index '%s': expected 0 to 65535", optarg);
       config->replay_host_index = (int)v;
       break;
@@ -415,12 +405,12 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
       config->tls_no_resumption = 1;
       break;
     case OPT_FILE_CACHE:
-      if (parse_u64(optarg, 0, UINT64_MAX / 2, &v) != 0)
+      if (cli_parse_u64(optarg, 0, UINT64_MAX / 2, &v) != 0)
         return usage_error("bad --file-cache '%s': expected bytes", optarg);
       config->file_cache = v;
       break;
     case OPT_WORKERS:
-      if (parse_u64(optarg, 0, SPEEDYD_MAX_WORKERS, &v) != 0)
+      if (cli_parse_u64(optarg, 0, SPEEDYD_MAX_WORKERS, &v) != 0)
         return usage_error("bad --workers '%s': expected 0 (one per CPU) to %d", optarg,
                            SPEEDYD_MAX_WORKERS);
       config->workers = (uint32_t)v;
@@ -431,7 +421,7 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
       return usage_error("unknown option '%s'", name);
     }
     if (ms != NULL) {
-      if (parse_u64(optarg, 0, 86400000, &v) != 0)
+      if (cli_parse_u64(optarg, 0, 86400000, &v) != 0)
         return usage_error("bad --%s '%s': expected milliseconds (0 to 86400000)",
                            longindex >= 0 ? long_options[longindex].name : "timeout", optarg);
       *ms = (uint32_t)v;

@@ -1,0 +1,27 @@
+/* cli.c — usage errors and numeric options for the command-line programs (see cli.h). */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int cli_usage_error(const char *program, const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  fprintf(stderr, "%s: ", program);
+  vfprintf(stderr, format, ap);
+  fprintf(stderr, " (try '%s --help')\n", program);
+  va_end(ap);
+  return 2;
+}
+
+int cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out) {
+  if (text == NULL || *text < '0' || *text > '9') return -1; /* strtoull takes "-1", " 1" */
+  errno = 0;
+  char *end;
+  unsigned long long value = strtoull(text, &end, 10);
+  if (errno != 0 || *end != '\0' || value < min || value > max) return -1;
+  *out = value;
+  return 0;
+}
