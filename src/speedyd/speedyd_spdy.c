@@ -28,6 +28,9 @@
 
 typedef struct sd_stream sd_stream;
 
+/* How many pushed resources a connection remembers. */
+#define SD_PUSH_MEMORY 64
+
 typedef struct speedyd_spdy_conn {
   speedyd_conn *base;
   spdy_session *session;
@@ -48,6 +51,10 @@ typedef struct speedyd_spdy_conn {
   int in_payload;
   uint32_t data_progress;
   int64_t partial_since_ns; /* first byte of the incomplete frame, or 0 at a boundary */
+  /* Resources already pushed on this connection (hashes of authority and path, a ring):
+   * a page requested again is not followed by the same pushes. */
+  uint64_t pushed[SD_PUSH_MEMORY];
+  unsigned n_pushed;
 } speedyd_spdy_conn;
 
 /* HEADERS frames after the request on one stream: beyond this the stream is reset. */
@@ -136,6 +143,24 @@ static int64_t stream_body_read(spdy_session *session, int32_t stream_id, uint8_
   return n;
 }
 
+/* FNV-1a over the authority and the path: identifies a pushed resource. */
+static uint64_t push_key(const char *authority, const char *path) {
+  uint64_t h = 14695981039346656037u;
+  for (const char *p = authority; *p != '\0'; p++) h = (h ^ (uint8_t)*p) * 1099511628211u;
+  h = (h ^ ' ') * 1099511628211u;
+  for (const char *p = path; *p != '\0'; p++) h = (h ^ (uint8_t)*p) * 1099511628211u;
+  return h;
+}
+
+/* Records key; returns 1 when it was already pushed on this connection. */
+static int push_seen(speedyd_spdy_conn *conn, uint64_t key) {
+  unsigned n = conn->n_pushed < SD_PUSH_MEMORY ? conn->n_pushed : SD_PUSH_MEMORY;
+  for (unsigned i = 0; i < n; i++)
+    if (conn->pushed[i] == key) return 1;
+  conn->pushed[conn->n_pushed++ % SD_PUSH_MEMORY] = key;
+  return 0;
+}
+
 /* Pushes the manifest's resources for s's page (before its SYN_REPLY and body). */
 static void push_resources(speedyd_spdy_conn *conn, sd_stream *page) {
   speedyd_server *server = conn->base->server;
@@ -147,6 +172,7 @@ static void push_resources(speedyd_spdy_conn *conn, sd_stream *page) {
   size_t n = speedyd_push_entries(server, &page->request, &page->response, &entries);
   for (size_t i = 0; i < n; i++) {
     if (!speedyd_push_path_ok(entries[i].path)) continue;
+    if (push_seen(conn, push_key(page->request.authority, entries[i].path))) continue;
     sd_stream *s = stream_new(conn, 0);
     if (s == NULL) return;
     s->is_push = 1;

@@ -57,6 +57,17 @@ for v in 2 3 3.1; do
   done
 done
 
+# A page requested twice on one session is followed by its pushes once: the server
+# remembers what it pushed on a connection (the access log counts pushed answers).
+speedy="$(dirname "$SPEEDYD")/../speedy"
+if [ -x "$speedy" ]; then
+  before=$(grep -c 'GET /js/app.js' "$WORK/access.log")
+  "$speedy" get -s "http://127.0.0.1:$PORT_main/" "http://127.0.0.1:$PORT_main/" >/dev/null 2>&1
+  sleep 0.3
+  after=$(grep -c 'GET /js/app.js' "$WORK/access.log")
+  check "a page requested twice on one session is pushed once" "$((after - before))" 1
+fi
+
 out=$WORK/nopush.json
 client --port "$PORT_main" --version 3.1 --scenario push --path / --max-streams 0 >"$out"
 check "no push to a client with MAX_CONCURRENT_STREAMS 0" "$(json "$out" 'Object.keys(r.pushes).length')" 0
