@@ -384,8 +384,7 @@ static int validate_headers(const spdy_session *session, const spdy_header *head
 static int can_open_stream(const spdy_session *session) {
   if (session->fatal_error != 0 || session->goaway_sent || session->goaway_received)
     return SPDY_ERR_SESSION_CLOSING;
-  if (session->next_stream_id > SPDY_MAX_STREAM_ID || session->next_stream_id <= 0)
-    return SPDY_ERR_STREAM_ID_EXHAUSTED;
+  if (session->next_stream_id > SPDY_MAX_STREAM_ID) return SPDY_ERR_STREAM_ID_EXHAUSTED;
   if (session->n_pending >= session->options.max_pending_streams &&
       session->n_local_open - session->n_pending >= session->remote_max_concurrent)
     return SPDY_ERR_TOO_MANY_STREAMS;
@@ -396,7 +395,7 @@ static int can_open_stream(const spdy_session *session) {
  * concurrency slot. Takes ownership of syn. */
 static int32_t open_local_stream(spdy_session *session, spdy_outframe *syn, int urgency,
                                  spdy_data_read_fn read_fn, void *source, void *stream_user) {
-  int32_t id = session->next_stream_id;
+  int32_t id = (int32_t)session->next_stream_id;
   spdy_pending *pending = spdy_mem_calloc(&session->mem, 1, sizeof(*pending));
   spdy_stream *stream = pending != NULL ? spdy_stream_create(session, id, 1) : NULL;
   if (stream == NULL) {

@@ -146,9 +146,9 @@ struct spdy_session {
   spdy_stream **buckets;
   uint32_t n_buckets; /* power of two */
   uint32_t n_streams;
-  uint32_t n_local_open;  /* streams we initiated that count against the peer's limit */
-  uint32_t n_remote_open; /* streams the peer initiated that count against ours */
-  int32_t next_stream_id;
+  uint32_t n_local_open;          /* streams we initiated that count against the peer's limit */
+  uint32_t n_remote_open;         /* streams the peer initiated that count against ours */
+  int64_t next_stream_id;         /* 64 bits: it passes 2^31-1 once the ids run out */
   int32_t last_recv_stream_id;    /* highest peer stream we processed (GOAWAY last-good) */
   int32_t highest_peer_stream_id; /* highest peer stream id seen, processed or ignored */
   int32_t highest_local_id_sent;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pair.h"
+#include "session_int.h"
 #include "testutil.h"
 
 static const spdy_protocol all_versions[] = {SPDY_PROTOCOL_SPDY2, SPDY_PROTOCOL_SPDY3,
@@ -95,5 +96,21 @@ Test(session, stream_user_data_is_readable_in_on_stream_close) {
   spdy_session_del(client);
   spdy_callbacks_del(callbacks);
   spdy_options_del(options);
+  cr_assert_eq(test_alloc_live(), 0);
+}
+
+/* Stream ids are 31 bits and never reused: after 2^31-1 a session can open no more, and
+ * says so (a client then opens a new session). */
+Test(session, stream_ids_run_out_with_a_clear_error) {
+  test_peer *client = test_peer_new(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, NULL);
+  client->session->next_stream_id = 0x7ffffffd; /* two ids left: ...fd and ...ff */
+  cr_assert_eq(test_get(client, "/a", 3), 0x7ffffffd);
+  cr_assert_eq(test_get(client, "/b", 3), 0x7fffffff);
+  spdy_header request[] = {{":method", 7, "GET", 3},       {":path", 5, "/c", 2},
+                           {":version", 8, "HTTP/1.1", 8}, {":host", 5, "h", 1},
+                           {":scheme", 7, "https", 5}};
+  cr_assert_eq(spdy_submit_request(client->session, 3, request, 5, NULL, NULL, NULL),
+               SPDY_ERR_STREAM_ID_EXHAUSTED);
+  test_peer_del(client);
   cr_assert_eq(test_alloc_live(), 0);
 }
