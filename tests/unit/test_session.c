@@ -106,8 +106,10 @@ Test(session, stream_ids_run_out_with_a_clear_error) {
   client->session->next_stream_id = 0x7ffffffd; /* two ids left: ...fd and ...ff */
   cr_assert_eq(test_get(client, "/a", 3), 0x7ffffffd);
   cr_assert_eq(test_get(client, "/b", 3), 0x7fffffff);
-  spdy_header request[] = {{":method", 7, "GET", 3},       {":path", 5, "/c", 2},
-                           {":version", 8, "HTTP/1.1", 8}, {":host", 5, "h", 1},
+  spdy_header request[] = {{":method", 7, "GET", 3},
+                           {":path", 5, "/c", 2},
+                           {":version", 8, "HTTP/1.1", 8},
+                           {":host", 5, "h", 1},
                            {":scheme", 7, "https", 5}};
   cr_assert_eq(spdy_submit_request(client->session, 3, request, 5, NULL, NULL, NULL),
                SPDY_ERR_STREAM_ID_EXHAUSTED);
