@@ -203,6 +203,9 @@ int spdy_session_new(spdy_session **out, spdy_protocol protocol, spdy_role role,
   session->session_recv_window = SPDY_DEFAULT_WINDOW;
   session->local_initial_window =
       session->wire_version >= 3 ? options->stream_window : SPDY_DEFAULT_WINDOW;
+  session->max_local_initial_window = session->local_initial_window > SPDY_DEFAULT_WINDOW
+                                          ? session->local_initial_window
+                                          : SPDY_DEFAULT_WINDOW;
   spdy_buf_init(&session->outbuf, (size_t)SPDY_MAX_FRAME_LENGTH + 2 * 1024 * 1024);
   spdy_buf_init(&session->inbuf, options->max_recv_control_frame);
   session->recv_state = SPDY_RECV_HEAD;
@@ -648,6 +651,8 @@ int spdy_submit_settings(spdy_session *session, uint8_t frame_flags, const spdy_
     if (settings[i].id == SPDY_SETTINGS_INITIAL_WINDOW_SIZE && session->wire_version >= 3) {
       int64_t delta = (int64_t)settings[i].value - session->local_initial_window;
       session->local_initial_window = settings[i].value;
+      if (settings[i].value > session->max_local_initial_window)
+        session->max_local_initial_window = settings[i].value;
       for (uint32_t b = 0; b < session->n_buckets; b++)
         for (spdy_stream *s = session->buckets[b]; s != NULL; s = s->hash_next)
           s->recv_window += delta;

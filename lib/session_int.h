@@ -163,6 +163,10 @@ struct spdy_session {
   int64_t session_recv_window;
   uint32_t session_recv_unacked;
   uint32_t local_initial_window; /* our stream receive window */
+  /* The largest initial window the peer may still believe in: the protocol's 64 KiB or
+   * the largest we announced. SPDY has no SETTINGS acknowledgement, so DATA sent before
+   * the peer saw a smaller window must not be punished (see begin_data). */
+  uint32_t max_local_initial_window;
 
   /* Output. */
   spdy_buf outbuf;

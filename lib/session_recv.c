@@ -487,6 +487,16 @@ static int process_control(spdy_session *session, const uint8_t *payload, size_t
   }
 }
 
+/* How far a stream may overrun its receive window without being reset. SPDY has no
+ * SETTINGS acknowledgement: after we lower INITIAL_WINDOW_SIZE (or start below the
+ * default 64 KiB), the peer may already have sent DATA under the larger window it knew.
+ * The windows themselves stay exact (they may go negative; WINDOW_UPDATEs follow
+ * consumption); only the reset threshold allows for the larger window, so what a peer can
+ * make us hold stays bounded by the largest window it could have believed. */
+static int64_t recv_window_slack(const spdy_session *session) {
+  return (int64_t)session->max_local_initial_window - session->local_initial_window;
+}
+
 /* Decides what to do with a DATA frame from its header. */
 static int begin_data(spdy_session *session) {
   const spdy_frame_hd *f = &session->frame;
@@ -512,7 +522,8 @@ static int begin_data(spdy_session *session) {
     status = already_closed_status(session);
   else if (session->role == SPDY_ROLE_CLIENT && !stream->response_seen)
     status = SPDY_RST_PROTOCOL_ERROR; /* DATA before the response headers */
-  else if (session->wire_version >= 3 && f->length > stream->recv_window)
+  else if (session->wire_version >= 3 &&
+           f->length > stream->recv_window + recv_window_slack(session))
     status = SPDY_RST_FLOW_CONTROL_ERROR;
   if (status != 0) return reset_stream(session, id, status);
   if (session->wire_version >= 3) stream->recv_window -= f->length;
