@@ -209,6 +209,9 @@ static int on_syn_stream(spdy_session *session, const uint8_t *payload, size_t l
     /* FLAG_UNIDIRECTIONAL is not required: spdy-transport pushes without it. A push is
      * one-way whatever its flags say. */
     spdy_stream *assoc = spdy_stream_find(session, syn.associated_id);
+    if (assoc == NULL && !is_peer_id(session, syn.associated_id) &&
+        id_was_used(session, syn.associated_id))
+      return reset_stream(session, id, SPDY_RST_CANCEL); /* crossed our end of its stream */
     if (assoc == NULL || !assoc->locally_initiated)
       return reset_stream(session, id, SPDY_RST_INVALID_STREAM);
     required = session->wire_version >= 3 ? HAVE_SCHEME | HAVE_HOST | HAVE_PATH
