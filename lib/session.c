@@ -415,6 +415,7 @@ static int32_t open_local_stream(spdy_session *session, spdy_outframe *syn, int 
   if (read_fn == NULL) stream->local_closed = 1;
   if (syn->flags & SPDY_FLAG_UNIDIRECTIONAL) stream->remote_closed = 1;
   syn->stream_id = id;
+  stream->waiting_slot = 1;
   pending->syn = syn;
   if (session->pending_tail != NULL)
     session->pending_tail->next = pending;
@@ -433,6 +434,8 @@ int spdy_session_start_pending(spdy_session *session) {
     session->pending_head = pending->next;
     if (session->pending_head == NULL) session->pending_tail = NULL;
     session->n_pending--;
+    spdy_stream *stream = spdy_stream_find(session, pending->syn->stream_id);
+    if (stream != NULL) stream->waiting_slot = 0;
     int rv = spdy_queue_control(session, pending->syn, 0);
     spdy_mem_free(&session->mem, pending);
     if (rv != 0) return rv;
@@ -566,6 +569,8 @@ int spdy_submit_headers(spdy_session *session, int32_t stream_id, const spdy_hea
   spdy_stream *stream = spdy_stream_find(session, stream_id);
   if (stream == NULL) return SPDY_ERR_STREAM_NOT_FOUND;
   if (stream->local_closed) return SPDY_ERR_STREAM_CLOSED;
+  /* Its SYN_STREAM has not gone out: a HEADERS frame would arrive first. */
+  if (stream->waiting_slot) return SPDY_ERR_INVALID_STATE;
   /* A FIN on HEADERS would overtake the body still queued behind it. */
   if (end_stream && stream->data_state != SPDY_DATA_NONE) return SPDY_ERR_INVALID_STATE;
   if (!stream->locally_initiated && !stream->reply_done) return SPDY_ERR_INVALID_STATE;
@@ -674,6 +679,7 @@ int spdy_submit_window_update(spdy_session *session, int32_t stream_id, uint32_t
   }
   spdy_stream *stream = spdy_stream_find(session, stream_id);
   if (stream == NULL) return SPDY_ERR_STREAM_NOT_FOUND;
+  if (stream->waiting_slot) return SPDY_ERR_INVALID_STATE; /* not on the wire yet */
   if (stream->recv_window + delta > SPDY_MAX_WINDOW) return SPDY_ERR_WINDOW_OVERFLOW;
   int rv = spdy_queue_window_update(session, stream_id, delta);
   if (rv == 0) stream->recv_window += delta;

@@ -80,6 +80,7 @@ struct spdy_stream {
   uint8_t reply_done;     /* server: SYN_REPLY submitted; client: SYN_REPLY received */
   uint8_t response_seen;  /* client: :status received (SYN_REPLY or push HEADERS) */
   uint8_t data_state;     /* spdy_data_state */
+  uint8_t waiting_slot;   /* ours, its SYN_STREAM waits for a concurrency slot */
   int64_t send_window;    /* may go negative after SETTINGS (v3 2.6.8) */
   int64_t recv_window;    /* what the peer may still send on this stream */
   uint32_t recv_unacked;  /* consumed, not yet returned with WINDOW_UPDATE */

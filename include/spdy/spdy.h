@@ -429,7 +429,9 @@ SPDY_API int32_t spdy_submit_push(spdy_session *session, int32_t associated_id, 
                                   const spdy_header *response_headers, size_t n_response,
                                   spdy_data_read_fn read_fn, void *source, void *stream_user);
 
-/* Sends a HEADERS frame on an open stream (trailers when end_stream is 1). */
+/* Sends a HEADERS frame on an open stream (trailers when end_stream is 1).
+ * SPDY_ERR_INVALID_STATE while the stream still waits for a concurrency slot (its
+ * SYN_STREAM has not gone out), and, with end_stream, while its body is being sent. */
 SPDY_API int spdy_submit_headers(spdy_session *session, int32_t stream_id,
                                  const spdy_header *headers, size_t n_headers, int end_stream);
 
@@ -448,7 +450,8 @@ SPDY_API int spdy_submit_goaway(spdy_session *session, uint32_t status);
 SPDY_API int spdy_submit_settings(spdy_session *session, uint8_t frame_flags,
                                   const spdy_setting *settings, size_t n_settings);
 
-/* Opens our receive window by delta (stream_id 0: the session window, v3.1 only). */
+/* Opens our receive window by delta (stream_id 0: the session window, v3.1 only).
+ * SPDY_ERR_INVALID_STATE for a stream still waiting for a concurrency slot. */
 SPDY_API int spdy_submit_window_update(spdy_session *session, int32_t stream_id, uint32_t delta);
 
 #ifdef __cplusplus
