@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int cli_usage_error(const char *program, const char *format, ...) {
   va_list ap;
@@ -23,5 +24,18 @@ int cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out) {
   unsigned long long value = strtoull(text, &end, 10);
   if (errno != 0 || *end != '\0' || value < min || value > max) return -1;
   *out = value;
+  return 0;
+}
+
+int cli_parse_spdy_version(const char *text, spdy_protocol *out) {
+  if (text == NULL) return -1;
+  if (strcmp(text, "3.1") == 0)
+    *out = SPDY_PROTOCOL_SPDY3_1;
+  else if (strcmp(text, "3") == 0)
+    *out = SPDY_PROTOCOL_SPDY3;
+  else if (strcmp(text, "2") == 0)
+    *out = SPDY_PROTOCOL_SPDY2;
+  else
+    return -1;
   return 0;
 }

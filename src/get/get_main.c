@@ -171,16 +171,12 @@ static int parse_options(get_options *opt, int argc, char **argv) {
   optind = 1;
   while ((c = getopt_long(argc, argv, "H:o:Od:vskhV", long_options, NULL)) != -1) {
     switch (c) {
-    case OPT_SPDY:
-      if (strcmp(optarg, "3.1") == 0)
-        opt->spdy = IO_PROTO_SPDY3_1;
-      else if (strcmp(optarg, "3") == 0)
-        opt->spdy = IO_PROTO_SPDY3;
-      else if (strcmp(optarg, "2") == 0)
-        opt->spdy = IO_PROTO_SPDY2;
-      else
+    case OPT_SPDY: {
+      spdy_protocol protocol;
+      if (cli_parse_spdy_version(optarg, &protocol) != 0)
         return cli_usage_error(GET_PROGRAM, "--spdy must be 3.1, 3 or 2, not '%s'", optarg);
-      break;
+      opt->spdy = (io_proto)protocol; /* io_proto uses spdy_protocol's values */
+    } break;
     case OPT_HTTP1:
       opt->http1 = 1;
       break;

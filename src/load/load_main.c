@@ -178,14 +178,12 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
       break;
     case OPT_SPDY:
       spdy_given = 1;
-      if (strcmp(optarg, "3.1") == 0)
-        opt->spdy = IO_PROTO_SPDY3_1;
-      else if (strcmp(optarg, "3") == 0)
-        opt->spdy = IO_PROTO_SPDY3;
-      else if (strcmp(optarg, "2") == 0)
-        opt->spdy = IO_PROTO_SPDY2;
-      else
-        return cli_usage_error(LOAD_PROGRAM, "--spdy must be 3.1, 3 or 2, not '%s'", optarg);
+      {
+        spdy_protocol protocol;
+        if (cli_parse_spdy_version(optarg, &protocol) != 0)
+          return cli_usage_error(LOAD_PROGRAM, "--spdy must be 3.1, 3 or 2, not '%s'", optarg);
+        opt->spdy = (io_proto)protocol; /* io_proto uses spdy_protocol's values */
+      }
       break;
     case OPT_CONNECTIONS:
       if (parse_uint(optarg, 1, LOAD_MAX_CONNS, &v))
