@@ -71,6 +71,7 @@ struct io_conn {
   int shutdown_sent; /* TLS close_notify queued */
   int fin_sent;      /* uv_shutdown requested */
   int idle_active;
+  int held;      /* io_conn_hold_then_abort: never read, aborted at the timer */
   int peer_eof;  /* the peer finished sending */
   int clean_eof; /* ...and said so properly: TLS close_notify (or a FIN without TLS) */
 
@@ -88,8 +89,13 @@ struct io_conn {
   uint32_t idle_timeout_ms;
   char peer[64];
   char detail[256];
-  uint8_t read_buf[READ_CHUNK];
 };
+
+/* The socket read buffer, shared by every connection of the thread: libuv calls on_alloc
+ * and then on_read for one stream at a time, and on_read copies whatever it keeps
+ * (in_hold), so nothing points into it between reads. Idle connections hold no read
+ * buffer at all. */
+static _Thread_local uint8_t read_buf[READ_CHUNK];
 
 static void conn_schedule(io_conn *c);
 static void conn_flush(io_conn *c);
@@ -331,9 +337,9 @@ static void conn_sniff(io_conn *c, const uint8_t *data, size_t len) {
 }
 
 static void on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf) {
+  (void)handle;
   (void)suggested;
-  io_conn *c = handle->data;
-  *buf = uv_buf_init((char *)c->read_buf, sizeof(c->read_buf));
+  *buf = uv_buf_init((char *)read_buf, sizeof(read_buf));
 }
 
 static void on_peer_eof(io_conn *c) {
@@ -357,7 +363,6 @@ static void on_peer_eof(io_conn *c) {
 
 static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf) {
   io_conn *c = stream->data;
-  (void)buf;
   if (nread == 0) return;
   if (nread < 0) {
     if (nread == UV_EOF)
@@ -367,7 +372,7 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf) {
     return;
   }
   conn_touch(c);
-  const uint8_t *data = c->read_buf;
+  const uint8_t *data = (const uint8_t *)buf->base;
   size_t len = (size_t)nread;
   if (c->state == STATE_CLOSING || c->state == STATE_LINGER) return; /* discarded */
   if (!c->ssl) {
@@ -619,6 +624,20 @@ static void conn_flush(io_conn *c) {
   }
 }
 
+/* A connection with nothing in flight keeps no buffers: most connections of a busy server
+ * are idle, and their memory is what limits how many it can hold. The next turn that has
+ * work allocates again (one malloc beside a system call). */
+static void conn_release_buffers(io_conn *c) {
+  if (c->state != STATE_OPEN || c->write_active || c->file_fd >= 0 || c->want_writable) return;
+  if (c->out_plain.len || c->out_wire.len || c->inflight.len || c->in_hold.len || c->out_after.len)
+    return;
+  io_buf_free(&c->out_plain);
+  io_buf_free(&c->out_wire);
+  io_buf_free(&c->inflight);
+  io_buf_free(&c->in_hold);
+  io_buf_free(&c->out_after);
+}
+
 /* The once-per-turn work: held input, on_writable, then one flush. */
 static void on_idle(uv_idle_t *idle) {
   io_conn *c = idle->data;
@@ -634,6 +653,7 @@ static void on_idle(uv_idle_t *idle) {
   }
   conn_flush(c);
   if (c->state != STATE_CLOSED) conn_update_reading(c);
+  conn_release_buffers(c);
 }
 
 static void conn_schedule(io_conn *c) {
@@ -713,6 +733,19 @@ void io_conn_close(io_conn *c) {
 
 void io_conn_abort(io_conn *c, int status) { conn_finish(c, status); }
 
+void io_conn_hold_then_abort(io_conn *c, uint32_t ms) {
+  if (c->state != STATE_HANDSHAKING) {
+    conn_finish(c, UV_ECANCELED);
+    return;
+  }
+  c->held = 1;
+  uv_os_fd_t fd;
+  int small = 1; /* the kernel rounds it up to its minimum */
+  if (uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0)
+    (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+  conn_arm_timer(c, ms ? ms : 1);
+}
+
 /* ---- Client and server start ----------------------------------------------------- */
 
 static void on_connect(uv_connect_t *req, int status) {
@@ -776,7 +809,7 @@ io_conn *io_conn_accept(uv_stream_t *server, const io_config *config, io_tls *tl
 }
 
 void io_conn_begin_accepted(io_conn *c) {
-  if (c->state != STATE_HANDSHAKING) return;
+  if (c->state != STATE_HANDSHAKING || c->held) return;
   if (!c->cb.on_read) {
     conn_finish(c, UV_ECANCELED);
     return;

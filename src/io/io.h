@@ -211,6 +211,11 @@ void io_conn_set_idle_timeout(io_conn *conn, uint32_t ms);
 void io_conn_close(io_conn *conn);
 /* Immediate close: pending output is dropped. on_close reports `status`. */
 void io_conn_abort(io_conn *conn, int status);
+/* For a server's on_accept that refuses a connection but would rather not hand a
+ * reconnecting flooder a quick answer: the connection is neither read nor answered, its
+ * receive buffer is shrunk to the minimum (the peer's writes soon block) and it is
+ * aborted after ms (IO_ERR_HANDSHAKE_TIMEOUT, reported to on_close). */
+void io_conn_hold_then_abort(io_conn *conn, uint32_t ms);
 
 /* After on_open: the protocol and how it was chosen. */
 io_proto io_conn_protocol(const io_conn *conn);

@@ -44,7 +44,7 @@ void speedyd_conn_closed(speedyd_conn *c) {
     server->conns_tail = c->prev;
   server->n_conns--;
   if (c->evicted) server->n_evicting--;
-  speedyd_addr_release(server, c->peer_ip);
+  speedyd_addr_release(server, c->addr);
   speedyd_budget_release(&c->budget, c->budget.used); /* what a module left charged */
   free(c);
   if (server->shutting_down && server->n_conns == 0) {
@@ -93,6 +93,12 @@ static void pending_on_open(io_conn *io, void *user) {
 #define SPEEDYD_CONN_CHARGE (sizeof(speedyd_conn) + 4096u)
 #define SPEEDYD_TLS_CONN_CHARGE 40960u
 
+static void held_on_close(io_conn *io, int status, void *user) {
+  (void)io, (void)status;
+  speedyd_server *server = user;
+  server->n_held--;
+}
+
 static void on_accept(io_listener *listener, io_conn *io, void *user) {
   (void)listener;
   speedyd_server *server = user;
@@ -111,13 +117,26 @@ static void on_accept(io_listener *listener, io_conn *io, void *user) {
     io_conn_abort(io, UV_ECANCELED);
     return;
   }
-  if (speedyd_addr_acquire(server, ip) != 0) {
+  /* Over its connection limit: closed at once. Its connections flooded us lately: held
+   * unread for a while, so that a flooder that reconnects at once waits instead of
+   * making us accept and close thousands of connections a second (a bounded number
+   * of them; past that, closed at once). No log line: that would be the flood's. */
+  speedyd_addr *addr;
+  int refused = speedyd_addr_acquire(server, ip, &addr);
+  if (refused == SPEEDYD_ADDR_FLOODING && server->n_held < SPEEDYD_MAX_HELD) {
+    static const io_conn_callbacks held_callbacks = {.on_close = held_on_close};
+    io_conn_set_callbacks(io, &held_callbacks, server);
+    server->n_held++;
+    io_conn_hold_then_abort(io, SPEEDYD_HOLD_MS);
+    return;
+  }
+  if (refused != 0) {
     io_conn_abort(io, UV_ECANCELED);
     return;
   }
   speedyd_conn *c = calloc(1, sizeof(*c));
   if (c == NULL) {
-    speedyd_addr_release(server, ip);
+    speedyd_addr_release(server, addr);
     io_conn_abort(io, UV_ENOMEM);
     return;
   }
@@ -125,11 +144,12 @@ static void on_accept(io_listener *listener, io_conn *io, void *user) {
   c->io = io;
   c->id = ++server->next_conn_id;
   memcpy(c->peer_ip, ip, sizeof(c->peer_ip));
+  c->addr = addr;
   c->budget.server = server;
   if (speedyd_budget_charge(&c->budget, SPEEDYD_CONN_CHARGE +
                                             (io_conn_is_tls(io) ? SPEEDYD_TLS_CONN_CHARGE : 0)) !=
       0) {
-    speedyd_addr_release(server, ip);
+    speedyd_addr_release(server, addr);
     free(c);
     io_conn_abort(io, UV_ECANCELED); /* the server is out of memory budget */
     return;

@@ -77,6 +77,7 @@ typedef struct speedyd_config {
   const char *port_file;
   /* Defences (speedyd_limits.c, docs/security.md). */
   uint32_t max_connections_per_address;
+  uint32_t address_glitch_burst;  /* flood meter per IP address (0: off) */
   uint64_t max_memory;            /* whole server: libspdy + our own buffers, bytes */
   uint64_t max_connection_memory; /* one connection, bytes */
   /* The lab's replay (docs/lab-replay.md). */
@@ -94,6 +95,7 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
 
 typedef struct speedyd_conn speedyd_conn;
 typedef struct speedyd_addr_table speedyd_addr_table;
+typedef struct speedyd_addr speedyd_addr;
 typedef struct speedyd_file_cache speedyd_file_cache;
 
 typedef struct speedyd_server {
@@ -114,6 +116,7 @@ typedef struct speedyd_server {
   speedyd_conn *conns_tail; /* the oldest */
   uint64_t n_conns;
   uint64_t n_evicting; /* aborted to make room, on_close not yet reported */
+  uint32_t n_held;     /* refused connections of flooding addresses, held unread */
   speedyd_addr_table *addrs;
   uint64_t mem_used; /* accounted bytes (speedyd_budget_*) of every connection */
   int shutting_down;
@@ -140,7 +143,8 @@ struct speedyd_conn {
   int (*idle)(const speedyd_conn *c); /* 1: no request in flight (may be evicted) */
   speedyd_budget budget;
   int evicted;
-  char peer_ip[64]; /* for the access log: the address without port */
+  char peer_ip[64];   /* for the access log: the address without port */
+  speedyd_addr *addr; /* its entry in the per-address table, or NULL when that is off */
   uint64_t id;
 };
 
@@ -166,10 +170,20 @@ int speedyd_workers_run(speedyd_server *server, unsigned n_workers, int *child);
 
 /* ---- speedyd_limits.c ---- */
 
-/* Per-address connection counts. acquire returns 0, or -1 when ip already has
- * max_connections_per_address connections (or on no memory); release undoes it. */
-int speedyd_addr_acquire(speedyd_server *server, const char *ip);
-void speedyd_addr_release(speedyd_server *server, const char *ip);
+/* Per-address state: how many connections an IP address has, and its flood meter, which
+ * all of its connections fill together, so that reconnecting does not buy a fresh budget.
+ * acquire returns 0 (with *out set, or NULL when neither limit is on), SPEEDYD_ADDR_LIMIT
+ * when ip already has max_connections_per_address connections, SPEEDYD_ADDR_FLOODING
+ * from its flood meter going over address_glitch_burst until it drained to half of it,
+ * or -1 on no memory; release undoes it. Entries outlive their connections while their meter drains
+ * (bounded in number). */
+#define SPEEDYD_ADDR_LIMIT 1
+#define SPEEDYD_ADDR_FLOODING 2
+int speedyd_addr_acquire(speedyd_server *server, const char *ip, speedyd_addr **out);
+void speedyd_addr_release(speedyd_server *server, speedyd_addr *addr);
+/* Charges cost glitches to addr's meter; returns 1 when the address is over its burst
+ * (the caller ends the connection). addr may be NULL (nothing to do, returns 0). */
+int speedyd_addr_glitch(speedyd_server *server, speedyd_addr *addr, unsigned cost);
 void speedyd_addr_table_del(speedyd_server *server);
 
 /* At the connection limit: aborts the oldest idle connection (no request in flight,
@@ -193,6 +207,12 @@ void speedyd_budget_free(void *ptr, void *user);
  * SPEEDYD_GLITCH_BURST: the caller ends the connection. */
 #define SPEEDYD_GLITCH_BURST 1000u
 #define SPEEDYD_GLITCH_RATE 100u
+/* Connections from a refused (flooding) address are held unread this long before they
+ * are closed, at most this many at a time (past that they are closed at once). */
+#define SPEEDYD_HOLD_MS 5000u
+#define SPEEDYD_MAX_HELD 256u
+/* What a session ended by the peer's protocol error costs its address's meter. */
+#define SPEEDYD_ADDR_ERROR_COST 100u
 typedef struct speedyd_glitch_meter {
   uint64_t level; /* glitches × 1,000 */
   int64_t last_ns;

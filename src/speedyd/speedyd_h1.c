@@ -79,8 +79,11 @@ typedef struct speedyd_h1_conn {
   size_t chunk_extension_bytes;
   int64_t request_start_ns; /* first byte of the request being read; 0: none yet */
   int overloaded;           /* memory pressure when the headers completed: 503 */
-  uint8_t chunk[H1_OUT_CHUNK];
 } speedyd_h1_conn;
+
+/* Body bytes on their way from a file or the cache into the connection's output (which
+ * copies them): one buffer per thread, so an idle connection carries none. */
+static _Thread_local uint8_t h1_chunk[H1_OUT_CHUNK];
 
 static speedyd_h1_conn *conn_of(llhttp_t *p) { return p->data; }
 
@@ -330,9 +333,9 @@ static void on_writable(io_conn *io, size_t room, void *user) {
   http_body *body = h->response.body;
   if (body != NULL && h->head_sent == h->head_len && send_file_body(h, io, body)) body = NULL;
   while (room > 0 && body != NULL) {
-    size_t want = room < sizeof(h->chunk) ? room : sizeof(h->chunk);
+    size_t want = room < sizeof(h1_chunk) ? room : sizeof(h1_chunk);
     int eof = 0;
-    int64_t n = http_body_read(body, h->chunk, want, &eof);
+    int64_t n = http_body_read(body, h1_chunk, want, &eof);
     if (n < 0) {
       /* The Content-Length promise cannot be kept (a file shrank): end the connection. */
       speedyd_log_error(h->base->server, io_conn_peer(io), "body failed: %s",
@@ -341,7 +344,7 @@ static void on_writable(io_conn *io, size_t room, void *user) {
       io_conn_abort(io, UV_EIO);
       return;
     }
-    if (n > 0 && io_conn_write(io, h->chunk, (size_t)n) != 0) return;
+    if (n > 0 && io_conn_write(io, h1_chunk, (size_t)n) != 0) return;
     h->body_out += (uint64_t)n;
     h->bytes_out += (uint64_t)n;
     room -= (size_t)n;

@@ -16,18 +16,24 @@
 
 #include "speedyd.h"
 
-/* ---- per-address connection counts ---- */
+/* ---- per-address connection counts and flood meters ---- */
 
 #define ADDR_BUCKETS 4096u
+/* Entries kept only for their meter (no connection left): at most this many, so that a
+ * flood from many addresses cannot grow the table without bound. */
+#define ADDR_MAX_DRAINING 65536u
 
-typedef struct addr_entry {
-  struct addr_entry *next;
-  uint32_t count;
+struct speedyd_addr {
+  speedyd_addr *next;
+  uint32_t count; /* live connections */
+  speedyd_glitch_meter glitches;
+  int refusing; /* went over its burst: refused until the meter drained to half of it */
   char ip[64];
-} addr_entry;
+};
 
 struct speedyd_addr_table {
-  addr_entry *buckets[ADDR_BUCKETS];
+  speedyd_addr *buckets[ADDR_BUCKETS];
+  uint32_t n_draining; /* entries with count 0 kept for their meter */
 };
 
 static uint32_t addr_hash(const char *ip) {
@@ -36,45 +42,88 @@ static uint32_t addr_hash(const char *ip) {
   return h % ADDR_BUCKETS;
 }
 
-int speedyd_addr_acquire(speedyd_server *server, const char *ip) {
+/* 1 while the address is refused: from going over its burst until its meter drained to
+ * half of it (without that margin a flooder would get a new session every time one
+ * glitch had drained, and the session's set-up is the work it wants from us). */
+static int addr_refusing(const speedyd_server *server, speedyd_addr *e, int64_t now_ns) {
+  if (server->config.address_glitch_burst == 0 || !e->refusing) return 0;
+  speedyd_glitch(&e->glitches, now_ns, 0); /* drain only */
+  if (e->glitches.level <= (uint64_t)server->config.address_glitch_burst * 500u) e->refusing = 0;
+  return e->refusing;
+}
+
+/* Frees entries of one bucket that have no connection and a drained meter. */
+static void addr_sweep(speedyd_server *server, speedyd_addr **link, int64_t now_ns) {
+  while (*link != NULL) {
+    speedyd_addr *e = *link;
+    if (e->count == 0) speedyd_glitch(&e->glitches, now_ns, 0);
+    if (e->count == 0 && e->glitches.level == 0) {
+      *link = e->next;
+      server->addrs->n_draining--;
+      free(e);
+    } else {
+      link = &e->next;
+    }
+  }
+}
+
+int speedyd_addr_acquire(speedyd_server *server, const char *ip, speedyd_addr **out) {
+  *out = NULL;
   uint32_t limit = server->config.max_connections_per_address;
-  if (limit == 0) return 0;
+  if (limit == 0 && server->config.address_glitch_burst == 0) return 0;
   if (server->addrs == NULL) {
     server->addrs = calloc(1, sizeof(*server->addrs));
     if (server->addrs == NULL) return -1;
   }
-  addr_entry **bucket = &server->addrs->buckets[addr_hash(ip)];
-  addr_entry *e = *bucket;
+  int64_t now_ns = speedyd_now_ns();
+  speedyd_addr **bucket = &server->addrs->buckets[addr_hash(ip)];
+  addr_sweep(server, bucket, now_ns);
+  speedyd_addr *e = *bucket;
   while (e != NULL && strcmp(e->ip, ip) != 0) e = e->next;
+  if (e != NULL && addr_refusing(server, e, now_ns)) return SPEEDYD_ADDR_FLOODING;
+  if (e != NULL && limit != 0 && e->count >= limit) return SPEEDYD_ADDR_LIMIT;
   if (e == NULL) {
     e = calloc(1, sizeof(*e));
     if (e == NULL) return -1;
     snprintf(e->ip, sizeof(e->ip), "%s", ip);
     e->next = *bucket;
     *bucket = e;
+  } else if (e->count == 0) {
+    server->addrs->n_draining--;
   }
-  if (e->count >= limit) return -1;
   e->count++;
+  *out = e;
   return 0;
 }
 
-void speedyd_addr_release(speedyd_server *server, const char *ip) {
-  if (server->addrs == NULL || server->config.max_connections_per_address == 0) return;
-  addr_entry **link = &server->addrs->buckets[addr_hash(ip)];
-  while (*link != NULL && strcmp((*link)->ip, ip) != 0) link = &(*link)->next;
-  addr_entry *e = *link;
-  if (e == NULL) return;
-  if (--e->count == 0) {
-    *link = e->next;
-    free(e);
-  }
+void speedyd_addr_release(speedyd_server *server, speedyd_addr *addr) {
+  if (addr == NULL || server->addrs == NULL) return;
+  if (--addr->count > 0) return;
+  /* Kept while its meter drains (a flooder that reconnects finds it), unless too many
+   * such entries exist already. */
+  int64_t now_ns = speedyd_now_ns();
+  speedyd_glitch(&addr->glitches, now_ns, 0);
+  server->addrs->n_draining++;
+  if (addr->glitches.level > 0 && server->addrs->n_draining <= ADDR_MAX_DRAINING) return;
+  addr->glitches.level = 0;
+  addr_sweep(server, &server->addrs->buckets[addr_hash(addr->ip)], now_ns);
+}
+
+int speedyd_addr_glitch(speedyd_server *server, speedyd_addr *addr, unsigned cost) {
+  if (addr == NULL || server->config.address_glitch_burst == 0 || cost == 0) return 0;
+  int64_t now_ns = speedyd_now_ns();
+  (void)addr_refusing(server, addr, now_ns); /* a ban that has drained ends first */
+  speedyd_glitch(&addr->glitches, now_ns, cost);
+  if (addr->glitches.level > (uint64_t)server->config.address_glitch_burst * 1000u)
+    addr->refusing = 1;
+  return addr->refusing;
 }
 
 void speedyd_addr_table_del(speedyd_server *server) {
   if (server->addrs == NULL) return;
   for (uint32_t b = 0; b < ADDR_BUCKETS; b++) {
-    for (addr_entry *e = server->addrs->buckets[b]; e != NULL;) {
-      addr_entry *next = e->next;
+    for (speedyd_addr *e = server->addrs->buckets[b]; e != NULL;) {
+      speedyd_addr *next = e->next;
       free(e);
       e = next;
     }

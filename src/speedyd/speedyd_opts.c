@@ -36,6 +36,7 @@ enum {
   OPT_MAX_STREAMS,
   OPT_MAX_HEADER_BYTES,
   OPT_MAX_CONNECTIONS_PER_ADDRESS,
+  OPT_ADDRESS_FLOOD_BURST,
   OPT_MAX_MEMORY,
   OPT_MAX_CONNECTION_MEMORY,
   OPT_ACCESS_LOG,
@@ -74,6 +75,7 @@ static const struct option long_options[] = {
     {"max-streams", required_argument, NULL, OPT_MAX_STREAMS},
     {"max-header-bytes", required_argument, NULL, OPT_MAX_HEADER_BYTES},
     {"max-connections-per-address", required_argument, NULL, OPT_MAX_CONNECTIONS_PER_ADDRESS},
+    {"address-flood-burst", required_argument, NULL, OPT_ADDRESS_FLOOD_BURST},
     {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
     {"max-connection-memory", required_argument, NULL, OPT_MAX_CONNECTION_MEMORY},
     {"access-log", required_argument, NULL, OPT_ACCESS_LOG},
@@ -145,6 +147,10 @@ static void print_help(void) {
       "      --max-header-bytes N   request header fields, names + values (default: 32768)\n"
       "      --max-connections-per-address N  live connections from one IP address, per\n"
       "                             worker (default: 256; 0: no limit)\n"
+      "      --address-flood-burst N  frames without requests (PING, SETTINGS, resets, ...)\n"
+      "                             that all connections from one IP address may send in a\n"
+      "                             burst, draining at 100/s; above it they are closed and\n"
+      "                             new ones refused until it drains (default: 2000; 0: off)\n"
       "      --max-memory BYTES     memory of all connections of a worker together; from 3/4\n"
       "                             of it new requests are refused (default: 1073741824;\n"
       "                             0: no limit)\n"
@@ -239,6 +245,7 @@ static void set_defaults(speedyd_config *config) {
   config->data_frame_size = 16384;
   config->max_header_bytes = HTTP_REQUEST_DEFAULT_MAX_HEADER_BYTES;
   config->max_connections_per_address = 256;
+  config->address_glitch_burst = 2 * SPEEDYD_GLITCH_BURST;
   config->max_memory = 1024u * 1024u * 1024u;
   config->max_connection_memory = 8u * 1024u * 1024u;
   config->gzip = 1;
@@ -353,6 +360,11 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
       if (cli_parse_u64(optarg, 0, 1000000, &v) != 0)
         return usage_error("bad --max-connections-per-address '%s': expected 0 to 1000000", optarg);
       config->max_connections_per_address = (uint32_t)v;
+      break;
+    case OPT_ADDRESS_FLOOD_BURST:
+      if (cli_parse_u64(optarg, 0, 1000000, &v) != 0)
+        return usage_error("bad --address-flood-burst '%s': expected 0 to 1000000", optarg);
+      config->address_glitch_burst = (uint32_t)v;
       break;
     case OPT_MAX_MEMORY:
     case OPT_MAX_CONNECTION_MEMORY:

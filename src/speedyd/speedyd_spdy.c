@@ -40,7 +40,7 @@ typedef struct speedyd_spdy_conn {
   int closing; /* fatal error or finished: flush and close */
   int goaway_sent;
   int had_request;
-  int flooded; /* the flood meter overflowed: GOAWAY, then close */
+  int flooded; /* a flood meter overflowed (1: the connection's, 2: its address's) */
   speedyd_glitch_meter glitches;
   int64_t window_updates_owed; /* DATA frames sent + streams, minus WINDOW_UPDATEs received */
   /* Frame boundaries of the input, for the slow-peer deadline. */
@@ -400,10 +400,14 @@ static unsigned glitch_cost(speedyd_spdy_conn *conn, int sent, spdy_frame_type t
   }
 }
 
-/* Adds cost to the connection's flood meter; past its budget the session goes away. */
+/* Adds cost to the connection's flood meter and to its address's (which all connections
+ * from that address share); past either budget the session goes away. */
 static void charge_glitches(speedyd_spdy_conn *conn, unsigned cost) {
-  if (cost > 0 && !conn->flooded && speedyd_glitch(&conn->glitches, speedyd_now_ns(), cost)) {
-    conn->flooded = 1;
+  if (cost == 0 || conn->flooded) return;
+  int over_conn = speedyd_glitch(&conn->glitches, speedyd_now_ns(), cost);
+  int over_addr = speedyd_addr_glitch(conn->base->server, conn->base->addr, cost);
+  if (over_conn || over_addr) {
+    conn->flooded = over_addr ? 2 : 1;
     spdy_submit_goaway(conn->session, SPDY_GOAWAY_PROTOCOL_ERROR);
   }
 }
@@ -466,7 +470,9 @@ static void produce(speedyd_spdy_conn *conn, size_t room, int unbounded) {
   if (conn->flooded && !conn->closing) {
     /* Our own resets overflowed the meter (a peer provoking them): GOAWAY is queued. */
     speedyd_log_error(conn->base->server, io_conn_peer(conn->base->io),
-                      "flood: the peer provoked too many resets; GOAWAY sent");
+                      conn->flooded == 2 ? "flood: its address provoked too many resets; "
+                                           "GOAWAY sent, new connections refused for a while"
+                                         : "flood: the peer provoked too many resets; GOAWAY sent");
     conn->closing = 1;
     if (!unbounded) {
       produce(conn, 0, 1);
@@ -552,7 +558,10 @@ static size_t on_read(io_conn *io, const uint8_t *data, size_t len, void *user) 
   }
   if (n >= 0 && conn->flooded) {
     speedyd_log_error(conn->base->server, io_conn_peer(io),
-                      "flood: too many frames without requests; GOAWAY sent");
+                      conn->flooded == 2
+                          ? "flood: too many frames without requests from this address; "
+                            "GOAWAY sent, new connections refused for a while"
+                          : "flood: too many frames without requests; GOAWAY sent");
     conn->closing = 1;
     produce(conn, 0, 1);
     return len;
@@ -561,6 +570,9 @@ static size_t on_read(io_conn *io, const uint8_t *data, size_t len, void *user) 
     char why[160];
     snprintf(why, sizeof(why), "%s", spdy_strerror((int)n));
     speedyd_log_error(conn->base->server, io_conn_peer(io), "session ended: %s", why);
+    /* A session the peer broke costs its address as much as many glitches: reconnecting
+     * to break the next one is a flood of its own. */
+    (void)speedyd_addr_glitch(conn->base->server, conn->base->addr, SPEEDYD_ADDR_ERROR_COST);
     /* A GOAWAY is usually queued: send it (ignoring the room), then close. */
     conn->closing = 1;
     produce(conn, 0, 1);

@@ -103,6 +103,34 @@ def unknown_control_flood(server, stop, stats):
     _flood(server, stop, stats, lambda st: frames)
 
 
+def reconnecting_flood(server, stop, stats):
+    """A SETTINGS flood that reconnects whenever it is cut off, and notes per connection
+    whether the server opened a session at all (it sends SETTINGS first) or closed it
+    without a byte: the per-address flood meter refuses a flooder's new connections."""
+    flood = A.settings([(4, 100)]) * 200
+    while not stop.is_set():
+        try:
+            s = A.attacker_socket(server.port)
+        except OSError:
+            _count(stats, "connect_failed")
+            time.sleep(0.05)
+            continue
+        _count(stats, "connections")
+        heard = False
+        try:
+            while not stop.is_set():
+                sent = A.send_all(s, flood)
+                raw, closed = A.drain(s)
+                heard = heard or len(raw) > 0
+                if not sent or closed:
+                    _count(stats, "closed_by_server")
+                    break
+                time.sleep(0.001)
+        finally:
+            s.close()
+        _count(stats, "sessions" if heard else "refused_at_once")
+
+
 # ---- streams --------------------------------------------------------------------------
 
 

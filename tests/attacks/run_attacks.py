@@ -37,6 +37,25 @@ def expect_cut_off(stats):
     return None
 
 
+def expect_address_refused(stats):
+    """The per-address meter: after a few flooded sessions, the flooder's new connections
+    are closed at once, without a session."""
+    if stats.get("refused_at_once", 0) == 0:
+        return "the flooder's address was never refused"
+    if stats.get("sessions", 0) > 10:
+        return "the flooder got %d sessions (expected a few before its address is refused)" % (
+            stats["sessions"])
+    return None
+
+
+def expect_address_not_refused(stats):
+    """With --address-flood-burst 0 only the per-connection meter acts: every reconnect
+    gets a session."""
+    if stats.get("sessions", 0) < 10 or stats.get("refused_at_once", 0) > 0:
+        return "expected every reconnect to get a session (meter per address off)"
+    return None
+
+
 def expect_rst(status):
     def check(stats):
         if stats.get("rst_%d" % status, 0) == 0 and stats.get("goaway", 0) == 0:
@@ -77,6 +96,10 @@ CASES = {
         ("empty_data_flood", attacks.empty_data_flood, [], 2, 32 * MIB, expect_cut_off),
         ("unknown_control_flood", attacks.unknown_control_flood, [], 2, 32 * MIB,
          expect_cut_off),
+        ("reconnecting_flood", attacks.reconnecting_flood, [], 2, 32 * MIB,
+         expect_address_refused),
+        ("reconnecting_flood_meter_off", attacks.reconnecting_flood,
+         ["--address-flood-burst", "0"], 2, 32 * MIB, expect_address_not_refused),
     ],
     "spdy_streams": [
         ("rapid_reset", attacks.rapid_reset, [], 2, 48 * MIB, expect_cut_off),
