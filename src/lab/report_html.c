@@ -158,7 +158,8 @@ static void cdf_chart(FILE *f, const report *r, size_t g) {
       prev_y = y;
     }
     fprintf(f, "\"><title>%s</title></polyline>\n", r->configs[c]);
-    fprintf(f, "<text x=\"%.1f\" y=\"%zu\" class=\"label\" fill=\"%s\">%s</text>\n",
+    /* A style, not a fill attribute: the .label rule would override an attribute. */
+    fprintf(f, "<text x=\"%.1f\" y=\"%zu\" class=\"label\" style=\"fill:%s\">%s</text>\n",
             left + plot_w + 10, (size_t)top + 14 * legend++ + 10, COLOURS[c % 8], r->configs[c]);
   }
   fprintf(f, "</svg>\n");

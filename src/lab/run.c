@@ -1,6 +1,7 @@
-/* run.c — `speedy lab run` (run.h): the matrix, its inputs (HARs become plans), resuming
- * from the results file, the random interleaving, parallel links bounded by the
- * emulator's lateness, and the progress bar. One load is run_load.c's.
+/* run.c — `speedy lab run` (run.h): the matrix, its inputs (HARs become plans), the
+ * plain-file sites of --write-site, resuming from the results file, the random
+ * interleaving, parallel links bounded by the emulator's lateness, and the progress bar.
+ * One load is run_load.c's.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -19,6 +20,7 @@
 #include "har.h"
 #include "page.h"
 #include "plan.h"
+#include "replay.h"
 #include "run.h"
 #include "stats.h"
 
@@ -208,6 +210,72 @@ static int add_input(run_state *st, const char *path) {
     free(names[i]);
   }
   free(names);
+  return rc;
+}
+
+/* ---- plain-file sites (--write-site) ------------------------------------------------ */
+
+/* The name of page index's directory under the site root: its plan file's name without
+ * ".json" ("synth-small.har-p1-estimated"), bytes other than [A-Za-z0-9._-] as '_', no
+ * leading '.', and "-<index>" added when an earlier page already has that name (two
+ * directories of inputs may hold plans of the same name). Allocated; the caller frees. */
+static char *site_name(const run_state *st, size_t index) {
+  const char *file = st->pages[index].plan_file;
+  const char *base = strrchr(file, '/');
+  base = base ? base + 1 : file;
+  size_t len = strlen(base);
+  if (ends_with(base, ".json")) len -= strlen(".json");
+  if (len > 200) len = 200;
+  char *name = malloc(len + 32);
+  if (name == NULL) return NULL;
+  for (size_t i = 0; i < len; i++) {
+    char c = base[i];
+    int plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '.' || c == '_' || c == '-';
+    name[i] = plain && !(i == 0 && c == '.') ? c : '_';
+  }
+  name[len] = '\0';
+  if (len == 0) snprintf(name, len + 32, "page");
+  for (size_t p = 0; p < index; p++) {
+    const char *other = strrchr(st->pages[p].site_dir, '/');
+    if (other != NULL && strcmp(other + 1, name) == 0) {
+      snprintf(name + strlen(name), 32, "-%zu", index);
+      break;
+    }
+  }
+  return name;
+}
+
+/* Writes every page's plan as plain files under root/<name>/ (replay_write_site: one
+ * directory per host, docs/lab-replay.md) and records the directory in the page, for
+ * the server command's $5. Returns 0 or -1 with a message on stderr. */
+static int write_sites(run_state *st, const char *root) {
+  if (mkdir(root, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, PROG ": cannot create --write-site %s: %s\n", root, strerror(errno));
+    return -1;
+  }
+  char *root_abs = realpath(root, NULL);
+  if (root_abs == NULL) {
+    fprintf(stderr, PROG ": cannot open --write-site %s: %s\n", root, strerror(errno));
+    return -1;
+  }
+  int rc = 0;
+  for (size_t p = 0; p < st->n_pages && rc == 0; p++) {
+    char err[512], *name = site_name(st, p);
+    replay_plan *plan = NULL;
+    if (name == NULL || asprintf(&st->pages[p].site_dir, "%s/%s", root_abs, name) < 0) {
+      st->pages[p].site_dir = NULL;
+      fprintf(stderr, PROG ": out of memory\n");
+      rc = -1;
+    } else if (replay_plan_load(&plan, st->pages[p].plan_file, err, sizeof err) != 0 ||
+               replay_write_site(plan, st->pages[p].site_dir, err, sizeof err) != 0) {
+      fprintf(stderr, PROG ": --write-site: %s\n", err);
+      rc = -1;
+    }
+    replay_plan_del(plan);
+    free(name);
+  }
+  free(root_abs);
   return rc;
 }
 
@@ -468,12 +536,17 @@ static void usage(void) {
          "      --lateness MS      p99 lateness bound (default 1.0)\n"
          "      --tcp PRESET       modern or 2009 (default modern)\n"
          "      --initcwnd N       TCP initial window in segments (default: the preset's)\n"
+         "      --queue BYTES      the links' drop-tail queue, suffix k or M (default: one BDP)\n"
          "      --tls-version V    1.2 (full handshake, as in 2012) or 1.3 (default 1.2)\n"
          "      --timeout S        per load (default 120)\n"
          "      --seed N           order of the loads (default: from the clock; recorded)\n"
          "      --speedyd PATH     the replay server (default: next to speedy, else $PATH)\n"
-         "      --server-cmd CMD   run CMD (sh -c; $1 plan, $2 cert chain, $3 key, $4 port) in\n"
-         "                         the server namespace instead of speedyd\n"
+         "      --server-cmd CMD   run CMD (sh -c) in the server namespace instead of speedyd:\n"
+         "                         $1 plan, $2 cert chain, $3 key, $4 port, $5 the page's\n"
+         "                         --write-site directory (empty without it), $6 the load's\n"
+         "                         own directory (for configuration, pid and temporary files)\n"
+         "      --write-site DIR   write each page's bodies as plain files, one directory per\n"
+         "                         host, under DIR/<page>/ before the loads (for --server-cmd)\n"
          "      --dry-run          list the loads that would run, run none\n"
          "  -v, --verbose          one line per load\n"
          "  -h, --help             this help\n");
@@ -489,13 +562,15 @@ int lab_run_main(int argc, char **argv) {
     O_LATENESS,
     O_TCP,
     O_INITCWND,
+    O_QUEUE,
     O_TLS_VERSION,
     O_TIMEOUT,
     O_SEED,
     O_SPEEDYD,
     O_SERVER_CMD,
     O_DRY_RUN,
-    O_WORK_DIR
+    O_WORK_DIR,
+    O_WRITE_SITE
   };
   static const struct option long_options[] = {
       {"results", required_argument, NULL, 'o'},
@@ -513,11 +588,13 @@ int lab_run_main(int argc, char **argv) {
       {"lateness", required_argument, NULL, O_LATENESS},
       {"tcp", required_argument, NULL, O_TCP},
       {"initcwnd", required_argument, NULL, O_INITCWND},
+      {"queue", required_argument, NULL, O_QUEUE},
       {"tls-version", required_argument, NULL, O_TLS_VERSION},
       {"timeout", required_argument, NULL, O_TIMEOUT},
       {"seed", required_argument, NULL, O_SEED},
       {"speedyd", required_argument, NULL, O_SPEEDYD},
       {"server-cmd", required_argument, NULL, O_SERVER_CMD},
+      {"write-site", required_argument, NULL, O_WRITE_SITE},
       {"dry-run", no_argument, NULL, O_DRY_RUN},
       {"verbose", no_argument, NULL, 'v'},
       {"help", no_argument, NULL, 'h'},
@@ -536,7 +613,7 @@ int lab_run_main(int argc, char **argv) {
   st.lossy_repetitions = -1;
   st.graph_estimated = 1;
   int jobs = 2, dry_run = 0, c;
-  const char *speedyd = NULL, *work_dir = NULL;
+  const char *speedyd = NULL, *work_dir = NULL, *write_site = NULL;
   char *end;
   optind = 1;
   while ((c = getopt_long(argc, argv, "o:l:c:n:aj:vh", long_options, NULL)) != -1) {
@@ -602,6 +679,13 @@ int lab_run_main(int argc, char **argv) {
       else
         s->timeout_s = d;
       break;
+    case O_QUEUE:
+      /* As `speedy netem --queue`: at least one packet, at most 1 GB. */
+      d = strtod(optarg, &end);
+      if (end != optarg && (*end == 'k' || *end == 'M')) d *= *end++ == 'k' ? 1e3 : 1e6;
+      if (end == optarg || *end != '\0' || !(d >= 1500) || d > (double)(1u << 30)) goto bad;
+      s->queue_bytes = (uint64_t)d;
+      break;
     case O_TCP:
       if (strcmp(optarg, "modern") != 0 && strcmp(optarg, "2009") != 0) goto bad;
       snprintf(s->tcp_preset, sizeof s->tcp_preset, "%s", optarg);
@@ -624,6 +708,9 @@ int lab_run_main(int argc, char **argv) {
       break;
     case O_SERVER_CMD:
       s->server_cmd = optarg;
+      break;
+    case O_WRITE_SITE:
+      write_site = optarg;
       break;
     case O_DRY_RUN:
       dry_run = 1;
@@ -703,6 +790,12 @@ int lab_run_main(int argc, char **argv) {
             s->results, (unsigned long long)s->seed);
     goto out;
   }
+  /* Sites, once per run and before any load (also when every load is done already: the
+   * files are what a resumed run's server command will serve). */
+  if (write_site != NULL && write_sites(&st, write_site) != 0) {
+    rc = 1;
+    goto out;
+  }
   /* Certificates, once per run: a CA chain and a leaf per page (TLS runs only). */
   int any_tls = 0;
   for (size_t t = 0; t < st.n_tls; t++) any_tls |= st.tls[t];
@@ -748,6 +841,7 @@ out:
     free(st.pages[i].plan_file);
     free(st.pages[i].cert_dir);
     free(st.pages[i].manifest);
+    free(st.pages[i].site_dir);
   }
   free(st.pages);
   free(st.jobs);

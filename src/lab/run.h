@@ -36,6 +36,7 @@ typedef struct lab_run_page {
   char *plan_file; /* the plan the server and the loader read */
   char *cert_dir;  /* the page's leaf certificate (TLS runs) */
   char *manifest;  /* push manifest for spdy-push / spdy-hint */
+  char *site_dir;  /* --write-site: the page's plain-file site (DIR/<name>), else NULL */
   lab_plan_summary summary;
   size_t n_hosts;
 } lab_run_page;
@@ -54,6 +55,7 @@ typedef struct lab_run_settings {
   const char *work_dir;     /* plans, certificates, manifests, per-load files */
   char tcp_preset[16];
   int initcwnd;           /* 0: the preset's */
+  uint64_t queue_bytes;   /* drop-tail queue of both directions; 0: the link's (one BDP) */
   int tls_version;        /* 12 or 13 */
   double timeout_s;       /* per load */
   double lateness_p99_ms; /* a link above this is flagged */

@@ -1,7 +1,8 @@
 /* run_load.c — one load of `speedy lab run` (run.h): an emulated link with one server
- * address per plan host (multi-domain) or one (single-domain), the replay server on the
- * server side, the loader on the client side, the link's counters around the load, the
- * physical lower bound, the invariants, and one result line appended.
+ * address per plan host (multi-domain) or one (single-domain), the replay server (or the
+ * --server-cmd, ready once it listens) on the server side, the loader on the client side,
+ * the link's counters around the load, the physical lower bound, the invariants, and one
+ * result line appended.
  *
  * Also the per-run material a load needs: the certificate chain (openssl: root →
  * intermediate → leaf, RSA 2048) and the push manifest.
@@ -241,6 +242,50 @@ static int wait_port_file(const char *file, pid_t server, double timeout_ms) {
   return -1;
 }
 
+/* Whether the open /proc net/tcp or net/tcp6 table fd lists a socket listening on port.
+ * The first 64 KB are read (about 400 sockets): the namespace is the load's own. */
+static int table_has_listener(int fd, int port) {
+  char text[65536];
+  ssize_t n = pread(fd, text, sizeof text - 1, 0);
+  text[n > 0 ? n : 0] = '\0';
+  char *line = strchr(text, '\n'); /* after the column titles */
+  while (line != NULL && *++line != '\0') {
+    unsigned local_port, state;
+    /* "  0: 00000000:0050 00000000:0000 0A ...": st 0A is TCP_LISTEN */
+    if (sscanf(line, "%*s %*[0-9A-Fa-f]:%x %*s %x", &local_port, &state) == 2 &&
+        (int)local_port == port && state == 0x0A)
+      return 1;
+    line = strchr(line, '\n');
+  }
+  return 0;
+}
+
+/* A server command writes no port file: it is ready once a TCP socket of the server
+ * namespace listens on port (IPv4 or IPv6). Returns 0 then, -1 when the server ended or
+ * the time is up. */
+static int wait_listener(netem_link *link, pid_t server, int port, double timeout_ms) {
+  if (netem_enter(link, NETEM_SIDE_SERVER) != 0) return -1;
+  /* Opened inside, the tables stay those of the server namespace after leaving it. */
+  int fds[2] = {open("/proc/thread-self/net/tcp", O_RDONLY | O_CLOEXEC),
+                open("/proc/thread-self/net/tcp6", O_RDONLY | O_CLOEXEC)};
+  netem_leave(link);
+  double deadline = now_ms() + timeout_ms;
+  int rc = -1;
+  while (fds[0] >= 0 && now_ms() < deadline) {
+    if (table_has_listener(fds[0], port) || (fds[1] >= 0 && table_has_listener(fds[1], port))) {
+      rc = 0;
+      break;
+    }
+    int status;
+    if (waitpid(server, &status, WNOHANG) == server) break; /* it ended */
+    struct timespec ts = {0, 5 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  for (int i = 0; i < 2; i++)
+    if (fds[i] >= 0) close(fds[i]);
+  return rc;
+}
+
 /* The last line of file (the loader appends one per load), parsed; NULL when absent. */
 static json_t *read_last_line(const char *file) {
   FILE *f = fopen(file, "r");
@@ -362,6 +407,8 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   config.down.loss = config.up.loss = link_spec->loss;
   netem_tcp_preset(&config.tcp, settings->tcp_preset);
   if (settings->initcwnd > 0) config.tcp.initcwnd = settings->initcwnd;
+  if (settings->queue_bytes > 0)
+    config.down.queue_bytes = config.up.queue_bytes = settings->queue_bytes;
   config.server_addrs = single ? 1 : (unsigned)page->n_hosts;
   /* The loss pattern depends on the page, link and repetition, not on the configuration:
    * every configuration of a repetition meets the same generator. */
@@ -425,11 +472,17 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
       server_argv[s++] = job->config == LAB_SPDY_PUSH ? "--push" : "--hint";
     }
   } else {
-    /* $1: plan, $2: certificate chain, $3: key, $4: port */
+    /* $1 plan, $2 certificate chain, $3 key, $4 port, $5 the page's --write-site
+     * directory or "", $6 this load's directory (docs/lab.md, "Other servers"). The
+     * server namespace holds only the addresses the loader connects to, so listening on
+     * the port of every address (speedyd's way, nginx's `listen 80`) needs no list; a
+     * server that wants one finds it in $SPEEDY_NETEM_SERVER_ADDRS (netem_spawn). */
     server_argv[s++] = page->plan_file;
     server_argv[s++] = cert;
     server_argv[s++] = key;
     server_argv[s++] = job->tls ? "443" : "80";
+    server_argv[s++] = page->site_dir ? page->site_dir : "";
+    server_argv[s++] = files.dir;
   }
   server_argv[s] = NULL;
   /* Loader. */
@@ -495,9 +548,11 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
               err[0] ? err : "no message");
       goto out;
     }
-  } else {
-    struct timespec ts = {0, 500 * 1000 * 1000}; /* a foreign server: give it time to bind */
-    nanosleep(&ts, NULL);
+  } else if (wait_listener(link, server, port, 10000) != 0) {
+    log_tail(files.server_log, err, sizeof err);
+    fprintf(stderr, "speedy lab run: %s: the server command did not listen on port %d: %s\n",
+            job->key, port, err[0] ? err : "no message");
+    goto out;
   }
   netem_stats_read(link, &before);
   double load_started = now_ms();
