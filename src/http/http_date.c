@@ -58,11 +58,34 @@ static civil civil_from_time(int64_t t) {
 #define FIELD2(v) ((unsigned)(v) % 100u)
 #define FIELD4(v) ((unsigned)(v) % 10000u)
 
+/* Writes v as `digits` decimal digits (zero-padded) and returns the end. */
+static char *put_digits(char *p, unsigned v, int digits) {
+  for (int i = digits - 1; i >= 0; i--, v /= 10) p[i] = (char)('0' + v % 10);
+  return p + digits;
+}
+
+/* "Sun, 06 Nov 1994 08:49:37 GMT", written directly: a server formats one or two per
+ * answer (Last-Modified), and snprintf's parsing of the format showed in profiles. */
 void http_date_format(int64_t t, char out[HTTP_DATE_SIZE]) {
   civil c = civil_from_time(t);
-  snprintf(out, HTTP_DATE_SIZE, "%s, %02u %s %04u %02u:%02u:%02u GMT", day_names[c.weekday],
-           FIELD2(c.day), month_names[c.month - 1], FIELD4(c.year), FIELD2(c.hour),
-           FIELD2(c.minute), FIELD2(c.second));
+  char *p = out;
+  memcpy(p, day_names[c.weekday], 3);
+  p += 3;
+  *p++ = ',';
+  *p++ = ' ';
+  p = put_digits(p, FIELD2(c.day), 2);
+  *p++ = ' ';
+  memcpy(p, month_names[c.month - 1], 3);
+  p += 3;
+  *p++ = ' ';
+  p = put_digits(p, FIELD4(c.year), 4);
+  *p++ = ' ';
+  p = put_digits(p, FIELD2(c.hour), 2);
+  *p++ = ':';
+  p = put_digits(p, FIELD2(c.minute), 2);
+  *p++ = ':';
+  p = put_digits(p, FIELD2(c.second), 2);
+  memcpy(p, " GMT", 5);
 }
 
 void http_date_format_log(int64_t t, char out[HTTP_LOG_DATE_SIZE]) {

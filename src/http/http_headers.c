@@ -1,4 +1,5 @@
-/* http_headers.c — ordered, bounded header field lists with lower-case names. */
+/* http_headers.c — ordered, bounded header field lists with lower-case names, their
+ * strings carved from a few chunks per list. */
 #define _GNU_SOURCE
 #include "http_headers.h"
 
@@ -18,6 +19,52 @@ int http_headers_name_equal(const char *a, size_t a_len, const char *b) {
   return 1;
 }
 
+/* Names and values are carved from chunks: the first holds a typical request's fields;
+ * each further one doubles, up to CHUNK_MAX (larger strings get a chunk of their own). */
+#define CHUNK_FIRST 960u /* with the chunk header, within glibc's per-thread cache (1,032 B) */
+#define CHUNK_MAX 16384u
+
+struct http_headers_chunk {
+  http_headers_chunk *next;
+  size_t used, cap;
+  char data[];
+};
+
+/* n bytes from the newest chunk, or from a new one. NULL: no memory. */
+static char *carve(http_headers *headers, size_t n) {
+  http_headers_chunk *c = headers->chunks;
+  if (c != NULL && n <= c->cap - c->used) {
+    char *p = c->data + c->used;
+    c->used += n;
+    return p;
+  }
+  size_t cap = c == NULL ? CHUNK_FIRST : (c->cap < CHUNK_MAX ? c->cap * 2 : CHUNK_MAX);
+  if (cap < n) cap = n;
+  if (cap > SIZE_MAX - sizeof(http_headers_chunk)) return NULL;
+  http_headers_chunk *fresh = malloc(sizeof(http_headers_chunk) + cap);
+  if (fresh == NULL) return NULL;
+  fresh->cap = cap;
+  fresh->used = n;
+  /* A large one-off string goes behind the current chunk, which keeps its free room. */
+  if (c != NULL && cap - n < c->cap - c->used) {
+    fresh->next = c->next;
+    c->next = fresh;
+  } else {
+    fresh->next = c;
+    headers->chunks = fresh;
+  }
+  return fresh->data;
+}
+
+char *http_headers_strdup(http_headers *headers, const char *s, size_t len) {
+  if (len == SIZE_MAX) return NULL;
+  char *copy = carve(headers, len + 1);
+  if (copy == NULL) return NULL;
+  if (len > 0) memcpy(copy, s, len);
+  copy[len] = '\0';
+  return copy;
+}
+
 void http_headers_init(http_headers *headers, size_t max_bytes, size_t max_count) {
   memset(headers, 0, sizeof(*headers));
   headers->max_bytes = max_bytes;
@@ -25,9 +72,10 @@ void http_headers_init(http_headers *headers, size_t max_bytes, size_t max_count
 }
 
 void http_headers_free(http_headers *headers) {
-  for (size_t i = 0; i < headers->count; i++) {
-    free(headers->items[i].name);
-    free(headers->items[i].value);
+  while (headers->chunks != NULL) {
+    http_headers_chunk *next = headers->chunks->next;
+    free(headers->chunks);
+    headers->chunks = next;
   }
   free(headers->items);
   headers->items = NULL;
@@ -76,18 +124,14 @@ int http_headers_add(http_headers *headers, const char *name, size_t name_len, c
     headers->items = items;
     headers->capacity = capacity;
   }
-  char *name_copy = malloc(name_len + 1);
-  char *value_copy = malloc(value_len + 1);
-  if (name_copy == NULL || value_copy == NULL) {
-    free(name_copy);
-    free(value_copy);
-    return HTTP_ERR_NOMEM;
-  }
+  char *name_copy = carve(headers, name_len + 1 + value_len + 1);
+  if (name_copy == NULL) return HTTP_ERR_NOMEM;
+  char *value_copy = name_copy + name_len + 1;
   for (size_t i = 0; i < name_len; i++) name_copy[i] = ascii_lower(name[i]);
   name_copy[name_len] = '\0';
   if (value_len > 0) memcpy(value_copy, value, value_len);
   value_copy[value_len] = '\0';
-  headers->items[headers->count++] = (http_header){name_copy, name_len, value_copy, value_len};
+  headers->items[headers->count++] = (http_header){name_copy, name_len, value_copy, value_len, 0};
   headers->bytes += name_len + value_len;
   return 0;
 }
@@ -103,8 +147,6 @@ size_t http_headers_remove(http_headers *headers, const char *name) {
     http_header *h = &headers->items[i];
     if (http_headers_name_equal(h->name, h->name_len, name)) {
       headers->bytes -= h->name_len + h->value_len;
-      free(h->name);
-      free(h->value);
       removed++;
     } else {
       headers->items[kept++] = *h;
@@ -149,8 +191,18 @@ int http_headers_append_value(http_headers *headers, size_t index, const char *s
   if (rv != 0) return rv;
   http_header *h = &headers->items[index];
   size_t new_len = h->value_len + separator_len + value_len;
-  char *joined = realloc(h->value, new_len + 1);
-  if (joined == NULL) return HTTP_ERR_NOMEM;
+  char *joined = h->value;
+  size_t added = separator_len + value_len;
+  if (added <= h->value_room) {
+    h->value_room -= added; /* in place */
+  } else {
+    /* Moved with as much room again, so that n appends copy O(n) bytes, not O(n^2). */
+    if (new_len > (SIZE_MAX - 1) / 2) return HTTP_ERR_NOMEM;
+    joined = carve(headers, 2 * new_len + 1);
+    if (joined == NULL) return HTTP_ERR_NOMEM;
+    memcpy(joined, h->value, h->value_len);
+    h->value_room = new_len;
+  }
   memcpy(joined + h->value_len, separator, separator_len);
   if (value_len > 0) memcpy(joined + h->value_len + separator_len, value, value_len);
   joined[new_len] = '\0';

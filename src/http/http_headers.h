@@ -4,6 +4,10 @@
  * Values are stored as received, NUL-terminated for convenience; a value may not contain
  * NUL, CR or LF (SPDY uses NUL to join values, HTTP/1.1 uses CR LF to end lines). A name
  * may appear several times (Set-Cookie): each occurrence is its own entry, in order.
+ *
+ * Memory: names and values live in a few chunks owned by the list (a request's or
+ * response's fields cost one or two allocations, not two each); removed fields leave their
+ * bytes until http_headers_free. Pointers to names and values stay valid until then.
  */
 #ifndef SPEEDY_HTTP_HEADERS_H
 #define SPEEDY_HTTP_HEADERS_H
@@ -15,10 +19,14 @@ typedef struct http_header {
   size_t name_len;
   char *value; /* NUL-terminated */
   size_t value_len;
+  size_t value_room; /* bytes free after the value's NUL, for appends in place */
 } http_header;
+
+typedef struct http_headers_chunk http_headers_chunk;
 
 typedef struct http_headers {
   http_header *items;
+  http_headers_chunk *chunks; /* the newest first; names and values are carved from it */
   size_t count;
   size_t capacity;
   size_t bytes;     /* sum of name and value lengths */
@@ -54,6 +62,11 @@ const http_header *http_headers_next(const http_headers *headers, const char *na
  * as http_headers_add. */
 int http_headers_append_value(http_headers *headers, size_t index, const char *separator,
                               const char *value, size_t value_len);
+
+/* A NUL-terminated copy of s (len bytes) carved from the list's chunks: valid until
+ * http_headers_free, never freed on its own (a request's method, path, ...). NULL: no
+ * memory. Not counted against the list's bounds. */
+char *http_headers_strdup(http_headers *headers, const char *s, size_t len);
 
 /* 1 when a and b (a of length a_len, b NUL-terminated) are equal ignoring ASCII case. */
 int http_headers_name_equal(const char *a, size_t a_len, const char *b);

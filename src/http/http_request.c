@@ -35,11 +35,7 @@ void http_request_init(http_request *request, http_protocol protocol, size_t max
 }
 
 void http_request_free(http_request *request) {
-  free(request->method);
-  free(request->path);
-  free(request->authority);
-  free(request->scheme);
-  free(request->version);
+  /* method, path, authority, scheme and version live in the header list's chunks. */
   http_headers_free(&request->headers);
   request->method = request->path = request->authority = request->scheme = NULL;
   request->version = NULL;
@@ -60,11 +56,11 @@ static int set_field(http_request *request, char **field, const char *value, siz
   size_t used = request->line_bytes - old;
   if (len > HTTP_REQUEST_MAX_LINE || used > HTTP_REQUEST_MAX_LINE - len)
     return remember(request, HTTP_ERR_URI_TOO_LONG);
-  char *copy = malloc(len + 1);
+  /* Carved from the header list's chunks (one allocation for a whole request, not one per
+   * field). A replaced value's bytes stay there until the request is freed: what a peer
+   * can pile up that way is bounded by the header block or request line it sent. */
+  char *copy = http_headers_strdup(&request->headers, value, len);
   if (copy == NULL) return remember(request, HTTP_ERR_NOMEM);
-  memcpy(copy, value, len);
-  copy[len] = '\0';
-  free(*field);
   *field = copy;
   request->line_bytes = used + len;
   return 0;

@@ -109,7 +109,7 @@ int http_spdy_request_finish(http_request *request, int end_stream) {
 }
 
 void http_spdy_headers_free(http_spdy_headers *headers) {
-  free(headers->list);
+  if (headers->list != headers->inline_list) free(headers->list);
   headers->list = NULL;
   headers->count = 0;
 }
@@ -119,8 +119,11 @@ int http_spdy_response_headers(const http_response *response, http_spdy_headers 
   out->count = 0;
   snprintf(out->status, sizeof(out->status), "%d %s", response->status,
            http_status_reason(response->status));
-  spdy_header *list = calloc(response->headers.count + 2, sizeof(spdy_header));
-  if (list == NULL) return HTTP_ERR_NOMEM;
+  spdy_header *list = out->inline_list;
+  if (response->headers.count + 2 > HTTP_SPDY_INLINE_HEADERS) {
+    list = calloc(response->headers.count + 2, sizeof(spdy_header));
+    if (list == NULL) return HTTP_ERR_NOMEM;
+  }
   size_t n = 0;
   list[n++] = (spdy_header){":status", 7, out->status, strlen(out->status)};
   list[n++] = (spdy_header){":version", 8, "HTTP/1.1", 8};
@@ -140,8 +143,7 @@ int http_spdy_push_headers(const char *scheme, const char *host, const char *pat
   out->count = 0;
   out->status[0] = '\0';
   if (scheme == NULL || host == NULL || path == NULL) return HTTP_ERR_INVALID_ARGUMENT;
-  spdy_header *list = calloc(3, sizeof(spdy_header));
-  if (list == NULL) return HTTP_ERR_NOMEM;
+  spdy_header *list = out->inline_list;
   list[0] = (spdy_header){":scheme", 7, scheme, strlen(scheme)};
   list[1] = (spdy_header){":host", 5, host, strlen(host)};
   list[2] = (spdy_header){":path", 5, path, strlen(path)};

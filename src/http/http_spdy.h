@@ -38,10 +38,14 @@ int http_spdy_request_finish(http_request *request, int end_stream);
 /* Header lists to submit: an array of spdy_header pointing into the response (or into
  * the strings given), plus storage for the :status value. Valid while those live and
  * are not changed; free with http_spdy_headers_free. */
+/* Fields up to this many are listed inside the struct (no allocation). */
+#define HTTP_SPDY_INLINE_HEADERS 16
+
 typedef struct http_spdy_headers {
-  spdy_header *list;
+  spdy_header *list; /* inline, or allocated for longer lists */
   size_t count;
   char status[64];
+  spdy_header inline_list[HTTP_SPDY_INLINE_HEADERS];
 } http_spdy_headers;
 
 /* SYN_REPLY headers (also a push's response headers) for response: ":status" with the

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,6 +170,22 @@ Test(spdy_response, status_carries_the_reason_and_connection_headers_are_dropped
   cr_expect_str_eq(out.list[2].name, "content-type");
   cr_expect_str_eq(out.list[3].name, "set-cookie", "each Set-Cookie value stays separate");
   cr_expect_str_eq(out.list[4].name, "set-cookie");
+  http_spdy_headers_free(&out);
+  http_response_free(&response);
+}
+
+Test(spdy_response, more_fields_than_the_inline_list_holds_are_all_listed) {
+  http_response response;
+  http_response_init(&response);
+  char name[16];
+  for (int i = 0; i < 3 * HTTP_SPDY_INLINE_HEADERS; i++) {
+    snprintf(name, sizeof name, "x-h%d", i);
+    cr_assert_eq(http_headers_add_str(&response.headers, name, "v"), 0);
+  }
+  http_spdy_headers out;
+  cr_assert_eq(http_spdy_response_headers(&response, &out), 0);
+  cr_assert_eq(out.count, 2 + 3 * HTTP_SPDY_INLINE_HEADERS);
+  cr_expect_str_eq(out.list[out.count - 1].name, "x-h47");
   http_spdy_headers_free(&out);
   http_response_free(&response);
 }

@@ -1,0 +1,112 @@
+/* test_http_headers.c — the header field list (src/http/http_headers.c): bounds, names,
+ * removal, joining, and that strings carved from its chunks stay put and intact. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "http_err.h"
+#include "http_headers.h"
+
+Test(http_headers, names_are_lower_cased_and_values_kept_as_given) {
+  http_headers h;
+  http_headers_init(&h, 0, 0);
+  cr_assert_eq(http_headers_add_str(&h, "Content-Type", "Text/HTML"), 0);
+  cr_assert_str_eq(h.items[0].name, "content-type");
+  cr_assert_str_eq(http_headers_get(&h, "CONTENT-TYPE"), "Text/HTML");
+  http_headers_free(&h);
+}
+
+Test(http_headers, strings_stay_valid_while_many_more_are_added) {
+  http_headers h;
+  http_headers_init(&h, 0, 0);
+  cr_assert_eq(http_headers_add_str(&h, "first", "value-one"), 0);
+  const char *name = h.items[0].name, *value = h.items[0].value;
+  char n[32], v[64];
+  for (int i = 0; i < 2000; i++) {
+    snprintf(n, sizeof n, "x-field-%d", i);
+    snprintf(v, sizeof v, "value %d with some length to fill chunks", i);
+    cr_assert_eq(http_headers_add_str(&h, n, v), 0);
+  }
+  cr_assert_eq(h.items[0].name, name, "the first name moved");
+  cr_assert_str_eq(name, "first");
+  cr_assert_str_eq(value, "value-one");
+  cr_assert_str_eq(http_headers_get(&h, "x-field-1999"),
+                   "value 1999 with some length to fill chunks");
+  cr_assert_str_eq(http_headers_get(&h, "x-field-0"), "value 0 with some length to fill chunks");
+  http_headers_free(&h);
+}
+
+Test(http_headers, a_value_larger_than_any_chunk_is_stored_whole) {
+  http_headers h;
+  http_headers_init(&h, 0, 0);
+  static char big[100000];
+  memset(big, 'b', sizeof big - 1);
+  cr_assert_eq(http_headers_add_str(&h, "small", "s"), 0);
+  cr_assert_eq(http_headers_add_str(&h, "big", big), 0);
+  cr_assert_eq(http_headers_add_str(&h, "after", "a"), 0);
+  cr_assert_eq(strlen(http_headers_get(&h, "big")), sizeof big - 1);
+  cr_assert_str_eq(http_headers_get(&h, "small"), "s");
+  cr_assert_str_eq(http_headers_get(&h, "after"), "a");
+  http_headers_free(&h);
+}
+
+Test(http_headers, joining_many_values_keeps_every_part_in_order) {
+  http_headers h;
+  http_headers_init(&h, 0, 0);
+  cr_assert_eq(http_headers_add_str(&h, "cookie", "c0=0"), 0);
+  cr_assert_eq(http_headers_add_str(&h, "other", "o"), 0);
+  char expected[8192] = "c0=0", part[32];
+  for (int i = 1; i < 300; i++) {
+    snprintf(part, sizeof part, "c%d=%d", i, i);
+    cr_assert_eq(http_headers_append_value(&h, 0, "; ", part, strlen(part)), 0);
+    /* Something else carved in between: the next append cannot extend in place. */
+    if (i % 7 == 0) cr_assert_eq(http_headers_add_str(&h, "x", "y"), 0);
+    strcat(expected, "; ");
+    strcat(expected, part);
+  }
+  cr_assert_str_eq(http_headers_get(&h, "cookie"), expected);
+  cr_assert_eq(h.items[0].value_len, strlen(expected));
+  cr_assert_str_eq(http_headers_get(&h, "other"), "o");
+  http_headers_free(&h);
+}
+
+Test(http_headers, set_replaces_every_entry_and_bytes_are_accounted) {
+  http_headers h;
+  http_headers_init(&h, 64, 0);
+  cr_assert_eq(http_headers_add_str(&h, "via", "a"), 0);
+  cr_assert_eq(http_headers_add_str(&h, "via", "b"), 0);
+  cr_assert_eq(http_headers_set(&h, "via", "c"), 0);
+  cr_assert_eq(h.count, 1);
+  cr_assert_eq(h.bytes, 4);
+  /* The bound counts live fields, not the bytes removed fields leave in the chunks. */
+  for (int i = 0; i < 100; i++) cr_assert_eq(http_headers_set(&h, "via", "0123456789"), 0);
+  cr_assert_eq(h.bytes, 13);
+  char long_value[64];
+  memset(long_value, 'v', sizeof long_value - 1);
+  long_value[sizeof long_value - 1] = '\0';
+  cr_assert_eq(http_headers_add_str(&h, "x", long_value), HTTP_ERR_HEADERS_TOO_LARGE);
+  http_headers_free(&h);
+}
+
+Test(http_headers, free_leaves_a_usable_empty_list) {
+  http_headers h;
+  http_headers_init(&h, 0, 4);
+  cr_assert_eq(http_headers_add_str(&h, "a", "1"), 0);
+  http_headers_free(&h);
+  cr_assert_eq(h.count, 0);
+  cr_assert_null(http_headers_get(&h, "a"));
+  cr_assert_eq(http_headers_add_str(&h, "b", "2"), 0);
+  cr_assert_str_eq(http_headers_get(&h, "b"), "2");
+  http_headers_free(&h);
+}
+
+Test(http_headers, bad_names_and_values_are_refused) {
+  http_headers h;
+  http_headers_init(&h, 0, 0);
+  cr_assert_eq(http_headers_add(&h, "", 0, "v", 1), HTTP_ERR_BAD_REQUEST);
+  cr_assert_eq(http_headers_add(&h, "a b", 3, "v", 1), HTTP_ERR_BAD_REQUEST);
+  cr_assert_eq(http_headers_add(&h, "a", 1, "v\r\n", 3), HTTP_ERR_BAD_REQUEST);
+  cr_assert_eq(http_headers_append_value(&h, 0, ";", "x", 1), HTTP_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(h.count, 0);
+  http_headers_free(&h);
+}
