@@ -4,5 +4,7 @@
 
 /* argv[0] is "lab"; returns the exit status (0, 1 failure, 2 bad usage). */
 int lab_main(int argc, char **argv);
+/* `speedy lab agree RUN1 RUN2` (agree.c): argv[0] is "agree". */
+int lab_agree_main(int argc, char **argv);
 
 #endif

@@ -34,6 +34,7 @@ static void usage(FILE *out) {
           "  plan    page plans for the replay server and the loader\n"
           "  run     the experiment: pages x links x protocols through emulated links\n"
           "  report  the experiment's tables and an HTML report with charts\n"
+          "  agree   whether two runs of the same matrix agree (repeatability)\n"
           "  synth   write the example corpus of synthetic pages\n\n"
           "'speedy lab SUBCOMMAND --help' lists a subcommand's options. See docs/lab.md.\n");
 }
@@ -333,6 +334,7 @@ int lab_main(int argc, char **argv) {
     usage(stdout);
     return 0;
   }
+  if (strcmp(sub, "agree") == 0) return lab_agree_main(argc - 1, argv + 1);
   if (strcmp(sub, "hdr") == 0) return hdr_main(argc - 1, argv + 1);
   if (strcmp(sub, "pages") == 0) return pages_main(argc - 1, argv + 1);
   if (strcmp(sub, "plan") == 0) return lab_plan_main(argc - 1, argv + 1);
