@@ -7,6 +7,8 @@
  * differ in size by orders of magnitude; a plain mean would be the largest page's); the
  * geometric mean of PLT ÷ lower bound; and the share of HTTP/1.1's distance to the bound
  * the configuration recovers. HTTP/1.1 is http1-fcfs (the first configuration when absent).
+ * A group whose loads ran with different queue sizes is split by queue. The sweeps over
+ * loss, RTT and queue size are found and printed by report_sweep.c.
  */
 #define _GNU_SOURCE
 #include "report.h"
@@ -45,7 +47,7 @@ static const char *plain_config(const char *name) {
 }
 
 /* The configuration of a line: its "config", else derived from the loader's fields. */
-static const char *config_of(const json_t *line) {
+const char *report_config_of(const json_t *line) {
   const char *c = json_string_value(json_object_get(line, "config"));
   if (c != NULL) return plain_config(c);
   const char *protocol = json_string_value(json_object_get(line, "protocol"));
@@ -61,12 +63,66 @@ static const char *config_of(const json_t *line) {
   return single ? "spdy-single" : "spdy-multi";
 }
 
+const char *report_page_of(const json_t *line) {
+  const char *page = json_string_value(json_object_get(line, "page"));
+  if (page == NULL) page = json_string_value(json_object_get(line, "plan"));
+  return page ? page : "?";
+}
+
 static void group_of(const json_t *line, char *out, size_t size) {
   const json_t *link = json_object_get(line, "link");
   const char *profile = json_string_value(json_object_get(link, "profile"));
   snprintf(out, size, "%s, loss %g%%, TLS %s", profile ? profile : "no link",
            json_number_value(json_object_get(link, "loss")) * 100,
            json_is_true(json_object_get(line, "tls")) ? "on" : "off");
+}
+
+/* Groups whose lines ran with more than one queue size (results of several runs with
+ * different --queue in one file): their names say the queue, so that they are not mixed. */
+typedef struct queue_groups {
+  char **names;
+  double *first;
+  int *mixed;
+  size_t n;
+} queue_groups;
+
+static int queue_groups_add(queue_groups *q, const char *group, double queue) {
+  size_t n = q->n;
+  size_t i = intern(&q->names, &q->n, group);
+  if (i == SIZE_MAX) return -1;
+  if (i == n) {
+    double *first = realloc(q->first, q->n * sizeof *first);
+    if (first == NULL) return -1;
+    q->first = first;
+    int *mixed = realloc(q->mixed, q->n * sizeof *mixed);
+    if (mixed == NULL) return -1;
+    q->mixed = mixed;
+    first[i] = queue, mixed[i] = 0;
+  } else if (q->first[i] != queue) {
+    q->mixed[i] = 1;
+  }
+  return 0;
+}
+
+static void queue_groups_free(queue_groups *q) {
+  for (size_t i = 0; i < q->n; i++) free(q->names[i]);
+  free(q->names);
+  free(q->first);
+  free(q->mixed);
+}
+
+/* The line's group, with its queue when the group's lines differ in queue size. */
+static void group_name(const queue_groups *q, const json_t *line, char *out, size_t size) {
+  group_of(line, out, size);
+  report_link link;
+  for (size_t i = 0; i < q->n; i++) {
+    if (strcmp(q->names[i], out) != 0 || !q->mixed[i] || report_link_of(line, &link) != 0) continue;
+    char bytes[32];
+    size_t len = strlen(out);
+    report_format_bytes(link.queue_bytes, bytes, sizeof bytes);
+    snprintf(out + len, size - len, ", queue %s%s", bytes, link.queue_default ? " (one BDP)" : "");
+    return;
+  }
 }
 
 report_cell *report_cell_at(const report *r, size_t g, size_t c, size_t p) {
@@ -167,13 +223,22 @@ int report_build(const char *results, uint64_t seed, report *r, char *err, size_
   /* Names first, then the cells. */
   size_t i;
   json_t *line;
+  queue_groups queues = {0};
   json_array_foreach(r->lines, i, line) {
-    const char *page = json_string_value(json_object_get(line, "page"));
-    if (page == NULL) page = json_string_value(json_object_get(line, "plan"));
+    report_link link;
     group_of(line, group, sizeof group);
-    intern(&r->pages, &r->n_pages, page ? page : "?");
+    if (report_link_of(line, &link) == 0 &&
+        queue_groups_add(&queues, group, link.queue_bytes) != 0) {
+      queue_groups_free(&queues);
+      snprintf(err, err_size, "out of memory");
+      return -1;
+    }
+  }
+  json_array_foreach(r->lines, i, line) {
+    group_name(&queues, line, group, sizeof group);
+    intern(&r->pages, &r->n_pages, report_page_of(line));
     intern(&r->groups, &r->n_groups, group);
-    const char *config = config_of(line);
+    const char *config = report_config_of(line);
     int known = 0;
     for (size_t c = 0; c < r->n_configs; c++) known |= strcmp(r->configs[c], config) == 0;
     if (!known && r->n_configs < REPORT_MAX_CONFIGS) r->configs[r->n_configs++] = strdup(config);
@@ -189,6 +254,7 @@ int report_build(const char *results, uint64_t seed, report *r, char *err, size_
   r->ratios = calloc(r->n_groups * r->n_configs + 1, sizeof *r->ratios);
   r->n_ratios = calloc(r->n_groups * r->n_configs + 1, sizeof *r->n_ratios);
   if (r->cells == NULL || r->rows == NULL || r->ratios == NULL || r->n_ratios == NULL) {
+    queue_groups_free(&queues);
     snprintf(err, err_size, "out of memory");
     return -1;
   }
@@ -199,12 +265,10 @@ int report_build(const char *results, uint64_t seed, report *r, char *err, size_
       continue;
     }
     if (json_is_false(json_object_get(line, "lateness_ok"))) r->n_lateness++;
-    const char *page = json_string_value(json_object_get(line, "page"));
-    if (page == NULL) page = json_string_value(json_object_get(line, "plan"));
-    group_of(line, group, sizeof group);
-    size_t p = intern(&r->pages, &r->n_pages, page ? page : "?");
+    group_name(&queues, line, group, sizeof group);
+    size_t p = intern(&r->pages, &r->n_pages, report_page_of(line));
     size_t g = intern(&r->groups, &r->n_groups, group);
-    const char *config = config_of(line);
+    const char *config = report_config_of(line);
     size_t c = 0;
     while (c < r->n_configs && strcmp(r->configs[c], config) != 0) c++;
     if (c == r->n_configs) continue;
@@ -223,12 +287,18 @@ int report_build(const char *results, uint64_t seed, report *r, char *err, size_
     cell->repetitions++;
     cell->present = 1;
   }
+  queue_groups_free(&queues);
   for (size_t g = 0; g < r->n_groups; g++)
     for (size_t c = 0; c < r->n_configs; c++) compute_row(r, g, c, seed);
+  if (report_sweeps_build(r) != 0) {
+    snprintf(err, err_size, "out of memory");
+    return -1;
+  }
   return 0;
 }
 
 void report_free(report *r) {
+  report_sweeps_free(r);
   for (size_t i = 0; i < r->n_pages; i++) free(r->pages[i]);
   for (size_t i = 0; i < r->n_groups; i++) free(r->groups[i]);
   for (size_t i = 0; i < r->n_configs; i++) free(r->configs[i]);
@@ -265,8 +335,15 @@ void report_print(FILE *out, const report *r) {
     }
     fputc('\n', out);
   }
+  report_sweeps_print(out, r);
   /* Per page. */
-  fprintf(out, "Per page: mean page load time in ms (lower bound)\n%-44s %-26s", "page", "link");
+  /* The link column: 26 wide, wider for the longer names of sweeps (queue, "-RTT"). */
+  int link_width = 26;
+  for (size_t g = 0; g < r->n_groups; g++)
+    if (strlen(r->groups[g]) > (size_t)link_width) link_width = (int)strlen(r->groups[g]);
+  if (link_width > 64) link_width = 64;
+  fprintf(out, "Per page: mean page load time in ms (lower bound)\n%-44s %-*s", "page", link_width,
+          "link");
   for (size_t c = 0; c < r->n_configs; c++) fprintf(out, " %12s", r->configs[c]);
   fputc('\n', out);
   for (size_t p = 0; p < r->n_pages; p++)
@@ -278,7 +355,7 @@ void report_print(FILE *out, const report *r) {
         if (cell->present) any = 1, bound = cell->bound_ms;
       }
       if (!any) continue;
-      fprintf(out, "%-44.44s %-26.26s", r->pages[p], r->groups[g]);
+      fprintf(out, "%-44.44s %-*.*s", r->pages[p], link_width, link_width, r->groups[g]);
       for (size_t c = 0; c < r->n_configs; c++) {
         const report_cell *cell = report_cell_at(r, g, c, p);
         if (cell->present)
@@ -338,7 +415,8 @@ int lab_report_main(int argc, char **argv) {
     case 'h':
       printf("Usage: speedy lab report [--html FILE] [--seed N] RESULTS\n"
              "The experiment's table from the results of 'speedy lab run' (docs/lab.md, "
-             "\"Report\").\n\n"
+             "\"Report\"),\nand a table per loss, RTT or queue size swept on one link "
+             "profile.\n\n"
              "  -H, --html FILE  also write a self-contained HTML report with SVG charts\n"
              "  -s, --seed N     bootstrap seed (default 1)\n"
              "  -h, --help       this help\n");

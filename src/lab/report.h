@@ -1,6 +1,7 @@
 /* report.h — `speedy lab report RESULTS [--html FILE]`: the original experiment's table
- * from the results of `speedy lab run` (report.c), and the self-contained HTML report
- * with SVG charts (report_html.c). Internal to those two files and the tests.
+ * from the results of `speedy lab run` (report.c), the sweeps over loss, RTT and queue size
+ * (report_sweep.c), and the self-contained HTML report with SVG charts (report_html.c).
+ * Internal to those files and the tests.
  */
 #ifndef SPEEDY_LAB_REPORT_H
 #define SPEEDY_LAB_REPORT_H
@@ -33,6 +34,56 @@ typedef struct report_row {
   int has_ratio;
 } report_row;
 
+/* The link of a result line, as the sweeps see it. */
+typedef struct report_link {
+  char profile[32]; /* without the "-RTT" suffix `speedy lab run --rtt` adds */
+  double loss;      /* a fraction */
+  double rtt_ms;
+  double queue_bytes; /* link.queue_down_bytes (the default when the line has none) */
+  int queue_default;  /* queue_bytes is the link's default, one BDP (netem's rule) */
+} report_link;
+
+/* Returns 0, or -1 when the line has no link (`speedy load`'s own lines). */
+int report_link_of(const json_t *line, report_link *out);
+
+/* "24 kB", "1 MB", "1500 B" (decimal, as --queue's suffixes). */
+void report_format_bytes(double bytes, char *out, size_t size);
+
+typedef enum report_variable {
+  REPORT_LOSS,
+  REPORT_RTT,
+  REPORT_QUEUE,
+  REPORT_N_VARIABLES
+} report_variable;
+
+/* "loss", "RTT", "queue". */
+const char *report_variable_name(report_variable v);
+
+/* One value of a swept variable, the others held. Per configuration: the geometric mean
+ * over pages of the page's mean PLT, and of the per-page ratio to the baseline. */
+typedef struct report_sweep_point {
+  double value;      /* loss as a fraction, RTT in ms, queue in bytes */
+  int queue_default; /* the queue is the link's default (its size follows the RTT) */
+  size_t pages;      /* pages with a valid load of any configuration */
+  double plt_ms[REPORT_MAX_CONFIGS]; /* 0: no valid load */
+  size_t n_pages[REPORT_MAX_CONFIGS];
+  double ratio[REPORT_MAX_CONFIGS]; /* 0: no page with both */
+  size_t paired[REPORT_MAX_CONFIGS];
+} report_sweep_point;
+
+/* One variable swept within one family (link profile and TLS). */
+typedef struct report_sweep {
+  char family[96]; /* "cable, TLS off" */
+  report_variable variable;
+  char held[128];             /* the others: "RTT 28 ms, queue 24 kB (one BDP)" */
+  report_sweep_point *points; /* by value, at least two */
+  size_t n_points;
+} report_sweep;
+
+/* "1%", "20 ms", "24 kB (one BDP)". */
+void report_sweep_format_value(const report_sweep *s, const report_sweep_point *p, char *out,
+                               size_t size);
+
 typedef struct report {
   json_t *lines; /* every parsed result line */
   size_t n_loads, n_invalid, n_lateness;
@@ -47,6 +98,8 @@ typedef struct report {
   report_row *rows;   /* [group][config] */
   double **ratios;    /* [group * n_configs + config]: the per-page ratios, sorted */
   size_t *n_ratios;
+  report_sweep *sweeps; /* by family, then loss, RTT, queue */
+  size_t n_sweeps;
 } report;
 
 /* Reads a results file and computes every figure (bootstrap with seed). Returns 0, or -1
@@ -57,8 +110,20 @@ void report_free(report *r);
 report_cell *report_cell_at(const report *r, size_t group, size_t config, size_t page);
 report_row *report_row_at(const report *r, size_t group, size_t config);
 
+/* The configuration and the page a result line belongs to (report.c). */
+const char *report_config_of(const json_t *line);
+const char *report_page_of(const json_t *line);
+
+/* Finds the sweeps in r's valid lines (r's pages and configurations are known). Returns 0,
+ * or -1 out of memory. Freed by report_free. */
+int report_sweeps_build(report *r);
+void report_sweeps_free(report *r);
+
 /* The text tables. */
 void report_print(FILE *out, const report *r);
+
+/* The sweep tables (part of report_print; nothing without sweeps). */
+void report_sweeps_print(FILE *out, const report *r);
 
 /* The HTML report: self-contained (no external resources), SVG charts. Returns 0 or -1. */
 int report_write_html(const report *r, const char *file);

@@ -4,9 +4,14 @@
  *   1. per link group, the geometric-mean ratio to HTTP/1.1 of every configuration as bars
  *      with their 95% confidence intervals (whiskers), a line at 1;
  *   2. per link group, the CDF of the per-page ratios, one step line per configuration;
- *   3. per page, a waterfall of HTTP/1.1 and SPDY (multi-domain) side by side, from the
+ *   3. per swept variable (report_sweep.c), a table and a line chart: x the variable, y
+ *      the geometric-mean ratio to HTTP/1.1 (page load time when there is no ratio), one
+ *      line with points per configuration;
+ *   4. per page, a waterfall of HTTP/1.1 and SPDY (multi-domain) side by side, from the
  *      per-resource timings of the first valid load of each.
- * Every chart is an <svg> with class "chart" and a <title>; text is XML-escaped.
+ * Every chart is an <svg> with class "chart" and a <title>; text is XML-escaped. Colours
+ * per configuration are style="" properties, not presentation attributes, where a class
+ * rule could override them.
  */
 #include <math.h>
 #include <stdio.h>
@@ -165,6 +170,198 @@ static void cdf_chart(FILE *f, const report *r, size_t g) {
   fprintf(f, "</svg>\n");
 }
 
+/* A round step for about `ticks` ticks over [0, top]: 1, 2, 2.5 or 5 times a power of 10. */
+static double nice_step(double top, int ticks) {
+  double raw = top / ticks, unit = pow(10, floor(log10(raw)));
+  static const double steps[] = {1, 2, 2.5, 5, 10};
+  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+    if (steps[i] * unit >= raw) return steps[i] * unit;
+  return 10 * unit;
+}
+
+/* x of a sweep's value: linear from 0 for loss (in %) and RTT, logarithmic for the queue. */
+typedef struct sweep_axis {
+  int log_scale;
+  double lo, hi, left, width;
+  double step; /* linear: between ticks */
+} sweep_axis;
+
+static double axis_unit(const report_sweep *s, double value) {
+  return s->variable == REPORT_LOSS ? value * 100 : value;
+}
+
+static double axis_x(const sweep_axis *a, double unit) {
+  double v = a->log_scale ? log(unit) : unit;
+  return a->left + a->width * (v - a->lo) / (a->hi - a->lo);
+}
+
+static void sweep_chart(FILE *f, const report *r, const report_sweep *s) {
+  const int W = 640, H = 300, left = 60, right = 140, top = 30, bottom = 46;
+  double plot_w = W - left - right, plot_h = H - top - bottom;
+  /* y: the ratio when any configuration has one, else the page load time. */
+  int ratio = 0;
+  for (size_t c = 0; c < r->n_configs; c++)
+    for (size_t k = 0; k < s->n_points; k++)
+      ratio |= c != r->baseline && s->points[k].paired[c] > 0;
+  double y_top = ratio ? 1 : 0;
+  for (size_t c = 0; c < r->n_configs; c++)
+    for (size_t k = 0; k < s->n_points; k++) {
+      double v = ratio ? s->points[k].ratio[c] : s->points[k].plt_ms[c];
+      if ((!ratio || c != r->baseline) && v > y_top) y_top = v;
+    }
+  if (y_top <= 0) return;
+  double y_step = nice_step(y_top * 1.05, 5);
+  y_top = ceil(y_top * 1.05 / y_step) * y_step;
+  int y_ticks = (int)lround(y_top / y_step);
+  sweep_axis ax = {.log_scale = s->variable == REPORT_QUEUE, .left = left, .width = plot_w};
+  double first = axis_unit(s, s->points[0].value);
+  double last = axis_unit(s, s->points[s->n_points - 1].value);
+  if (ax.log_scale) { /* sizes are > 0; a margin of 5% of the range each side */
+    double margin = (log(last) - log(first)) * 0.05;
+    ax.lo = log(first) - margin, ax.hi = log(last) + margin;
+    if (!(ax.hi > ax.lo)) ax.lo -= 1, ax.hi += 1;
+  } else {
+    ax.step = nice_step(last > 0 ? last : 1, 5);
+    ax.lo = 0, ax.hi = ceil(last / ax.step - 1e-9) * ax.step;
+    if (ax.hi <= 0) ax.hi = ax.step;
+  }
+  const char *what = ratio ? "page load time ÷ HTTP/1.1" : "page load time (ms)";
+  fprintf(
+      f,
+      "<svg class=\"chart sweep\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+      "viewBox=\"0 0 %d %d\" role=\"img\">\n<title>Sweep of %s, %s: ",
+      W, H, W, H, report_variable_name(s->variable), what);
+  put_escaped(f, s->family);
+  fputs(", ", f);
+  put_escaped(f, s->held);
+  fprintf(f, "</title>\n<text x=\"%d\" y=\"18\" class=\"head\">Geometric mean of %s against %s — ",
+          left, what, report_variable_name(s->variable));
+  put_escaped(f, s->family);
+  fprintf(f, "</text>\n");
+  for (int t = 0; t <= y_ticks; t++) {
+    double v = y_step * t, y = top + plot_h - plot_h * v / y_top;
+    fprintf(f,
+            "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+            "<text x=\"%d\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%.*f</text>\n",
+            left, y, left + plot_w, y, left - 6, y + 4, ratio ? 2 : 0, v);
+  }
+  /* x ticks: round steps on a linear axis, the values themselves on the queue's log axis
+   * (a label closer than 40 px to the last one is left out). */
+  double last_label = -1e9;
+  for (size_t t = 0; t < (ax.log_scale ? s->n_points : 64); t++) {
+    double unit;
+    char label[32];
+    if (ax.log_scale) {
+      unit = s->points[t].value;
+      report_format_bytes(unit, label, sizeof label);
+    } else {
+      unit = ax.step * (double)t;
+      if (unit > ax.hi + ax.step * 1e-6) break;
+      snprintf(label, sizeof label, "%g", unit);
+    }
+    double x = axis_x(&ax, unit);
+    fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\"/>", x, top, x,
+            top + plot_h);
+    if (x - last_label >= 40) {
+      fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"middle\">%s</text>", x,
+              top + plot_h + 16, label);
+      last_label = x;
+    }
+    fputc('\n', f);
+  }
+  fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%s</text>\n",
+          left + plot_w / 2, H - 6,
+          s->variable == REPORT_LOSS  ? "packet loss (%)"
+          : s->variable == REPORT_RTT ? "round-trip time (ms)"
+                                      : "queue size (bytes, log scale)");
+  if (ratio) {
+    double one = top + plot_h - plot_h / y_top;
+    fprintf(f, "<line class=\"one\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", left, one,
+            left + plot_w, one);
+  }
+  /* Lines first, then every point over them, then the legend. */
+  for (int pass = 0; pass < 3; pass++) {
+    size_t legend = 0;
+    for (size_t c = 0; c < r->n_configs; c++) {
+      if (ratio && c == r->baseline) continue;
+      size_t n = 0;
+      for (size_t k = 0; k < s->n_points; k++)
+        n += (ratio ? s->points[k].paired[c] : s->points[k].n_pages[c]) > 0;
+      if (n == 0 || (pass == 0 && n < 2)) continue;
+      if (pass == 0)
+        fprintf(f,
+                "<polyline class=\"sweep-line\" fill=\"none\" style=\"stroke:%s;stroke-width:2\" "
+                "points=\"",
+                COLOURS[c % 8]);
+      for (size_t k = 0, drawn = 0; k < s->n_points && pass < 2; k++) {
+        const report_sweep_point *p = &s->points[k];
+        double v = ratio ? p->ratio[c] : p->plt_ms[c];
+        if ((ratio ? p->paired[c] : p->n_pages[c]) == 0) continue;
+        double x = axis_x(&ax, axis_unit(s, p->value)), y = top + plot_h - plot_h * v / y_top;
+        if (pass == 0) {
+          fprintf(f, "%s%.1f,%.1f", drawn++ ? " " : "", x, y);
+          continue;
+        }
+        char value[64];
+        report_sweep_format_value(s, p, value, sizeof value);
+        fprintf(f,
+                "<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" style=\"fill:%s\">"
+                "<title>%s at %s: %.*f, %zu pages</title></circle>\n",
+                x, y, COLOURS[c % 8], r->configs[c], value, ratio ? 3 : 0, v,
+                ratio ? p->paired[c] : p->n_pages[c]);
+      }
+      if (pass == 0) fprintf(f, "\"><title>%s</title></polyline>\n", r->configs[c]);
+      if (pass == 2)
+        fprintf(f, "<text x=\"%.1f\" y=\"%zu\" class=\"label\" style=\"fill:%s\">%s</text>\n",
+                left + plot_w + 10, (size_t)top + 14 * legend++ + 10, COLOURS[c % 8],
+                r->configs[c]);
+    }
+  }
+  fprintf(f, "</svg>\n");
+}
+
+static void sweep_section(FILE *f, const report *r) {
+  if (r->n_sweeps == 0) return;
+  fprintf(f,
+          "<h2>Sweeps</h2>\n<p>One variable of the link at a time; the others held at "
+          "their most common value in the link profile (docs/lab.md, \"Report\"). Cells: "
+          "geometric mean over pages of the page load time in ms, and of the per-page ratio "
+          "to %s.</p>\n",
+          r->configs[r->baseline]);
+  for (size_t i = 0; i < r->n_sweeps; i++) {
+    const report_sweep *s = &r->sweeps[i];
+    fprintf(f, "<h3>%s: ", report_variable_name(s->variable));
+    put_escaped(f, s->family);
+    fputs(", ", f);
+    put_escaped(f, s->held);
+    fprintf(f, "</h3>\n<table><tr><th>%s</th><th>pages</th>", report_variable_name(s->variable));
+    int shown[REPORT_MAX_CONFIGS] = {0};
+    for (size_t c = 0; c < r->n_configs; c++) {
+      for (size_t k = 0; k < s->n_points; k++) shown[c] |= s->points[k].n_pages[c] > 0;
+      if (shown[c]) fprintf(f, "<th>%s</th>", r->configs[c]);
+    }
+    fprintf(f, "</tr>\n");
+    for (size_t k = 0; k < s->n_points; k++) {
+      const report_sweep_point *p = &s->points[k];
+      char value[64];
+      report_sweep_format_value(s, p, value, sizeof value);
+      fprintf(f, "<tr><td>%s</td><td>%zu</td>", value, p->pages);
+      for (size_t c = 0; c < r->n_configs; c++) {
+        if (!shown[c]) continue;
+        if (p->n_pages[c] == 0)
+          fprintf(f, "<td>–</td>");
+        else if (p->paired[c] > 0 && c != r->baseline)
+          fprintf(f, "<td>%.0f (%.3f)</td>", p->plt_ms[c], p->ratio[c]);
+        else
+          fprintf(f, "<td>%.0f</td>", p->plt_ms[c]);
+      }
+      fprintf(f, "</tr>\n");
+    }
+    fprintf(f, "</table>\n");
+    sweep_chart(f, r, s);
+  }
+}
+
 static double load_end(const json_t *load) {
   double end = 0;
   size_t i;
@@ -259,6 +456,7 @@ int report_write_html(const report *r, const char *file) {
     bars_chart(f, r, g);
     cdf_chart(f, r, g);
   }
+  sweep_section(f, r);
   /* Waterfalls: per page, the first link group holding both HTTP/1.1 and SPDY. */
   size_t spdy = r->n_configs;
   for (size_t c = 0; c < r->n_configs; c++)

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """report_chromium.py — helper of report_chromium.sh (python3 standard library only).
 
-  input CANNED OUT        the canned results plus a third configuration (spdy-push) and a
-                          second link group (dsl): 8 charts, 5 bars, 3 CDF lines
+  input CANNED OUT        the canned results plus a third configuration (spdy-push), a
+                          second link group (dsl) and a loss sweep on cable (1% and 2%):
+                          13 charts, 11 bars, 7 CDF lines, a sweep chart with 2 lines
   probe REPORT OUT        a copy of REPORT whose script writes each <svg>'s namespace and
                           page box into document.title (read back from --dump-dom)
   check REPORT DOM PNG    compares Chromium's screenshot with what REPORT's charts say
@@ -43,6 +44,20 @@ def make_input(canned, out):
             dsl["plt_ms"] = dsl["plt_cutoff_ms"] = line["plt_ms"] * (
                 1.5 if line["config"] == "http1-fcfs" else 1.2)
             extra.append(dsl)
+    # A loss sweep on cable: each configuration slower with loss, HTTP/1.1 the most, so that
+    # the two lines of ratios (spdy-multi, spdy-push) stay apart.
+    growth = {"http1-fcfs": 30, "spdy-multi": 10, "spdy-push": 5}
+    lossless = lines + [e for e in extra if e["config"] == "spdy-push"]
+    for loss in (0.01, 0.02):
+        for i, line in enumerate(lossless):
+            if not line["valid"] or line["link"]["profile"] != "cable":
+                continue
+            lossy = json.loads(json.dumps(line))
+            lossy["link"]["loss"] = loss
+            lossy["key"] = f"loss{loss}-{lossy['config']}-{i}"
+            lossy["plt_ms"] = lossy["plt_cutoff_ms"] = line["plt_ms"] * (
+                1 + growth[line["config"]] * loss)
+            extra.append(lossy)
     with open(out, "w", encoding="utf-8") as f:
         for line in lines + extra:
             f.write(json.dumps(line) + "\n")
@@ -149,7 +164,7 @@ class ReportReader(html.parser.HTMLParser):
         elif tag == "svg":
             self.charts.append(Chart(attrs))
             self.in_svg = True
-        elif self.in_svg and tag in ("rect", "line", "polyline", "text"):
+        elif self.in_svg and tag in ("rect", "line", "polyline", "circle", "text"):
             self.charts[-1].elements.append([tag, attrs, ""])
             self.text = self.charts[-1].elements[-1] if tag == "text" else None
 
@@ -266,6 +281,25 @@ class Checker:
             return False
         return True
 
+    def circle(self, name, attrs, at):
+        """Most pixels of the disc, one pixel in from its edge, have its fill — more than
+        the line through it covers, so a point that is not drawn fails. True if drawn."""
+        fill = self.paint(attrs, "fill", None)
+        if fill is None or min(fill) > 240:
+            self.fail(f"{name}: <circle> has no visible fill of its own")
+            return False
+        x, y = at(attrs["cx"], attrs["cy"])
+        r = at(float(attrs["cx"]) + float(attrs["r"]), attrs["cy"])[0] - x - 1
+        inner = [(px, py) for py in range(math.floor(y - r), math.ceil(y + r) + 1)
+                 for px in range(math.floor(x - r), math.ceil(x + r) + 1)
+                 if (px + 0.5 - x) ** 2 + (py + 0.5 - y) ** 2 <= r * r]
+        hits = sum(self.same(self.pixel(px, py), fill) for px, py in inner)
+        if not inner or hits < 0.8 * len(inner):
+            self.fail(f"{name}: point at ({x:.0f},{y:.0f}) should be #{bytes(fill).hex()}: "
+                      f"{hits} of {len(inner)} pixels are")
+            return False
+        return True
+
     def text(self, name, attrs, text, at):
         """Some pixels of the text's colour around its anchor: a glyph, whatever the font."""
         fill = self.paint(attrs, "fill", "#000000")
@@ -300,7 +334,7 @@ class Checker:
             return (left + (float(x) - view[0]) * box_w / view[2],
                     top + (float(y) - view[1]) * box_h / view[3])
 
-        if chart.kind == "cdf":
+        if chart.kind in ("cdf", "sweep"):
             lines = [self.paint(a, "stroke", None) for t, a, _ in chart.elements
                      if t == "polyline"]
             legend = [self.paint(a, "fill", "#000000") for t, a, _ in chart.elements
@@ -319,8 +353,10 @@ class Checker:
                                 float(attrs["y"]) + float(attrs["height"]))
                     bars.append((x0, y0, x1, y1))
                 # Grid lines are too light to tell from the background.
-                if tag in ("line", "polyline") and cls in (["ci"], ["cdf-line"]):
+                if tag in ("line", "polyline") and cls in (["ci"], ["cdf-line"], ["sweep-line"]):
                     drawn[cls[0]] += self.line(name, tag, attrs, at, bars)
+                if tag == "circle":
+                    drawn["point"] += self.circle(name, attrs, at)
                 if tag == "text" and text.strip():
                     drawn["text"] += self.text(name, attrs, text.strip(), at)
             except (KeyError, ValueError, IndexError) as e:
@@ -342,9 +378,10 @@ def check(report, dom, png):
     c = Checker(rows, parse_css(reader.style))
 
     kinds = [chart.kind for chart in charts]
-    counts = {k: kinds.count(k) for k in ("bars", "cdf", "waterfall")}
-    if counts != {"bars": 2, "cdf": 2, "waterfall": 4}:
-        c.fail(f"the input should make 2 bar charts, 2 CDFs and 4 waterfalls, got {counts}")
+    counts = {k: kinds.count(k) for k in ("bars", "cdf", "sweep", "waterfall")}
+    if counts != {"bars": 4, "cdf": 4, "sweep": 1, "waterfall": 4}:
+        c.fail("the input should make 4 bar charts, 4 CDFs, 1 sweep and 4 waterfalls, got "
+               f"{counts}")
     if len(layout["svgs"]) != len(charts):
         c.fail(f"{len(charts)} <svg> written, {len(layout['svgs'])} in Chromium's DOM")
     if layout["height"] > height:
@@ -357,7 +394,7 @@ def check(report, dom, png):
     # What each kind of chart must show at least once: tiny shapes and whiskers hidden by
     # their own bar are not checked, everything else must be drawn.
     needed = {"bars": ("bar", "ci", "text"), "cdf": ("cdf-line", "text"),
-              "waterfall": ("recv", "wait", "text")}
+              "sweep": ("sweep-line", "point", "text"), "waterfall": ("recv", "wait", "text")}
     drawn = collections.Counter()
     for n, (chart, box) in enumerate(zip(charts, layout["svgs"])):
         name = f"chart {n + 1} ({chart.kind})"

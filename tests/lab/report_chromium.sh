@@ -1,11 +1,12 @@
 #!/bin/bash
 # report_chromium.sh SPEEDY — the HTML report as a browser draws it: `speedy lab report
 # --html` on synthetic results (the canned file of report_svg.sh plus a third
-# configuration and a second link group: bars with confidence intervals, CDFs, waterfalls),
-# rendered by headless Chromium (Debian's `chromium`) offline into a PNG screenshot and a
-# DOM dump. report_chromium.py decodes the PNG and checks that every bar and waterfall
-# rectangle has its fill colour, every CDF line and whisker its stroke, every label its
-# ink, and that the DOM holds every chart as SVG at its written size.
+# configuration, a second link group and a loss sweep: bars with confidence intervals,
+# CDFs, a sweep chart, waterfalls), rendered by headless Chromium (Debian's `chromium`)
+# offline into a PNG screenshot and a DOM dump. report_chromium.py decodes the PNG and
+# checks that every bar and waterfall rectangle has its fill colour, every CDF and sweep
+# line and whisker its stroke, every sweep point its fill, every label its ink, and that
+# the DOM holds every chart as SVG at its written size.
 #
 # Skips (77) without chromium or python3, except under CI (CI set), where it fails:
 # scripts/install-deps installs both.
@@ -41,7 +42,7 @@ HOME=$tmp timeout -k 5 120 "$chromium" --headless=new --no-sandbox --disable-gpu
   --disable-extensions --disable-default-apps --disable-domain-reliability \
   --metrics-recording-only --host-resolver-rules='MAP * ~NOTFOUND' \
   --hide-scrollbars --force-device-scale-factor=1 --force-color-profile=srgb \
-  --window-size=1024,2600 --screenshot="$tmp/shot.png" --dump-dom \
+  --window-size=1024,4600 --screenshot="$tmp/shot.png" --dump-dom \
   "file://$tmp/probe.html" >"$tmp/dom.html" 2>"$tmp/chromium.log" || status=$?
 if ((status != 0)) || [[ ! -s "$tmp/shot.png" ]]; then
   echo "FAIL: chromium exited with status $status (124: timed out); its last words:"

@@ -1,12 +1,15 @@
 /* test_lab_report.c — `speedy lab report`'s figures from a canned results file
  * (tests/lab/data/results-canned.jsonl: two pages, cable, http1-fcfs against spdy-multi,
- * two repetitions each, one invalid load): every column of the table checked by hand. */
+ * two repetitions each, one invalid load): every column of the table checked by hand. Then
+ * the sweeps (tests/lab/data/results-sweeps.jsonl, described at suite `sweeps`, and small
+ * files written by the tests): which settings make a sweep, and every point's figures. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report.h"
 
@@ -71,4 +74,246 @@ Test(report, ratio_to_bound_and_share_recovered) {
   const report_row *s = report_row_at(&r, 0, config_index("spdy-multi"));
   cr_assert(CLOSE(h->bound_ratio, 2.02, 1e-9), "%f", h->bound_ratio);
   cr_assert(CLOSE(s->recovered, (5050.0 - 3737.0) / (5050.0 - 2500.0), 1e-9), "%f", s->recovered);
+}
+
+Test(report, results_without_sweeps_print_no_sweep) {
+  cr_assert_eq(r.n_sweeps, 0, "one loss, one RTT, one queue per link: no sweep");
+  char *text = NULL;
+  size_t size = 0;
+  FILE *out = open_memstream(&text, &size);
+  cr_assert_not_null(out);
+  report_print(out, &r);
+  fclose(out);
+  cr_assert_null(strstr(text, "Sweep"), "%s", text);
+  free(text);
+}
+
+/* Sweeps: tests/lab/data/results-sweeps.jsonl, two pages, http1-fcfs and spdy-multi. Per
+ * link setting, PLT(http1) is 1000·f on page a and 4000·f on page b (geometric mean 2000·f)
+ * and spdy-multi is s times that (ratio s):
+ *
+ *   cable, TLS off   loss 0,  RTT 28,  default queue   f 1    s 0.5  (page a: 900, 1100 and
+ *                                                                     an invalid 1e6)
+ *                    loss 1%, RTT 28                   f 2    s 0.6
+ *                    loss 2%, RTT 28                   f 3    s 0.7
+ *                    loss 0,  RTT 20  ("cable-20")     f 0.8  s 0.45
+ *                    loss 0,  RTT 100 ("cable-100")    f 2.5  s 0.4  (default queue: 50 kB)
+ *                    loss 2%, RTT 100                  f 50   s 2    (in no sweep)
+ *                    loss 0,  RTT 28,  queue 64 kB     f 0.95 s 0.7  (only the queue sweep)
+ *                    loss 0,  RTT 28,  queue 1 MB      f 0.9  s 0.8  (only the queue sweep)
+ *   cable, TLS on    loss 0,  RTT 20                   f 10   s 0.9  (another family)
+ *   dsl, TLS off     loss 0,  RTT 50                   f 1.5  s 0.5  (one setting: no sweep)
+ */
+static report sw;
+
+static void build_sweeps(void) {
+  const char *src = getenv("SPEEDY_SOURCE_DIR");
+  cr_assert_not_null(src, "SPEEDY_SOURCE_DIR must name the source tree");
+  char path[1024], err[256];
+  snprintf(path, sizeof path, "%s/tests/lab/data/results-sweeps.jsonl", src);
+  cr_assert_eq(report_build(path, 1, &sw, err, sizeof err), 0, "%s", err);
+}
+
+static void free_sweeps(void) { report_free(&sw); }
+
+static size_t sweep_config(const report *rep, const char *name) {
+  for (size_t c = 0; c < rep->n_configs; c++)
+    if (strcmp(rep->configs[c], name) == 0) return c;
+  cr_assert_fail("no configuration %s", name);
+  return 0;
+}
+
+static const report_sweep *sweep_named(const report *rep, const char *family, report_variable v) {
+  for (size_t i = 0; i < rep->n_sweeps; i++)
+    if (strcmp(rep->sweeps[i].family, family) == 0 && rep->sweeps[i].variable == v)
+      return &rep->sweeps[i];
+  cr_assert_fail("no %s sweep in %s (%zu sweeps)", report_variable_name(v), family, rep->n_sweeps);
+  return NULL;
+}
+
+/* Each point's geometric-mean PLT of both configurations and the ratio of spdy-multi. */
+static void assert_points(const report_sweep *s, size_t n, const double *value, const double *http1,
+                          const double *spdy, const double *ratio) {
+  size_t h = sweep_config(&sw, "http1-fcfs"), m = sweep_config(&sw, "spdy-multi");
+  cr_assert_eq(s->n_points, n, "%s: %zu points, want %zu", report_variable_name(s->variable),
+               s->n_points, n);
+  for (size_t k = 0; k < n; k++) {
+    const report_sweep_point *p = &s->points[k];
+    cr_assert(CLOSE(p->value, value[k], 1e-9), "point %zu: value %g, want %g", k, p->value,
+              value[k]);
+    cr_assert_eq(p->pages, 2);
+    cr_assert(CLOSE(p->plt_ms[h], http1[k], 1e-6), "at %g: http1-fcfs %f, want %f", value[k],
+              p->plt_ms[h], http1[k]);
+    cr_assert(CLOSE(p->plt_ms[m], spdy[k], 1e-6), "at %g: spdy-multi %f, want %f", value[k],
+              p->plt_ms[m], spdy[k]);
+    cr_assert(CLOSE(p->ratio[m], ratio[k], 1e-9), "at %g: ratio %f, want %f", value[k], p->ratio[m],
+              ratio[k]);
+    cr_assert_eq(p->paired[m], 2);
+  }
+}
+
+TestSuite(sweeps, .init = build_sweeps, .fini = free_sweeps);
+
+Test(sweeps, one_per_swept_variable_and_only_in_the_family_that_varies) {
+  cr_assert_eq(sw.n_sweeps, 3, "loss, RTT and queue of cable with TLS off; got %zu", sw.n_sweeps);
+  for (size_t i = 0; i < sw.n_sweeps; i++) {
+    cr_assert_str_eq(sw.sweeps[i].family, "cable, TLS off");
+    cr_assert_eq(sw.sweeps[i].variable, (report_variable)i, "in the order loss, RTT, queue");
+  }
+}
+
+Test(sweeps, loss_sweep_holds_rtt_and_queue_at_their_most_common_value) {
+  const report_sweep *s = sweep_named(&sw, "cable, TLS off", REPORT_LOSS);
+  cr_assert_str_eq(s->held, "RTT 28 ms, queue 24 kB (one BDP)");
+  assert_points(s, 3, (double[]){0, 0.01, 0.02}, (double[]){2000, 4000, 6000},
+                (double[]){1000, 2400, 4200}, (double[]){0.5, 0.6, 0.7});
+}
+
+Test(sweeps, rtt_sweep_joins_the_renamed_profiles_and_keeps_the_default_queue) {
+  const report_sweep *s = sweep_named(&sw, "cable, TLS off", REPORT_RTT);
+  cr_assert_str_eq(s->held, "loss 0%, queue one BDP");
+  assert_points(s, 3, (double[]){20, 28, 100}, (double[]){1600, 2000, 5000},
+                (double[]){720, 1000, 2000}, (double[]){0.45, 0.5, 0.4});
+}
+
+Test(sweeps, queue_sweep_holds_loss_and_rtt) {
+  const report_sweep *s = sweep_named(&sw, "cable, TLS off", REPORT_QUEUE);
+  cr_assert_str_eq(s->held, "loss 0%, RTT 28 ms");
+  assert_points(s, 3, (double[]){24000, 64000, 1e6}, (double[]){2000, 1900, 1800},
+                (double[]){1000, 1330, 1440}, (double[]){0.5, 0.7, 0.8});
+  cr_assert(s->points[0].queue_default && !s->points[1].queue_default &&
+            !s->points[2].queue_default);
+}
+
+Test(sweeps, repetitions_are_averaged_and_invalid_loads_left_out) {
+  const report_sweep *s = sweep_named(&sw, "cable, TLS off", REPORT_LOSS);
+  /* Page a: (900 + 1100) / 2, not the invalid 1e6: sqrt(1000 * 4000). */
+  cr_assert(CLOSE(s->points[0].plt_ms[sweep_config(&sw, "http1-fcfs")], 2000, 1e-6));
+}
+
+Test(sweeps, groups_differing_only_in_queue_are_named_by_it) {
+  int bdp = 0, mb = 0;
+  for (size_t g = 0; g < sw.n_groups; g++) {
+    bdp |= strcmp(sw.groups[g], "cable, loss 0%, TLS off, queue 24 kB (one BDP)") == 0;
+    mb |= strcmp(sw.groups[g], "cable, loss 0%, TLS off, queue 1 MB") == 0;
+    cr_assert_neq(strcmp(sw.groups[g], "cable, loss 0%, TLS off"), 0, "queues mixed in a group");
+  }
+  cr_assert(bdp && mb);
+  cr_assert_eq(sw.n_groups, 10);
+}
+
+Test(sweeps, text_report_has_a_table_per_sweep) {
+  char *text = NULL;
+  size_t size = 0;
+  FILE *out = open_memstream(&text, &size);
+  cr_assert_not_null(out);
+  report_print(out, &sw);
+  fclose(out);
+  cr_assert_not_null(strstr(text, "Sweep of loss: cable, TLS off (RTT 28 ms, queue 24 kB (one "
+                                  "BDP))\n"),
+                     "%s", text);
+  cr_assert_not_null(strstr(text, "\nloss             pages       http1-fcfs       spdy-multi\n"
+                                  "0%                   2             2000     1000 (0.500)\n"
+                                  "1%                   2             4000     2400 (0.600)\n"),
+                     "%s", text);
+  cr_assert_not_null(strstr(text, "\n100 ms               2             5000     2000 (0.400)\n"),
+                     "%s", text);
+  cr_assert_not_null(strstr(text, "\n1 MB                 2             1800     1440 (0.800)\n"),
+                     "%s", text);
+  free(text);
+}
+
+/* Results written by the test itself: one page, http1-fcfs, one line per link setting. */
+static void build_lines(report *rep, const char *const *links, const double *plt, size_t n) {
+  char path[] = "/tmp/speedy-sweep-XXXXXX", err[256];
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  FILE *f = fdopen(fd, "w");
+  cr_assert_not_null(f);
+  for (size_t i = 0; i < n; i++)
+    fprintf(f,
+            "{\"format\": \"speedy-lab-result/1\", \"page\": \"p\", \"config\": \"http1-fcfs\", "
+            "\"tls\": false, \"valid\": true, \"plt_ms\": %g, \"link\": {%s}}\n",
+            plt[i], links[i]);
+  fclose(f);
+  int rc = report_build(path, 1, rep, err, sizeof err);
+  unlink(path);
+  cr_assert_eq(rc, 0, "%s", err);
+}
+
+#define DSL "\"profile\": \"dsl\", \"down_bps\": 2000000, \"up_bps\": 375000, "
+
+Test(sweep_grid, a_tie_holds_the_smallest_value) {
+  /* RTT {50, 100} x loss {0, 1%}: the loss curve at RTT 50, the RTT curve at loss 0. */
+  const char *links[] = {
+      DSL "\"rtt_ms\": 50, \"loss\": 0, \"queue_down_bytes\": 24000",
+      DSL "\"rtt_ms\": 50, \"loss\": 0.01, \"queue_down_bytes\": 24000",
+      "\"profile\": \"dsl-100\", \"down_bps\": 2000000, \"rtt_ms\": 100, \"loss\": 0, "
+      "\"queue_down_bytes\": 25000",
+      "\"profile\": \"dsl-100\", \"down_bps\": 2000000, \"rtt_ms\": 100, \"loss\": 0.01, "
+      "\"queue_down_bytes\": 25000",
+  };
+  report rep;
+  build_lines(&rep, links, (double[]){100, 200, 300, 400}, 4);
+  cr_assert_eq(rep.n_sweeps, 2, "loss and RTT, no queue sweep; got %zu", rep.n_sweeps);
+  const report_sweep *loss = sweep_named(&rep, "dsl, TLS off", REPORT_LOSS);
+  const report_sweep *rtt = sweep_named(&rep, "dsl, TLS off", REPORT_RTT);
+  cr_assert_str_eq(loss->held, "RTT 50 ms, queue 24 kB (one BDP)");
+  cr_assert(loss->n_points == 2 && CLOSE(loss->points[1].plt_ms[0], 200, 1e-9));
+  cr_assert_str_eq(rtt->held, "loss 0%, queue one BDP");
+  cr_assert(rtt->n_points == 2 && CLOSE(rtt->points[1].plt_ms[0], 300, 1e-9));
+  report_free(&rep);
+}
+
+Test(sweep_grid, a_queue_option_equal_to_the_default_is_one_setting) {
+  /* `--rtt 20,50,100,200 --queue 24k` on dsl: at 20 and 50 ms 24 kB is also the default. */
+  const char *links[] = {
+      "\"profile\": \"dsl-20\", \"down_bps\": 2000000, \"rtt_ms\": 20, \"queue_down_bytes\": 24000",
+      "\"profile\": \"dsl-50\", \"down_bps\": 2000000, \"rtt_ms\": 50, \"queue_down_bytes\": 24000",
+      "\"profile\": \"dsl-100\", \"down_bps\": 2000000, \"rtt_ms\": 100, \"queue_down_bytes\": "
+      "24000",
+      "\"profile\": \"dsl-200\", \"down_bps\": 2000000, \"rtt_ms\": 200, \"queue_down_bytes\": "
+      "24000",
+  };
+  report rep;
+  build_lines(&rep, links, (double[]){100, 200, 300, 400}, 4);
+  cr_assert_eq(rep.n_sweeps, 1, "one RTT sweep; got %zu", rep.n_sweeps);
+  const report_sweep *rtt = sweep_named(&rep, "dsl, TLS off", REPORT_RTT);
+  cr_assert_eq(rtt->n_points, 4);
+  cr_assert_str_eq(rtt->held, "loss 0%, queue 24 kB");
+  report_free(&rep);
+}
+
+Test(sweep_link, profile_loses_the_suffix_of_its_rtt_only) {
+  report_link link;
+  json_t *line = json_pack("{s:{s:s, s:f}}", "link", "profile", "dsl-100", "rtt_ms", 100.0);
+  cr_assert_eq(report_link_of(line, &link), 0);
+  cr_assert_str_eq(link.profile, "dsl");
+  json_decref(line);
+  line = json_pack("{s:{s:s, s:f}}", "link", "profile", "dsl-100", "rtt_ms", 50.0);
+  cr_assert_eq(report_link_of(line, &link), 0);
+  cr_assert_str_eq(link.profile, "dsl-100");
+  json_decref(line);
+}
+
+Test(sweep_link, default_queue_is_one_bdp_with_a_floor_of_16_packets) {
+  report_link link;
+  json_t *line = json_pack("{s:{s:s, s:i, s:f, s:i}}", "link", "profile", "cable", "down_bps",
+                           4000000, "rtt_ms", 100.0, "queue_down_bytes", 50000);
+  cr_assert_eq(report_link_of(line, &link), 0);
+  cr_assert(link.queue_default && CLOSE(link.queue_bytes, 50000, 1e-9), "4 Mbit/s x 100 ms");
+  json_decref(line);
+  line = json_pack("{s:{s:s, s:i, s:f, s:i}}", "link", "profile", "cable", "down_bps", 4000000,
+                   "rtt_ms", 100.0, "queue_down_bytes", 1000000);
+  cr_assert_eq(report_link_of(line, &link), 0);
+  cr_assert(!link.queue_default, "--queue 1M");
+  json_decref(line);
+  line = json_pack("{s:{s:s, s:i, s:f}}", "link", "profile", "cable", "down_bps", 4000000, "rtt_ms",
+                   28.0);
+  cr_assert_eq(report_link_of(line, &link), 0);
+  cr_assert(link.queue_default && CLOSE(link.queue_bytes, 24000, 1e-9), "none recorded: the floor");
+  json_decref(line);
+  line = json_pack("{s:n}", "link");
+  cr_assert_eq(report_link_of(line, &link), -1, "speedy load's null link");
+  json_decref(line);
 }
