@@ -12,11 +12,11 @@
 static char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c; }
 
 int http_headers_name_equal(const char *a, size_t a_len, const char *b) {
-  size_t b_len = strlen(b);
-  if (a_len != b_len) return 0;
-  for (size_t i = 0; i < a_len; i++)
-    if (ascii_lower(a[i]) != ascii_lower(b[i])) return 0;
-  return 1;
+  /* One pass, no strlen: most names differ in their first bytes. */
+  size_t i = 0;
+  for (; i < a_len; i++)
+    if (b[i] == '\0' || ascii_lower(a[i]) != ascii_lower(b[i])) return 0;
+  return b[i] == '\0';
 }
 
 /* Names and values are carved from chunks: the first holds a typical request's fields;

@@ -110,3 +110,13 @@ Test(http_headers, bad_names_and_values_are_refused) {
   cr_assert_eq(h.count, 0);
   http_headers_free(&h);
 }
+
+Test(http_headers, names_compare_ignoring_case_and_whole) {
+  cr_assert(http_headers_name_equal("Content-Length", 14, "content-length"));
+  cr_assert(!http_headers_name_equal("Content-Length", 14, "content-len"));
+  cr_assert(!http_headers_name_equal("Content", 7, "content-length"));
+  cr_assert(!http_headers_name_equal("content-lengtx", 14, "content-length"));
+  cr_assert(http_headers_name_equal("", 0, ""));
+  cr_assert(!http_headers_name_equal("a", 1, ""));
+  cr_assert(!http_headers_name_equal("a\0b", 3, "a"));
+}
