@@ -1,14 +1,16 @@
 /* bound.h — the physical lower bound of a page load on a link: no protocol, however
  * clever, loads the page faster. Beside every measured load time in the report.
  *
- *   bound = set-up RTTs (TCP, plus TLS's) + max(depth × RTT,
- *                                              RTT + bytes down ÷ downlink rate,
- *                                              RTT + bytes up ÷ uplink rate)
+ *   bound = DNS + set-up RTTs (TCP, plus TLS's) + max(depth × RTT,
+ *                                                    RTT + bytes down ÷ downlink rate,
+ *                                                    RTT + bytes up ÷ uplink rate)
  *
  * depth is the longest chain of resources each of which is discovered only from the one
  * before (parent or redirect): every link of the chain costs at least one round trip.
  * The byte counts are what every protocol must carry (bodies and the minimum framing,
- * docs/lab.md "Lower bound"), so the bound stays below any real load.
+ * docs/lab.md "Lower bound"), so the bound stays below any real load. DNS is the one
+ * lookup every configuration waits for before its first connection, the origin's
+ * (--dns-rtt; single-domain configurations look up no other name).
  */
 #ifndef SPEEDY_LAB_BOUND_H
 #define SPEEDY_LAB_BOUND_H
@@ -36,6 +38,7 @@ typedef struct lab_bound_link {
   double rtt_ms;
   double down_bps, up_bps; /* IP-level bits per second; 0: unlimited */
   int tls_round_trips;     /* 0 without TLS, 2 for a full TLS 1.2 handshake, 1 for TLS 1.3 */
+  double dns_ms;           /* the emulated lookup before the first connection; 0: none */
 } lab_bound_link;
 
 /* The bound in milliseconds. */

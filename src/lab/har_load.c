@@ -2,7 +2,9 @@
  * one error line naming the file and the position or the field when something is wrong.
  *
  * Rules: a field the lab reads that is present with the wrong JSON type rejects the file
- * (naming its JSON path); an absent or null optional field takes its documented default.
+ * (naming its JSON path), and so does a size past 2^53 bytes or a time past 10^12 ms; a
+ * negative size or time means "not recorded" (-1); an absent or null optional field takes
+ * its documented default.
  * Required: log, log.entries, and per entry startedDateTime, request.method, request.url
  * and response.status. Strings are copied into the har's arena, so the JSON tree is freed
  * before returning. URL parsing and resolution live here too.
@@ -400,6 +402,37 @@ static double get_number(loader *ld, const json_t *obj, const char *key, double 
   return json_number_value(v);
 }
 
+/* The largest size (bytes) and duration (ms) taken from a file: every integer up to 2^53
+ * is exact in a double, and 10^12 ms is 31 years. Past them a recording is broken, and the
+ * arithmetic would be too: a double beyond INT64_MAX has no int64_t value (converting it is
+ * undefined), and timings of 1e308 add up to infinity, then NaN start times. */
+#define MAX_RECORDED_BYTES 9007199254740992.0 /* 2^53 */
+#define MAX_RECORDED_MS 1e12
+
+/* A size in bytes: -1 when absent, null or negative (HAR's "not known"); fractions are
+ * dropped; refused past MAX_RECORDED_BYTES. */
+static int64_t get_size(loader *ld, const json_t *obj, const char *key, const char *where) {
+  double v = get_number(ld, obj, key, -1, where);
+  if (v < 0) return -1;
+  if (!(v <= MAX_RECORDED_BYTES)) {
+    fail(ld, "%s.%s is %g, more than any recording holds (at most 2^53 bytes)", where, key, v);
+    return -1;
+  }
+  return (int64_t)v;
+}
+
+/* A duration in ms: -1 when absent, null or negative (not recorded); refused past
+ * MAX_RECORDED_MS. */
+static double get_duration(loader *ld, const json_t *obj, const char *key, const char *where) {
+  double v = get_number(ld, obj, key, -1, where);
+  if (v < 0) return -1;
+  if (!(v <= MAX_RECORDED_MS)) {
+    fail(ld, "%s.%s is %g ms, longer than any recording (at most 10^12 ms)", where, key, v);
+    return -1;
+  }
+  return v;
+}
+
 static const json_t *get_object(loader *ld, const json_t *obj, const char *key, int required,
                                 const char *where) {
   const json_t *v = json_object_get(obj, key);
@@ -464,13 +497,13 @@ static void load_timings(loader *ld, const json_t *entry, const char *where, lab
   const json_t *obj = get_object(ld, entry, "timings", 0, where);
   char path[64];
   snprintf(path, sizeof path, "%s.timings", where);
-  t->blocked = get_number(ld, obj, "blocked", -1, path);
-  t->dns = get_number(ld, obj, "dns", -1, path);
-  t->connect = get_number(ld, obj, "connect", -1, path);
-  t->send = get_number(ld, obj, "send", -1, path);
-  t->wait = get_number(ld, obj, "wait", -1, path);
-  t->receive = get_number(ld, obj, "receive", -1, path);
-  t->ssl = get_number(ld, obj, "ssl", -1, path);
+  t->blocked = get_duration(ld, obj, "blocked", path);
+  t->dns = get_duration(ld, obj, "dns", path);
+  t->connect = get_duration(ld, obj, "connect", path);
+  t->send = get_duration(ld, obj, "send", path);
+  t->wait = get_duration(ld, obj, "wait", path);
+  t->receive = get_duration(ld, obj, "receive", path);
+  t->ssl = get_duration(ld, obj, "ssl", path);
 }
 
 static int load_entry(loader *ld, const json_t *json, size_t index, lab_entry *e) {
@@ -485,7 +518,7 @@ static int load_entry(loader *ld, const json_t *json, size_t index, lab_entry *e
   const char *started = get_string(ld, json, "startedDateTime", NULL, where);
   if (started != NULL && parse_date(started, &e->recorded_start_ms, &ld->whole_seconds) != 0)
     fail(ld, "%s.startedDateTime \"%.40s\" is not an ISO 8601 date", where, started);
-  e->time_ms = get_number(ld, json, "time", -1, where);
+  e->time_ms = get_duration(ld, json, "time", where);
   e->connection = get_string(ld, json, "connection", "", where);
   e->server_ip = get_string(ld, json, "serverIPAddress", "", where);
   e->pageref = get_optional_string(ld, json, "pageref", where);
@@ -506,7 +539,7 @@ static int load_entry(loader *ld, const json_t *json, size_t index, lab_entry *e
   e->method = get_string(ld, request, "method", NULL, sub);
   e->url = get_string(ld, request, "url", NULL, sub);
   e->request_version = get_string(ld, request, "httpVersion", "HTTP/1.1", sub);
-  e->request_body_size = (int64_t)get_number(ld, request, "bodySize", -1, sub);
+  e->request_body_size = get_size(ld, request, "bodySize", sub);
   char post_where[80];
   snprintf(post_where, sizeof post_where, "%s.postData", sub);
   const json_t *post = get_object(ld, request, "postData", 0, sub);
@@ -531,11 +564,11 @@ static int load_entry(loader *ld, const json_t *json, size_t index, lab_entry *e
   e->status_text = get_string(ld, response, "statusText", "", sub);
   e->response_version = get_string(ld, response, "httpVersion", "HTTP/1.1", sub);
   e->redirect_url = get_string(ld, response, "redirectURL", "", sub);
-  e->recorded_body_size = (int64_t)get_number(ld, response, "bodySize", -1, sub);
+  e->recorded_body_size = get_size(ld, response, "bodySize", sub);
   const json_t *content = get_object(ld, response, "content", 0, sub);
   char content_where[80];
   snprintf(content_where, sizeof content_where, "%s.content", sub);
-  e->recorded_content_size = (int64_t)get_number(ld, content, "size", -1, content_where);
+  e->recorded_content_size = get_size(ld, content, "size", content_where);
   e->mime_type = get_string(ld, content, "mimeType", "", content_where);
   if (ld->failed ||
       load_headers(ld, response, sub, &e->response_headers, &e->n_response_headers) != 0)

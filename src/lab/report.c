@@ -72,9 +72,14 @@ const char *report_page_of(const json_t *line) {
 static void group_of(const json_t *line, char *out, size_t size) {
   const json_t *link = json_object_get(line, "link");
   const char *profile = json_string_value(json_object_get(link, "profile"));
-  snprintf(out, size, "%s, loss %g%%, TLS %s", profile ? profile : "no link",
+  /* --dns-rtt changes every load time: such loads form groups of their own. */
+  double dns_ms =
+      json_number_value(json_object_get(json_object_get(line, "settings"), "dns_rtt_ms"));
+  char dns[32] = "";
+  if (dns_ms > 0) snprintf(dns, sizeof dns, ", DNS %g ms", dns_ms);
+  snprintf(out, size, "%s, loss %g%%, TLS %s%s", profile ? profile : "no link",
            json_number_value(json_object_get(link, "loss")) * 100,
-           json_is_true(json_object_get(line, "tls")) ? "on" : "off");
+           json_is_true(json_object_get(line, "tls")) ? "on" : "off", dns);
 }
 
 /* Groups whose lines ran with more than one queue size (results of several runs with

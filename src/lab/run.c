@@ -339,11 +339,15 @@ static size_t build_jobs(run_state *st, size_t *skipped) {
                                .tls = st->tls[t],
                                .config = (lab_config)st->configs[c],
                                .repetition = r};
-            char ln[64];
+            char ln[64], dns[32] = "";
             link_name(&st->links[l], ln, sizeof ln);
-            snprintf(job.key, sizeof job.key, "%s|%s|loss=%g|tls=%s|%s|rep=%d", st->pages[p].id, ln,
-                     st->links[l].loss * 100, job.tls ? "on" : "off", lab_config_name(job.config),
-                     r);
+            /* Without lookups the key is what it was before --dns-rtt existed, so older
+             * results files keep resuming. */
+            if (st->settings.dns_rtt_ms > 0)
+              snprintf(dns, sizeof dns, "|dns=%u", st->settings.dns_rtt_ms);
+            snprintf(job.key, sizeof job.key, "%s|%s|loss=%g|tls=%s%s|%s|rep=%d", st->pages[p].id,
+                     ln, st->links[l].loss * 100, job.tls ? "on" : "off", dns,
+                     lab_config_name(job.config), r);
             if (is_done(job.key)) {
               (*skipped)++;
               continue;
@@ -525,6 +529,8 @@ static void usage(void) {
          "      --rtt LIST         RTTs in ms replacing the profile's (a sweep; default: the "
          "profile's)\n"
          "      --tls LIST         off, on (default off,on)\n"
+         "      --dns-rtt MS       emulated DNS: the loader waits MS ms before its first\n"
+         "                         connection to each host name (0 to 10000; default 0: none)\n"
          "  -c, --configs LIST     http1-fcfs, http1-prio, http1-single, spdy-multi, spdy-single,\n"
          "                         spdy-push, spdy-hint, or all (default all)\n"
          "  -n, --repetitions N    loads per configuration (default 5)\n"
@@ -570,7 +576,8 @@ int lab_run_main(int argc, char **argv) {
     O_SERVER_CMD,
     O_DRY_RUN,
     O_WORK_DIR,
-    O_WRITE_SITE
+    O_WRITE_SITE,
+    O_DNS_RTT
   };
   static const struct option long_options[] = {
       {"results", required_argument, NULL, 'o'},
@@ -579,6 +586,7 @@ int lab_run_main(int argc, char **argv) {
       {"loss", required_argument, NULL, O_LOSS},
       {"rtt", required_argument, NULL, O_RTT},
       {"tls", required_argument, NULL, O_TLS},
+      {"dns-rtt", required_argument, NULL, O_DNS_RTT},
       {"configs", required_argument, NULL, 'c'},
       {"repetitions", required_argument, NULL, 'n'},
       {"lossy-repetitions", required_argument, NULL, O_LOSSY},
@@ -637,6 +645,16 @@ int lab_run_main(int argc, char **argv) {
       break;
     case O_TLS:
       if (each_item(optarg, add_tls, &st) != 0) goto bad;
+      break;
+    case O_DNS_RTT:
+      /* Whole milliseconds, digits only: no sign, no fraction, no unit. */
+      v = strtol(optarg, &end, 10);
+      if (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' || v < 0 || v > 10000) {
+        fprintf(stderr, PROG ": bad --dns-rtt '%s' (whole ms, 0 to 10000; see '" PROG " --help')\n",
+                optarg);
+        return 2;
+      }
+      s->dns_rtt_ms = (unsigned)v;
       break;
     case 'c':
       if (each_item(optarg, add_config, &st) != 0) goto bad;

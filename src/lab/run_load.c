@@ -486,11 +486,12 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   }
   server_argv[s] = NULL;
   /* Loader. */
-  char port_text[16], addr_single[64], repetition[16], timeout[32];
+  char port_text[16], addr_single[64], repetition[16], timeout[32], dns_rtt[16];
   snprintf(port_text, sizeof port_text, "%d", port);
   snprintf(addr_single, sizeof addr_single, "198.19.0.1:%d", port);
   snprintf(repetition, sizeof repetition, "%d", job->repetition);
   snprintf(timeout, sizeof timeout, "%.0f", settings->timeout_s);
+  snprintf(dns_rtt, sizeof dns_rtt, "%u", settings->dns_rtt_ms);
   char *loader_argv[40];
   size_t l = 0;
   loader_argv[l++] = "/bin/sh";
@@ -530,6 +531,10 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   loader_argv[l++] = repetition;
   loader_argv[l++] = "--timeout";
   loader_argv[l++] = timeout;
+  if (settings->dns_rtt_ms > 0) { /* without it the command line is as before --dns-rtt */
+    loader_argv[l++] = "--dns-rtt";
+    loader_argv[l++] = dns_rtt;
+  }
   loader_argv[l] = NULL;
 
   int rc = -1;
@@ -600,7 +605,8 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   lab_bound_link bl = {.rtt_ms = (double)netem_config_rtt_ns(running) / 1e6,
                        .down_bps = (double)running->down.rate_bps,
                        .up_bps = (double)running->up.rate_bps,
-                       .tls_round_trips = job->tls ? (settings->tls_version == 13 ? 1 : 2) : 0};
+                       .tls_round_trips = job->tls ? (settings->tls_version == 13 ? 1 : 2) : 0,
+                       .dns_ms = settings->dns_rtt_ms};
   double bound = lab_bound_ms(&page->summary, &bl);
   json_object_set_new(result, "lower_bound_ms", json_real(round(bound * 10) / 10));
   json_object_set_new(result, "depth", json_integer(page->summary.depth));
@@ -608,7 +614,8 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   char *loader_cmdline = join_argv(loader_argv + loader_start);
   json_object_set_new(
       result, "settings",
-      json_pack("{s:s, s:i, s:s, s:i, s:i, s:i, s:i, s:i, s:o, s:I, s:I, s:I, s:s, s:s, s:I, s:f}",
+      json_pack("{s:s, s:i, s:s, s:i, s:i, s:i, s:i, s:i, s:o, s:I, s:I, s:I, s:s, s:s, s:I, s:f,"
+                " s:I}",
                 "congestion_control", running->tcp.congestion_control, "initcwnd",
                 running->tcp.initcwnd, "tcp_preset", running->tcp.preset, "slow_start_after_idle",
                 running->tcp.slow_start_after_idle, "ecn", running->tcp.ecn, "early_retrans",
@@ -618,7 +625,7 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
                 "plan_seed", (json_int_t)json_integer_value(json_object_get(result, "seed")),
                 "server", server_cmdline ? server_cmdline : "", "loader",
                 loader_cmdline ? loader_cmdline : "", "started", (json_int_t)wall, "load_wall_ms",
-                round(load_wall)));
+                round(load_wall), "dns_rtt_ms", (json_int_t)settings->dns_rtt_ms));
   free(server_cmdline);
   free(loader_cmdline);
   /* Invariants the run can check. */

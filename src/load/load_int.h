@@ -4,7 +4,7 @@
  *   load_sched.c   discovery and dispatch order (pure)
  *   load_main.c    options, addresses, --help, the run's set-up and exit status
  *   load_run.c     connection groups, connections, the pump that turns the scheduler's
- *                  decisions into requests, the deadline, timers
+ *                  decisions into requests, emulated DNS lookups, the deadline, timers
  *   load_http1.c   HTTP/1.1: keep-alive, optional pipelining, llhttp
  *   load_spdy.c    SPDY: one session per group, priorities, pushes, hints
  *   load_result.c  the result JSON line and the HAR of the replayed load
@@ -26,6 +26,7 @@
 #define LOAD_MAX_PIPELINE 16 /* requests in flight on one HTTP/1.1 connection */
 #define LOAD_MAX_REQUEST (256u << 10)
 #define LOAD_MAX_CONNECTS 64 /* connections one group may open in one load (retries) */
+#define LOAD_MAX_DNS_RTT_MS 10000
 
 typedef struct load_options {
   const char *plan_file;
@@ -45,6 +46,7 @@ typedef struct load_options {
   int strict;
   int repetition;
   int verbose;
+  uint32_t dns_rtt_ms; /* emulated lookup per host name; 0: none */
   /* addresses: per host (multi-domain) or the single one */
   struct sockaddr_storage *host_addr; /* n_hosts entries, filled by load_main */
   unsigned char *host_addr_set;
@@ -53,6 +55,23 @@ typedef struct load_options {
 
 typedef struct load_run load_run;
 typedef struct load_group load_group;
+
+typedef enum load_lookup_state {
+  LOAD_LOOKUP_IDLE = 0, /* not started */
+  LOAD_LOOKUP_PENDING,  /* its timer runs */
+  LOAD_LOOKUP_DONE
+} load_lookup_state;
+
+/* The emulated DNS lookup of one host name (--dns-rtt): one per distinct name of the page
+ * (ASCII case-insensitive), shared by every group that connects under that name, started
+ * when the first of them wants a connection and cached for the rest of the load. */
+typedef struct load_lookup {
+  load_run *run;
+  const char *name; /* a group's server_name */
+  uv_timer_t timer; /* initialised only with --dns-rtt */
+  load_lookup_state state;
+  double start_ms, end_ms; /* -1 until it happened */
+} load_lookup;
 
 /* A pushed stream's SYN_STREAM fields while its header block arrives. */
 typedef struct load_push_headers {
@@ -90,6 +109,7 @@ struct load_group {
   int index;
   struct sockaddr_storage addr;
   const char *server_name; /* SNI and certificate name: a recorded host name */
+  int lookup;              /* index of its name's lookup in run->lookups */
   load_conn *conns[LOAD_MAX_CONNS];
   int n_conns;
   int opened;
@@ -112,6 +132,8 @@ struct load_run {
   io_tls *tls;
   load_group *groups;
   int n_groups;
+  load_lookup *lookups; /* n_lookups <= n_groups */
+  int n_lookups;
   load_fetch *fetch;
   uint64_t t0_ns;
   double wall_start; /* seconds since the epoch, for the HAR */

@@ -33,6 +33,9 @@ static void usage(FILE *f) {
           "      --addr-base IPV4     host I is at IPV4 + I (198.19.0.1: the lab's convention)\n"
           "      --port P             port for --addr-base (default: the host's recorded port)\n"
           "      --single ADDR:PORT   single-domain: every host over this one origin\n"
+          "      --dns-rtt MS         emulated DNS: wait MS ms (a lookup) before the first\n"
+          "                           connection to each host name, 0 to %d (default 0: none;\n"
+          "                           single-domain: only the origin's name)\n"
           "Protocol:\n"
           "      --http1              HTTP/1.1 (default: SPDY)\n"
           "      --spdy VERSION       SPDY 3.1, 3 or 2 (default 3.1; by ALPN over TLS)\n"
@@ -58,8 +61,8 @@ static void usage(FILE *f) {
           "  -V, --version            print the version\n\n"
           "Exit status: 0 the load ran (valid or not, unless --strict), 1 it could not run or\n"
           "was invalid with --strict, 2 bad usage.\n",
-          DEFAULT_CONNECTIONS, LOAD_MAX_CONNS, DEFAULT_PIPELINE_DEPTH, LOAD_MAX_PIPELINE,
-          DEFAULT_STREAM_WINDOW, DEFAULT_SESSION_WINDOW, DEFAULT_TIMEOUT_S);
+          LOAD_MAX_DNS_RTT_MS, DEFAULT_CONNECTIONS, LOAD_MAX_CONNS, DEFAULT_PIPELINE_DEPTH,
+          LOAD_MAX_PIPELINE, DEFAULT_STREAM_WINDOW, DEFAULT_SESSION_WINDOW, DEFAULT_TIMEOUT_S);
 }
 
 static int parse_uint(const char *s, unsigned long min, unsigned long max, unsigned long *out) {
@@ -99,6 +102,7 @@ enum {
   OPT_ADDR_BASE,
   OPT_PORT,
   OPT_SINGLE,
+  OPT_DNS_RTT,
   OPT_HTTP1,
   OPT_SPDY,
   OPT_CONNECTIONS,
@@ -121,6 +125,7 @@ static const struct option long_options[] = {
     {"addr-base", required_argument, NULL, OPT_ADDR_BASE},
     {"port", required_argument, NULL, OPT_PORT},
     {"single", required_argument, NULL, OPT_SINGLE},
+    {"dns-rtt", required_argument, NULL, OPT_DNS_RTT},
     {"http1", no_argument, NULL, OPT_HTTP1},
     {"spdy", required_argument, NULL, OPT_SPDY},
     {"connections", required_argument, NULL, OPT_CONNECTIONS},
@@ -172,6 +177,12 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
       break;
     case OPT_SINGLE:
       addr->single = optarg;
+      break;
+    case OPT_DNS_RTT:
+      if (parse_uint(optarg, 0, LOAD_MAX_DNS_RTT_MS, &v))
+        return cli_usage_error(LOAD_PROGRAM, "bad --dns-rtt '%s' (whole ms, 0 to %d)", optarg,
+                               LOAD_MAX_DNS_RTT_MS);
+      opt->dns_rtt_ms = (uint32_t)v;
       break;
     case OPT_HTTP1:
       opt->http1 = 1;
@@ -369,6 +380,7 @@ out:
     json_decref(run.fetch[i].response_headers);
   free(run.fetch);
   free(run.groups);
+  free(run.lookups);
   io_tls_del(run.tls);
   load_sched_del(run.sched);
   load_plan_del(run.plan);

@@ -325,19 +325,22 @@ int load_plan_read(const char *file, load_plan **out, char *err, size_t err_len)
     len += n;
     if (n == 0) break;
     if (len == cap) {
-      if (cap >= LOAD_PLAN_MAX_FILE) {
+      /* The last buffer is one byte larger than the maximum: only a longer file fills it
+       * (a file of exactly the maximum leaves that byte unused). */
+      if (cap > LOAD_PLAN_MAX_FILE) {
         free(buf);
         fclose(f);
         return fail(&r, "larger than %u bytes", LOAD_PLAN_MAX_FILE);
       }
-      char *bigger = realloc(buf, cap * 2);
+      size_t grown = cap * 2 > LOAD_PLAN_MAX_FILE ? (size_t)LOAD_PLAN_MAX_FILE + 1 : cap * 2;
+      char *bigger = realloc(buf, grown);
       if (!bigger) {
         free(buf);
         buf = NULL;
         break;
       }
       buf = bigger;
-      cap *= 2;
+      cap = grown;
     }
   }
   int read_error = ferror(f);

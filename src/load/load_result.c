@@ -82,12 +82,12 @@ int load_result_write(const load_run *run, int valid, const char *reason) {
   char name[600];
   snprintf(name, sizeof(name), "%s#%s", plan->source, plan->page);
   json_t *resources = resources_json(run);
-  json_t *settings =
-      json_pack("{s:s, s:i, s:i, s:I, s:I, s:b, s:I}", "loader", "speedy load " SPEEDY_LOAD_VERSION,
-                "connections_per_host", opt->http1 ? opt->connections : 1, "pipeline",
-                opt->pipeline, "stream_window", (json_int_t)opt->stream_window, "session_window",
-                (json_int_t)opt->session_window, "insecure", opt->insecure, "timeout_ms",
-                (json_int_t)opt->timeout_ms);
+  json_t *settings = json_pack(
+      "{s:s, s:i, s:i, s:I, s:I, s:b, s:I, s:I}", "loader", "speedy load " SPEEDY_LOAD_VERSION,
+      "connections_per_host", opt->http1 ? opt->connections : 1, "pipeline", opt->pipeline,
+      "stream_window", (json_int_t)opt->stream_window, "session_window",
+      (json_int_t)opt->session_window, "insecure", opt->insecure, "timeout_ms",
+      (json_int_t)opt->timeout_ms, "dns_rtt_ms", (json_int_t)opt->dns_rtt_ms);
   json_t *o = json_pack(
       "{s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:b, s:n, s:i, s:I, s:b, s:s, s:o, s:o, s:o,"
       " s:I, s:I, s:s, s:i, s:n, s:n, s:n, s:I, s:I, s:i, s:i, s:o, s:o}",
@@ -183,33 +183,67 @@ static json_t *har_response(const load_run *run, int id) {
 
 static double span(double from, double to) { return from >= 0 && to >= from ? to - from : -1; }
 
-static json_t *har_entry(const load_run *run, int id) {
+/* --dns-rtt: per lookup, the first request sent under its name (pushes are not requests).
+ * Its HAR entry shows the lookup as timings.dns; first has run->n_lookups entries. */
+static void har_first_requests(const load_run *run, int *first) {
+  for (int l = 0; l < run->n_lookups; l++) first[l] = -1;
+  for (size_t i = 0; i < run->plan->n_resources; i++) {
+    const load_entry *e = load_sched_entry(run->sched, (int)i);
+    if (e->start_ms < 0 || e->pushed || e->group < 0 || e->group >= run->n_groups) continue;
+    int l = run->groups[e->group].lookup;
+    if (first[l] < 0 || e->start_ms < load_sched_entry(run->sched, first[l])->start_ms)
+      first[l] = (int)i;
+  }
+}
+
+/* The part of its name's lookup that request id waited for (HAR 1.2 timings.dns), or -1
+ * when it waited for none: not the first request under the name, or no --dns-rtt. */
+static double har_dns_wait(const load_run *run, const int *first, int id) {
+  const load_entry *e = load_sched_entry(run->sched, id);
+  if (run->opt->dns_rtt_ms == 0 || !first || e->group < 0 || e->group >= run->n_groups) return -1;
+  int l = run->groups[e->group].lookup;
+  const load_lookup *lookup = &run->lookups[l];
+  if (first[l] != id || lookup->state != LOAD_LOOKUP_DONE) return -1;
+  double from = e->ready_ms > lookup->start_ms ? e->ready_ms : lookup->start_ms;
+  return lookup->end_ms > from ? lookup->end_ms - from : 0;
+}
+
+static json_t *har_entry(const load_run *run, int id, double dns) {
   const load_entry *e = load_sched_entry(run->sched, id);
   double start = e->start_ms >= 0 ? e->start_ms : 0;
   double blocked = span(e->ready_ms, e->start_ms);
+  /* HAR phases follow one another: the lookup is not also counted as blocked */
+  if (dns > 0 && blocked >= 0) blocked = blocked > dns ? blocked - dns : 0;
   double wait = span(e->start_ms, e->first_byte_ms);
   double receive = span(e->first_byte_ms, e->end_ms);
   double total = span(e->start_ms, e->end_ms);
   char connection[16];
   snprintf(connection, sizeof(connection), "%d", e->connection);
   return json_pack(
-      "{s:s, s:o, s:f, s:o, s:o, s:{}, s:{s:f, s:i, s:i, s:i, s:i, s:f, s:f}, s:s, s:b, s:I}",
+      "{s:s, s:o, s:f, s:o, s:o, s:{}, s:{s:f, s:f, s:i, s:i, s:i, s:f, s:f}, s:s, s:b, s:I}",
       "pageref", "page_1", "startedDateTime", iso_time(run->wall_start + start / 1000.0), "time",
       total < 0 ? 0.0 : total, "request", har_request(run, id), "response", har_response(run, id),
-      "cache", "timings", "blocked", blocked < 0 ? -1.0 : blocked, "dns", -1, "connect", -1, "ssl",
-      -1, "send", 0, "wait", wait < 0 ? -1.0 : wait, "receive", receive < 0 ? -1.0 : receive,
-      "connection", connection, "_pushed", e->pushed, "_id", (json_int_t)id);
+      "cache", "timings", "blocked", blocked < 0 ? -1.0 : blocked, "dns", dns < 0 ? -1.0 : dns,
+      "connect", -1, "ssl", -1, "send", 0, "wait", wait < 0 ? -1.0 : wait, "receive",
+      receive < 0 ? -1.0 : receive, "connection", connection, "_pushed", e->pushed, "_id",
+      (json_int_t)id);
 }
 
 int load_har_write(const load_run *run) {
   const load_options *opt = run->opt;
   json_t *entries = json_array();
   double plt = -1;
+  int first_storage[LOAD_PLAN_MAX_HOSTS];
+  int *first = NULL;
+  if (run->n_lookups > 0 && run->n_lookups <= LOAD_PLAN_MAX_HOSTS) {
+    first = first_storage;
+    har_first_requests(run, first);
+  }
   for (size_t i = 0; entries && i < run->plan->n_resources; i++) {
     const load_entry *e = load_sched_entry(run->sched, (int)i);
     if (e->end_ms > plt) plt = e->end_ms;
     if (e->start_ms < 0) continue; /* never requested */
-    json_t *entry = har_entry(run, (int)i);
+    json_t *entry = har_entry(run, (int)i, har_dns_wait(run, first, (int)i));
     if (entry) json_array_append_new(entries, entry);
   }
   char title[600];

@@ -7,6 +7,11 @@
  * new connection is opened when requests wait and fewer connections are being set up than
  * requests wait, up to --connections per group. SPDY opens one session per group and
  * submits every requestable resource at once with its type's urgency.
+ *
+ * With --dns-rtt a group's first connection waits for its host name's lookup: a timer on
+ * the loop (never a sleep), one per distinct name, shared by the groups and connections
+ * that want it while it runs and cached for the rest of the load, as a browser caches
+ * lookups for a page.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -85,6 +90,67 @@ void load_hints(load_run *run, int id, const char *value, size_t len) {
     while (i < len && value[i] != ',' && value[i] != ' ' && value[i] != '\t') i++;
     if (i > start) hint_one(run, base_host, value + start, i - start);
   }
+}
+
+/* ---- DNS lookups (--dns-rtt) --------------------------------------------------------- */
+
+static void lookup_on_timer(uv_timer_t *timer) {
+  load_lookup *lookup = timer->data;
+  load_run *run = lookup->run;
+  double elapsed = load_now_ms(run) - lookup->start_ms;
+  if (elapsed < (double)run->opt->dns_rtt_ms) {
+    /* The loop's clock counts whole milliseconds: a lookup may not end early, or a load
+     * could beat the lower bound that counts it. */
+    uv_timer_start(timer, lookup_on_timer, (uint64_t)ceil((double)run->opt->dns_rtt_ms - elapsed),
+                   0);
+    return;
+  }
+  lookup->state = LOAD_LOOKUP_DONE;
+  lookup->end_ms = load_now_ms(run);
+  if (run->opt->verbose)
+    fprintf(stderr, "speedy load: lookup of %s done at %.1f ms\n", lookup->name, lookup->end_ms);
+  load_run_pump(run);
+}
+
+/* 1 when g may connect: no --dns-rtt, or its name's lookup is done. Otherwise starts the
+ * lookup unless it is already running, and returns 0 (the pump runs again when it ends). */
+static int group_resolved(load_group *g) {
+  load_run *run = g->run;
+  if (run->opt->dns_rtt_ms == 0) return 1;
+  load_lookup *lookup = &run->lookups[g->lookup];
+  if (lookup->state == LOAD_LOOKUP_DONE) return 1;
+  if (lookup->state == LOAD_LOOKUP_IDLE) {
+    lookup->state = LOAD_LOOKUP_PENDING;
+    lookup->start_ms = load_now_ms(run);
+    uv_update_time(run->loop); /* the timer counts from now, not from the loop's last tick */
+    uv_timer_start(&lookup->timer, lookup_on_timer, run->opt->dns_rtt_ms, 0);
+    if (run->opt->verbose)
+      fprintf(stderr, "speedy load: lookup of %s (%u ms) at %.1f ms\n", lookup->name,
+              run->opt->dns_rtt_ms, lookup->start_ms);
+  }
+  return 0;
+}
+
+/* One lookup per distinct server name (ASCII case-insensitive). Returns 0 or -1. */
+static int lookups_make(load_run *run) {
+  run->lookups = calloc((size_t)run->n_groups, sizeof(*run->lookups));
+  if (!run->lookups) return -1;
+  run->n_lookups = 0;
+  for (int g = 0; g < run->n_groups; g++) {
+    load_group *group = &run->groups[g];
+    int found = -1;
+    for (int i = 0; i < run->n_lookups && found < 0; i++)
+      if (strcasecmp(run->lookups[i].name, group->server_name) == 0) found = i;
+    if (found < 0) {
+      found = run->n_lookups++;
+      load_lookup *lookup = &run->lookups[found];
+      lookup->run = run;
+      lookup->name = group->server_name;
+      lookup->start_ms = lookup->end_ms = -1;
+    }
+    group->lookup = found;
+  }
+  return 0;
 }
 
 /* ---- Connections ------------------------------------------------------------------- */
@@ -221,7 +287,8 @@ static void pump_http1(load_group *g) {
   size_t ready = load_sched_ready_count(sched, g->index);
   int connecting = 0;
   for (int i = 0; i < g->n_conns; i++) connecting += !g->conns[i]->open && !g->conns[i]->closed;
-  while ((size_t)connecting < ready && g->n_conns < run->opt->connections && !g->error[0]) {
+  while ((size_t)connecting < ready && g->n_conns < run->opt->connections && !g->error[0] &&
+         group_resolved(g)) {
     if (group_connect(g) != 0) break;
     connecting++;
   }
@@ -245,7 +312,8 @@ static void pump_spdy(load_group *g) {
   for (int i = 0; i < g->n_conns; i++)
     if (!g->conns[i]->dead && !g->conns[i]->closed) live = g->conns[i];
   if (!live) {
-    if (load_sched_ready_count(run->sched, g->index) > 0 && !g->error[0]) group_connect(g);
+    if (load_sched_ready_count(run->sched, g->index) > 0 && !g->error[0] && group_resolved(g))
+      group_connect(g);
     return;
   }
   if (live->open && live->session) load_spdy_submit(live);
@@ -257,6 +325,8 @@ static void finish(load_run *run) {
   run->finished = 1;
   uv_timer_stop(&run->wake);
   uv_timer_stop(&run->deadline);
+  for (int i = 0; run->opt->dns_rtt_ms > 0 && i < run->n_lookups; i++)
+    uv_timer_stop(&run->lookups[i].timer);
   for (int g = 0; g < run->n_groups; g++) {
     load_group *group = &run->groups[g];
     for (int i = 0; i < group->n_conns; i++) {
@@ -334,12 +404,17 @@ int load_run_execute(load_run *run) {
       group->server_name = run->plan->hosts[g].name;
     }
   }
+  if (lookups_make(run) != 0) return -1;
   uv_loop_t loop;
   if (uv_loop_init(&loop) != 0) return -1;
   run->loop = &loop;
   uv_timer_init(&loop, &run->wake);
   uv_timer_init(&loop, &run->deadline);
   run->wake.data = run->deadline.data = run;
+  for (int i = 0; opt->dns_rtt_ms > 0 && i < run->n_lookups; i++) {
+    uv_timer_init(&loop, &run->lookups[i].timer);
+    run->lookups[i].timer.data = &run->lookups[i];
+  }
   run->t0_ns = uv_hrtime();
   struct timespec ts;
   if (timespec_get(&ts, TIME_UTC) == TIME_UTC)
@@ -350,6 +425,8 @@ int load_run_execute(load_run *run) {
   uv_run(&loop, UV_RUN_DEFAULT);
   uv_close((uv_handle_t *)&run->wake, NULL);
   uv_close((uv_handle_t *)&run->deadline, NULL);
+  for (int i = 0; opt->dns_rtt_ms > 0 && i < run->n_lookups; i++)
+    uv_close((uv_handle_t *)&run->lookups[i].timer, NULL);
   uv_run(&loop, UV_RUN_DEFAULT);
   uv_loop_close(&loop);
   run->loop = NULL;

@@ -313,6 +313,8 @@ static int parse_options(int argc, char **argv, netem_config *config, struct run
       config->server_addrs = (unsigned)value;
       break;
     case OPT_SEED: {
+      /* strtoull takes a sign ("-1" is 2^64 - 1) and leading spaces: a digit first. */
+      if (optarg[0] < '0' || optarg[0] > '9') return bad_value("seed", optarg);
       char *end;
       errno = 0;
       config->seed = strtoull(optarg, &end, 0);

@@ -20,9 +20,17 @@ uint64_t netem_model_serialization_ns(uint64_t rate_bps, uint32_t len) {
 uint64_t netem_model_default_queue_bytes(uint64_t rate_bps, uint64_t rtt_ns) {
   const uint64_t floor_bytes = 16u * NETEM_MTU;
   if (rate_bps == 0) return floor_bytes;
-  /* rate * rtt / 8, computed in two steps so that it cannot overflow for rates up to
-   * 100 Gbit/s and round trips up to an hour. */
-  uint64_t bdp = (rate_bps / 8u) * (rtt_ns / 1000u) / 1000000u;
+  /* rate / 8 * rtt: bytes per second times microseconds / 10^6. The product overflows 64
+   * bits from 41 Gbit/s x 1 hour (the command line allows 1 Tbit/s and an hour), so the
+   * rate is split into whole megabytes per second (x microseconds = bytes) and the rest
+   * (< 10^6, so x microseconds fits for round trips under 200 days); saturates past 2^64. */
+  uint64_t bytes_per_s = rate_bps / 8u, rtt_us = rtt_ns / 1000u;
+  uint64_t mega = bytes_per_s / 1000000u, rest = bytes_per_s % 1000000u;
+  if (rtt_us > 0 && mega > UINT64_MAX / rtt_us) return UINT64_MAX;
+  uint64_t bdp = mega * rtt_us;
+  uint64_t part =
+      rtt_us <= UINT64_MAX / 1000000u ? rest * rtt_us / 1000000u : rest * (rtt_us / 1000000u);
+  bdp = bdp > UINT64_MAX - part ? UINT64_MAX : bdp + part;
   return bdp > floor_bytes ? bdp : floor_bytes;
 }
 

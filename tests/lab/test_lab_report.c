@@ -317,3 +317,29 @@ Test(sweep_link, default_queue_is_one_bdp_with_a_floor_of_16_packets) {
   cr_assert_eq(report_link_of(line, &link), -1, "speedy load's null link");
   json_decref(line);
 }
+
+Test(report, loads_with_dns_lookups_form_their_own_group) {
+  char path[] = "/tmp/speedy-report-dns-XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  FILE *f = fdopen(fd, "w");
+  for (int dns = 0; dns <= 200; dns += 200)
+    for (int rep = 1; rep <= 2; rep++)
+      fprintf(f,
+              "{\"format\":\"speedy-lab-result/1\",\"page\":\"a\",\"config\":\"http1-fcfs\","
+              "\"protocol\":\"http/1.1\",\"mode\":\"multi-domain\",\"dispatch\":\"fcfs\","
+              "\"tls\":false,\"link\":{\"profile\":\"cable\",\"rtt_ms\":28,\"loss\":0},"
+              "\"settings\":{\"dns_rtt_ms\":%d},\"repetition\":%d,\"valid\":true,"
+              "\"plt_ms\":%d,\"plt_cutoff_ms\":%d,\"lower_bound_ms\":100,"
+              "\"key\":\"a|%d|%d\"}\n",
+              dns, rep, 1000 + dns, 1000 + dns, dns, rep);
+  fclose(f);
+  report built;
+  char err[256];
+  cr_assert_eq(report_build(path, 1, &built, err, sizeof err), 0, "%s", err);
+  unlink(path);
+  cr_assert_eq(built.n_groups, 2);
+  cr_expect_str_eq(built.groups[0], "cable, loss 0%, TLS off");
+  cr_expect_str_eq(built.groups[1], "cable, loss 0%, TLS off, DNS 200 ms");
+  report_free(&built);
+}

@@ -168,6 +168,63 @@ usage)
   "$speedy" load "$plan" --addr-base 127.0.0.1 --port 1 --timeout 5 --result r.jsonl 2> err
   [ $? -eq 0 ] || fail "--addr-base load: want exit 0"
   grep -q "cannot connect to www.example.test" r.jsonl || fail "connect failure not reported" ;;
+dns_rtt_spdy)
+  # The page: the document on www; cdn's resources are discovered in the document's first
+  # bytes, so cdn's lookup can start only after www's lookup and the document's first
+  # bytes — the two lookups are in sequence (--chunk-ms 0: the document itself is quick).
+  start_server --chunk-ms 0
+  load $(multi_addrs) || fail "exit $?" # warms the server up (node's first requests are slow)
+  rm result.jsonl
+  for _ in 1 2 3; do load -v $(multi_addrs) || fail "exit $?"; done
+  check valid dns=0
+  mv result.jsonl base.jsonl; : > log.jsonl
+  load -v --dns-rtt 200 $(multi_addrs) || fail "exit $?"
+  # at least www's lookup, at most both (150 ms for a busy machine)
+  check valid discovery once "conns-per-port==1" dns=200 "plt>=400" \
+    "plt-delta=base.jsonl:180:550" ;;
+dns_rtt_http1)
+  # As dns_rtt_spdy over HTTP/1.1: several connections per host, one lookup per host (the
+  # cdn's first connections wait for the same lookup, www's later ones pay nothing).
+  start_server --http1 --chunk-ms 0
+  load --http1 $(multi_addrs) || fail "exit $?" # warm-up
+  rm result.jsonl
+  for _ in 1 2 3; do load --http1 $(multi_addrs) || fail "exit $?"; done
+  mv result.jsonl base.jsonl; : > log.jsonl
+  load -v --http1 --dns-rtt 200 $(multi_addrs) || fail "exit $?"
+  check valid discovery once "conns-per-port<=6" "conns-on-port0>=2" dns=200 \
+    "conns-spread<=100" "plt>=400" "plt-delta=base.jsonl:180:550"
+  python3 - <<'PY' || fail "cdn: want two or more connections, all after the one lookup"
+import json
+conns = {}
+for e in map(json.loads, open("log.jsonl")):
+    if e["ev"] == "conn":
+        conns.setdefault(e["port"], []).append(e["t"])
+assert all(len(t) >= 2 for t in conns.values()), conns
+PY
+  ;;
+dns_rtt_single)
+  # Single-domain: only the origin's name is looked up, once.
+  start_server --single --chunk-ms 0
+  load --single "127.0.0.1:$PORTS" || fail "exit $?" # warm-up
+  rm result.jsonl
+  for _ in 1 2 3; do load --single "127.0.0.1:$PORTS" || fail "exit $?"; done
+  mv result.jsonl base.jsonl; : > log.jsonl
+  load -v --dns-rtt 200 --single "127.0.0.1:$PORTS" || fail "exit $?"
+  # one lookup: at least 200 ms more, and less than a second lookup would add
+  check valid discovery once connections=1 mode=single-domain dns=200 "plt>=200" \
+    "plt-delta=base.jsonl:180:350" ;;
+dns_rtt_usage)
+  for bad in -1 abc 10001 1.5 "" 20ms; do
+    "$speedy" load "$plan" --single 127.0.0.1:1 --dns-rtt "$bad" 2> err; rc=$?
+    [ $rc -eq 2 ] || fail "--dns-rtt '$bad': exit $rc, want 2"
+    grep -q "bad --dns-rtt '$bad' (whole ms, 0 to 10000)" err || fail "--dns-rtt '$bad': $(cat err)"
+  done
+  "$speedy" load --help | grep -q -- "--dns-rtt MS" || fail "--help lacks --dns-rtt"
+  # the bounds themselves are accepted (nothing listens: the load is invalid, exit 0)
+  for good in 0 10000; do
+    "$speedy" load "$plan" --single 127.0.0.1:1 --dns-rtt $good --timeout 1 --result r.jsonl \
+      2>/dev/null || fail "--dns-rtt $good refused"
+  done ;;
 *) fail "unknown case" ;;
 esac
 echo "PASS ($case)"
