@@ -1,7 +1,16 @@
 /* run.c — `speedy lab run` (run.h): the matrix, its inputs (HARs become plans), the
  * plain-file sites of --write-site, resuming from the results file, the random
- * interleaving, parallel links bounded by the emulator's lateness, and the progress bar.
- * One load is run_load.c's.
+ * interleaving, parallel links bounded by the emulator's lateness, the progress bar, and
+ * interruption. One load is run_load.c's.
+ *
+ * Interruption: while the loads run, SIGINT and SIGTERM are blocked in every thread and
+ * taken by the main thread with sigtimedwait() (no handler, so nothing has to be
+ * async-signal-safe; the links' `ip` commands inherit the mask and finish their step).
+ * The first one sets st.interrupted: workers start no new load, and each load in
+ * progress stops at its next poll, tearing its link down as any load does and writing
+ * nothing. The run then prints how far it got and exits 128 + the signal's number. A
+ * second one exits at once (lab_run_abandon first). Only that, SIGKILL or a crash leaves
+ * links behind; the next run removes those before its first load.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -9,6 +18,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +28,7 @@
 #include <unistd.h>
 
 #include "har.h"
+#include "netem.h"
 #include "page.h"
 #include "plan.h"
 #include "replay.h"
@@ -64,8 +75,9 @@ typedef struct run_state {
   size_t n_jobs;
   /* workers */
   pthread_mutex_t lock;
-  size_t next_job, done, failed, invalid_lateness;
-  int allowed_workers;
+  size_t next_job, done, failed, aborted, invalid_lateness;
+  int allowed_workers, workers_running;
+  atomic_int interrupted; /* 0, or the first SIGINT / SIGTERM */
   double started_ms;
   int progress;
 } run_state;
@@ -401,7 +413,9 @@ static void *worker(void *arg) {
   run_state *st = w->st;
   for (;;) {
     pthread_mutex_lock(&st->lock);
-    if (st->next_job >= st->n_jobs || w->index >= st->allowed_workers) {
+    if (st->next_job >= st->n_jobs || w->index >= st->allowed_workers ||
+        atomic_load(&st->interrupted) != 0) {
+      st->workers_running--;
       pthread_mutex_unlock(&st->lock);
       return NULL;
     }
@@ -412,6 +426,8 @@ static void *worker(void *arg) {
     pthread_mutex_lock(&st->lock);
     if (rc == 0)
       st->done++;
+    else if (rc == LAB_RUN_ABORTED)
+      st->aborted++;
     else
       st->failed++;
     if (late) {
@@ -427,8 +443,31 @@ static void *worker(void *arg) {
                 st->allowed_workers == 1 ? "" : "s");
       }
     }
-    show_progress(st);
+    if (atomic_load(&st->interrupted) == 0) show_progress(st);
     pthread_mutex_unlock(&st->lock);
+  }
+}
+
+/* Until every worker has returned, takes the signals of stop: the first interrupts the
+ * run, a second exits at once. Returns the first one's number, or 0. */
+static int wait_workers(run_state *st, const sigset_t *stop) {
+  for (;;) {
+    pthread_mutex_lock(&st->lock);
+    int running = st->workers_running;
+    pthread_mutex_unlock(&st->lock);
+    if (running == 0) return atomic_load(&st->interrupted);
+    /* Polled: a worker's end is noticed within 100 ms, a signal at once. */
+    struct timespec tick = {0, 100 * 1000 * 1000};
+    int sig = sigtimedwait(stop, NULL, &tick);
+    if (sig <= 0) continue; /* time up, or EINTR */
+    if (atomic_load(&st->interrupted) == 0) {
+      atomic_store(&st->interrupted, sig);
+      continue;
+    }
+    lab_run_abandon();
+    fprintf(stderr, "%s" PROG ": %s again: exiting at once (the next run removes the links left)\n",
+            st->progress ? "\n" : "", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    _exit(128 + sig);
   }
 }
 
@@ -521,7 +560,8 @@ static void usage(void) {
   printf("Usage: speedy lab run [OPTION]... HAR|PLAN|DIR...\n"
          "The page-load experiment: every page through emulated links, replayed by speedyd,\n"
          "loaded by `speedy load`, one JSON line per load appended to the results (resumable:\n"
-         "loads already there are skipped). Needs root (network namespaces).\n\n"
+         "loads already there are skipped). Needs root (network namespaces). SIGINT or\n"
+         "SIGTERM stops it cleanly (exit 130 or 143); the same command resumes.\n\n"
          "  -o, --results FILE     results, JSON lines (default lab-results.jsonl)\n"
          "      --work-dir DIR     plans, certificates, per-load logs (default RESULTS.d)\n"
          "  -l, --links LIST       link profiles (default dsl,cable)\n"
@@ -834,20 +874,63 @@ int lab_run_main(int argc, char **argv) {
                "once\n",
           st.n_jobs, skipped, s->results, st.n_pages, (unsigned long long)s->seed, jobs,
           jobs == 1 ? "" : "s");
+  /* Links of a run that could not clean up (SIGKILL, a crash, a second signal): removed
+   * once here, not by the first netem_start of every worker at the same time. */
+  int stale = st.n_jobs > 0 ? netem_cleanup_stale() : 0;
+  if (stale > 0)
+    fprintf(stderr, PROG ": removed %d network namespace%s left by a run that was killed\n", stale,
+            stale == 1 ? "" : "s");
   pthread_mutex_init(&st.lock, NULL);
   st.allowed_workers = jobs;
   st.started_ms = now_ms();
   st.progress = isatty(STDERR_FILENO) && !s->verbose;
+  atomic_init(&st.interrupted, 0);
+  s->interrupted = &st.interrupted;
+  /* Blocked before the workers start, so that they and what they fork inherit the mask.
+   * A signal ignored on entry (a background job of a script: SIGINT) stays ignored. */
+  sigset_t stop, old_mask;
+  sigemptyset(&stop);
+  static const int stop_signals[] = {SIGINT, SIGTERM};
+  for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++) {
+    struct sigaction current;
+    if (sigaction(stop_signals[i], NULL, &current) == 0 && current.sa_handler != SIG_IGN)
+      sigaddset(&stop, stop_signals[i]);
+  }
+  pthread_sigmask(SIG_BLOCK, &stop, &old_mask);
   pthread_t threads[1000];
   worker_arg args[1000];
   int started = 0;
   for (int i = 0; i < jobs && (size_t)i < st.n_jobs; i++) {
     args[i] = (worker_arg){&st, i};
-    if (pthread_create(&threads[i], NULL, worker, &args[i]) == 0) started++;
+    pthread_mutex_lock(&st.lock);
+    if (pthread_create(&threads[i], NULL, worker, &args[i]) == 0) {
+      started++;
+      st.workers_running++;
+    }
+    pthread_mutex_unlock(&st.lock);
   }
+  int interrupted = wait_workers(&st, &stop);
   for (int i = 0; i < started; i++) pthread_join(threads[i], NULL);
+  /* A signal that came after the last load ended still asks to stop: it is not lost
+   * when the mask is restored, and it is not a reason to die without the summary. */
+  struct timespec no_wait = {0, 0};
+  int late_signal;
+  while ((late_signal = sigtimedwait(&stop, NULL, &no_wait)) > 0)
+    if (interrupted == 0) interrupted = late_signal;
+  pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+  s->interrupted = NULL;
   if (st.progress) fputc('\n', stderr);
   double wall = (now_ms() - st.started_ms) / 1000;
+  if (interrupted != 0) {
+    size_t left = st.n_jobs - st.done;
+    fprintf(stderr,
+            PROG ": %s: stopped after %zu of %zu loads (%zu aborted and not recorded, %zu "
+                 "could not run); %zu left: run the same command again to resume\n",
+            interrupted == SIGINT ? "SIGINT" : "SIGTERM", st.done, st.n_jobs, st.aborted, st.failed,
+            left);
+    rc = 128 + interrupted;
+    goto out;
+  }
   fprintf(stderr,
           PROG ": %zu loads done, %zu could not run, %zu on links over the lateness "
                "bound; %.0f s\n",

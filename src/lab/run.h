@@ -7,6 +7,7 @@
 #define SPEEDY_LAB_RUN_H
 
 #include <jansson.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -62,6 +63,9 @@ typedef struct lab_run_settings {
   double lateness_p99_ms; /* a link above this is flagged */
   uint64_t seed;          /* order of the loads; recorded */
   int verbose;
+  /* Set (to the signal number) by the run on SIGINT or SIGTERM; a load in progress sees
+   * it within a few ms and ends (lab_run_load). NULL: never set. */
+  const atomic_int *interrupted;
 } lab_run_settings;
 
 typedef struct lab_run_job {
@@ -75,16 +79,28 @@ typedef struct lab_run_job {
 /* `speedy lab run`: argv[0] is "run". Returns the exit status. */
 int lab_run_main(int argc, char **argv);
 
-/* Runs one load and appends its line to the results (under *append_lock by the caller's
- * convention: run_load calls lab_run_append). Returns 0 when a result line was written,
- * -1 when the load could not be run (error on stderr; nothing written, so a resumed run
- * tries again). *lateness_exceeded is set when the link's p99 lateness was above the
- * bound. */
+/* lab_run_load's result when settings->interrupted stopped the load. */
+#define LAB_RUN_ABORTED 1
+
+/* Runs one load and appends its line to the results (run_load calls lab_run_append).
+ * Returns 0 when a result line was written, -1 when the load could not be run (error on
+ * stderr; nothing written, so a resumed run tries again), LAB_RUN_ABORTED when
+ * settings->interrupted was set before the loader ended by itself (its processes were
+ * killed and its link torn down as after any load; nothing written, no message). A loader
+ * that had ended by itself still gets its line. *lateness_exceeded is set when the link's
+ * p99 lateness was above the bound. */
 int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
                  const lab_run_link *link, const lab_run_job *job, int *lateness_exceeded);
 
-/* Appends one line to the results file, atomically with respect to other workers. */
+/* Appends one line to the results file with one write(), atomically with respect to
+ * other workers. */
 int lab_run_append(const lab_run_settings *settings, const char *line);
+
+/* For a second interruption, just before _exit(): SIGKILLs the process group of every
+ * server and loader in progress (the links' namespaces stay: the next run removes them)
+ * and waits up to 2 s for an append in progress, keeping the results file's lock so that
+ * no line is begun after it. Not for a signal handler (it takes locks). */
+void lab_run_abandon(void);
 
 /* Makes root and intermediate CA under dir once (kept when present) and a leaf with the
  * page's host names under page_dir. Returns 0 or -1 with a reason in err. */

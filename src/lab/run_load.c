@@ -4,6 +4,12 @@
  * the link's counters around the load, the physical lower bound, the invariants, and one
  * result line appended.
  *
+ * An interrupted run (settings->interrupted) stops each load at its next poll (every
+ * 5 ms while it waits for the server or the loader): the loader's process group is
+ * killed, the server is stopped and the link torn down as after any load, and nothing is
+ * written. The process groups of the loads in progress are also kept in a table for
+ * lab_run_abandon (a second interruption).
+ *
  * Also the per-run material a load needs: the certificate chain (openssl: root →
  * intermediate → leaf, RSA 2048) and the push manifest.
  */
@@ -26,6 +32,45 @@
 #include "run.h"
 
 static pthread_mutex_t append_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The process groups (server, loader) of the loads in progress, for lab_run_abandon.
+ * -j is at most 1000, so two per load fit; a group that does not fit is still ended by
+ * PR_SET_PDEATHSIG (netem_spawn) and by the next run's cleanup of stale namespaces. */
+#define LIVE_GROUPS_MAX 2048
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t live_groups[LIVE_GROUPS_MAX];
+static size_t n_live_groups;
+
+static void live_group_add(pid_t group) {
+  pthread_mutex_lock(&live_lock);
+  if (n_live_groups < LIVE_GROUPS_MAX) live_groups[n_live_groups++] = group;
+  pthread_mutex_unlock(&live_lock);
+}
+
+static void live_group_remove(pid_t group) {
+  pthread_mutex_lock(&live_lock);
+  for (size_t i = 0; i < n_live_groups; i++)
+    if (live_groups[i] == group) {
+      live_groups[i] = live_groups[--n_live_groups];
+      break;
+    }
+  pthread_mutex_unlock(&live_lock);
+}
+
+void lab_run_abandon(void) {
+  pthread_mutex_lock(&live_lock);
+  for (size_t i = 0; i < n_live_groups; i++) kill(-live_groups[i], SIGKILL);
+  pthread_mutex_unlock(&live_lock);
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += 2;
+  /* Kept on purpose: the caller exits, and no worker may begin a line meanwhile. */
+  (void)pthread_mutex_timedlock(&append_lock, &deadline);
+}
+
+static int is_interrupted(const lab_run_settings *settings) {
+  return settings->interrupted != NULL && atomic_load(settings->interrupted) != 0;
+}
 
 int lab_run_append(const lab_run_settings *settings, const char *line) {
   pthread_mutex_lock(&append_lock);
@@ -208,16 +253,17 @@ static uint64_t fnv1a(const char *s) {
   return h;
 }
 
-/* Waits for pid up to timeout_ms; kills its process group when it does not end. Returns
- * the wait status, or -1 when it had to be killed. */
-static int wait_bounded(pid_t pid, double timeout_ms) {
+/* Waits for pid up to timeout_ms; kills its process group when it does not end in time
+ * or the run is interrupted first. Returns the wait status, or -1 when it had to be
+ * killed. */
+static int wait_bounded(const lab_run_settings *settings, pid_t pid, double timeout_ms) {
   double deadline = now_ms() + timeout_ms;
   int status;
   for (;;) {
     pid_t r = waitpid(pid, &status, WNOHANG);
     if (r == pid) return status;
     if (r < 0 && errno != EINTR) return -1;
-    if (now_ms() > deadline) {
+    if (now_ms() > deadline || is_interrupted(settings)) {
       kill(-pid, SIGKILL);
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
@@ -228,11 +274,27 @@ static int wait_bounded(pid_t pid, double timeout_ms) {
   }
 }
 
-/* The server is listening once speedyd wrote its port file (it writes it after bind). */
-static int wait_port_file(const char *file, pid_t server, double timeout_ms) {
+/* Sends SIGTERM to the server's process group and reaps it if it ends within
+ * timeout_ms (netem_stop then finds it reaped; if not, netem_stop ends it as always). */
+static void wait_server_end(pid_t server, double timeout_ms) {
+  kill(-server, SIGTERM);
+  double deadline = now_ms() + timeout_ms;
+  int status;
+  while (now_ms() < deadline) {
+    pid_t r = waitpid(server, &status, WNOHANG);
+    if (r == server || (r < 0 && errno != EINTR)) return;
+    struct timespec ts = {0, 5 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+}
+
+/* The server is listening once speedyd wrote its port file (it writes it after bind).
+ * Returns 0 then, -1 when the server ended, the time is up or the run is interrupted. */
+static int wait_port_file(const lab_run_settings *settings, const char *file, pid_t server,
+                          double timeout_ms) {
   double deadline = now_ms() + timeout_ms;
   struct stat st;
-  while (now_ms() < deadline) {
+  while (now_ms() < deadline && !is_interrupted(settings)) {
     if (stat(file, &st) == 0 && st.st_size > 0) return 0;
     int status;
     if (waitpid(server, &status, WNOHANG) == server) return -1; /* it died */
@@ -261,9 +323,10 @@ static int table_has_listener(int fd, int port) {
 }
 
 /* A server command writes no port file: it is ready once a TCP socket of the server
- * namespace listens on port (IPv4 or IPv6). Returns 0 then, -1 when the server ended or
- * the time is up. */
-static int wait_listener(netem_link *link, pid_t server, int port, double timeout_ms) {
+ * namespace listens on port (IPv4 or IPv6). Returns 0 then, -1 when the server ended,
+ * the time is up or the run is interrupted. */
+static int wait_listener(const lab_run_settings *settings, netem_link *link, pid_t server, int port,
+                         double timeout_ms) {
   if (netem_enter(link, NETEM_SIDE_SERVER) != 0) return -1;
   /* Opened inside, the tables stay those of the server namespace after leaving it. */
   int fds[2] = {open("/proc/thread-self/net/tcp", O_RDONLY | O_CLOEXEC),
@@ -271,7 +334,7 @@ static int wait_listener(netem_link *link, pid_t server, int port, double timeou
   netem_leave(link);
   double deadline = now_ms() + timeout_ms;
   int rc = -1;
-  while (fds[0] >= 0 && now_ms() < deadline) {
+  while (fds[0] >= 0 && now_ms() < deadline && !is_interrupted(settings)) {
     if (table_has_listener(fds[0], port) || (fds[1] >= 0 && table_has_listener(fds[1], port))) {
       rc = 0;
       break;
@@ -423,7 +486,9 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   }
   char err[512];
   netem_link *link = NULL;
+  if (is_interrupted(settings)) return LAB_RUN_ABORTED;
   if (netem_start(&config, &link, err, sizeof err) != 0) {
+    if (is_interrupted(settings)) return LAB_RUN_ABORTED;
     fprintf(stderr, "speedy lab run: %s: netem: %s\n", job->key, err);
     return -1;
   }
@@ -542,18 +607,22 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   time_t wall = time(NULL);
   pid_t server = 0, loader = 0;
   netem_stats before, after;
+  if (is_interrupted(settings)) goto aborted;
   if (netem_spawn(link, NETEM_SIDE_SERVER, server_argv, &server) != 0) {
     fprintf(stderr, "speedy lab run: %s: cannot start the server\n", job->key);
     goto out;
   }
+  live_group_add(server);
   if (settings->server_cmd == NULL) {
-    if (wait_port_file(files.ports, server, 10000) != 0) {
+    if (wait_port_file(settings, files.ports, server, 10000) != 0) {
+      if (is_interrupted(settings)) goto aborted;
       log_tail(files.server_log, err, sizeof err);
       fprintf(stderr, "speedy lab run: %s: the replay server did not start: %s\n", job->key,
               err[0] ? err : "no message");
       goto out;
     }
-  } else if (wait_listener(link, server, port, 10000) != 0) {
+  } else if (wait_listener(settings, link, server, port, 10000) != 0) {
+    if (is_interrupted(settings)) goto aborted;
     log_tail(files.server_log, err, sizeof err);
     fprintf(stderr, "speedy lab run: %s: the server command did not listen on port %d: %s\n",
             job->key, port, err[0] ? err : "no message");
@@ -561,11 +630,16 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   }
   netem_stats_read(link, &before);
   double load_started = now_ms();
+  if (is_interrupted(settings)) goto aborted;
   if (netem_spawn(link, NETEM_SIDE_CLIENT, loader_argv, &loader) != 0) {
     fprintf(stderr, "speedy lab run: %s: cannot start the loader\n", job->key);
     goto out;
   }
-  int status = wait_bounded(loader, (settings->timeout_s + 15) * 1000);
+  live_group_add(loader);
+  int status = wait_bounded(settings, loader, (settings->timeout_s + 15) * 1000);
+  live_group_remove(loader); /* reaped: its number may be reused from now on */
+  /* Killed because of the interruption: a half-measured load, never recorded. */
+  if (status < 0 && is_interrupted(settings)) goto aborted;
   double load_wall = now_ms() - load_started;
   netem_stats_read(link, &after);
   json_t *result = read_last_line(files.result);
@@ -660,7 +734,17 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   if (settings->verbose)
     fprintf(stderr, "speedy lab run: %s: %.0f ms (bound %.0f ms)%s, %.1f s\n", job->key, plt, bound,
             valid ? "" : ", INVALID", (now_ms() - started) / 1000);
+  goto out;
+aborted:
+  rc = LAB_RUN_ABORTED;
 out:
-  netem_stop(link); /* also ends the server and a loader that is left */
+  /* The server is asked to stop while the link still carries the loader's last packets
+   * (its FINs, or the resets of a killed one): its connections end and it exits by itself,
+   * speedyd after reaping its workers. Stopped after the link, it would wait for
+   * connections that never close until netem_stop's 2 s grace is over and be killed,
+   * leaving its workers to init. */
+  if (server > 0) wait_server_end(server, 1000);
+  netem_stop(link); /* also ends a server that is left, and the namespaces */
+  if (server > 0) live_group_remove(server);
   return rc;
 }
