@@ -168,7 +168,7 @@ static int on_header_value(llhttp_t *p, const char *at, size_t len) {
     h->value = grown;
     h->value_cap = cap;
   }
-  memcpy(h->value + h->value_len, at, len);
+  if (len > 0) memcpy(h->value + h->value_len, at, len); /* value is NULL until needed */
   h->value_len += len;
   return 0;
 }

@@ -40,7 +40,8 @@ typedef struct speedyd_spdy_conn {
   int closing; /* fatal error or finished: flush and close */
   int goaway_sent;
   int had_request;
-  int flooded; /* a flood meter overflowed (1: the connection's, 2: its address's) */
+  int flooded;            /* a flood meter overflowed (1: the connection's, 2: its address's) */
+  unsigned settings_seen; /* SETTINGS frames received (the first is free) */
   speedyd_glitch_meter glitches;
   int64_t window_updates_owed; /* DATA frames sent + streams, minus WINDOW_UPDATEs received */
   /* Frame boundaries of the input, for the slow-peer deadline. */
@@ -391,6 +392,10 @@ static unsigned glitch_cost(speedyd_spdy_conn *conn, int sent, spdy_frame_type t
   switch (type) {
   case SPDY_FRAME_DATA:
     return length == 0 && !(flags & 0x01); /* FLAG_FIN (2.2.2) */
+  case SPDY_FRAME_SETTINGS:
+    /* Every client opens with one: only the ones after it are work without a request
+     * (else 10,000 clients behind one address would fill its meter by connecting). */
+    return conn->settings_seen++ > 0;
   case SPDY_FRAME_SYN_STREAM:
   case SPDY_FRAME_GOAWAY:
   case SPDY_FRAME_WINDOW_UPDATE:

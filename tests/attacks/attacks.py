@@ -131,6 +131,38 @@ def reconnecting_flood(server, stop, stats):
         _count(stats, "sessions" if heard else "refused_at_once")
 
 
+def many_clients_one_address(server, stop, stats, total=3000):
+    """Not an attack: 3,000 well-behaved clients behind one address (a NAT), one after
+    another, each opening with SETTINGS and asking for a page. The per-address flood
+    meter must not take their opening SETTINGS for a flood."""
+    for _ in range(total):  # all of them, even after stop: bounded by total
+        try:
+            s = A.attacker_socket(server.port)
+        except OSError:
+            _count(stats, "connect_failed")
+            continue
+        _count(stats, "connections")
+        state = {"deflater": A.Deflater(), "next_id": 1}
+        try:
+            _sid, syn = _open_stream(state)
+            A.send_all(s, A.settings([(4, 100)]) + syn)
+            got, end = b"", time.monotonic() + 5
+            while time.monotonic() < end:
+                frames, _rest = A.parse_frames(got)
+                if any(c and t == A.SYN_REPLY for c, t, _f, _p in frames):
+                    _count(stats, "answered")
+                    break
+                try:
+                    chunk = s.recv(65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                got += chunk
+        finally:
+            s.close()
+
+
 # ---- streams --------------------------------------------------------------------------
 
 

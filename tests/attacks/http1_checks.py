@@ -70,6 +70,18 @@ def check_smuggling(server):
     return problems
 
 
+def check_empty_values(server):
+    """Empty header values (the first field of a request included) are valid: 200."""
+    problems = []
+    for name, request in (
+            ("empty_first_value", b"GET /index.html HTTP/1.1\r\nX-Empty:\r\n" + HOST + b"\r\n"),
+            ("empty_value_later", b"GET /index.html HTTP/1.1\r\n" + HOST + b"X-Empty: \r\n\r\n")):
+        problem = _expect_status(server.port, request, 200, name)
+        if problem:
+            problems.append(problem)
+    return problems
+
+
 def check_many_ranges(server):
     ranges = b",".join(b"%d-%d" % (i * 2, i * 2) for i in range(2500))
     start = time.monotonic()
@@ -139,8 +151,8 @@ def run_group(args, group):
     if group == "http1":
         server = A.Server(args.speedyd)
         try:
-            for check in (check_smuggling, check_many_ranges, check_chunk_extension,
-                          check_log_escaping):
+            for check in (check_smuggling, check_empty_values, check_many_ranges,
+                          check_chunk_extension, check_log_escaping):
                 if args.only and args.only != check.__name__[6:]:
                     continue
                 found = check(server)
@@ -150,6 +162,8 @@ def run_group(args, group):
                 problems.append("http1: speedyd died")
         finally:
             server.stop()
+            if "runtime error" in server.stderr_text or "AddressSanitizer" in server.stderr_text:
+                problems.append("http1: sanitizer report:\n" + server.stderr_text[-4000:])
     elif group == "budget_tls":
         problems += check_memory_budget(args)
         problems += check_tls(args)

@@ -56,6 +56,13 @@ def expect_address_not_refused(stats):
     return None
 
 
+def expect_all_answered(stats):
+    if stats.get("answered", 0) != stats.get("connections", -1) or stats["answered"] < 3000:
+        return "only %d of %d clients behind one address were answered" % (
+            stats.get("answered", 0), stats.get("connections", 0))
+    return None
+
+
 def expect_rst(status):
     def check(stats):
         if stats.get("rst_%d" % status, 0) == 0 and stats.get("goaway", 0) == 0:
@@ -98,6 +105,8 @@ CASES = {
          expect_cut_off),
         ("reconnecting_flood", attacks.reconnecting_flood, [], 2, 32 * MIB,
          expect_address_refused),
+        ("many_clients_one_address", attacks.many_clients_one_address, [], 0.5, 32 * MIB,
+         expect_all_answered),
         ("reconnecting_flood_meter_off", attacks.reconnecting_flood,
          ["--address-flood-burst", "0"], 2, 32 * MIB, expect_address_not_refused),
     ],
