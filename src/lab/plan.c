@@ -16,8 +16,11 @@
 #include <sys/stat.h>
 
 #define PROG "speedy lab plan"
-#define MAX_PATH_BYTES 8192u   /* the replay server's longest request target */
-#define MAX_VALUE_BYTES 65536u /* the loader's longest header value */
+#define MAX_PATH_BYTES 8192u              /* the replay server's longest request target */
+#define MAX_VALUE_BYTES 65536u            /* the loader's longest header value */
+#define MAX_REQUEST_HEADERS 128u          /* the loader's most request fields per resource */
+#define MAX_RESPONSE_HEADERS 256u         /* the replay server's most response fields */
+#define MAX_BODY_BYTES ((int64_t)1 << 40) /* the replay server's largest body (1 TiB) */
 
 static int path_ends_with(const lab_entry *e, const char *suffix) {
   size_t path_len = strcspn(e->parsed.path, "?");
@@ -93,10 +96,13 @@ static int add_header(json_t *list, const lab_header *h, int request, const char
   return json_array_append_new(list, pair);
 }
 
+/* The fields that can be replayed, in recorded order; past the readers' bounds
+ * (MAX_REQUEST_HEADERS, MAX_RESPONSE_HEADERS) the rest is left out. */
 static json_t *header_list(const lab_header *headers, size_t n, int request,
                            const char *also_drop) {
   json_t *list = json_array();
-  for (size_t i = 0; list != NULL && i < n; i++)
+  size_t max = request ? MAX_REQUEST_HEADERS : MAX_RESPONSE_HEADERS;
+  for (size_t i = 0; list != NULL && i < n && json_array_size(list) < max; i++)
     if (add_header(list, &headers[i], request, also_drop) != 0) {
       json_decref(list);
       return NULL;
@@ -152,12 +158,23 @@ static int valid_host_name(const char *h) {
   return 1;
 }
 
-/* Is entry k replayed? Entries left out by the cold-cache policy, with an unusable URL,
- * a status outside what a server can answer, or a path too long are not. */
+/* A method the replay server and the loader accept: a token of 1 to 32 bytes. */
+static int valid_method(const char *m) {
+  size_t n = strlen(m);
+  if (n == 0 || n > 32) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!is_tchar((unsigned char)m[i])) return 0;
+  return 1;
+}
+
+/* Is entry k replayed? Entries left out by the cold-cache policy, with an unusable URL or
+ * method, a status outside what a server can answer, a body larger than it serves or a
+ * path too long are not. */
 static int replayed(const lab_entry *e) {
   if (e->replay == LAB_REPLAY_LEFT_OUT || (e->flags & LAB_FLAG_BAD_URL)) return 0;
   if (e->replay_status < 200 || e->replay_status > 599) return 0;
-  if (!valid_host_name(e->parsed.host)) return 0;
+  if (e->replay_size > MAX_BODY_BYTES) return 0;
+  if (!valid_host_name(e->parsed.host) || !valid_method(e->method)) return 0;
   return 1;
 }
 

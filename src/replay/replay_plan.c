@@ -463,7 +463,9 @@ int replay_plan_find_host(const replay_plan *plan, const char *authority) {
   int by_name = -1;
   for (size_t i = 0; i < plan->n_hosts; i++) {
     const replay_host *h = &plan->hosts[i];
-    if (strlen(h->name) != name_len || strncasecmp(h->name, authority, name_len) != 0) continue;
+    size_t h_len = strlen(h->name);
+    if (h_len > 1 && h->name[h_len - 1] == '.') h_len--; /* a recorded "example.com." too */
+    if (h_len != name_len || strncasecmp(h->name, authority, name_len) != 0) continue;
     if (h->port == port) return (int)i;
     if (by_name < 0) by_name = (int)i;
   }
