@@ -402,6 +402,10 @@ static size_t on_read(io_conn *io, const uint8_t *data, size_t len, void *user) 
                                          sizeof(reason)));
     h->error = HTTP_ERR_BAD_REQUEST;
   }
+  /* A request we must refuse and close for (malformed, too large, smuggling shapes) costs
+   * its address as a broken SPDY session does: a peer that reconnects to send the next
+   * one is a flood (bytes that are not HTTP at all land here too). */
+  (void)speedyd_addr_glitch(h->base->server, h->base->addr, SPEEDYD_ADDR_ERROR_COST);
   start_answer(h);
   return len;
 }
