@@ -26,6 +26,7 @@
 #include "tcp.h"
 
 #define NETEM_TUN_NAME "netem0"
+#define NETEM_TUN_TXQUEUELEN 4096u /* see link_configure_addresses */
 #define NETEM_CHILDREN_MAX 256
 
 struct netem_link {
@@ -133,8 +134,12 @@ static int link_configure_addresses(netem_link *link, netem_side side, char *err
   size_t cap = 256 + (size_t)link->config.server_addrs * 48u;
   char *batch = malloc(cap);
   if (batch == NULL) return -ENOMEM;
-  size_t used = (size_t)snprintf(batch, cap, "link set lo up\nlink set %s mtu %u up\n",
-                                 NETEM_TUN_NAME, NETEM_MTU);
+  /* txqueuelen: the kernel's queue in front of the emulator's reads is its intake, not
+   * part of the modelled link; a deep one keeps a burst sent while the forwarding thread
+   * waits for the CPU from being dropped outside the model (tun's default is 500). */
+  size_t used =
+      (size_t)snprintf(batch, cap, "link set lo up\nlink set %s mtu %u txqueuelen %u up\n",
+                       NETEM_TUN_NAME, NETEM_MTU, NETEM_TUN_TXQUEUELEN);
   int initcwnd = link->config.tcp.initcwnd;
   if (side == NETEM_SIDE_CLIENT) {
     used += (size_t)snprintf(batch + used, cap - used,
