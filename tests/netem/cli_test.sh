@@ -87,8 +87,10 @@ expect_status 0 "echo server and probe over dsl" "$speedy" netem --profile dsl -
   "$netem_check" probe 10
 cat "$work/out"
 rtt="$(awk '/rtt_median_ms/ {print $2}' "$work/out")"
-awk -v r="${rtt:-0}" 'BEGIN { exit !(r > 51.0 && r < 53.0) }' ||
-  fail "median RTT over dsl was '${rtt}' ms, want about 51.5"
+# The plumbing, not the precision (netem.rtt_* check that, with the host's own share
+# measured): two processes started through sh add their wake-ups on a slow host.
+awk -v r="${rtt:-0}" 'BEGIN { exit !(r > 51.0 && r < 55.0) }' ||
+  fail "median RTT over dsl was '${rtt}' ms, want 51.5 plus at most a few ms of the host's own"
 for key in '"packets_forwarded"' '"lateness"' '"tun_drops": 0' '"congestion_control": "cubic"' \
   '"queue_limit": 24000'; do
   grep -q -- "$key" "$work/stats.json" || fail "stats JSON lacks $key"
