@@ -379,6 +379,35 @@ static int writer_put_block(deflate_writer *w, int version, const spdy_header *h
   return rv;
 }
 
+/* The field checks and the grouping every block goes through, at submit time
+ * (spdy_hdblock_check) and again when it is compressed. On success groups is built and
+ * the caller frees it. */
+static int submitted_check(int version, spdy_mem *mem, const spdy_header *headers, size_t n_headers,
+                           header_groups *groups, size_t *serialised) {
+  if (n_headers >= HDBLOCK_NO_NEXT) return SPDY_ERR_INVALID_HEADER;
+  for (size_t i = 0; i < n_headers; i++) {
+    int rv = header_check(version, &headers[i]);
+    if (rv != 0) return rv;
+  }
+  int rv = groups_build(groups, mem, version, headers, n_headers);
+  if (rv != 0) return rv;
+  rv = groups_check(version, headers, n_headers, groups, serialised);
+  if (rv != 0) groups_free(groups, mem);
+  return rv;
+}
+
+int spdy_hdblock_check(int version, spdy_mem *mem, const spdy_header *headers, size_t n_headers,
+                       size_t *compressed_max) {
+  if (mem == NULL || (headers == NULL && n_headers > 0)) return SPDY_ERR_INVALID_ARGUMENT;
+  header_groups groups;
+  size_t serialised = 0;
+  int rv = submitted_check(version, mem, headers, n_headers, &groups, &serialised);
+  if (rv != 0) return rv;
+  groups_free(&groups, mem);
+  if (compressed_max != NULL) *compressed_max = deflate_worst_case(serialised);
+  return 0;
+}
+
 int spdy_hdblock_deflate(spdy_hdblock_deflater *d, spdy_mem *mem, spdy_buf *out,
                          const spdy_header *headers, size_t n_headers) {
   if (d == NULL || mem == NULL || out == NULL || (headers == NULL && n_headers > 0))
@@ -386,22 +415,14 @@ int spdy_hdblock_deflate(spdy_hdblock_deflater *d, spdy_mem *mem, spdy_buf *out,
   if (d->initialised != CONTEXT_READY)
     return d->initialised == CONTEXT_BROKEN ? SPDY_ERR_COMPRESSION : SPDY_ERR_INVALID_ARGUMENT;
   int version = d->version;
-  if (n_headers >= HDBLOCK_NO_NEXT) return SPDY_ERR_INVALID_HEADER;
-  for (size_t i = 0; i < n_headers; i++) {
-    int rv = header_check(version, &headers[i]);
-    if (rv != 0) return rv;
-  }
   header_groups groups;
-  int rv = groups_build(&groups, mem, version, headers, n_headers);
-  if (rv != 0) return rv;
   size_t serialised = 0;
-  rv = groups_check(version, headers, n_headers, &groups, &serialised);
+  int rv = submitted_check(version, mem, headers, n_headers, &groups, &serialised);
+  if (rv != 0) return rv;
   /* Refuse before zlib sees a byte when out might not hold the result. */
-  if (rv == 0 && deflate_worst_case(serialised) > out->limit - spdy_buf_len(out))
-    rv = SPDY_ERR_FRAME_TOO_LARGE;
-  if (rv != 0) {
+  if (deflate_worst_case(serialised) > out->limit - spdy_buf_len(out)) {
     groups_free(&groups, mem);
-    return rv;
+    return SPDY_ERR_FRAME_TOO_LARGE;
   }
 
   size_t out_len_before = spdy_buf_len(out);

@@ -56,6 +56,14 @@ void spdy_hdblock_inflater_free(spdy_hdblock_inflater *inf, spdy_mem *mem);
 int spdy_hdblock_deflate(spdy_hdblock_deflater *d, spdy_mem *mem, spdy_buf *out,
                          const spdy_header *headers, size_t n_headers);
 
+/* Checks a submitted header list as spdy_hdblock_deflate will (each field, repeated
+ * names, the version's length fields) without compressing it, so that a session refuses
+ * at submit time what it could not send later. *compressed_max (may be NULL) gets the
+ * most bytes the compressed block can take. Returns 0, SPDY_ERR_INVALID_HEADER,
+ * SPDY_ERR_FRAME_TOO_LARGE, SPDY_ERR_INVALID_ARGUMENT or SPDY_ERR_NOMEM. */
+int spdy_hdblock_check(int version, spdy_mem *mem, const spdy_header *headers, size_t n_headers,
+                       size_t *compressed_max);
+
 /* The uncompressed serialised size of headers in this version (for statistics). */
 size_t spdy_hdblock_serialised_size(int version, const spdy_header *headers, size_t n_headers);
 

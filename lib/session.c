@@ -348,37 +348,24 @@ static const spdy_header *find_header(const spdy_header *headers, size_t n, cons
   return NULL;
 }
 
-/* The pseudo-headers SPDY/2 spells without the colon. */
-static int is_v2_mapped_name(const spdy_header *h) {
-  static const char *const mapped[] = {":method", ":path",   ":version",
-                                       ":host",   ":scheme", ":status"};
-  for (size_t i = 0; i < sizeof(mapped) / sizeof(mapped[0]); i++)
-    if (name_is(h, mapped[i])) return 1;
-  return 0;
-}
-
-/* Checks what the peer would check: names present and well formed, required
- * pseudo-headers present (required: NULL-terminated list). */
-static int validate_headers(const spdy_session *session, const spdy_header *headers, size_t n,
+/* Checks what the peer would check and what the block's encoder will (the same rules,
+ * spdy_hdblock_check): fields well formed, repeated names joinable, the compressed block
+ * able to fit one frame, required pseudo-headers present (required: NULL-terminated
+ * list). A list refused here never reaches the compressor, where a refusal would end
+ * the session. */
+static int validate_headers(spdy_session *session, const spdy_header *headers, size_t n,
                             const char *const *required) {
   if (n > 0 && headers == NULL) return SPDY_ERR_INVALID_ARGUMENT;
-  size_t max_len = session->wire_version == 2 ? 0xffff : 0xffffff;
-  for (size_t i = 0; i < n; i++) {
-    const spdy_header *h = &headers[i];
-    if (h->name_len == 0 || h->name == NULL || (h->value == NULL && h->value_len > 0))
+  for (size_t i = 0; i < n; i++)
+    if (headers[i].name == NULL || headers[i].name_len == 0 ||
+        (headers[i].value == NULL && headers[i].value_len > 0))
       return SPDY_ERR_INVALID_HEADER;
-    if (h->name_len > max_len || h->value_len > max_len) return SPDY_ERR_INVALID_HEADER;
-    for (size_t k = 0; k < h->name_len; k++) {
-      unsigned char c = (unsigned char)h->name[k];
-      if (c == 0 || (c >= 'A' && c <= 'Z')) return SPDY_ERR_INVALID_HEADER;
-    }
-    if (h->value_len > 0 && memchr(h->value, 0, h->value_len) != NULL)
-      return SPDY_ERR_INVALID_HEADER;
-    if (h->value_len == 0 && session->wire_version == 2) /* v2 forbids empty values */
-      return SPDY_ERR_INVALID_HEADER;
-    if (session->wire_version == 2 && h->name[0] == ':' && !is_v2_mapped_name(h))
-      return SPDY_ERR_INVALID_HEADER; /* v2 has no ':' names but the ones it maps */
-  }
+  size_t compressed_max = 0;
+  int rv = spdy_hdblock_check(session->wire_version, &session->mem, headers, n, &compressed_max);
+  if (rv == SPDY_ERR_FRAME_TOO_LARGE ||
+      (rv == 0 && compressed_max > SPDY_MAX_FRAME_LENGTH - SPDY_SYN_STREAM_FIXED_LEN))
+    return SPDY_ERR_INVALID_HEADER;
+  if (rv != 0) return rv;
   for (; required != NULL && *required != NULL; required++)
     if (find_header(headers, n, *required) == NULL) return SPDY_ERR_INVALID_HEADER;
   return 0;

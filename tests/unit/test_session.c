@@ -116,3 +116,50 @@ Test(session, stream_ids_run_out_with_a_clear_error) {
   test_peer_del(client);
   cr_assert_eq(test_alloc_live(), 0);
 }
+
+/* What the header-block encoder would refuse is refused at submit time, and the session
+ * carries on: a refusal at send time would end it (fuzz finding: a repeated name with an
+ * empty value, which cannot be joined with NUL separators, passed submit and broke the
+ * session when compressed). */
+Test(session, headers_the_encoder_refuses_are_refused_at_submit) {
+  for (size_t v = 0; v < 3; v++) {
+    test_peer *client = test_peer_new(all_versions[v], SPDY_ROLE_CLIENT, NULL);
+    test_peer *server = test_peer_new(all_versions[v], SPDY_ROLE_SERVER, NULL);
+    spdy_header request[] = {
+        {":method", 7, "GET", 3}, {":path", 5, "/", 1},       {":version", 8, "HTTP/1.1", 8},
+        {":host", 5, "h", 1},     {":scheme", 7, "https", 5}, {"x-a", 3, "1", 1},
+        {"x-a", 3, "", 0}};
+    cr_assert_eq(spdy_submit_request(client->session, 3, request, 7, NULL, NULL, NULL),
+                 SPDY_ERR_INVALID_HEADER, "v%zu: repeated name, empty value", v);
+    request[6].value = "2";
+    request[6].value_len = 1;
+    test_body *body = test_peer_body(client, NULL, 100); /* keeps the stream open to send */
+    body->defer_once = 1;
+    int32_t id = spdy_submit_request(client->session, 3, request, 7, test_body_read, body, NULL);
+    cr_assert_eq(id, 1, "v%zu: the same name twice with values is fine", v);
+    cr_assert_geq(test_pump(client, server, 65536), 0);
+    cr_assert(test_log_has(server, "header 1 x-a=1") && test_log_has(server, "header 1 x-a=2"),
+              "server log:\n%s", server->log);
+
+    spdy_header response[] = {{":status", 7, "200", 3},
+                              {":version", 8, "HTTP/1.1", 8},
+                              {"set-cookie", 10, "", 0},
+                              {"set-cookie", 10, "a=b", 3}};
+    cr_assert_eq(spdy_submit_response(server->session, 1, response, 4, NULL, NULL),
+                 SPDY_ERR_INVALID_HEADER);
+    spdy_header push_request[] = {
+        {":scheme", 7, "https", 5}, {":host", 5, "h", 1}, {":path", 5, "/p", 2}};
+    cr_assert_eq(
+        spdy_submit_push(server->session, 1, 3, push_request, 3, response, 4, NULL, NULL, NULL),
+        SPDY_ERR_INVALID_HEADER);
+    cr_assert_eq(spdy_submit_headers(client->session, 1, response + 2, 2, 0),
+                 SPDY_ERR_INVALID_HEADER);
+    cr_assert_eq(spdy_submit_response(server->session, 1, response, 2, NULL, NULL), 0);
+    cr_assert_geq(test_pump(client, server, 65536), 0);
+    cr_assert(test_log_has(client, "header 1 :status=200"), "client log:\n%s", client->log);
+    cr_assert_eq(client->goaway_seen + server->goaway_seen, 0);
+    test_peer_del(client);
+    test_peer_del(server);
+    cr_assert_eq(test_alloc_live(), 0);
+  }
+}
