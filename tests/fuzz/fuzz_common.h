@@ -197,6 +197,10 @@ typedef struct fuzz_deflater {
 } fuzz_deflater;
 
 void fuzz_deflater_init(fuzz_deflater *d, fuzz_dictionary dictionary, int level);
+/* The same with a chosen window (9-15) and memory level (1-9): a peer whose zlib header
+ * declares a smaller window than 32 KiB. */
+void fuzz_deflater_init2(fuzz_deflater *d, fuzz_dictionary dictionary, int level, int window_bits,
+                         int mem_level);
 void fuzz_deflater_free(fuzz_deflater *d);
 /* Compresses in and appends to out, ending with flush (Z_SYNC_FLUSH for SPDY). */
 void fuzz_deflate(fuzz_deflater *d, const void *in, size_t len, int flush, fuzz_buf *out);

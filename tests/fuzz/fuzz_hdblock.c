@@ -2,7 +2,9 @@
  * directly, for SPDY/2 and SPDY/3 layouts.
  *
  * Input: a mode byte (bit 0: version 2 or 3; bit 1: a 256-byte block cap instead of
- * 64 KiB; bits 2-3 what to do), then blocks, each a 16-bit length and its bytes:
+ * 64 KiB; bits 2-3 what to do; bits 4-6 the compressors' window, 2^15 down to 2^9 — the
+ * inflater keeps only the window the peer's zlib header declares; bit 7 level 9 instead
+ * of 6), then blocks, each a 16-bit length and its bytes:
  *   0  the bytes are compressed blocks from a peer: inflate each with one context in
  *      turn (as a session does), parse what inflates;
  *   1  the bytes are inflated blocks: parse each;
@@ -186,10 +188,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memset(&d, 0, sizeof(d));
   if (spdy_hdblock_inflater_init(&inf, &mem, version, max_block) != 0)
     fuzz_fail("inflater_init failed");
-  if (mode == 3 && spdy_hdblock_deflater_init(&d, &mem, version, 6, 11, 5) != 0)
+  int window_bits = 15 - ((mode_byte >> 4) & 7) % 7;
+  int level = (mode_byte & 128) ? 9 : 6;
+  if (mode == 3 && spdy_hdblock_deflater_init(&d, &mem, version, level, window_bits, 5) != 0)
     fuzz_fail("deflater_init failed");
   fuzz_deflater peer;
-  fuzz_deflater_init(&peer, version == 2 ? FUZZ_DICT_V2 : FUZZ_DICT_V3, 6);
+  fuzz_deflater_init2(&peer, version == 2 ? FUZZ_DICT_V2 : FUZZ_DICT_V3, level, window_bits, 8);
 
   int broken = 0;
   for (int blocks = 0; blocks < 64 && !fuzz_input_done(&in) && !broken; blocks++) {

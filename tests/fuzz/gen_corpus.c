@@ -544,6 +544,17 @@ static void hdblocks(void) {
       write_seed("hdblock", name, &b);
     }
 
+    /* Mode 2 again with a peer that declares a 2^9 window at level 9 (mode bits 4-6: 6,
+     * bit 7): the inflater keeps only that window. */
+    b.len = 0;
+    fuzz_put_u8(&b, (uint8_t)(vbit | 2u << 2 | 6u << 4 | 128u));
+    fuzz_put_u16(&b, (uint16_t)plain.len);
+    fuzz_put(&b, plain.data, plain.len);
+    fuzz_put_u16(&b, (uint16_t)plain2.len);
+    fuzz_put(&b, plain2.data, plain2.len);
+    snprintf(name, sizeof(name), "v%u-peer-deflate-window-512", version);
+    write_seed("hdblock", name, &b);
+
     /* Mode 3: header lists through our deflater: 5 fields, one repeated name. */
     static const uint8_t list[] = {5,   0,   3, 'G', 'E', 'T', 1, 1,   '/', 4,  2,
                                    'a', '1', 4, 1,   '2', 6,   3, 'k', '=', 'v'};
@@ -552,6 +563,9 @@ static void hdblocks(void) {
     fuzz_put(&b, list, sizeof(list));
     fuzz_put(&b, list, sizeof(list));
     snprintf(name, sizeof(name), "v%u-roundtrip", version);
+    write_seed("hdblock", name, &b);
+    b.data[0] = (uint8_t)(vbit | 3u << 2 | 2u << 4); /* our default window, 2^13 */
+    snprintf(name, sizeof(name), "v%u-roundtrip-window-8k", version);
     write_seed("hdblock", name, &b);
 
     fuzz_buf_free(&b);

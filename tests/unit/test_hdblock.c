@@ -785,3 +785,73 @@ Test(hdblock, free_twice_is_harmless) {
   direction_free(&dir);
   cr_assert_eq(test_alloc_live(), 0);
 }
+
+/* The inflater allocates the window the peer's zlib header names, not always 32 KiB: an idle
+ * session's memory is mostly zlib state. */
+static size_t inflater_bytes_after_one_block(int window_bits) {
+  static const spdy_header headers[] = {H(":method", "GET"), H(":path", "/")};
+  spdy_mem mem;
+  test_alloc_mem(&mem);
+  spdy_hdblock_deflater d;
+  spdy_hdblock_inflater inf;
+  cr_assert_eq(spdy_hdblock_deflater_init(&d, &mem, 3, 6, window_bits, 4), 0);
+  spdy_buf out;
+  spdy_buf_init(&out, 1 << 16);
+  cr_assert_eq(spdy_hdblock_deflate(&d, &mem, &out, headers, 2), 0);
+  spdy_hdblock_deflater_free(&d);
+  size_t before = test_alloc_get()->live_bytes;
+  cr_assert_eq(spdy_hdblock_inflater_init(&inf, &mem, 3, MAX_BLOCK), 0);
+  const uint8_t *block;
+  size_t len;
+  cr_assert_eq(
+      spdy_hdblock_inflate(&inf, &mem, spdy_buf_head(&out), spdy_buf_len(&out), &block, &len), 0);
+  size_t used = test_alloc_get()->live_bytes - before;
+  spdy_hdblock_inflater_free(&inf, &mem);
+  spdy_buf_free(&out, &mem);
+  cr_assert_eq(test_alloc_live(), 0);
+  return used;
+}
+
+Test(hdblock, inflater_window_follows_the_peers_zlib_header, .timeout = 10) {
+  size_t small = inflater_bytes_after_one_block(13);
+  size_t large = inflater_bytes_after_one_block(15);
+  /* A 2^13 window is 8 KiB, the largest 32 KiB; the rest (state, scratch) is the same. */
+  cr_assert_geq(large - small, 24 * 1024, "window 2^13: %zu bytes, 2^15: %zu", small, large);
+}
+
+Test(hdblock, reference_beyond_the_declared_window_is_a_compression_error, .timeout = 10) {
+  /* A peer compressing with a 32 KiB window but declaring 512 bytes in its zlib header:
+   * the repeated 2,000-byte value is a match 2,000 bytes back, beyond what it declared. */
+  char value[2000];
+  for (size_t i = 0; i < sizeof(value); i++) value[i] = (char)('a' + (i * 7919 % 26));
+  uint8_t block[2 * (4 + 6 + 4 + sizeof(value)) + 4];
+  size_t n = 0;
+  block[n++] = 0, block[n++] = 0, block[n++] = 0, block[n++] = 2;
+  for (int k = 0; k < 2; k++) {
+    block[n++] = 0, block[n++] = 0, block[n++] = 0, block[n++] = 6;
+    memcpy(block + n, k ? "x-bbbb" : "x-aaaa", 6);
+    n += 6;
+    block[n++] = 0, block[n++] = 0, block[n++] = (uint8_t)(sizeof(value) >> 8);
+    block[n++] = (uint8_t)(sizeof(value) & 0xff);
+    memcpy(block + n, value, sizeof(value));
+    n += sizeof(value);
+  }
+  uint8_t wire[8192];
+  size_t wire_len = plain_zlib_compress(spdy_hdblock_dict_v3, spdy_hdblock_dict_v3_len, block, n,
+                                        wire, sizeof(wire));
+  cr_assert_lt(wire_len, n - 1000, "the second value must be a back reference");
+  /* CMF: deflate, CINFO 1 (2^9 bytes); FLG keeps FDICT and its level, FCHECK recomputed. */
+  wire[0] = 0x18;
+  wire[1] = (uint8_t)(wire[1] & 0xe0);
+  wire[1] = (uint8_t)(wire[1] + (31 - ((wire[0] * 256u + wire[1]) % 31)) % 31);
+  spdy_mem mem;
+  test_alloc_mem(&mem);
+  spdy_hdblock_inflater inf;
+  cr_assert_eq(spdy_hdblock_inflater_init(&inf, &mem, 3, MAX_BLOCK), 0);
+  const uint8_t *out;
+  size_t out_len;
+  cr_assert_eq(spdy_hdblock_inflate(&inf, &mem, wire, wire_len, &out, &out_len),
+               SPDY_ERR_COMPRESSION);
+  spdy_hdblock_inflater_free(&inf, &mem);
+  cr_assert_eq(test_alloc_live(), 0);
+}
