@@ -619,6 +619,25 @@ int spdy_submit_goaway(spdy_session *session, uint32_t status) {
   return spdy_queue_goaway(session, status);
 }
 
+/* The peer moves every stream window by the change of INITIAL_WINDOW_SIZE: refuse a rise
+ * that would take a window we granted past 2^31-1 (the peer's view of it is at most our
+ * recv_window, which also counts DATA still in flight). */
+static int check_initial_window_change(const spdy_session *session, const spdy_setting *settings,
+                                       size_t n_settings) {
+  if (session->wire_version < 3) return 0;
+  int64_t largest_rise = 0;
+  for (size_t i = 0; i < n_settings; i++) {
+    if (settings[i].id != SPDY_SETTINGS_INITIAL_WINDOW_SIZE) continue;
+    int64_t rise = (int64_t)settings[i].value - session->local_initial_window;
+    if (rise > largest_rise) largest_rise = rise;
+  }
+  if (largest_rise == 0) return 0;
+  for (uint32_t b = 0; b < session->n_buckets; b++)
+    for (const spdy_stream *s = session->buckets[b]; s != NULL; s = s->hash_next)
+      if (s->recv_window + largest_rise > SPDY_MAX_WINDOW) return SPDY_ERR_WINDOW_OVERFLOW;
+  return 0;
+}
+
 int spdy_submit_settings(spdy_session *session, uint8_t frame_flags, const spdy_setting *settings,
                          size_t n_settings) {
   if (session == NULL || n_settings > SPDY_SETTINGS_MAX_ID + 1 ||
@@ -629,12 +648,14 @@ int spdy_submit_settings(spdy_session *session, uint8_t frame_flags, const spdy_
     if (settings[i].id == SPDY_SETTINGS_INITIAL_WINDOW_SIZE && settings[i].value > SPDY_MAX_WINDOW)
       return SPDY_ERR_INVALID_ARGUMENT;
   }
+  int rv = check_initial_window_change(session, settings, n_settings);
+  if (rv != 0) return rv;
   spdy_outframe *frame = fixed_frame(session, SPDY_FRAME_SETTINGS);
   if (frame == NULL) return SPDY_ERR_NOMEM;
   frame->flags = frame_flags;
   frame->fixed_len = spdy_frame_encode_settings(frame->fixed, session->wire_version, frame_flags,
                                                 settings, n_settings);
-  int rv = spdy_queue_control(session, frame, 0);
+  rv = spdy_queue_control(session, frame, 0);
   if (rv != 0) return rv;
   /* Our own limits apply from now on (the peer learns them with this frame). */
   for (size_t i = 0; i < n_settings; i++) {

@@ -446,7 +446,9 @@ SPDY_API int spdy_submit_ping(spdy_session *session, uint32_t *id_out);
 SPDY_API int spdy_submit_goaway(spdy_session *session, uint32_t status);
 
 /* Sends a SETTINGS frame. Our own values for MAX_CONCURRENT_STREAMS and
- * INITIAL_WINDOW_SIZE take effect at once. */
+ * INITIAL_WINDOW_SIZE take effect at once. SPDY_ERR_WINDOW_OVERFLOW (nothing sent) when
+ * raising INITIAL_WINDOW_SIZE would take an open stream's window past 2^31-1: the peer
+ * adjusts its windows by the difference and would have to reset that stream. */
 SPDY_API int spdy_submit_settings(spdy_session *session, uint8_t frame_flags,
                                   const spdy_setting *settings, size_t n_settings);
 

@@ -235,6 +235,38 @@ Test(flow, settings_window_raise_unblocks_a_blocked_stream_without_window_update
   }
 }
 
+/* The peer moves every stream window by the change: a rise that would take a window we
+ * granted past 2^31-1 is refused at submit (the peer would have to reset the stream with
+ * FLOW_CONTROL_ERROR — round-trip fuzz finding), and nothing is sent. */
+Test(flow, settings_window_raise_past_the_maximum_is_refused_at_submit) {
+  for (size_t v = 0; v < 2; v++) {
+    test_peer *client, *server;
+    start_blocked_response(windowed_versions[v], 300000, &client, &server);
+    /* 64 KiB arrived and nothing was consumed: granting 128 KiB leaves 128 KiB open. */
+    cr_assert_eq(spdy_submit_window_update(client->session, 1, 131072), 0);
+    /* A new initial window V moves it to 131072 + V - 65536: at most 2^31-1. */
+    uint32_t largest = 0x7fffffff - 131072 + 65536;
+    spdy_setting raise = {SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 0x7fffffff};
+    cr_assert_eq(spdy_submit_settings(client->session, 0, &raise, 1), SPDY_ERR_WINDOW_OVERFLOW);
+    raise.value = largest + 1;
+    cr_assert_eq(spdy_submit_settings(client->session, 0, &raise, 1), SPDY_ERR_WINDOW_OVERFLOW);
+    raise.value = largest;
+    cr_assert_eq(spdy_submit_settings(client->session, 0, &raise, 1), 0);
+    client->flow_stream_window = largest;
+    cr_assert_geq(test_move(client, server, 65536), 0);
+    cr_assert_eq(spdy_session_send_window(server->session, 1), 0x7fffffff);
+    cr_assert_eq(test_frames_count(server, 0, SPDY_FRAME_SETTINGS, -1), 1 + 1,
+                 "only the accepted SETTINGS arrived (after the initial one)");
+    if (windowed_versions[v] == SPDY_PROTOCOL_SPDY3_1)
+      cr_assert_eq(spdy_submit_window_update(client->session, 0, 1 * MiB), 0);
+    size_t consumed = 0;
+    finish_manual(client, server, 1, 300000, &consumed);
+    cr_assert_eq(test_frames_count(server, 1, SPDY_FRAME_RST_STREAM, -1), 0);
+    cr_assert_eq(test_frames_count(client, 1, SPDY_FRAME_RST_STREAM, -1), 0);
+    delete_pair(client, server);
+  }
+}
+
 Test(flow, settings_window_applies_to_streams_opened_later) {
   for (size_t v = 0; v < 2; v++) {
     spdy_options *options = new_options();
