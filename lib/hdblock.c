@@ -201,10 +201,36 @@ static int wire_order(const void *ctx, uint32_t a, uint32_t b) {
   return (a > b) - (a < b);
 }
 
+/* Typical lists are small: linking equal names pair by pair beats sorting them. */
+static void groups_build_pairwise(header_groups *groups, int version, const spdy_header *headers,
+                                  size_t n) {
+  groups->follower = groups->stack;
+  groups->next = groups->stack + HDBLOCK_STACK_FIELDS;
+  for (size_t i = 0; i < n; i++) {
+    groups->follower[i] = 0;
+    groups->next[i] = HDBLOCK_NO_NEXT;
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (groups->follower[i]) continue;
+    name_span name = wire_name(version, &headers[i]);
+    size_t last = i;
+    for (size_t j = i + 1; j < n; j++) {
+      if (groups->follower[j] || !span_equal(name, wire_name(version, &headers[j]))) continue;
+      groups->next[last] = (uint32_t)j;
+      groups->follower[j] = 1;
+      last = j;
+    }
+  }
+}
+
 static int groups_build(header_groups *groups, spdy_mem *mem, int version,
                         const spdy_header *headers, size_t n) {
   uint32_t *order;
   groups->heap = NULL;
+  if (n <= HDBLOCK_PAIRWISE_FIELDS) {
+    groups_build_pairwise(groups, version, headers, n);
+    return 0;
+  }
   if (n <= HDBLOCK_STACK_FIELDS) {
     order = groups->stack;
     groups->next = groups->stack + HDBLOCK_STACK_FIELDS;
