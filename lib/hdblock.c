@@ -15,6 +15,8 @@
 #include <limits.h>
 #include <string.h>
 
+#include "frame.h"
+
 /* Values of the contexts' `initialised` field. */
 enum { CONTEXT_NONE = 0, CONTEXT_READY = 1, CONTEXT_BROKEN = -1 };
 
@@ -138,7 +140,7 @@ int spdy_hdblock_deflater_init(spdy_hdblock_deflater *d, spdy_mem *mem, int vers
   d->zs.zalloc = spdy_mem_zalloc;
   d->zs.zfree = spdy_mem_zfree;
   d->zs.opaque = mem;
-  int rv = deflateInit2(&d->zs, level, Z_DEFLATED, window_bits, mem_level, Z_DEFAULT_STRATEGY);
+  int rv = deflateInit2(&d->zs, level, Z_DEFLATED, -window_bits, mem_level, Z_DEFAULT_STRATEGY);
   if (rv == Z_MEM_ERROR) return SPDY_ERR_NOMEM;
   if (rv != Z_OK) return SPDY_ERR_INVALID_ARGUMENT;
   const uint8_t *dict = version == 2 ? spdy_hdblock_dict_v2 : spdy_hdblock_dict_v3;
@@ -148,6 +150,16 @@ int spdy_hdblock_deflater_init(spdy_hdblock_deflater *d, spdy_mem *mem, int vers
     deflateEnd(&d->zs);
     return SPDY_ERR_INVALID_ARGUMENT;
   }
+  /* The header zlib's wrapper would write (RFC 1950): method 8 with our window, the
+   * level class zlib uses, FDICT and the dictionary's Adler-32. */
+  unsigned level_class = level < 2 ? 0 : level < 6 ? 1 : level == 6 ? 2 : 3;
+  unsigned header = (8u + ((unsigned)(window_bits - 8) << 4)) << 8 | level_class << 6 | 0x20u;
+  header += 31 - header % 31;
+  uint32_t dict_id = (uint32_t)adler32(adler32(0, Z_NULL, 0), dict, (uInt)dict_len);
+  d->header[0] = (uint8_t)(header >> 8);
+  d->header[1] = (uint8_t)header;
+  spdy_put_u32(d->header + 2, dict_id);
+  d->header_pending = 1;
   d->version = version;
   d->initialised = CONTEXT_READY;
   return 0;
@@ -452,6 +464,13 @@ int spdy_hdblock_deflate(spdy_hdblock_deflater *d, spdy_mem *mem, spdy_buf *out,
   }
 
   size_t out_len_before = spdy_buf_len(out);
+  if (d->header_pending) {
+    rv = spdy_buf_append(out, mem, d->header, sizeof(d->header));
+    if (rv != 0) {
+      groups_free(&groups, mem);
+      return rv; /* zlib untouched: the context is still good */
+    }
+  }
   deflate_writer writer;
   writer.d = d;
   writer.mem = mem;
@@ -464,8 +483,10 @@ int spdy_hdblock_deflate(spdy_hdblock_deflater *d, spdy_mem *mem, spdy_buf *out,
     /* zlib has consumed part of the block: the peer's stream can no longer match ours. */
     d->initialised = CONTEXT_BROKEN;
     out->end = out->start + out_len_before;
+    return rv;
   }
-  return rv;
+  d->header_pending = 0;
+  return 0;
 }
 
 size_t spdy_hdblock_serialised_size(int version, const spdy_header *headers, size_t n_headers) {
@@ -497,17 +518,12 @@ int spdy_hdblock_inflater_init(spdy_hdblock_inflater *inf, spdy_mem *mem, int ve
   inf->zs.zalloc = spdy_mem_zalloc;
   inf->zs.zfree = spdy_mem_zfree;
   inf->zs.opaque = mem;
-  /* The compressor chooses its window and names it in the zlib header; windowBits 0 makes
-   * inflate allocate that size (8 KiB for our own peers' 2^13) instead of always the
-   * largest, 32 KiB. A peer that then reaches further back than it said is a
-   * compression error. zlib before 1.2.9 lacks windowBits 0: use the largest there. */
-#if ZLIB_VERNUM >= 0x1290
-  int rv = inflateInit2(&inf->zs, 0);
-#else
-  int rv = inflateInit(&inf->zs);
-#endif
+  /* Raw inflate; the window is set from the peer's zlib header (read_zlib_header). Until
+   * then zlib has allocated only its state, not the window. */
+  int rv = inflateInit2(&inf->zs, -15);
   if (rv == Z_MEM_ERROR) return SPDY_ERR_NOMEM;
   if (rv != Z_OK) return SPDY_ERR_INVALID_ARGUMENT;
+  inf->header_done = 0;
   inf->version = version;
   inf->initialised = CONTEXT_READY;
   return 0;
@@ -520,20 +536,44 @@ void spdy_hdblock_inflater_free(spdy_hdblock_inflater *inf, spdy_mem *mem) {
   if (mem != NULL) spdy_buf_free(&inf->scratch, mem);
 }
 
-static int inflater_set_dictionary(spdy_hdblock_inflater *inf) {
+/* Reads the zlib header (RFC 1950) at the start of the peer's first block: method 8, a
+ * window of 2^(CINFO+8) bytes, and the SPDY dictionary named by its Adler-32 when FDICT
+ * is set (another dictionary means another protocol). The window becomes the one the
+ * peer declares — 8 KiB for our own peers' 2^13 instead of always 32 KiB; a peer that
+ * then reaches further back is a compression error. *used: the header's bytes. */
+static int read_zlib_header(spdy_hdblock_inflater *inf, const uint8_t *in, size_t in_len,
+                            size_t *used) {
+  if (in_len < 2) return SPDY_ERR_COMPRESSION;
+  unsigned cmf = in[0], flg = in[1];
+  if ((cmf & 15) != 8 || (cmf >> 4) > 7 || (cmf << 8 | flg) % 31 != 0) return SPDY_ERR_COMPRESSION;
+  int rv = inflateReset2(&inf->zs, -(int)((cmf >> 4) + 8));
+  if (rv != Z_OK) return SPDY_ERR_COMPRESSION;
+  *used = 2;
+  if ((flg & 0x20) == 0) return 0; /* no dictionary: zlib's wrapper accepted that too */
   const uint8_t *dict = inf->version == 2 ? spdy_hdblock_dict_v2 : spdy_hdblock_dict_v3;
   uInt dict_len = (uInt)(inf->version == 2 ? spdy_hdblock_dict_v2_len : spdy_hdblock_dict_v3_len);
-  /* The peer names its dictionary by Adler-32; another one means another protocol. */
-  if (inf->zs.adler != adler32(adler32(0, Z_NULL, 0), dict, dict_len)) return SPDY_ERR_COMPRESSION;
-  int rv = inflateSetDictionary(&inf->zs, dict, dict_len);
+  if (in_len < 6 || spdy_get_u32(in + 2) != adler32(adler32(0, Z_NULL, 0), dict, dict_len))
+    return SPDY_ERR_COMPRESSION;
+  rv = inflateSetDictionary(&inf->zs, dict, dict_len);
   if (rv == Z_MEM_ERROR) return SPDY_ERR_NOMEM;
-  return rv == Z_OK ? 0 : SPDY_ERR_COMPRESSION;
+  if (rv != Z_OK) return SPDY_ERR_COMPRESSION;
+  *used = 6;
+  return 0;
 }
 
 static int inflate_block(spdy_hdblock_inflater *inf, spdy_mem *mem, const uint8_t *in,
                          size_t in_len) {
   /* Every block ends with a sync flush, so even an empty one has bytes. */
   if (in_len == 0) return SPDY_ERR_COMPRESSION;
+  if (!inf->header_done) {
+    size_t used = 0;
+    int rv = read_zlib_header(inf, in, in_len, &used);
+    if (rv != 0) return rv;
+    inf->header_done = 1;
+    in += used;
+    in_len -= used;
+    if (in_len == 0) return SPDY_ERR_COMPRESSION;
+  }
   z_stream *zs = &inf->zs;
   spdy_buf *scratch = &inf->scratch;
   const uint8_t *rest = in;
@@ -575,11 +615,6 @@ static int inflate_block(spdy_hdblock_inflater *inf, spdy_mem *mem, const uint8_
        * block boundary as inside a block then). */
       if (produced > 0 || zs->avail_in != in_before) data_type = zs->data_type;
       break;
-    case Z_NEED_DICT: {
-      int rv = inflater_set_dictionary(inf);
-      if (rv != 0) return rv;
-      continue;
-    }
     case Z_MEM_ERROR:
       return SPDY_ERR_NOMEM;
     default: /* Z_DATA_ERROR, or Z_STREAM_END: a SPDY peer never ends its stream */

@@ -25,17 +25,24 @@ extern const size_t spdy_hdblock_dict_v2_len;
 extern const uint8_t spdy_hdblock_dict_v3[];
 extern const size_t spdy_hdblock_dict_v3_len;
 
+/* Both directions run zlib in raw mode and read or write the 6-byte zlib header (window
+ * size, dictionary id) themselves: a SPDY stream never ends, so its Adler-32 trailer is
+ * never sent, and zlib's wrapper would compute it over every byte for nothing. The bytes
+ * on the wire are the same. */
 typedef struct spdy_hdblock_deflater {
   z_stream zs;
   int version;
   int initialised;
+  uint8_t header_pending; /* the zlib header goes before the first block */
+  uint8_t header[6];
 } spdy_hdblock_deflater;
 
 typedef struct spdy_hdblock_inflater {
   z_stream zs;
   int version;
   int initialised;
-  spdy_buf scratch; /* the inflated block; its limit is the header-block cap */
+  uint8_t header_done; /* the peer's zlib header has been read */
+  spdy_buf scratch;    /* the inflated block; its limit is the header-block cap */
 } spdy_hdblock_inflater;
 
 /* zlib's memory comes from mem (which must outlive the object). Return 0,

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "frame.h"
 #include "hdblock.h"
 #include "testutil.h"
 
@@ -854,4 +855,79 @@ Test(hdblock, reference_beyond_the_declared_window_is_a_compression_error, .time
                SPDY_ERR_COMPRESSION);
   spdy_hdblock_inflater_free(&inf, &mem);
   cr_assert_eq(test_alloc_live(), 0);
+}
+
+/* Inflates one block of a stream with zlib's own wrapper (dictionary on demand). */
+static size_t wrapper_inflate(z_stream *zs, const uint8_t *dict, size_t dict_len, const uint8_t *in,
+                              size_t in_len, uint8_t *out, size_t cap) {
+  zs->next_in = (Bytef *)in;
+  zs->avail_in = (uInt)in_len;
+  zs->next_out = out;
+  zs->avail_out = (uInt)cap;
+  int rv = inflate(zs, Z_SYNC_FLUSH);
+  if (rv == Z_NEED_DICT) {
+    cr_assert_eq(inflateSetDictionary(zs, dict, (uInt)dict_len), Z_OK);
+    rv = inflate(zs, Z_SYNC_FLUSH);
+  }
+  cr_assert(rv == Z_OK || rv == Z_BUF_ERROR, "reference inflate: %d", rv);
+  cr_assert_eq(zs->avail_in, 0);
+  cr_assert_gt(zs->avail_out, 0);
+  return cap - zs->avail_out;
+}
+
+/* The deflater runs zlib raw and writes the zlib header itself (no Adler-32 over every
+ * byte): its stream must be byte for byte what zlib's own wrapper writes with the same
+ * settings — header, dictionary id and every block — for each level class and window. */
+Test(hdblock, raw_deflate_writes_what_the_zlib_wrapper_writes, .timeout = 30) {
+  static const int levels[] = {0, 1, 3, 6, 9};
+  spdy_header headers[] = {H(":method", "GET"),       H(":path", "/index.html"),
+                           H(":version", "HTTP/1.1"), H(":host", "www.example.test"),
+                           H(":scheme", "https"),     H("user-agent", "speedy-test/1.0"),
+                           H("cookie", "a=b; c=d")};
+  for (int version = 2; version <= 3; version++) {
+    const uint8_t *dict = version == 2 ? spdy_hdblock_dict_v2 : spdy_hdblock_dict_v3;
+    size_t dict_len = version == 2 ? spdy_hdblock_dict_v2_len : spdy_hdblock_dict_v3_len;
+    for (size_t l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
+      for (int window = 9; window <= 15; window += 3) {
+        spdy_mem mem;
+        test_alloc_mem(&mem);
+        spdy_hdblock_deflater ours;
+        cr_assert_eq(spdy_hdblock_deflater_init(&ours, &mem, version, levels[l], window, 5), 0);
+        z_stream ref, reader;
+        memset(&ref, 0, sizeof(ref));
+        memset(&reader, 0, sizeof(reader));
+        cr_assert_eq(deflateInit2(&ref, levels[l], Z_DEFLATED, window, 5, Z_DEFAULT_STRATEGY),
+                     Z_OK);
+        cr_assert_eq(deflateSetDictionary(&ref, dict, (uInt)dict_len), Z_OK);
+        cr_assert_eq(inflateInit(&reader), Z_OK);
+        spdy_buf out;
+        spdy_buf_init(&out, 1 << 20);
+        for (int block = 0; block < 4; block++) {
+          headers[1].value = block % 2 ? "/a.css" : "/index.html";
+          headers[1].value_len = strlen(headers[1].value);
+          spdy_buf_reset(&out);
+          cr_assert_eq(spdy_hdblock_deflate(&ours, &mem, &out, headers, 7), 0);
+          uint8_t plain[2048], expected[4096];
+          size_t plain_len = wrapper_inflate(&reader, dict, dict_len, spdy_buf_head(&out),
+                                             spdy_buf_len(&out), plain, sizeof(plain));
+          cr_assert_eq(plain_len, spdy_hdblock_serialised_size(version, headers, 7));
+          ref.next_in = plain;
+          ref.avail_in = (uInt)plain_len;
+          ref.next_out = expected;
+          ref.avail_out = sizeof(expected);
+          cr_assert_eq(deflate(&ref, Z_SYNC_FLUSH), Z_OK);
+          size_t expected_len = sizeof(expected) - ref.avail_out;
+          cr_assert(expected_len == spdy_buf_len(&out) &&
+                        memcmp(expected, spdy_buf_head(&out), expected_len) == 0,
+                    "v%d level %d window %d block %d: %zu bytes, zlib's wrapper %zu", version,
+                    levels[l], window, block, spdy_buf_len(&out), expected_len);
+        }
+        spdy_buf_free(&out, &mem);
+        deflateEnd(&ref);
+        inflateEnd(&reader);
+        spdy_hdblock_deflater_free(&ours);
+        cr_assert_eq(test_alloc_live(), 0);
+      }
+    }
+  }
 }
