@@ -16,14 +16,8 @@
 set -euo pipefail
 speedy=$1
 speedyd=$2
-skip() { echo "SKIP: $*"; exit 77; }
-[[ $(id -u) == 0 ]] || skip "needs root (network namespaces)"
-[[ -c /dev/net/tun ]] || skip "no /dev/net/tun"
-command -v ip >/dev/null || skip "no ip (iproute2)"
-[[ -x $speedyd ]] || skip "the replay server ($speedyd) is not built"
-"$speedy" load --help >/dev/null 2>&1 || skip "the loader (speedy load) is not built"
-help=$("$speedyd" --help 2>/dev/null || true)
-[[ $help == *--replay* ]] || skip "speedyd has no --replay"
+. "$(dirname "$0")/common.sh"
+lab_need_links "$speedy" "$speedyd"
 
 tmp=$(mktemp -d)
 pid=

@@ -22,14 +22,10 @@ set -euo pipefail
 speedy=$1
 speedyd=$2
 source_dir=$3
-skip() { echo "SKIP: $*"; exit 77; }
-[[ $(id -u) == 0 ]] || skip "needs root (network namespaces)"
-[[ -c /dev/net/tun ]] || skip "no /dev/net/tun"
-command -v ip >/dev/null || skip "no ip (iproute2)"
+. "$(dirname "$0")/common.sh"
+lab_need_links "$speedy" "$speedyd"
 command -v python3 >/dev/null || skip "no python3"
 nginx=$(PATH=$PATH:/usr/sbin:/usr/local/sbin command -v nginx) || skip "nginx is not installed"
-[[ -x $speedyd ]] || skip "the replay server ($speedyd) is not built"
-"$speedy" load --help >/dev/null 2>&1 || skip "the loader (speedy load) is not built"
 help=$("$speedy" lab run --help 2>/dev/null || true)
 [[ $help == *--write-site* ]] || skip "speedy lab run has no --write-site"
 export NGINX=$nginx
