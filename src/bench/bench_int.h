@@ -94,6 +94,7 @@ typedef struct bench_stats {
   bench_hist connect;  /* connect start to open (TLS handshake included) */
   bench_hist send_lag; /* open loop: actual send minus intended send */
   uint64_t ok, failed, errors[BENCH_ERR_COUNT];
+  uint64_t status_classes[6]; /* responses by status: [1] 1xx ... [5] 5xx, [0] any other */
   uint64_t measured_ok, measured_failed;
   uint64_t body_bytes;    /* measured, completed */
   uint64_t wire_bytes_in; /* plaintext read, all connections, whole run */

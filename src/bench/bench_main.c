@@ -444,6 +444,7 @@ static void merge_stats(bench_stats *into, const bench_stats *from, int first) {
   into->ok += from->ok;
   into->failed += from->failed;
   for (int i = 0; i < BENCH_ERR_COUNT; i++) into->errors[i] += from->errors[i];
+  for (int i = 0; i < 6; i++) into->status_classes[i] += from->status_classes[i];
   into->measured_ok += from->measured_ok;
   into->measured_failed += from->measured_failed;
   into->body_bytes += from->body_bytes;

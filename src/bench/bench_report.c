@@ -110,6 +110,16 @@ void bench_report_text(const bench_options *opt, const bench_stats *st, double w
   printf("           %llu connection%s opened, %llu reconnect%s\n",
          (unsigned long long)st->connections_opened, st->connections_opened == 1 ? "" : "s",
          (unsigned long long)st->reconnects, st->reconnects == 1 ? "" : "s");
+  printf("status:   ");
+  int any = 0;
+  for (int i = 1; i <= 6; i++) {
+    int c = i % 6; /* 1xx..5xx, then the others */
+    if (st->status_classes[c] == 0) continue;
+    printf("%s %llu %s", any ? "," : "", (unsigned long long)st->status_classes[c],
+           c ? (const char *[]){"", "1xx", "2xx", "3xx", "4xx", "5xx"}[c] : "other");
+    any = 1;
+  }
+  printf("%s\n", any ? "" : " no responses");
   printf("errors:   ");
   if (bench_errors_total(st) == 0) printf(" none");
   for (int i = 0; i < BENCH_ERR_COUNT; i++)
@@ -169,6 +179,11 @@ void bench_report_json(const bench_options *opt, const bench_stats *st, double w
   json_hist("ttfb_us", &st->ttfb, 0);
   json_hist("connect_us", &st->connect, 0);
   json_hist("send_lag_us", &st->send_lag, 0);
+  printf("  \"status_classes\": {\"1xx\": %llu, \"2xx\": %llu, \"3xx\": %llu, \"4xx\": %llu, "
+         "\"5xx\": %llu, \"other\": %llu},\n",
+         (unsigned long long)st->status_classes[1], (unsigned long long)st->status_classes[2],
+         (unsigned long long)st->status_classes[3], (unsigned long long)st->status_classes[4],
+         (unsigned long long)st->status_classes[5], (unsigned long long)st->status_classes[0]);
   printf("  \"errors_total\": %llu,\n  \"errors\": {", (unsigned long long)bench_errors_total(st));
   for (int i = 0; i < BENCH_ERR_COUNT; i++)
     printf("%s\"%s\": %llu", i ? ", " : "", bench_error_name(i), (unsigned long long)st->errors[i]);

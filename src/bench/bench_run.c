@@ -157,6 +157,7 @@ void bench_request_done(bench_conn *conn, bench_req *req, int64_t now) {
   bench_error kind = BENCH_ERR_COUNT;
   bench_reference *ref = &st->refs[req->path];
   conn->responses++;
+  st->status_classes[req->status >= 100 && req->status <= 599 ? req->status / 100 : 0]++;
   if (req->status < 200 || req->status > 299) {
     kind = BENCH_ERR_STATUS;
   } else if (req->has_length && req->body != req->content_length) {

@@ -83,6 +83,7 @@ exact_count() { # N URL ARGS...
   check "requests" "$(json "$WORK/out.json" 'r["requests"]')" "$n"
   check "ok" "$(json "$WORK/out.json" 'r["ok"]')" "$n"
   check "errors" "$(json "$WORK/out.json" 'r["errors_total"]')" 0
+  check "2xx responses" "$(json "$WORK/out.json" 'r["status_classes"]["2xx"]')" "$n"
   for _ in $(seq 1 20); do [ "$(requests_logged)" -ge "$n" ] && break; sleep 0.1; done
   check "requests in the server's access log" "$(requests_logged)" "$n"
 }
@@ -171,6 +172,8 @@ missing_file_is_a_status_error)
   bench -n 20 -c 2 "http://127.0.0.1:$PORT/nothing-here"
   check "exit status" "$RC" 1
   check "status errors" "$(json "$WORK/out.json" 'r["errors"]["status"]')" 20
+  check "4xx responses" "$(json "$WORK/out.json" 'r["status_classes"]["4xx"]')" 20
+  check "no 2xx responses" "$(json "$WORK/out.json" 'r["status_classes"]["2xx"]')" 0
   ;;
 connection_refused)
   start_liar size
