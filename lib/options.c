@@ -92,6 +92,12 @@ void spdy_options_set_max_pending_streams(spdy_options *options, uint32_t n) {
   options->max_pending_streams = n;
 }
 
+int spdy_options_set_deflate_level(spdy_options *options, int level) {
+  if (level < 0 || level > 9) return SPDY_ERR_INVALID_ARGUMENT;
+  options->deflate_level = level;
+  return 0;
+}
+
 int spdy_options_set_deflate_params(spdy_options *options, int level, int window_bits,
                                     int mem_level) {
   if (level < 0 || level > 9 || window_bits < 9 || window_bits > 15 || mem_level < 1 ||

@@ -245,6 +245,11 @@ SPDY_API void spdy_options_set_max_pending_streams(spdy_options *options, uint32
 SPDY_API int spdy_options_set_deflate_params(spdy_options *options, int level, int window_bits,
                                              int mem_level);
 
+/* Only the zlib level of our header compression (0-9), windowBits and memLevel kept: 1 is
+ * faster and compresses a little less, 0 stores blocks uncompressed (the dictionary still
+ * names the stream). Returns SPDY_ERR_INVALID_ARGUMENT outside 0-9. */
+SPDY_API int spdy_options_set_deflate_level(spdy_options *options, int level);
+
 /* 0: do not send an initial SETTINGS frame even when options differ from the defaults. */
 SPDY_API void spdy_options_set_send_initial_settings(spdy_options *options, int send);
 

@@ -70,6 +70,7 @@ typedef struct speedyd_config {
   uint32_t max_connections;
   uint32_t max_streams; /* SPDY MAX_CONCURRENT_STREAMS we announce */
   uint32_t data_frame_size;
+  int header_compression;    /* zlib level of the SPDY header blocks we send (0-9) */
   uint32_t max_header_bytes; /* request header fields, names + values */
   const char *access_log, *error_log;
   int allow_symlinks;

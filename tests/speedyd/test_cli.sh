@@ -9,7 +9,8 @@ echo hi >"$WORK/site/index.html"
 check "--help exits 0" "$?" 0
 for opt in listen cert key docroot push hint manifest upload-path upload-mode upload-max user \
            protocols plaintext-v3 handshake-timeout header-timeout idle-timeout shutdown-timeout \
-           max-connections max-streams max-header-bytes data-frame-size access-log error-log \
+           max-connections max-streams max-header-bytes data-frame-size header-compression \
+           access-log error-log \
            allow-symlinks no-gzip port-file help version; do
   check_grep "--help lists --$opt" "--$opt" "$WORK/help"
 done
@@ -25,6 +26,25 @@ check "TLS without --cert exits 2" "$?" 2
 check "a missing --cert exits 1" "$?" 1
 check "the message says which file and why" "$(cat "$WORK/e2")" \
   "speedyd: cannot open --cert $WORK/missing.pem: No such file or directory"
+"$SPEEDYD" --docroot "$WORK/site" --header-compression 10 2>"$WORK/e6"
+check "--header-compression 10 exits 2" "$?" 2
+check "its message" "$(head -1 "$WORK/e6")" \
+  "speedyd: bad --header-compression '10': expected a zlib level, 0 to 9"
+# The level reaches the engine: level 0 stores the SYN_REPLY's block, 9 compresses it.
+speedy="${SPEEDYD%/*}/../speedy"
+if [ -x "$speedy" ]; then
+  for level in 0 9; do
+    start_server "z$level" --listen 127.0.0.1:0 --docroot "$WORK/site" --header-compression $level
+    port_var="PORT_z$level"
+    "$speedy" get -v -o /dev/null "http://127.0.0.1:${!port_var}/index.html" 2>"$WORK/v$level"
+    reply_len[level]=$(sed -n 's/.*<< SYN_REPLY .*length=\([0-9]*\).*/\1/p' "$WORK/v$level" | head -1)
+    stop_server "z$level"
+  done
+  check "level 0 sends a longer SYN_REPLY than level 9 (${reply_len[0]} > ${reply_len[9]})" \
+    "$(( ${reply_len[0]:-0} > ${reply_len[9]:-0} + 50 ))" 1
+else
+  echo "note: speedy (the client) is not built: the --header-compression effect is not checked"
+fi
 "$SPEEDYD" --docroot "$WORK/nodir" --listen 127.0.0.1:0 2>"$WORK/e3"
 check "a missing --docroot exits 1" "$?" 1
 check_grep "its message" "cannot open --docroot" "$WORK/e3"

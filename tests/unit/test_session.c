@@ -163,3 +163,28 @@ Test(session, headers_the_encoder_refuses_are_refused_at_submit) {
     cr_assert_eq(test_alloc_live(), 0);
   }
 }
+
+/* The deflate level alone: 0-9 accepted (the window and memLevel stay), others refused;
+ * level 0 stores the block, so the same request's SYN_STREAM is longer. */
+Test(session, deflate_level_alone) {
+  spdy_options *options = NULL;
+  cr_assert_eq(spdy_options_new(&options), 0);
+  test_alloc_install(options);
+  cr_assert_eq(spdy_options_set_deflate_level(options, -1), SPDY_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(spdy_options_set_deflate_level(options, 10), SPDY_ERR_INVALID_ARGUMENT);
+  size_t lengths[2];
+  for (int i = 0; i < 2; i++) {
+    cr_assert_eq(spdy_options_set_deflate_level(options, i == 0 ? 0 : 9), 0);
+    test_peer *client = test_peer_new(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, options);
+    cr_assert_eq(test_get(client, "/index.html", 3), 1);
+    size_t len = 0;
+    uint8_t *out = test_drain(client, &len);
+    lengths[i] = len;
+    free(out);
+    test_peer_del(client);
+  }
+  cr_assert_gt(lengths[0], lengths[1] + 50, "level 0: %zu bytes, level 9: %zu", lengths[0],
+               lengths[1]);
+  spdy_options_del(options);
+  cr_assert_eq(test_alloc_live(), 0);
+}
