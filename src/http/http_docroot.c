@@ -146,6 +146,9 @@ static int errno_to_err(int error) {
     return HTTP_ERR_FORBIDDEN;
   case ENAMETOOLONG:
     return HTTP_ERR_URI_TOO_LONG;
+  case EMFILE: /* out of descriptors: busy now, not broken (503) */
+  case ENFILE:
+    return HTTP_ERR_UNAVAILABLE;
   default:
     return HTTP_ERR_IO;
   }

@@ -18,6 +18,8 @@ int http_err_status(int err) {
     return 414;
   case HTTP_ERR_HEADERS_TOO_LARGE:
     return 431;
+  case HTTP_ERR_UNAVAILABLE:
+    return 503;
   default:
     return 500;
   }
@@ -55,6 +57,8 @@ const char *http_strerror(int err) {
     return "limit reached";
   case HTTP_ERR_METHOD:
     return "method not allowed";
+  case HTTP_ERR_UNAVAILABLE:
+    return "temporarily out of a resource (file descriptors)";
   default:
     return "unknown error";
   }

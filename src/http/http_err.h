@@ -21,7 +21,8 @@ enum {
   HTTP_ERR_URI_TOO_LONG = -11,      /* 414 */
   HTTP_ERR_SYNTAX = -12,            /* a date, manifest line, ... does not parse */
   HTTP_ERR_LIMIT = -13,             /* a configured bound was reached (not peer input) */
-  HTTP_ERR_METHOD = -14             /* 405 */
+  HTTP_ERR_METHOD = -14,            /* 405 */
+  HTTP_ERR_UNAVAILABLE = -15        /* 503: out of a resource for now (file descriptors) */
 };
 
 /* The HTTP status that answers err: 400, 403, 404, 405, 413, 414, 431, or 500 for the

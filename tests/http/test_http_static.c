@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "http_date.h"
@@ -115,6 +116,26 @@ Test(static_files, directory_without_index_is_404) {
   test_serve(&options, &response, "GET", "/empty/", NULL);
   cr_expect_eq(response.status, 404);
   http_response_free(&response);
+}
+
+/* Out of file descriptors is a temporary condition of the server: 503, not 500 (each
+ * Criterion test runs in its own process, so the lowered limit stays here). */
+Test(static_files, out_of_file_descriptors_is_503) {
+  int fds[2];
+  cr_assert_eq(pipe(fds), 0);
+  struct rlimit limit;
+  cr_assert_eq(getrlimit(RLIMIT_NOFILE, &limit), 0);
+  limit.rlim_cur = (rlim_t)fds[1] + 1; /* every descriptor up to the newest is taken */
+  cr_assert_eq(setrlimit(RLIMIT_NOFILE, &limit), 0);
+  http_response response;
+  test_serve(&options, &response, "GET", "/digits.txt", NULL);
+  cr_expect_eq(response.status, 503);
+  http_response_free(&response);
+  close(fds[1]); /* one free again: the same request is served */
+  test_serve(&options, &response, "GET", "/digits.txt", NULL);
+  cr_expect_eq(response.status, 200);
+  http_response_free(&response);
+  close(fds[0]);
 }
 
 Test(static_files, file_with_trailing_slash_is_404) {
