@@ -1,14 +1,9 @@
 /* fuzz_http1.c — harness `http1`: speedyd's HTTP/1.1 request path fed arbitrary client
- * bytes, with no sockets: llhttp (strict, as speedyd configures it) driving
- * src/http/http_request.c through the same callbacks as src/speedyd/speedyd_h1.c, then the
- * parsers speedyd applies to a finished request's header values.
- *
- * speedyd_h1.c's callbacks are static and tied to its connection (io_conn, the server's
- * configuration), so the glue is mirrored here step for step: header fields collected in
- * pieces, the header budget, the bounds on names, URL and chunk extensions, the obs-fold
- * and "name :" defences, the pause at each message's end (pipelining), and the answer that
- * ends the connection after an error or without keep-alive. Keep it in step with
- * speedyd_h1.c.
+ * bytes, with no sockets: src/http/http_h1.c (llhttp, strict, with speedyd's bounds and
+ * defences — the same reader speedyd_h1.c drives) filling src/http/http_request.c, then the
+ * parsers speedyd applies to a finished request's header values. As speedyd does, each
+ * complete request is answered before the rest of the bytes are fed again (pipelining),
+ * and an error or a request without keep-alive ends the connection.
  *
  * Input: one configuration byte (bits 0-1: --max-header-bytes 32 KiB (the default), 256,
  * 1 KiB or 8 KiB), a 16-bit cut position (big-endian, taken modulo the client bytes' length
@@ -27,7 +22,6 @@
  * the path through the docroot wall (http_docroot_decode_path: a decoded path is relative,
  * with no empty, "." or ".." segment, and fits its buffer). */
 #define _GNU_SOURCE
-#include <llhttp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,155 +34,28 @@
 #include "http_request.h"
 #include "http_static.h"
 
-/* speedyd_h1.c's bounds. */
-#define H1_MAX_NAME 256u
-#define H1_MAX_CHUNK_EXTENSIONS 4096u
+#include "http_h1.h"
 
 typedef struct h1_driver {
-  llhttp_t parser;
-  llhttp_settings_t settings;
+  http_h1_reader reader;
   size_t max_header_bytes;
-  http_request request;
-  int error; /* HTTP_ERR_* from a callback: answered, then the connection ends */
   int closed;
-  char name[H1_MAX_NAME];
-  size_t name_len;
-  char *value;
-  size_t value_len, value_cap;
-  int in_value;
-  size_t header_bytes;
-  char *url;
-  size_t url_len;
   uint64_t body_bytes, body_hash;
-  int had_headers;
-  int keep_alive;
-  const uint8_t *in_start;
-  uint8_t in_prev;
-  size_t chunk_extension_bytes;
   uint64_t requests;
   const uint8_t *input; /* every client byte, for the substring checks */
   size_t input_len;
   fuzz_log log;
 } h1_driver;
 
-static h1_driver *driver_of(llhttp_t *p) { return p->data; }
-
-static int fail(h1_driver *d, int err) {
-  if (d->error == 0) d->error = err;
-  return -1;
-}
-
-/* ---- the callbacks of speedyd_h1.c ---- */
-
-static int commit_header(h1_driver *d) {
-  if (!d->in_value) return 0;
-  d->in_value = 0;
-  if (memchr(d->name, ' ', d->name_len) != NULL || memchr(d->name, '\t', d->name_len) != NULL)
-    return fail(d, HTTP_ERR_BAD_REQUEST);
-  int rv = http_request_add_header(&d->request, d->name, d->name_len, d->value ? d->value : "",
-                                   d->value_len);
-  d->name_len = 0;
-  d->value_len = 0;
-  return rv == 0 ? 0 : fail(d, rv);
-}
-
-static int budget(h1_driver *d, size_t len, int err) {
-  size_t max = d->max_header_bytes;
-  if (len > max || d->header_bytes > max - len) return fail(d, err);
-  d->header_bytes += len;
-  return 0;
-}
-
-static int on_message_begin(llhttp_t *p) {
-  h1_driver *d = driver_of(p);
-  d->header_bytes = 0;
-  d->chunk_extension_bytes = 0;
-  return 0;
-}
-
-static int on_chunk_extension(llhttp_t *p, const char *at, size_t len) {
-  (void)at;
-  h1_driver *d = driver_of(p);
-  if (len > H1_MAX_CHUNK_EXTENSIONS - d->chunk_extension_bytes)
-    return fail(d, HTTP_ERR_BAD_REQUEST);
-  d->chunk_extension_bytes += len;
-  return 0;
-}
-
-static int on_url(llhttp_t *p, const char *at, size_t len) {
-  h1_driver *d = driver_of(p);
-  if (len > HTTP_REQUEST_MAX_LINE - d->url_len) return fail(d, HTTP_ERR_URI_TOO_LONG);
-  char *grown = realloc(d->url, d->url_len + len + 1);
-  if (grown == NULL) return fail(d, HTTP_ERR_NOMEM);
-  d->url = grown;
-  memcpy(d->url + d->url_len, at, len);
-  d->url_len += len;
-  return 0;
-}
-
-static int on_header_field(llhttp_t *p, const char *at, size_t len) {
-  h1_driver *d = driver_of(p);
-  if (commit_header(d) != 0) return -1;
-  if (budget(d, len, HTTP_ERR_HEADERS_TOO_LARGE) != 0) return -1;
-  if (len > sizeof(d->name) - d->name_len) return fail(d, HTTP_ERR_HEADERS_TOO_LARGE);
-  memcpy(d->name + d->name_len, at, len);
-  d->name_len += len;
-  return 0;
-}
-
-static int on_header_value(llhttp_t *p, const char *at, size_t len) {
-  h1_driver *d = driver_of(p);
-  const uint8_t *piece = (const uint8_t *)at;
-  uint8_t before = piece > d->in_start ? piece[-1] : d->in_prev;
-  if (len > 0 && before == '\n') return fail(d, HTTP_ERR_BAD_REQUEST); /* obs-fold */
-  d->in_value = 1;
-  if (budget(d, len, HTTP_ERR_HEADERS_TOO_LARGE) != 0) return -1;
-  if (len > d->value_cap - d->value_len) {
-    size_t cap = d->value_cap ? d->value_cap : 256;
-    while (cap - d->value_len < len) cap *= 2;
-    char *grown = realloc(d->value, cap);
-    if (grown == NULL) return fail(d, HTTP_ERR_NOMEM);
-    d->value = grown;
-    d->value_cap = cap;
-  }
-  /* llhttp announces an empty value with len 0; d->value may still be NULL then, and
-   * NULL + 0 is undefined (speedyd_h1.c has the same memcpy: see docs/fuzzing.md). */
-  if (len > 0) memcpy(d->value + d->value_len, at, len);
-  d->value_len += len;
-  return 0;
-}
-
-static int on_headers_complete(llhttp_t *p) {
-  h1_driver *d = driver_of(p);
-  if (commit_header(d) != 0) return -1;
-  http_request *r = &d->request;
-  r->protocol = p->http_major == 1 && p->http_minor == 0 ? HTTP_PROTO_HTTP10 : HTTP_PROTO_HTTP11;
-  const char *method = llhttp_method_name((llhttp_method_t)p->method);
-  char version[16];
-  snprintf(version, sizeof(version), "HTTP/%u.%u", p->http_major, p->http_minor);
-  int rv = http_request_set_method(r, method, strlen(method));
-  if (rv == 0) rv = http_request_set_path(r, d->url ? d->url : "", d->url_len);
-  if (rv == 0) rv = http_request_set_version(r, version, strlen(version));
-  if (rv == 0) rv = http_request_set_scheme(r, "http", 4);
-  r->has_body = (p->flags & F_CHUNKED) != 0 || r->content_length > 0;
-  if (rv == 0) rv = http_request_finish(r);
-  if (rv != 0) return fail(d, rv);
-  d->had_headers = 1;
-  return 0;
-}
-
-static int on_body(llhttp_t *p, const char *at, size_t len) {
-  h1_driver *d = driver_of(p);
+static int on_body(http_h1_reader *reader, const uint8_t *at, size_t len, void *user) {
+  (void)reader;
+  h1_driver *d = user;
   d->body_bytes += len;
   d->body_hash = fuzz_hash(d->body_hash, at, len);
   return 0;
 }
 
-static int on_message_complete(llhttp_t *p) {
-  h1_driver *d = driver_of(p);
-  d->keep_alive = llhttp_should_keep_alive(p);
-  return HPE_PAUSED;
-}
+static const http_h1_callbacks driver_callbacks = {.on_headers = NULL, .on_body = on_body};
 
 /* ---- checks on an answered request ---- */
 
@@ -252,20 +119,20 @@ static void check_decoded_path(const http_request *r) {
 }
 
 static void check_request(h1_driver *d) {
-  const http_request *r = &d->request;
+  const http_request *r = &d->reader.request;
   if (r->method == NULL || r->path == NULL || r->version == NULL)
     fuzz_fail("request answered without method, path or version");
   if (!contains(d->input, d->input_len, r->method, strlen(r->method)))
     fuzz_fail("method %s is not in the input", r->method);
   size_t path_len = strlen(r->path);
-  if (path_len != d->url_len || !contains(d->input, d->input_len, r->path, path_len))
+  if (path_len != d->reader.url_len || !contains(d->input, d->input_len, r->path, path_len))
     fuzz_fail("path \"%.60s\" (%zu bytes) is not the URL received (%zu bytes)", r->path, path_len,
-              d->url_len);
+              d->reader.url_len);
   if (strncmp(r->version, "HTTP/", 5) != 0) fuzz_fail("version %s", r->version);
   if (r->protocol == HTTP_PROTO_HTTP11 && r->authority == NULL)
     fuzz_fail("HTTP/1.1 request without an authority");
-  if (d->header_bytes > d->max_header_bytes)
-    fuzz_fail("header bytes %zu over the budget %zu", d->header_bytes, d->max_header_bytes);
+  if (d->reader.header_bytes > d->max_header_bytes)
+    fuzz_fail("header bytes %zu over the budget %zu", d->reader.header_bytes, d->max_header_bytes);
   if (r->headers.count > HTTP_REQUEST_DEFAULT_MAX_HEADERS ||
       r->headers.bytes > r->headers.max_bytes)
     fuzz_fail("%zu header fields, %zu bytes: over the bounds", r->headers.count, r->headers.bytes);
@@ -280,7 +147,7 @@ static void check_request(h1_driver *d) {
     }
     if (strpbrk(h->value, "\r\n") != NULL) fuzz_fail("header %s: CR or LF in the value", h->name);
   }
-  int chunked = (d->parser.flags & F_CHUNKED) != 0;
+  int chunked = d->reader.chunked;
   if (chunked && r->content_length >= 0)
     fuzz_fail("chunked request with Content-Length %lld", (long long)r->content_length);
   if (r->content_length < -1) fuzz_fail("content length %lld", (long long)r->content_length);
@@ -305,33 +172,20 @@ static void check_request(h1_driver *d) {
 
 /* ---- the connection ---- */
 
-static void reset_request(h1_driver *d) {
-  http_request_free(&d->request);
-  http_request_init(&d->request, HTTP_PROTO_HTTP11, d->max_header_bytes, 0);
-  d->url_len = 0;
-  d->name_len = d->value_len = 0;
-  d->in_value = 0;
-  d->header_bytes = 0;
-  d->body_bytes = 0;
-  d->body_hash = FUZZ_HASH_INIT;
-  d->had_headers = 0;
-}
-
 /* What speedyd does when a message is complete or an error was found: answer, then close
  * or go on with the next request. */
-static void answer(h1_driver *d, llhttp_errno_t err) {
+static void answer(h1_driver *d, http_h1_event event) {
   d->requests++;
-  if (d->error != 0) {
+  if (event == HTTP_H1_ERROR) {
     /* Which error is found first may depend on the cut (llhttp reports a bad byte before
      * handing over the span before it; in two pieces our span checks run first: 431
      * instead of 400, say). Both answers end the connection: only the fact is compared. */
-    (void)err;
     fuzz_log_add(&d->log, "error");
     d->closed = 1;
     return;
   }
   check_request(d);
-  const http_request *r = &d->request;
+  const http_request *r = &d->reader.request;
   uint64_t headers_hash = FUZZ_HASH_INIT;
   for (size_t i = 0; i < r->headers.count; i++) {
     headers_hash = fuzz_hash(headers_hash, r->headers.items[i].name, r->headers.items[i].name_len);
@@ -345,37 +199,29 @@ static void answer(h1_driver *d, llhttp_errno_t err) {
       "keep-alive=%d",
       r->method, r->path, r->version, r->authority ? r->authority : "-", r->headers.count,
       (unsigned long long)headers_hash, (long long)r->content_length,
-      (unsigned long long)d->body_bytes, (unsigned long long)d->body_hash, d->keep_alive);
-  if (!d->keep_alive) {
+      (unsigned long long)d->body_bytes, (unsigned long long)d->body_hash, d->reader.keep_alive);
+  if (!d->reader.keep_alive) {
     d->closed = 1;
     return;
   }
-  reset_request(d);
-  llhttp_resume(&d->parser);
+  http_h1_reader_next(&d->reader);
+  d->body_bytes = 0;
+  d->body_hash = FUZZ_HASH_INIT;
 }
 
 /* speedyd_h1.c's on_read, looping where the I/O layer would hand back the held rest. */
 static void feed(h1_driver *d, const uint8_t *data, size_t len) {
   while (!d->closed) {
-    d->in_start = data;
-    llhttp_errno_t err = llhttp_execute(&d->parser, (const char *)data, len);
-    if (err == HPE_OK) {
-      if (len > 0) d->in_prev = data[len - 1];
-      if (d->error == 0) return;
-    } else if (err == HPE_PAUSED) {
-      const char *pos = llhttp_get_error_pos(&d->parser);
-      size_t consumed = (size_t)(pos - (const char *)data);
-      if (pos < (const char *)data || consumed > len)
-        fuzz_fail("llhttp paused at %td of %zu bytes", pos - (const char *)data, len);
-      if (consumed > 0) d->in_prev = data[consumed - 1];
-      answer(d, err);
-      data += consumed;
-      len -= consumed;
-      continue;
+    size_t consumed = 0;
+    http_h1_event event = http_h1_reader_feed(&d->reader, data, len, &consumed);
+    if (consumed > len) fuzz_fail("the reader consumed %zu of %zu bytes", consumed, len);
+    if (event == HTTP_H1_MORE) {
+      if (consumed != len) fuzz_fail("the reader wants more after %zu of %zu", consumed, len);
+      return;
     }
-    if (d->error == 0) d->error = HTTP_ERR_BAD_REQUEST;
-    answer(d, err);
-    return;
+    answer(d, event);
+    data += consumed;
+    len -= consumed;
   }
 }
 
@@ -383,34 +229,19 @@ static void driver_init(h1_driver *d, size_t max_header_bytes, const uint8_t *in
                         size_t input_len) {
   memset(d, 0, sizeof(*d));
   d->max_header_bytes = max_header_bytes;
-  d->in_prev = '\n';
   d->input = input;
   d->input_len = input_len;
   d->body_hash = FUZZ_HASH_INIT;
   fuzz_log_init(&d->log);
-  llhttp_settings_init(&d->settings);
-  d->settings.on_message_begin = on_message_begin;
-  d->settings.on_url = on_url;
-  d->settings.on_header_field = on_header_field;
-  d->settings.on_header_value = on_header_value;
-  d->settings.on_headers_complete = on_headers_complete;
-  d->settings.on_body = on_body;
-  d->settings.on_message_complete = on_message_complete;
-  d->settings.on_chunk_extension_name = on_chunk_extension;
-  d->settings.on_chunk_extension_value = on_chunk_extension;
-  llhttp_init(&d->parser, HTTP_REQUEST, &d->settings);
-  d->parser.data = d;
-  http_request_init(&d->request, HTTP_PROTO_HTTP11, max_header_bytes, 0);
+  http_h1_reader_init(&d->reader, max_header_bytes, 0, &driver_callbacks, d);
 }
 
 static void driver_finish(h1_driver *d) {
   fuzz_log_add(&d->log, "end: %llu answered, closed %d, had_headers %d, body %llu",
-               (unsigned long long)d->requests, d->closed, d->had_headers,
+               (unsigned long long)d->requests, d->closed, d->reader.had_headers,
                (unsigned long long)d->body_bytes);
   fuzz_log_flush(&d->log);
-  http_request_free(&d->request);
-  free(d->url);
-  free(d->value);
+  http_h1_reader_free(&d->reader);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
