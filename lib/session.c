@@ -621,7 +621,9 @@ int spdy_submit_goaway(spdy_session *session, uint32_t status) {
 
 /* The peer moves every stream window by the change of INITIAL_WINDOW_SIZE: refuse a rise
  * that would take a window we granted past 2^31-1 (the peer's view of it is at most our
- * recv_window, which also counts DATA still in flight). */
+ * recv_window, which also counts DATA still in flight). Streams the peer has finished
+ * sending on do not count: their window no longer matters to it (see
+ * apply_initial_window). */
 static int check_initial_window_change(const spdy_session *session, const spdy_setting *settings,
                                        size_t n_settings) {
   if (session->wire_version < 3) return 0;
@@ -634,7 +636,8 @@ static int check_initial_window_change(const spdy_session *session, const spdy_s
   if (largest_rise == 0) return 0;
   for (uint32_t b = 0; b < session->n_buckets; b++)
     for (const spdy_stream *s = session->buckets[b]; s != NULL; s = s->hash_next)
-      if (s->recv_window + largest_rise > SPDY_MAX_WINDOW) return SPDY_ERR_WINDOW_OVERFLOW;
+      if (!s->remote_closed && s->recv_window + largest_rise > SPDY_MAX_WINDOW)
+        return SPDY_ERR_WINDOW_OVERFLOW;
   return 0;
 }
 

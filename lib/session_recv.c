@@ -298,7 +298,10 @@ static int on_rst_stream(spdy_session *session, const uint8_t *payload, size_t l
   return rv != 0 ? fail_with(session, rv) : 0;
 }
 
-/* SETTINGS_INITIAL_WINDOW_SIZE changes every open stream's send window (v3 2.6.4). */
+/* SETTINGS_INITIAL_WINDOW_SIZE changes every open stream's send window (v3 2.6.4). A
+ * window past 2^31-1 resets its stream with FLOW_CONTROL_ERROR — unless we have finished
+ * sending on it: that window is never used again, and a reset would throw away what the
+ * peer is still sending us. */
 static int apply_initial_window(spdy_session *session, uint32_t value) {
   if (value > SPDY_MAX_WINDOW)
     return spdy_session_fail(session, SPDY_ERR_FLOW_CONTROL, SPDY_GOAWAY_PROTOCOL_ERROR);
@@ -308,7 +311,7 @@ static int apply_initial_window(spdy_session *session, uint32_t value) {
   for (uint32_t b = 0; b < session->n_buckets; b++) {
     for (spdy_stream *s = session->buckets[b]; s != NULL; s = s->hash_next) {
       s->send_window += delta; /* may go negative (2.6.8) */
-      if (s->send_window > SPDY_MAX_WINDOW) overflowed = s->id;
+      if (!s->local_closed && s->send_window > SPDY_MAX_WINDOW) overflowed = s->id;
       if (s->data_state == SPDY_DATA_BLOCKED && s->send_window > 0) spdy_sched_add(session, s);
     }
   }
@@ -320,7 +323,7 @@ static int apply_initial_window(spdy_session *session, uint32_t value) {
     overflowed = 0;
     for (uint32_t b = 0; b < session->n_buckets && overflowed == 0; b++)
       for (spdy_stream *s = session->buckets[b]; s != NULL; s = s->hash_next)
-        if (s->send_window > SPDY_MAX_WINDOW) overflowed = s->id;
+        if (!s->local_closed && s->send_window > SPDY_MAX_WINDOW) overflowed = s->id;
   }
   return 0;
 }

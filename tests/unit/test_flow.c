@@ -267,6 +267,49 @@ Test(flow, settings_window_raise_past_the_maximum_is_refused_at_submit) {
   }
 }
 
+/* A stream one side has finished sending on keeps flowing the other way when SETTINGS
+ * raise the initial window past what its (unused) window can take: the raise is not
+ * refused at submit for it, and the receiver of the SETTINGS does not reset it. */
+Test(flow, settings_window_raise_spares_streams_finished_in_that_direction) {
+  for (size_t v = 0; v < 2; v++) {
+    spdy_protocol protocol = windowed_versions[v];
+    test_peer *client = traced_peer(protocol, SPDY_ROLE_CLIENT, NULL);
+    test_peer *server = traced_peer(protocol, SPDY_ROLE_SERVER, NULL);
+    /* A POST whose body waits: the server can open its window before the FIN. */
+    spdy_header request[] = {{":method", 7, "POST", 4},
+                             {":path", 5, "/up", 3},
+                             {":version", 8, "HTTP/1.1", 8},
+                             {":host", 5, "h", 1},
+                             {":scheme", 7, "https", 5}};
+    test_body *body = test_peer_body(client, NULL, 100);
+    body->defer_once = 1;
+    cr_assert_eq(spdy_submit_request(client->session, 3, request, 5, test_body_read, body, NULL),
+                 1);
+    cr_assert_geq(test_pump(client, server, 65536), 0);
+    cr_assert_eq(spdy_submit_window_update(server->session, 1, 5000), 0);
+    server->flow_stream_window = 65536 + 5000;
+    cr_assert_geq(test_pump(client, server, 65536), 0);
+    cr_assert_eq(spdy_session_resume_data(client->session, 1), 0);
+    cr_assert_geq(test_pump(client, server, 65536), 0);
+    cr_assert(test_log_has(server, "dataend 1 len=100"), "server log:\n%s", server->log);
+    /* Stream 1 is done client -> server: raising the initial window to 2^31-1 is fine. */
+    spdy_setting raise = {SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 0x7fffffff};
+    cr_assert_eq(spdy_submit_settings(server->session, 0, &raise, 1), 0);
+    server->flow_stream_window = 0x7fffffff;
+    client->flow_allow_negative = 1;
+    server->response_size = 300000;
+    test_respond_default(server, 1);
+    if (protocol == SPDY_PROTOCOL_SPDY3_1)
+      cr_assert_eq(spdy_submit_window_update(client->session, 0, 1 * MiB), 0);
+    cr_assert_geq(test_pump(client, server, 65536), 0);
+    cr_assert_eq(test_frames_count(client, 1, SPDY_FRAME_RST_STREAM, -1), 0,
+                 "the client reset a stream it had finished sending on");
+    cr_assert_eq(test_frames_count(server, 1, SPDY_FRAME_RST_STREAM, -1), 0);
+    assert_body(client, 1, 300000, "response after the raise");
+    delete_pair(client, server);
+  }
+}
+
 Test(flow, settings_window_applies_to_streams_opened_later) {
   for (size_t v = 0; v < 2; v++) {
     spdy_options *options = new_options();
