@@ -312,8 +312,30 @@ static void warn_key_permissions(const char *key_file) {
   }
 }
 
+/* Each connection holds a descriptor, and so does each body being sent (a burst of
+ * requests can have one in flight per connection): ask for twice --max-connections, up
+ * to the hard limit, and say so when that is not enough (short of descriptors, requests
+ * get 503). */
+static void raise_descriptor_limit(const speedyd_config *config) {
+  struct rlimit limit;
+  if (config->max_connections == 0 || getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  rlim_t want = (rlim_t)config->max_connections * 2;
+  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < want) {
+    rlim_t raised =
+        limit.rlim_max == RLIM_INFINITY || limit.rlim_max > want ? want : limit.rlim_max;
+    struct rlimit wanted = {raised, limit.rlim_max};
+    if (setrlimit(RLIMIT_NOFILE, &wanted) == 0) limit.rlim_cur = raised;
+  }
+  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < want)
+    fprintf(stderr,
+            "speedyd: warning: %llu file descriptors (ulimit -n) for --max-connections %u: "
+            "bursts of requests may get 503; allow %llu\n",
+            (unsigned long long)limit.rlim_cur, config->max_connections, (unsigned long long)want);
+}
+
 static int setup(speedyd_server *server) {
   speedyd_config *config = &server->config;
+  raise_descriptor_limit(config);
   if (speedyd_harden_process() != 0) return -1; /* before the key is read; again after --user */
   if (speedyd_log_open(server) != 0) return -1;
   if (config->replay_file != NULL) {

@@ -45,6 +45,28 @@ if [ -x "$speedy" ]; then
 else
   echo "note: speedy (the client) is not built: the --header-compression effect is not checked"
 fi
+# Descriptors: the soft limit is raised to twice --max-connections (up to the hard limit),
+# with a warning when even the hard limit is short.
+if command -v prlimit >/dev/null; then
+  real_speedyd=$SPEEDYD
+  printf '#!/bin/sh\nexec prlimit --nofile=1024:4096 "%s" "$@"\n' "$real_speedyd" >"$WORK/limited"
+  chmod +x "$WORK/limited"
+  SPEEDYD=$WORK/limited
+  start_server fd1 --listen 127.0.0.1:0 --docroot "$WORK/site" --max-connections 1500
+  check "soft limit raised to 2 x --max-connections" \
+    "$(awk '/^Max open files/ {print $4}' "/proc/$PID_fd1/limits")" 3000
+  check "no descriptor warning when it fits" "$(grep -c 'file descriptors' "$WORK/fd1.stderr")" 0
+  stop_server fd1
+  start_server fd2 --listen 127.0.0.1:0 --docroot "$WORK/site" --max-connections 3000
+  check "soft limit raised to the hard limit" \
+    "$(awk '/^Max open files/ {print $4}' "/proc/$PID_fd2/limits")" 4096
+  check_grep "a warning when the hard limit is short" \
+    "4096 file descriptors (ulimit -n) for --max-connections 3000" "$WORK/fd2.stderr"
+  stop_server fd2
+  SPEEDYD=$real_speedyd
+else
+  echo "note: no prlimit: the descriptor limit checks are skipped"
+fi
 "$SPEEDYD" --docroot "$WORK/nodir" --listen 127.0.0.1:0 2>"$WORK/e3"
 check "a missing --docroot exits 1" "$?" 1
 check_grep "its message" "cannot open --docroot" "$WORK/e3"
