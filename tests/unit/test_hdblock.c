@@ -878,7 +878,7 @@ static size_t wrapper_inflate(z_stream *zs, const uint8_t *dict, size_t dict_len
 /* The deflater runs zlib raw and writes the zlib header itself (no Adler-32 over every
  * byte): its stream must be byte for byte what zlib's own wrapper writes with the same
  * settings — header, dictionary id and every block — for each level class and window. */
-Test(hdblock, raw_deflate_writes_what_the_zlib_wrapper_writes, .timeout = 30) {
+Test(hdblock, raw_deflate_writes_what_the_zlib_wrapper_writes) {
   static const int levels[] = {0, 1, 3, 6, 9};
   spdy_header headers[] = {H(":method", "GET"),       H(":path", "/index.html"),
                            H(":version", "HTTP/1.1"), H(":host", "www.example.test"),
