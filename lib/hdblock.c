@@ -330,25 +330,30 @@ static size_t deflate_worst_case(size_t len) {
   return len + (len + 7) / 8 + (len + 63) / 64 + 64;
 }
 
-/* Serialised bytes staged for deflate. */
+/* Where a serialised block goes: staged in chunk for deflate, or (flat != NULL) laid out
+ * in flat, at most flat_cap bytes. */
 typedef struct deflate_writer {
   spdy_hdblock_deflater *d;
   spdy_mem *mem;
   spdy_buf *out;
-  size_t staged;
+  size_t staged; /* bytes in chunk, or in flat */
+  uint8_t *flat;
+  size_t flat_cap;
   uint8_t chunk[HDBLOCK_CHUNK];
 } deflate_writer;
 
-/* Deflates the staged bytes into out. With Z_SYNC_FLUSH, returns once everything is out. */
-static int writer_deflate(deflate_writer *w, int flush) {
-  z_stream *zs = &w->d->zs;
-  spdy_buf *out = w->out;
-  zs->next_in = w->chunk;
-  zs->avail_in = (uInt)w->staged;
+/* Compresses len bytes of in into out. With Z_SYNC_FLUSH, returns once everything is
+ * out. */
+static int deflate_bytes(spdy_hdblock_deflater *d, spdy_mem *mem, spdy_buf *out, const uint8_t *in,
+                         size_t len, int flush) {
+  if (len > UINT_MAX) return SPDY_ERR_FRAME_TOO_LARGE;
+  z_stream *zs = &d->zs;
+  zs->next_in = (Bytef *)in; /* zlib reads through a non-const pointer */
+  zs->avail_in = (uInt)len;
   for (;;) {
     size_t room = out->limit - spdy_buf_len(out);
     if (room == 0) return SPDY_ERR_FRAME_TOO_LARGE;
-    int rv = spdy_buf_reserve(out, w->mem, room < HDBLOCK_OUT_STEP ? room : HDBLOCK_OUT_STEP);
+    int rv = spdy_buf_reserve(out, mem, room < HDBLOCK_OUT_STEP ? room : HDBLOCK_OUT_STEP);
     if (rv != 0) return rv;
     size_t space = out->capacity - out->end;
     zs->next_out = spdy_buf_tail(out);
@@ -361,12 +366,24 @@ static int writer_deflate(deflate_writer *w, int flush) {
     /* Without a flush zlib may keep output back; with one it is done when room is left. */
     if (zs->avail_in == 0 && (flush == Z_NO_FLUSH || zs->avail_out > 0)) break;
   }
-  w->staged = 0;
   return 0;
+}
+
+/* Deflates the staged bytes into out. */
+static int writer_deflate(deflate_writer *w, int flush) {
+  int rv = deflate_bytes(w->d, w->mem, w->out, w->chunk, w->staged, flush);
+  w->staged = 0;
+  return rv;
 }
 
 static int writer_put(deflate_writer *w, const void *bytes, size_t len) {
   const uint8_t *p = bytes;
+  if (w->flat != NULL) {
+    if (len > w->flat_cap - w->staged) return SPDY_ERR_INVALID_ARGUMENT;
+    if (len > 0) memcpy(w->flat + w->staged, p, len);
+    w->staged += len;
+    return 0;
+  }
   while (len > 0) {
     if (w->staged == HDBLOCK_CHUNK) {
       int rv = writer_deflate(w, Z_NO_FLUSH);
@@ -434,15 +451,69 @@ static int submitted_check(int version, spdy_mem *mem, const spdy_header *header
   return rv;
 }
 
-int spdy_hdblock_check(int version, spdy_mem *mem, const spdy_header *headers, size_t n_headers,
-                       size_t *compressed_max) {
-  if (mem == NULL || (headers == NULL && n_headers > 0)) return SPDY_ERR_INVALID_ARGUMENT;
+int spdy_hdblock_measure(int version, spdy_mem *mem, const spdy_header *headers, size_t n_headers,
+                         size_t *serialised) {
+  if (mem == NULL || (headers == NULL && n_headers > 0) || serialised == NULL)
+    return SPDY_ERR_INVALID_ARGUMENT;
   header_groups groups;
-  size_t serialised = 0;
-  int rv = submitted_check(version, mem, headers, n_headers, &groups, &serialised);
+  int rv = submitted_check(version, mem, headers, n_headers, &groups, serialised);
   if (rv != 0) return rv;
   groups_free(&groups, mem);
-  if (compressed_max != NULL) *compressed_max = deflate_worst_case(serialised);
+  return 0;
+}
+
+int spdy_hdblock_check(int version, spdy_mem *mem, const spdy_header *headers, size_t n_headers,
+                       size_t *compressed_max) {
+  size_t serialised = 0;
+  int rv = spdy_hdblock_measure(version, mem, headers, n_headers, &serialised);
+  if (rv != 0) return rv;
+  if (compressed_max != NULL) *compressed_max = spdy_hdblock_compressed_max(serialised);
+  return 0;
+}
+
+size_t spdy_hdblock_compressed_max(size_t serialised) { return deflate_worst_case(serialised); }
+
+int spdy_hdblock_serialise(int version, spdy_mem *mem, const spdy_header *headers, size_t n_headers,
+                           uint8_t *dst, size_t len) {
+  if (mem == NULL || (headers == NULL && n_headers > 0) || dst == NULL)
+    return SPDY_ERR_INVALID_ARGUMENT;
+  if (n_headers >= HDBLOCK_NO_NEXT) return SPDY_ERR_INVALID_HEADER;
+  header_groups groups;
+  int rv = groups_build(&groups, mem, version, headers, n_headers);
+  if (rv != 0) return rv;
+  deflate_writer writer;
+  writer.d = NULL;
+  writer.mem = mem;
+  writer.out = NULL;
+  writer.staged = 0;
+  writer.flat = dst;
+  writer.flat_cap = len;
+  rv = writer_put_block(&writer, version, headers, n_headers, &groups);
+  groups_free(&groups, mem);
+  if (rv == 0 && writer.staged != len) rv = SPDY_ERR_INVALID_ARGUMENT;
+  return rv;
+}
+
+int spdy_hdblock_deflate_serialised(spdy_hdblock_deflater *d, spdy_mem *mem, spdy_buf *out,
+                                    const uint8_t *block, size_t len) {
+  if (d == NULL || mem == NULL || out == NULL || (block == NULL && len > 0))
+    return SPDY_ERR_INVALID_ARGUMENT;
+  if (d->initialised != CONTEXT_READY)
+    return d->initialised == CONTEXT_BROKEN ? SPDY_ERR_COMPRESSION : SPDY_ERR_INVALID_ARGUMENT;
+  if (deflate_worst_case(len) > out->limit - spdy_buf_len(out)) return SPDY_ERR_FRAME_TOO_LARGE;
+  size_t out_len_before = spdy_buf_len(out);
+  if (d->header_pending) {
+    int rv = spdy_buf_append(out, mem, d->header, sizeof(d->header));
+    if (rv != 0) return rv; /* zlib untouched: the context is still good */
+  }
+  int rv = deflate_bytes(d, mem, out, block, len, Z_SYNC_FLUSH);
+  if (rv != 0) {
+    /* zlib has consumed part of the block: the peer's stream can no longer match ours. */
+    d->initialised = CONTEXT_BROKEN;
+    out->end = out->start + out_len_before;
+    return rv;
+  }
+  d->header_pending = 0;
   return 0;
 }
 
@@ -476,6 +547,7 @@ int spdy_hdblock_deflate(spdy_hdblock_deflater *d, spdy_mem *mem, spdy_buf *out,
   writer.mem = mem;
   writer.out = out;
   writer.staged = 0;
+  writer.flat = NULL;
   rv = writer_put_block(&writer, version, headers, n_headers, &groups);
   if (rv == 0) rv = writer_deflate(&writer, Z_SYNC_FLUSH);
   groups_free(&groups, mem);

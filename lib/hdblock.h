@@ -71,6 +71,23 @@ int spdy_hdblock_deflate(spdy_hdblock_deflater *d, spdy_mem *mem, spdy_buf *out,
 int spdy_hdblock_check(int version, spdy_mem *mem, const spdy_header *headers, size_t n_headers,
                        size_t *compressed_max);
 
+/* The same check, giving the size of the uncompressed block in *serialised. */
+int spdy_hdblock_measure(int version, spdy_mem *mem, const spdy_header *headers, size_t n_headers,
+                         size_t *serialised);
+/* The most bytes a serialised block of that size can take compressed. */
+size_t spdy_hdblock_compressed_max(size_t serialised);
+
+/* Submitted lists are checked and laid out when submitted and compressed when sent (in
+ * output order): spdy_hdblock_serialise writes the uncompressed block of a list that
+ * spdy_hdblock_measure accepted — exactly len bytes, its measure — to dst (returns 0,
+ * SPDY_ERR_NOMEM, or SPDY_ERR_INVALID_ARGUMENT when the list does not fill len), and
+ * spdy_hdblock_deflate_serialised compresses such a block as spdy_hdblock_deflate would
+ * have compressed the list: the same bytes. */
+int spdy_hdblock_serialise(int version, spdy_mem *mem, const spdy_header *headers, size_t n_headers,
+                           uint8_t *dst, size_t len);
+int spdy_hdblock_deflate_serialised(spdy_hdblock_deflater *d, spdy_mem *mem, spdy_buf *out,
+                                    const uint8_t *block, size_t len);
+
 /* The uncompressed serialised size of headers in this version (for statistics). */
 size_t spdy_hdblock_serialised_size(int version, const spdy_header *headers, size_t n_headers);
 

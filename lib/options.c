@@ -21,6 +21,7 @@ void spdy_options_init_default(spdy_options *options) {
   options->deflate_window_bits = 13;
   options->deflate_mem_level = 4;
   options->send_initial_settings = 1;
+  options->frame_summaries = 1;
 }
 
 int spdy_options_new(spdy_options **out) {
@@ -111,6 +112,10 @@ int spdy_options_set_deflate_params(spdy_options *options, int level, int window
 
 void spdy_options_set_send_initial_settings(spdy_options *options, int send) {
   options->send_initial_settings = send != 0;
+}
+
+void spdy_options_set_frame_summaries(spdy_options *options, int on) {
+  options->frame_summaries = on != 0;
 }
 
 int spdy_callbacks_new(spdy_callbacks **out) {

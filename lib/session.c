@@ -13,32 +13,34 @@
 
 /* ---- control queue ----------------------------------------------------------------- */
 
-spdy_outframe *spdy_outframe_new(spdy_session *session, int type, const spdy_header *headers,
-                                 size_t n_headers) {
-  size_t strings = 0;
-  for (size_t i = 0; i < n_headers; i++) strings += headers[i].name_len + headers[i].value_len;
-  size_t size = sizeof(spdy_outframe) + n_headers * sizeof(spdy_header) + strings;
-  spdy_outframe *frame = spdy_mem_malloc(&session->mem, size);
+spdy_outframe *spdy_outframe_new(spdy_session *session, int type) {
+  spdy_outframe *frame = spdy_mem_malloc(&session->mem, sizeof(spdy_outframe));
   if (frame == NULL) return NULL;
   memset(frame, 0, sizeof(*frame));
   frame->type = (uint8_t)type;
-  if (n_headers > 0) {
-    spdy_header *copy = (spdy_header *)(frame + 1);
-    char *text = (char *)(copy + n_headers);
-    for (size_t i = 0; i < n_headers; i++) {
-      memcpy(text, headers[i].name, headers[i].name_len);
-      copy[i].name = text;
-      copy[i].name_len = headers[i].name_len;
-      text += headers[i].name_len;
-      if (headers[i].value_len > 0) memcpy(text, headers[i].value, headers[i].value_len);
-      copy[i].value = text;
-      copy[i].value_len = headers[i].value_len;
-      text += headers[i].value_len;
-    }
-    frame->headers = copy;
-    frame->n_headers = n_headers;
-  }
   return frame;
+}
+
+/* A header-bearing frame: headers (checked by validate_headers, which measured them as
+ * serialised bytes) laid out as the uncompressed block behind the record. */
+static int outframe_new_headers(spdy_session *session, int type, const spdy_header *headers,
+                                size_t n_headers, size_t serialised, spdy_outframe **out) {
+  if (serialised > SIZE_MAX - sizeof(spdy_outframe)) return SPDY_ERR_NOMEM;
+  spdy_outframe *frame = spdy_mem_malloc(&session->mem, sizeof(spdy_outframe) + serialised);
+  if (frame == NULL) return SPDY_ERR_NOMEM;
+  memset(frame, 0, sizeof(*frame));
+  frame->type = (uint8_t)type;
+  frame->block = (uint8_t *)(frame + 1);
+  frame->block_len = serialised;
+  frame->n_headers = n_headers;
+  int rv = spdy_hdblock_serialise(session->wire_version, &session->mem, headers, n_headers,
+                                  frame->block, serialised);
+  if (rv != 0) {
+    spdy_mem_free(&session->mem, frame);
+    return rv;
+  }
+  *out = frame;
+  return 0;
 }
 
 void spdy_outframe_free(spdy_session *session, spdy_outframe *frame) {
@@ -64,7 +66,7 @@ int spdy_queue_control(spdy_session *session, spdy_outframe *frame, int peer_owe
 }
 
 static spdy_outframe *fixed_frame(spdy_session *session, int type) {
-  return spdy_outframe_new(session, type, NULL, 0);
+  return spdy_outframe_new(session, type);
 }
 
 int spdy_queue_rst(spdy_session *session, int32_t stream_id, uint32_t status, int peer_owed) {
@@ -349,21 +351,21 @@ static const spdy_header *find_header(const spdy_header *headers, size_t n, cons
 }
 
 /* Checks what the peer would check and what the block's encoder will (the same rules,
- * spdy_hdblock_check): fields well formed, repeated names joinable, the compressed block
+ * spdy_hdblock_measure): fields well formed, repeated names joinable, the compressed block
  * able to fit one frame, required pseudo-headers present (required: NULL-terminated
  * list). A list refused here never reaches the compressor, where a refusal would end
- * the session. */
+ * the session. *serialised: the uncompressed block's size. */
 static int validate_headers(spdy_session *session, const spdy_header *headers, size_t n,
-                            const char *const *required) {
+                            const char *const *required, size_t *serialised) {
   if (n > 0 && headers == NULL) return SPDY_ERR_INVALID_ARGUMENT;
   for (size_t i = 0; i < n; i++)
     if (headers[i].name == NULL || headers[i].name_len == 0 ||
         (headers[i].value == NULL && headers[i].value_len > 0))
       return SPDY_ERR_INVALID_HEADER;
-  size_t compressed_max = 0;
-  int rv = spdy_hdblock_check(session->wire_version, &session->mem, headers, n, &compressed_max);
+  int rv = spdy_hdblock_measure(session->wire_version, &session->mem, headers, n, serialised);
   if (rv == SPDY_ERR_FRAME_TOO_LARGE ||
-      (rv == 0 && compressed_max > SPDY_MAX_FRAME_LENGTH - SPDY_SYN_STREAM_FIXED_LEN))
+      (rv == 0 && spdy_hdblock_compressed_max(*serialised) >
+                      SPDY_MAX_FRAME_LENGTH - SPDY_SYN_STREAM_FIXED_LEN))
     return SPDY_ERR_INVALID_HEADER;
   if (rv != 0) return rv;
   for (; required != NULL && *required != NULL; required++)
@@ -455,13 +457,15 @@ int32_t spdy_submit_request(spdy_session *session, int urgency, const spdy_heade
   static const char *const required_v2[] = {":method", ":path", ":version", NULL};
   if (session == NULL) return SPDY_ERR_INVALID_ARGUMENT;
   if (session->role != SPDY_ROLE_CLIENT) return SPDY_ERR_INVALID_STATE;
+  size_t serialised = 0;
   int rv = validate_headers(session, headers, n_headers,
-                            session->wire_version == 2 ? required_v2 : required_v3);
+                            session->wire_version == 2 ? required_v2 : required_v3, &serialised);
   if (rv != 0) return rv;
   rv = can_open_stream(session);
   if (rv != 0) return rv;
-  spdy_outframe *syn = spdy_outframe_new(session, SPDY_FRAME_SYN_STREAM, headers, n_headers);
-  if (syn == NULL) return SPDY_ERR_NOMEM;
+  spdy_outframe *syn = NULL;
+  rv = outframe_new_headers(session, SPDY_FRAME_SYN_STREAM, headers, n_headers, serialised, &syn);
+  if (rv != 0) return rv;
   syn->flags = read_fn == NULL ? SPDY_FLAG_FIN : 0;
   syn->priority = spdy_urgency_to_wire(session, urgency);
   return open_local_stream(session, syn, urgency, read_fn, source, stream_user);
@@ -476,10 +480,12 @@ int spdy_submit_response(spdy_session *session, int32_t stream_id, const spdy_he
   if (stream == NULL) return SPDY_ERR_STREAM_NOT_FOUND;
   if (stream->locally_initiated || stream->reply_done) return SPDY_ERR_INVALID_STATE;
   if (stream->local_closed) return SPDY_ERR_STREAM_CLOSED;
-  int rv = validate_headers(session, headers, n_headers, required);
+  size_t serialised = 0;
+  int rv = validate_headers(session, headers, n_headers, required, &serialised);
   if (rv != 0) return rv;
-  spdy_outframe *reply = spdy_outframe_new(session, SPDY_FRAME_SYN_REPLY, headers, n_headers);
-  if (reply == NULL) return SPDY_ERR_NOMEM;
+  spdy_outframe *reply = NULL;
+  rv = outframe_new_headers(session, SPDY_FRAME_SYN_REPLY, headers, n_headers, serialised, &reply);
+  if (rv != 0) return rv;
   reply->stream_id = stream_id;
   reply->flags = read_fn == NULL ? SPDY_FLAG_FIN : 0;
   rv = spdy_queue_control(session, reply, 0);
@@ -506,8 +512,10 @@ int32_t spdy_submit_push(spdy_session *session, int32_t associated_id, int urgen
   spdy_stream *assoc = spdy_stream_find(session, associated_id);
   if (assoc == NULL || assoc->locally_initiated) return SPDY_ERR_STREAM_NOT_FOUND;
   if (assoc->local_closed) return SPDY_ERR_STREAM_CLOSED; /* 3.3.1: before its FIN */
-  int rv = validate_headers(session, request_headers, n_request, required_request);
-  if (rv == 0) rv = validate_headers(session, response_headers, n_response, required_response);
+  size_t serialised = 0;
+  int rv = validate_headers(session, request_headers, n_request, required_request, &serialised);
+  if (rv == 0)
+    rv = validate_headers(session, response_headers, n_response, required_response, &serialised);
   if (rv != 0) return rv;
   rv = can_open_stream(session);
   if (rv != 0) return rv;
@@ -540,9 +548,12 @@ int32_t spdy_submit_push(spdy_session *session, int32_t associated_id, int urgen
     for (size_t i = 0; i < n_request; i++) all[k++] = request_headers[i];
   }
   for (size_t i = 0; i < n_response; i++) all[k++] = response_headers[i];
-  spdy_outframe *syn = spdy_outframe_new(session, SPDY_FRAME_SYN_STREAM, all, k);
+  /* Each half was valid; together they must be too (a name in both halves is joined). */
+  spdy_outframe *syn = NULL;
+  rv = validate_headers(session, all, k, NULL, &serialised);
+  if (rv == 0) rv = outframe_new_headers(session, SPDY_FRAME_SYN_STREAM, all, k, serialised, &syn);
   spdy_mem_free(&session->mem, all);
-  if (syn == NULL) return SPDY_ERR_NOMEM;
+  if (rv != 0) return rv;
   if (read_fn == NULL) syn->flags |= SPDY_FLAG_FIN;
   syn->flags |= SPDY_FLAG_UNIDIRECTIONAL;
   syn->associated_id = associated_id;
@@ -561,10 +572,12 @@ int spdy_submit_headers(spdy_session *session, int32_t stream_id, const spdy_hea
   /* A FIN on HEADERS would overtake the body still queued behind it. */
   if (end_stream && stream->data_state != SPDY_DATA_NONE) return SPDY_ERR_INVALID_STATE;
   if (!stream->locally_initiated && !stream->reply_done) return SPDY_ERR_INVALID_STATE;
-  int rv = validate_headers(session, headers, n_headers, NULL);
+  size_t serialised = 0;
+  int rv = validate_headers(session, headers, n_headers, NULL, &serialised);
   if (rv != 0) return rv;
-  spdy_outframe *frame = spdy_outframe_new(session, SPDY_FRAME_HEADERS, headers, n_headers);
-  if (frame == NULL) return SPDY_ERR_NOMEM;
+  spdy_outframe *frame = NULL;
+  rv = outframe_new_headers(session, SPDY_FRAME_HEADERS, headers, n_headers, serialised, &frame);
+  if (rv != 0) return rv;
   frame->stream_id = stream_id;
   frame->flags = end_stream ? SPDY_FLAG_FIN : 0;
   rv = spdy_queue_control(session, frame, 0);

@@ -40,6 +40,7 @@ struct spdy_options {
   int deflate_window_bits;
   int deflate_mem_level;
   int send_initial_settings;
+  int frame_summaries; /* format on_frame's summary */
 };
 
 struct spdy_callbacks {
@@ -91,8 +92,9 @@ struct spdy_stream {
   spdy_stream *sched_prev, *sched_next; /* urgency list while ACTIVE */
 };
 
-/* A control frame waiting to be serialised. Header-bearing frames carry a copy of their
- * header list and are compressed only when serialised, in output order. */
+/* A control frame waiting to be serialised. Header-bearing frames carry their header
+ * list checked and laid out as the uncompressed block; it is compressed only when the
+ * frame is serialised, in output order. */
 typedef struct spdy_outframe spdy_outframe;
 struct spdy_outframe {
   spdy_outframe *next;
@@ -102,8 +104,9 @@ struct spdy_outframe {
   uint8_t priority;  /* SYN_STREAM: wire priority */
   int32_t stream_id;
   int32_t associated_id;
-  spdy_header *headers; /* owned, one block with its strings; NULL for fixed frames */
-  size_t n_headers;
+  uint8_t *block;   /* the uncompressed header block (after the record, one allocation) */
+  size_t block_len; /* 0 and NULL for fixed frames */
+  size_t n_headers; /* fields submitted (for the trace) */
   size_t fixed_len; /* pre-encoded frame for frames without header blocks */
   uint8_t fixed[8 + 4 + 8 * (SPDY_SETTINGS_MAX_ID + 1)];
 };
@@ -230,9 +233,8 @@ void spdy_sched_add(spdy_session *session, spdy_stream *stream);
 void spdy_sched_remove(spdy_session *session, spdy_stream *stream);
 
 /* ---- session.c: queue and shared helpers ---- */
-/* Allocates a zeroed control frame (headers: a copy of the list). NULL on NOMEM. */
-spdy_outframe *spdy_outframe_new(spdy_session *session, int type, const spdy_header *headers,
-                                 size_t n_headers);
+/* Allocates a zeroed control frame without a header block. NULL on NOMEM. */
+spdy_outframe *spdy_outframe_new(spdy_session *session, int type);
 void spdy_outframe_free(spdy_session *session, spdy_outframe *frame);
 /* Appends to the control queue. peer_owed frames count towards the flood cap: returns
  * SPDY_ERR_FLOOD (frame freed) when the cap is reached. */

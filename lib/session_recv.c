@@ -67,15 +67,17 @@ static int unknown_stream(spdy_session *session, int32_t stream_id) {
 }
 
 /* Reports a received frame to on_frame; the summary is formatted only when someone
- * listens. */
+ * listens and wants it. */
 __attribute__((format(printf, 3, 4))) static void
 trace_recv(spdy_session *session, int32_t stream_id, const char *format, ...) {
   if (session->callbacks.on_frame == NULL) return;
-  char summary[64];
-  va_list ap;
-  va_start(ap, format);
-  vsnprintf(summary, sizeof(summary), format, ap);
-  va_end(ap);
+  char summary[64] = "";
+  if (session->options.frame_summaries) {
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(summary, sizeof(summary), format, ap);
+    va_end(ap);
+  }
   const spdy_frame_hd *f = &session->frame;
   spdy_trace(session, 0, f->is_control ? f->type : SPDY_FRAME_DATA, f->flags,
              f->is_control ? stream_id : f->stream_id, f->length, summary);
@@ -363,7 +365,7 @@ static int on_ping(spdy_session *session, const uint8_t *payload, size_t len) {
   trace_recv(session, 0, "id=%u", id);
   int ours = (id & 1) == (session->role == SPDY_ROLE_CLIENT ? 1u : 0u);
   if (!ours) {
-    spdy_outframe *echo = spdy_outframe_new(session, SPDY_FRAME_PING, NULL, 0);
+    spdy_outframe *echo = spdy_outframe_new(session, SPDY_FRAME_PING);
     if (echo == NULL) return fail_with(session, SPDY_ERR_NOMEM);
     echo->fixed_len = spdy_frame_encode_ping(echo->fixed, session->wire_version, id);
     int rv = spdy_queue_control(session, echo, 1);

@@ -63,8 +63,8 @@ static int serialise_header_frame(spdy_session *session, spdy_outframe *frame) {
   /* Offsets, not pointers: the buffer may slide or move while the block is appended. */
   size_t offset = spdy_buf_len(&session->outbuf);
   spdy_buf_commit(&session->outbuf, prefix);
-  rv = spdy_hdblock_deflate(&session->deflater, &session->mem, &session->outbuf, frame->headers,
-                            frame->n_headers);
+  rv = spdy_hdblock_deflate_serialised(&session->deflater, &session->mem, &session->outbuf,
+                                       frame->block, frame->block_len);
   if (rv != 0) {
     session->outbuf.end = session->outbuf.start + offset; /* take the prefix back */
     return rv;
@@ -80,11 +80,12 @@ static int serialise_header_frame(spdy_session *session, spdy_outframe *frame) {
     spdy_frame_encode_stream_headers_prefix(at, version, frame->type, frame->flags,
                                             frame->stream_id, block_len);
   if (session->callbacks.on_frame == NULL) return 0;
-  char summary[64];
-  if (frame->type == SPDY_FRAME_SYN_STREAM)
+  char summary[64] = "";
+  int describe = session->options.frame_summaries;
+  if (describe && frame->type == SPDY_FRAME_SYN_STREAM)
     snprintf(summary, sizeof(summary), "assoc=%d pri=%u headers=%zu", (int)frame->associated_id,
              (unsigned)frame->priority, frame->n_headers);
-  else
+  else if (describe)
     snprintf(summary, sizeof(summary), "headers=%zu", frame->n_headers);
   spdy_trace(session, 1, frame->type, frame->flags, frame->stream_id,
              (uint32_t)(block_len + prefix - SPDY_FRAME_HEADER_LEN), summary);
@@ -95,7 +96,7 @@ static void trace_fixed(spdy_session *session, const spdy_outframe *frame) {
   if (session->callbacks.on_frame == NULL) return;
   const uint8_t *p = frame->fixed;
   char summary[64] = "";
-  switch (frame->type) {
+  switch (session->options.frame_summaries ? frame->type : -1) {
   case SPDY_FRAME_RST_STREAM:
     snprintf(summary, sizeof(summary), "status=%s", spdy_rst_status_name(spdy_get_u32(p + 12)));
     break;

@@ -253,6 +253,10 @@ SPDY_API int spdy_options_set_deflate_level(spdy_options *options, int level);
 /* 0: do not send an initial SETTINGS frame even when options differ from the defaults. */
 SPDY_API void spdy_options_set_send_initial_settings(spdy_options *options, int send);
 
+/* 0: on_frame gets an empty summary instead of a formatted one (default 1). Formatting
+ * costs a snprintf per frame; a server that only counts frames turns it off. */
+SPDY_API void spdy_options_set_frame_summaries(spdy_options *options, int on);
+
 /* ---- Callbacks --------------------------------------------------------------------- */
 
 /* What a header block means, in on_begin_headers. */
@@ -304,8 +308,8 @@ typedef int (*spdy_on_setting_fn)(spdy_session *session, uint32_t id, uint8_t fl
 typedef int (*spdy_on_window_update_fn)(spdy_session *session, int32_t stream_id, uint32_t delta,
                                         void *user);
 /* Frame trace: every frame received (sent = 0) or sent (sent = 1). summary is a short
- * readable description of the frame-specific fields ("status=CANCEL", "delta=4096").
- * Return value ignored. */
+ * readable description of the frame-specific fields ("status=CANCEL", "delta=4096"), or
+ * "" with spdy_options_set_frame_summaries(options, 0). Return value ignored. */
 typedef void (*spdy_on_frame_fn)(spdy_session *session, int sent, spdy_frame_type type,
                                  uint8_t flags, int32_t stream_id, uint32_t length,
                                  const char *summary, void *user);

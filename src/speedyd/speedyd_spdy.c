@@ -650,6 +650,7 @@ int speedyd_spdy_start(speedyd_conn *c, spdy_protocol protocol) {
     spdy_options_set_data_frame_size(options, server->config.data_frame_size);
     spdy_options_set_max_concurrent_streams(options, server->config.max_streams);
     (void)spdy_options_set_deflate_level(options, server->config.header_compression);
+    spdy_options_set_frame_summaries(options, 0); /* on_frame only counts */
     /* Uploads: let a client send a few round trips' worth before we credit it. */
     spdy_options_set_stream_window(options, 256u * 1024u);
     spdy_options_set_session_window(options, 1024u * 1024u);

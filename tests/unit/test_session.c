@@ -64,6 +64,38 @@ Test(session, settings_announced_at_start) {
   cr_assert_eq(test_alloc_live(), 0);
 }
 
+/* spdy_options_set_frame_summaries(0): on_frame still sees every frame, without text. */
+Test(session, frame_summaries_can_be_turned_off) {
+  spdy_options *quiet;
+  cr_assert_eq(spdy_options_new(&quiet), 0);
+  test_alloc_install(quiet);
+  spdy_options_set_frame_summaries(quiet, 0);
+  test_peer *client = test_peer_new(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, NULL);
+  test_peer *server = test_peer_new(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_SERVER, quiet);
+  spdy_options_del(quiet);
+  test_peer_trace(client);
+  test_peer_trace(server);
+  server->on_request = test_respond_default;
+  cr_assert_eq(test_get(client, "/", 3), 1);
+  cr_assert_geq(test_pump(client, server, 65536), 0);
+  cr_assert_eq(test_frames_count(server, 0, SPDY_FRAME_SYN_STREAM, 1), 1);
+  cr_assert_eq(test_frames_count(server, 1, SPDY_FRAME_SYN_REPLY, 1), 1);
+  cr_assert_geq(test_frames_count(server, 1, SPDY_FRAME_SETTINGS, 0), 1);
+  for (size_t i = 0; i < server->n_frames; i++)
+    cr_assert_str_empty(server->frames[i].summary, "server frame %zu (type %d): '%s'", i,
+                        (int)server->frames[i].type, server->frames[i].summary);
+  int described = 0;
+  for (size_t i = 0; i < client->n_frames; i++) {
+    const test_frame_rec *f = &client->frames[i];
+    if (f->type == SPDY_FRAME_SYN_STREAM || f->type == SPDY_FRAME_SETTINGS)
+      described += f->summary[0] != '\0';
+  }
+  cr_assert_geq(described, 2, "the client (default options) describes its frames");
+  test_peer_del(client);
+  test_peer_del(server);
+  cr_assert_eq(test_alloc_live(), 0);
+}
+
 /* on_stream_close is where applications free per-stream data: it must still be readable. */
 static int user_data_seen;
 static int read_user_data_on_close(spdy_session *s, int32_t id, uint32_t status, void *user) {
@@ -152,6 +184,17 @@ Test(session, headers_the_encoder_refuses_are_refused_at_submit) {
     cr_assert_eq(
         spdy_submit_push(server->session, 1, 3, push_request, 3, response, 4, NULL, NULL, NULL),
         SPDY_ERR_INVALID_HEADER);
+    /* Each half of a push is valid alone; in its one SYN_STREAM the name repeats, once
+     * empty (SPDY/2 refuses the empty value in the half already). */
+    spdy_header push_request_dup[] = {{":scheme", 7, "https", 5},
+                                      {":host", 5, "h", 1},
+                                      {":path", 5, "/q", 2},
+                                      {"x-d", 3, "1", 1}};
+    spdy_header response_dup[] = {
+        {":status", 7, "200", 3}, {":version", 8, "HTTP/1.1", 8}, {"x-d", 3, "", 0}};
+    cr_assert_eq(spdy_submit_push(server->session, 1, 3, push_request_dup, 4, response_dup, 3, NULL,
+                                  NULL, NULL),
+                 SPDY_ERR_INVALID_HEADER, "v%zu: a push whose halves clash", v);
     cr_assert_eq(spdy_submit_headers(client->session, 1, response + 2, 2, 0),
                  SPDY_ERR_INVALID_HEADER);
     cr_assert_eq(spdy_submit_response(server->session, 1, response, 2, NULL, NULL), 0);
