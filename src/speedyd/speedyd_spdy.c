@@ -58,6 +58,9 @@ typedef struct speedyd_spdy_conn {
   unsigned n_pushed;
 } speedyd_spdy_conn;
 
+/* Most output taken from the engine at a time. */
+#define SD_OUTPUT_SLICE 16384u
+
 /* HEADERS frames after the request on one stream: beyond this the stream is reset. */
 #define SD_MAX_HEADER_FRAMES 8
 /* Our accounting of a stream record and each header field it stores. */
@@ -456,8 +459,11 @@ static void produce(speedyd_spdy_conn *conn, size_t room, int unbounded) {
       io_conn_want_writable(conn->base->io);
       return;
     }
+    /* In slices: the engine's buffer stays small (and is reused) however much room the
+     * socket has, instead of growing by doublings to the whole room on every burst. */
+    size_t slice = unbounded || room > SD_OUTPUT_SLICE ? SD_OUTPUT_SLICE : room;
     const uint8_t *p;
-    int64_t n = spdy_session_peek_output(conn->session, &p, unbounded ? 65536 : room);
+    int64_t n = spdy_session_peek_output(conn->session, &p, slice);
     if (n < 0) {
       speedyd_log_error(conn->base->server, io_conn_peer(conn->base->io), "session: %s",
                         spdy_strerror((int)n));
