@@ -235,6 +235,11 @@ void speedyd_serve_common_headers(http_response *response);
 
 /* ---- speedyd_file_cache.c ---- */
 
+/* HTTP/1.x file bodies at least this long go out with sendfile (plaintext): the cache
+ * leaves them to it, and serves HTTP/1.x only smaller files (SPDY bodies are copied
+ * through the engine whatever their size, so the cache serves SPDY any file it holds). */
+#define SPEEDYD_SENDFILE_MIN 16384u
+
 /* A cache of at most max_bytes. Returns 0 or -1 (no memory). */
 int speedyd_file_cache_new(speedyd_file_cache **out, uint64_t max_bytes);
 void speedyd_file_cache_del(speedyd_file_cache *cache);

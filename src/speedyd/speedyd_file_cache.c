@@ -7,6 +7,8 @@
  * depend on Accept-Encoding (the type is not compressible, on-the-fly gzip is off, or the
  * client did not accept gzip — only those clients are answered from it). Anything else
  * goes to http_static every time, so 304s, 206s and gzip stay exactly as they were.
+ * HTTP/1.x answers of SPEEDYD_SENDFILE_MIN bytes or more are left to http_static too:
+ * sendfile sends them from the page cache without a copy, which beats copying ours.
  *
  * Freshness: the key is the raw request path; a hit is used only when fstatat of the
  * decoded path beneath the docroot still finds the same file: device, inode, size,
@@ -147,6 +149,12 @@ static int cacheable_request(const speedyd_server *server, const http_request *r
   return 0;
 }
 
+/* 1 when an HTTP/1.x answer of size bytes is better sent by sendfile than from memory. */
+static int left_to_sendfile(const http_request *request, uint64_t size) {
+  return (request->protocol == HTTP_PROTO_HTTP10 || request->protocol == HTTP_PROTO_HTTP11) &&
+         size >= SPEEDYD_SENDFILE_MIN;
+}
+
 static int same_file(const cache_entry *e, const struct stat *st) {
   return S_ISREG(st->st_mode) && st->st_dev == e->dev && st->st_ino == e->ino &&
          st->st_size == e->size && st->st_mtim.tv_sec == e->mtime.tv_sec &&
@@ -182,6 +190,7 @@ int speedyd_file_cache_serve(speedyd_server *server, const http_request *request
     cache->misses++;
     return 0;
   }
+  if (left_to_sendfile(request, (uint64_t)e->size)) return 0;
   struct stat st;
   if (fstatat(server->docroot.dir_fd, rel, &st, 0) != 0 || !same_file(e, &st)) {
     entry_remove(cache, e); /* changed or gone: http_static answers, and may refill */
@@ -209,8 +218,8 @@ void speedyd_file_cache_store(speedyd_server *server, const http_request *reques
       cacheable_request(server, request, rel, sizeof(rel)) != 0 ||
       http_headers_get(&response->headers, "content-encoding") != NULL ||
       http_body_file_range(response->body, &fd, &offset, &length) != 0 || offset != 0 ||
-      length > cache->max_entry || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-      (uint64_t)st.st_size != length)
+      length > cache->max_entry || left_to_sendfile(request, length) || fstat(fd, &st) != 0 ||
+      !S_ISREG(st.st_mode) || (uint64_t)st.st_size != length)
     return;
   size_t key_len = strlen(request->path);
   uint64_t hash = hash_key(request->path, key_len);

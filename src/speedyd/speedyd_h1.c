@@ -17,7 +17,7 @@
  *
  * Bodies are read into the connection's output (io_conn_write copies; TLS must see
  * plaintext anyway) up to io_conn_room() per turn, so a slow reader costs a bounded
- * buffer, not the whole file. Plaintext file bodies of H1_SENDFILE_MIN bytes or more go
+ * buffer, not the whole file. Plaintext file bodies of SPEEDYD_SENDFILE_MIN bytes or more go
  * out with sendfile(2) instead (io_conn_sendfile, on a dup of the body's descriptor, so
  * the answer can finish while the kernel still sends): no copy through user space. Small
  * ones are cheaper copied: head and body leave in one write.
@@ -32,8 +32,6 @@
 #include "speedyd.h"
 
 #define H1_OUT_CHUNK 16384u
-/* File bodies at least this long go out with sendfile (plaintext only). */
-#define H1_SENDFILE_MIN 16384u
 /* Requests on one connection (pipelined or not); then "Connection: close". */
 #define H1_MAX_REQUESTS 10000u
 
@@ -171,7 +169,7 @@ static int send_file_body(speedyd_h1_conn *h, io_conn *io, http_body *body) {
   int fd;
   uint64_t offset, length;
   if (io_conn_is_tls(io) || http_body_file_range(body, &fd, &offset, &length) != 0 ||
-      length < H1_SENDFILE_MIN)
+      length < SPEEDYD_SENDFILE_MIN)
     return 0;
   int copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
   if (copy < 0 || io_conn_sendfile(io, copy, offset, length) != 0) return 0; /* copy it */

@@ -1,12 +1,15 @@
 #!/bin/bash
 # test_file_cache.sh — --file-cache: cached answers are the file's bytes, a changed file
 # (same size, new mtime; new size; removed) is noticed at once, HEAD / Range /
-# If-None-Match still get their own answers, and a cached file is not opened again.
+# If-None-Match still get their own answers, a cached file is not opened again, and
+# HTTP/1.1 answers of 16 KiB or more are left to sendfile while SPDY's come from the cache.
 source "$(dirname "$0")/lib.sh" "$@"
 need python3 curl sha256sum
 mkdir -p "$WORK/site"
 head -c 3000 /dev/urandom >"$WORK/site/small.bin"
 head -c 2000000 /dev/urandom >"$WORK/site/big.bin"
+head -c 65536 /dev/urandom >"$WORK/site/mid.bin" # >= 16 KiB, within an entry (1 MiB / 8)
+SPEEDY=$(dirname "$SPEEDYD")/../speedy
 start_server c --listen 127.0.0.1:0 --docroot "$WORK/site" --workers 1 --file-cache 1048576
 url=http://127.0.0.1:$PORT_c
 get() { curl -sS --max-time 10 -o "$WORK/got" "$url$1"; sha "$WORK/got"; }
@@ -22,6 +25,25 @@ if command -v strace >/dev/null 2>&1; then
   kill -INT "$tracer" 2>/dev/null
   wait "$tracer" 2>/dev/null
   check "a cached file is not opened again" "$(grep -c 'small.bin' "$WORK/strace")" 0
+
+  # 64 KiB over HTTP/1.1: sendfile beats a copy from memory, so it is opened every time;
+  # over SPDY the body is copied anyway: cached, opened once at most.
+  strace -f -e trace=open,openat,openat2 -o "$WORK/strace2" -p "$PID_c" 2>/dev/null &
+  tracer=$!
+  sleep 0.5
+  for i in 1 2 3; do check "HTTP/1.1 $i: 64 KiB file" "$(get /mid.bin)" "$(sha "$WORK/site/mid.bin")"; done
+  if [ -x "$SPEEDY" ]; then
+    for i in 1 2 3; do
+      "$SPEEDY" get -s -o "$WORK/got" "$url/mid.bin"
+      check "SPDY $i: 64 KiB file" "$(sha "$WORK/got")" "$(sha "$WORK/site/mid.bin")"
+    done
+  fi
+  kill -INT "$tracer" 2>/dev/null
+  wait "$tracer" 2>/dev/null
+  opens=$(grep -c 'mid.bin' "$WORK/strace2")
+  [ -x "$SPEEDY" ] || opens=$((opens + 1)) # no client: as if SPDY had opened it once
+  check "64 KiB: opened for each HTTP/1.1 request, at most once for SPDY" \
+    "$([ "$opens" -ge 3 ] && [ "$opens" -le 4 ] && echo yes || echo "no ($opens opens)")" yes
 fi
 
 # Same size, new bytes and a new mtime: noticed.
