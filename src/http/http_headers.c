@@ -136,6 +136,40 @@ int http_headers_add(http_headers *headers, const char *name, size_t name_len, c
   return 0;
 }
 
+int http_headers_append_all(http_headers *headers, const http_headers *from) {
+  if (headers == NULL || from == NULL || headers == from) return HTTP_ERR_INVALID_ARGUMENT;
+  if (from->count == 0) return 0;
+  size_t strings = 0;
+  for (size_t i = 0; i < from->count; i++)
+    strings += from->items[i].name_len + from->items[i].value_len + 2;
+  int rv = account(headers, from->bytes);
+  if (rv != 0) return rv;
+  if (headers->max_count != 0 && from->count > headers->max_count - headers->count)
+    return HTTP_ERR_HEADERS_TOO_LARGE;
+  if (from->count > headers->capacity - headers->count) {
+    size_t capacity = headers->count + from->count;
+    if (capacity < 8) capacity = 8;
+    if (capacity > SIZE_MAX / sizeof(http_header)) return HTTP_ERR_NOMEM;
+    http_header *items = realloc(headers->items, capacity * sizeof(http_header));
+    if (items == NULL) return HTTP_ERR_NOMEM;
+    headers->items = items;
+    headers->capacity = capacity;
+  }
+  char *text = carve(headers, strings);
+  if (text == NULL) return HTTP_ERR_NOMEM;
+  for (size_t i = 0; i < from->count; i++) {
+    const http_header *h = &from->items[i];
+    char *name = text;
+    memcpy(name, h->name, h->name_len + 1);
+    char *value = name + h->name_len + 1;
+    memcpy(value, h->value, h->value_len + 1);
+    text = value + h->value_len + 1;
+    headers->items[headers->count++] = (http_header){name, h->name_len, value, h->value_len, 0};
+  }
+  headers->bytes += from->bytes;
+  return 0;
+}
+
 int http_headers_add_str(http_headers *headers, const char *name, const char *value) {
   if (name == NULL || value == NULL) return HTTP_ERR_INVALID_ARGUMENT;
   return http_headers_add(headers, name, strlen(name), value, strlen(value));

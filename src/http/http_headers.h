@@ -47,6 +47,10 @@ int http_headers_add(http_headers *headers, const char *name, size_t name_len, c
                      size_t value_len);
 /* The same for NUL-terminated strings. */
 int http_headers_add_str(http_headers *headers, const char *name, const char *value);
+/* Appends copies of every field of from, in order (they were checked when added there:
+ * one allocation for all their bytes, no checks again). Same bounds and errors as
+ * http_headers_add; on error nothing was appended. */
+int http_headers_append_all(http_headers *headers, const http_headers *from);
 /* Replaces every entry named name by one entry (name, value). */
 int http_headers_set(http_headers *headers, const char *name, const char *value);
 /* Removes every entry named name; returns how many were removed. */

@@ -368,7 +368,8 @@ static int setup(speedyd_server *server) {
     return -1;
   }
   if (config->file_cache > 0 && config->replay_file == NULL &&
-      speedyd_file_cache_new(&server->file_cache, config->file_cache) != 0) {
+      speedyd_file_cache_new(&server->file_cache, config->file_cache,
+                             config->file_cache_valid_ms) != 0) {
     fprintf(stderr, "speedyd: out of memory\n");
     return -1;
   }

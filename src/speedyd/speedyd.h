@@ -82,12 +82,13 @@ typedef struct speedyd_config {
   uint64_t max_memory;            /* whole server: libspdy + our own buffers, bytes */
   uint64_t max_connection_memory; /* one connection, bytes */
   /* The lab's replay (docs/lab-replay.md). */
-  const char *replay_file; /* --replay PLAN: answer from a page plan, not a docroot */
-  int replay_host_index;   /* --replay-host-index N; -1: the host the authority names */
-  int tls_max_1_2;         /* --tls-max 1.2 */
-  int tls_no_resumption;   /* --no-tls-resumption */
-  uint32_t workers;        /* --workers N; 0: one per CPU */
-  uint64_t file_cache;     /* --file-cache BYTES per worker; 0: off */
+  const char *replay_file;      /* --replay PLAN: answer from a page plan, not a docroot */
+  int replay_host_index;        /* --replay-host-index N; -1: the host the authority names */
+  int tls_max_1_2;              /* --tls-max 1.2 */
+  int tls_no_resumption;        /* --no-tls-resumption */
+  uint32_t workers;             /* --workers N; 0: one per CPU */
+  uint64_t file_cache;          /* --file-cache BYTES per worker; 0: off */
+  uint32_t file_cache_valid_ms; /* --file-cache-valid: how long a freshness check stands */
 } speedyd_config;
 
 /* Parses argv into config (defaults first). Returns 0 to run, or an exit code: 0 after
@@ -241,7 +242,7 @@ void speedyd_serve_common_headers(http_response *response);
 #define SPEEDYD_SENDFILE_MIN 16384u
 
 /* A cache of at most max_bytes. Returns 0 or -1 (no memory). */
-int speedyd_file_cache_new(speedyd_file_cache **out, uint64_t max_bytes);
+int speedyd_file_cache_new(speedyd_file_cache **out, uint64_t max_bytes, uint32_t valid_ms);
 void speedyd_file_cache_del(speedyd_file_cache *cache);
 /* Fills response from server->file_cache when it holds a fresh copy of what http_static
  * would answer. Returns 1 when it did, 0 to serve normally. */

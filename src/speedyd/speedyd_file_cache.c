@@ -15,7 +15,9 @@
  * mtime and ctime (a chmod changes ctime, so a file made unreadable is not served from
  * here). The path reaches the same inode http_static once opened under its symlink
  * rules, so the bytes were already allowed for this URL. A changed file is a miss and
- * replaces the entry.
+ * replaces the entry. With --file-cache-valid MS (as nginx's open_file_cache_valid) a
+ * check stands for MS milliseconds: hits within it skip the fstatat, and a file changed
+ * meanwhile is served as it was for at most that long.
  *
  * Memory: entries (bytes + headers) stay within max_bytes, least recently used evicted
  * first. An entry is reference-counted: a response still sending it keeps it alive after
@@ -46,6 +48,7 @@ struct cache_entry {
   ino_t ino;
   off_t size;
   struct timespec mtime, ctime;
+  int64_t checked_ns; /* when the file was last found unchanged (monotonic) */
   http_headers headers;
   uint8_t *data;
   size_t charge;
@@ -56,6 +59,7 @@ struct speedyd_file_cache {
   cache_entry *buckets[CACHE_BUCKETS];
   cache_entry *lru_head, *lru_tail; /* head: most recently used */
   uint64_t max_bytes, used, max_entry;
+  int64_t valid_ns; /* --file-cache-valid: a check stands this long; 0: every hit checks */
   uint64_t hits, misses;
 };
 
@@ -112,10 +116,11 @@ static cache_entry *entry_find(speedyd_file_cache *cache, const char *key, size_
   return NULL;
 }
 
-int speedyd_file_cache_new(speedyd_file_cache **out, uint64_t max_bytes) {
+int speedyd_file_cache_new(speedyd_file_cache **out, uint64_t max_bytes, uint32_t valid_ms) {
   speedyd_file_cache *cache = calloc(1, sizeof(*cache));
   if (cache == NULL) return -1;
   cache->max_bytes = max_bytes;
+  cache->valid_ns = (int64_t)valid_ms * 1000000;
   cache->max_entry = max_bytes / 8 < CACHE_ENTRY_MAX ? max_bytes / 8 : CACHE_ENTRY_MAX;
   *out = cache;
   return 0;
@@ -164,11 +169,7 @@ static int same_file(const cache_entry *e, const struct stat *st) {
 
 static int answer_from(cache_entry *e, const http_request *request, http_response *response) {
   http_response_reset(response, 200);
-  for (size_t i = 0; i < e->headers.count; i++) {
-    const http_header *h = &e->headers.items[i];
-    if (http_headers_add(&response->headers, h->name, h->name_len, h->value, h->value_len) != 0)
-      return -1;
-  }
+  if (http_headers_append_all(&response->headers, &e->headers) != 0) return -1;
   if (strcmp(request->method, "HEAD") == 0) return 0; /* headers only, as http_static */
   http_body *body;
   e->refs++;
@@ -191,11 +192,15 @@ int speedyd_file_cache_serve(speedyd_server *server, const http_request *request
     return 0;
   }
   if (left_to_sendfile(request, (uint64_t)e->size)) return 0;
-  struct stat st;
-  if (fstatat(server->docroot.dir_fd, rel, &st, 0) != 0 || !same_file(e, &st)) {
-    entry_remove(cache, e); /* changed or gone: http_static answers, and may refill */
-    cache->misses++;
-    return 0;
+  int64_t now = cache->valid_ns > 0 ? speedyd_now_ns() : 0;
+  if (cache->valid_ns == 0 || now - e->checked_ns >= cache->valid_ns) {
+    struct stat st;
+    if (fstatat(server->docroot.dir_fd, rel, &st, 0) != 0 || !same_file(e, &st)) {
+      entry_remove(cache, e); /* changed or gone: http_static answers, and may refill */
+      cache->misses++;
+      return 0;
+    }
+    e->checked_ns = now;
   }
   if (answer_from(e, request, response) != 0) {
     http_response_reset(response, 200); /* let http_static answer instead */
@@ -258,6 +263,7 @@ void speedyd_file_cache_store(speedyd_server *server, const http_request *reques
   e->size = st.st_size;
   e->mtime = st.st_mtim;
   e->ctime = st.st_ctim;
+  e->checked_ns = cache->valid_ns > 0 ? speedyd_now_ns() : 0;
   while (cache->used + e->charge > cache->max_bytes && cache->lru_tail != NULL)
     entry_remove(cache, cache->lru_tail);
   e->hash_next = cache->buckets[hash % CACHE_BUCKETS];

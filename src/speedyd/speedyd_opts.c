@@ -51,6 +51,7 @@ enum {
   OPT_NO_TLS_RESUMPTION,
   OPT_WORKERS,
   OPT_FILE_CACHE,
+  OPT_FILE_CACHE_VALID,
   OPT_HEADER_COMPRESSION
 };
 
@@ -91,6 +92,7 @@ static const struct option long_options[] = {
     {"no-tls-resumption", no_argument, NULL, OPT_NO_TLS_RESUMPTION},
     {"workers", required_argument, NULL, OPT_WORKERS},
     {"file-cache", required_argument, NULL, OPT_FILE_CACHE},
+    {"file-cache-valid", required_argument, NULL, OPT_FILE_CACHE_VALID},
     {"header-compression", required_argument, NULL, OPT_HEADER_COMPRESSION},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -137,6 +139,9 @@ static void print_help(void) {
       "      --file-cache BYTES     keep small files (up to BYTES/8, at most 256 KiB each)\n"
       "                             and their answers in memory, per worker; a changed file\n"
       "                             (inode, size, mtime, ctime) is read again (default: 0, off)\n"
+      "      --file-cache-valid MS  trust a cached file's check for MS milliseconds, as\n"
+      "                             nginx's open_file_cache_valid (default: 0, check on\n"
+      "                             every hit)\n"
       "\n"
       "Limits and timeouts (milliseconds; 0: none):\n"
       "      --handshake-timeout MS TLS handshake or plaintext sniff (default: 10000)\n"
@@ -431,6 +436,12 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
       if (cli_parse_u64(optarg, 0, UINT64_MAX / 2, &v) != 0)
         return usage_error("bad --file-cache '%s': expected bytes", optarg);
       config->file_cache = v;
+      break;
+    case OPT_FILE_CACHE_VALID:
+      if (cli_parse_u64(optarg, 0, 86400000, &v) != 0)
+        return usage_error("bad --file-cache-valid '%s': expected milliseconds, 0 to 86400000",
+                           optarg);
+      config->file_cache_valid_ms = (uint32_t)v;
       break;
     case OPT_WORKERS:
       if (cli_parse_u64(optarg, 0, SPEEDYD_MAX_WORKERS, &v) != 0)

@@ -120,3 +120,45 @@ Test(http_headers, names_compare_ignoring_case_and_whole) {
   cr_assert(!http_headers_name_equal("a", 1, ""));
   cr_assert(!http_headers_name_equal("a\0b", 3, "a"));
 }
+
+Test(http_headers, append_all_copies_every_field_in_order_within_the_bounds) {
+  http_headers from, to;
+  http_headers_init(&from, 0, 0);
+  http_headers_init(&to, 0, 0);
+  cr_assert_eq(http_headers_add_str(&from, "Content-Type", "text/plain"), 0);
+  cr_assert_eq(http_headers_add_str(&from, "x-empty", ""), 0);
+  cr_assert_eq(http_headers_add_str(&from, "set-cookie", "a=1"), 0);
+  cr_assert_eq(http_headers_add_str(&from, "set-cookie", "b=2"), 0);
+  cr_assert_eq(http_headers_remove(&from, "x-empty"), 1);
+  cr_assert_eq(http_headers_add_str(&to, "date", "now"), 0);
+  cr_assert_eq(http_headers_append_all(&to, &from), 0);
+  cr_assert_eq(to.count, 4);
+  const char *want[][2] = {{"date", "now"},
+                           {"content-type", "text/plain"},
+                           {"set-cookie", "a=1"},
+                           {"set-cookie", "b=2"}};
+  for (size_t i = 0; i < 4; i++) {
+    cr_assert_str_eq(to.items[i].name, want[i][0]);
+    cr_assert_eq(to.items[i].name_len, strlen(want[i][0]));
+    cr_assert_str_eq(to.items[i].value, want[i][1]);
+    cr_assert_eq(to.items[i].value_len, strlen(want[i][1]));
+    cr_assert_neq(to.items[i].value, i > 0 ? from.items[i - 1].value : NULL, "a copy");
+  }
+  cr_assert_eq(to.bytes, 4 + 3 + from.bytes);
+  /* The copies are the list's own: they outlive the source. */
+  http_headers_free(&from);
+  cr_assert_str_eq(http_headers_get(&to, "content-type"), "text/plain");
+  /* Bounds hold, and a refused copy appends nothing. */
+  http_headers small;
+  http_headers_init(&small, 20, 0);
+  cr_assert_eq(http_headers_append_all(&small, &to), HTTP_ERR_HEADERS_TOO_LARGE);
+  cr_assert_eq(small.count, 0);
+  http_headers few;
+  http_headers_init(&few, 0, 3);
+  cr_assert_eq(http_headers_append_all(&few, &to), HTTP_ERR_HEADERS_TOO_LARGE);
+  cr_assert_eq(few.count, 0);
+  cr_assert_eq(http_headers_append_all(&to, &to), HTTP_ERR_INVALID_ARGUMENT);
+  http_headers_free(&to);
+  http_headers_free(&small);
+  http_headers_free(&few);
+}

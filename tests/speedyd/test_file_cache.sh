@@ -79,6 +79,24 @@ check "a file larger than an entry is served whole" "$(get /big.bin)" "$(sha "$W
 check "and again" "$(get /big.bin)" "$(sha "$WORK/site/big.bin")"
 stop_server c
 check "exit 0 on SIGTERM" "$STOP_STATUS" 0
+
+# --file-cache-valid: a check stands that long (nginx's open_file_cache_valid): a file
+# rewritten within it is still served as cached, and checked again once it is over.
+head -c 3000 /dev/urandom >"$WORK/site/valid.bin"
+cp "$WORK/site/valid.bin" "$WORK/valid.old"
+start_server v --listen 127.0.0.1:0 --docroot "$WORK/site" --workers 1 --file-cache 1048576 \
+  --file-cache-valid 3000
+url=http://127.0.0.1:$PORT_v
+check "valid: first answer" "$(get /valid.bin)" "$(sha "$WORK/valid.old")"
+head -c 3000 /dev/urandom >"$WORK/site/valid.bin"
+touch -d '+5 seconds' "$WORK/site/valid.bin"
+check "valid: rewritten within the period, served as cached" "$(get /valid.bin)" \
+  "$(sha "$WORK/valid.old")"
+sleep 3.2
+check "valid: after the period, the new file" "$(get /valid.bin)" "$(sha "$WORK/site/valid.bin")"
+check "bad --file-cache-valid: usage error" \
+  "$("$SPEEDYD" --file-cache-valid soon --docroot "$WORK/site" >/dev/null 2>&1; echo $?)" 2
+stop_server v
 check "no sanitizer report from any speedyd process" \
   "$(cat "$WORK"/*.stderr | grep -c 'Sanitizer\|runtime error')" 0
 finish
