@@ -11,8 +11,11 @@
 #define SPDY_STREAM_TABLE_MIN 16
 
 static uint32_t bucket_of(const spdy_session *session, int32_t id) {
-  /* Ids grow by 2: a multiplicative hash spreads them over every bucket. */
-  return ((uint32_t)id * 2654435761u) & (session->n_buckets - 1);
+  /* Fibonacci hashing: the product's top bits, which depend on every bit of the id (its
+   * low bits would keep the parity: one side's ids are all odd, and would fill only half
+   * of the buckets). */
+  unsigned shift = 32u - (unsigned)__builtin_ctz(session->n_buckets);
+  return ((uint32_t)id * 2654435761u) >> shift;
 }
 
 int spdy_stream_table_init(spdy_session *session) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pair.h"
+#include "session_int.h"
 #include "testutil.h"
 
 static const spdy_protocol all_versions[] = {SPDY_PROTOCOL_SPDY2, SPDY_PROTOCOL_SPDY3,
@@ -684,4 +685,24 @@ Test(streams, resets_submitted_during_recv_count_against_the_flood_cap) {
   spdy_callbacks_del(callbacks);
   spdy_options_del(options);
   cr_assert_eq(test_alloc_live(), 0);
+}
+
+/* The stream table spreads a side's ids (all odd, or all even) over every bucket: a
+ * window of consecutive ids no larger than the table shares no more than two a bucket. */
+Test(streams, consecutive_ids_spread_over_every_bucket) {
+  test_peer *client = test_peer_new(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, NULL);
+  spdy_session *s = client->session;
+  for (int32_t id = 1; id < 2 * 64; id += 2) cr_assert_not_null(spdy_stream_create(s, id, 1));
+  cr_assert_eq(s->n_buckets, 64);
+  uint32_t used = 0, longest = 0;
+  for (uint32_t b = 0; b < s->n_buckets; b++) {
+    uint32_t chain = 0;
+    for (spdy_stream *st = s->buckets[b]; st != NULL; st = st->hash_next) chain++;
+    used += chain > 0;
+    if (chain > longest) longest = chain;
+  }
+  cr_assert_geq(used, 40, "64 ids in %u of 64 buckets", used);
+  cr_assert_leq(longest, 3, "a chain of %u", longest);
+  for (int32_t id = 1; id < 2 * 64; id += 2) cr_assert_not_null(spdy_stream_find(s, id));
+  test_peer_del(client);
 }
