@@ -174,6 +174,37 @@ Test(spdy_response, status_carries_the_reason_and_connection_headers_are_dropped
   http_response_free(&response);
 }
 
+/* Every status as "NNN Reason", also outside the three-digit codes (replayed HARs carry
+ * what browsers recorded). */
+Test(spdy_response, status_is_the_code_and_its_reason_for_any_code) {
+  const struct {
+    int status;
+    const char *text;
+  } cases[] = {{200, "200 OK"},
+               {404, "404 Not Found"},
+               {100, "100 Continue"},
+               {999, "999 "},
+               {0, "0 "},
+               {1000, "1000 "},
+               {-5, "-5 "}};
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    http_response response;
+    http_response_init(&response);
+    response.status = cases[i].status;
+    http_spdy_headers out;
+    cr_assert_eq(http_spdy_response_headers(&response, &out), 0);
+    char want[64];
+    snprintf(want, sizeof want, "%d %s", cases[i].status, http_status_reason(cases[i].status));
+    cr_expect_eq(out.list[0].value_len, strlen(want));
+    cr_expect_eq(memcmp(out.list[0].value, want, strlen(want)), 0, "status %d: '%s'",
+                 cases[i].status, out.list[0].value);
+    cr_expect_eq(strncmp(want, cases[i].text, strlen(cases[i].text)), 0, "reason of %d: '%s'",
+                 cases[i].status, want);
+    http_spdy_headers_free(&out);
+    http_response_free(&response);
+  }
+}
+
 Test(spdy_response, more_fields_than_the_inline_list_holds_are_all_listed) {
   http_response response;
   http_response_init(&response);
