@@ -148,7 +148,9 @@ struct spdy_session {
 
   /* Streams. */
   spdy_stream **buckets;
-  uint32_t n_buckets; /* power of two */
+  spdy_stream *last_found; /* spdy_stream_find's last answer (callbacks ask for one stream
+                            * many times in a row); NULL once that stream is unlinked */
+  uint32_t n_buckets;      /* power of two */
   uint32_t n_streams;
   uint32_t n_local_open;          /* streams we initiated that count against the peer's limit */
   uint32_t n_remote_open;         /* streams the peer initiated that count against ours */

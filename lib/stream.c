@@ -29,13 +29,20 @@ int spdy_stream_table_init(spdy_session *session) {
 void spdy_stream_table_free(spdy_session *session) {
   spdy_mem_free(&session->mem, session->buckets);
   session->buckets = NULL;
+  session->last_found = NULL;
   session->n_buckets = 0;
 }
 
 spdy_stream *spdy_stream_find(const spdy_session *session, int32_t id) {
+  if (session->last_found != NULL && session->last_found->id == id) return session->last_found;
   if (session->buckets == NULL) return NULL;
-  for (spdy_stream *s = session->buckets[bucket_of(session, id)]; s != NULL; s = s->hash_next)
-    if (s->id == id) return s;
+  for (spdy_stream *s = session->buckets[bucket_of(session, id)]; s != NULL; s = s->hash_next) {
+    if (s->id != id) continue;
+    /* A cache, not state: the session is const to callers that only look things up
+     * (sessions are never defined const, so writing through the cast is sound). */
+    ((spdy_session *)session)->last_found = s;
+    return s;
+  }
   return NULL;
 }
 
@@ -84,6 +91,7 @@ static void unlink_stream(spdy_session *session, spdy_stream *stream) {
   spdy_stream **link = &session->buckets[bucket_of(session, stream->id)];
   while (*link != stream) link = &(*link)->hash_next;
   *link = stream->hash_next;
+  if (session->last_found == stream) session->last_found = NULL;
   session->n_streams--;
   if (stream->locally_initiated)
     session->n_local_open--;
@@ -135,5 +143,6 @@ void spdy_stream_free_all(spdy_session *session) {
     }
     session->buckets[i] = NULL;
   }
+  session->last_found = NULL;
   session->n_streams = 0;
 }

@@ -706,3 +706,21 @@ Test(streams, consecutive_ids_spread_over_every_bucket) {
   for (int32_t id = 1; id < 2 * 64; id += 2) cr_assert_not_null(spdy_stream_find(s, id));
   test_peer_del(client);
 }
+
+/* The table remembers its last answer: a stream closed right after a lookup is gone. */
+Test(streams, a_stream_found_then_closed_is_not_found_again) {
+  test_peer *client = test_peer_new(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, NULL);
+  spdy_session *s = client->session;
+  spdy_stream *one = spdy_stream_create(s, 1, 1);
+  cr_assert_not_null(one);
+  cr_assert_not_null(spdy_stream_create(s, 3, 1));
+  cr_assert_eq(spdy_stream_find(s, 1), one);
+  cr_assert_eq(spdy_stream_find(s, 1), one, "asked twice");
+  cr_assert_eq(spdy_stream_close(s, one, SPDY_RST_CANCEL), 0);
+  cr_assert_null(spdy_stream_find(s, 1));
+  cr_assert_not_null(spdy_stream_find(s, 3));
+  cr_assert_null(spdy_stream_find(s, 5));
+  spdy_stream_free_all(s);
+  cr_assert_null(spdy_stream_find(s, 3), "after free_all");
+  test_peer_del(client);
+}
