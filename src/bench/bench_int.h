@@ -71,6 +71,7 @@ typedef struct bench_options {
   const char *cacert;
   uint32_t connect_timeout_ms;
   uint32_t stream_window, session_window;
+  int header_compression; /* zlib level of our SPDY request headers */
   /* verification and output */
   uint32_t verify_every;
   int json;

@@ -96,6 +96,12 @@ spdy31_plain_count_exact)
   start_speedyd
   exact_count 537 "http://127.0.0.1:$PORT/1k.bin" -c 3 -m 7
   check "protocol" "$(json "$WORK/out.json" 'r["protocol"]')" spdy/3.1
+  # our request headers at zlib level 0 (stored blocks) and 9: the server reads both
+  for level in 0 9; do
+    bench -n 50 -c 2 -m 5 --header-compression $level "http://127.0.0.1:$PORT/1k.bin"
+    check "level $level: exit status" "$RC" 0
+    check "level $level: ok" "$(json "$WORK/out.json" 'r["ok"]')" 50
+  done
   ;;
 spdy3_and_spdy2_plain)
   # a plaintext version-3 client is SPDY/3.1 to speedyd unless told otherwise
@@ -216,7 +222,7 @@ hold_writes_ready_file)
 usage_errors)
   for args in "" "-n 5 -D 1 http://x/" "--spdy=4 http://x/" "--http1 --spdy=3 http://x/" \
     "-t 4 -c 2 http://x/" "ftp://x/" "http://a/ http://b/" "-m 0 http://x/" "--bogus http://x/" \
-    "--rate -5 http://x/"; do
+    "--rate -5 http://x/" "--header-compression 10 http://x/" "--header-compression z http://x/"; do
     # shellcheck disable=SC2086
     timeout 10 "$SPEEDY" bench $args >/dev/null 2>"$WORK/usage.err"
     check "usage error exits 2: '$args'" "$?" 2
