@@ -802,13 +802,15 @@ static int block_emit(int version, const uint8_t *block, size_t count, spdy_hdbl
     pos += width + value_len;
     spdy_header header = {(const char *)name.bytes, name.len, (const char *)value, 0};
     size_t start = 0;
-    for (size_t k = 0; k <= value_len; k++) {
-      if (k < value_len && value[k] != 0) continue;
+    for (;;) { /* each NUL-separated value (an empty value is one call too) */
+      const uint8_t *nul = start < value_len ? memchr(value + start, 0, value_len - start) : NULL;
+      size_t end = nul != NULL ? (size_t)(nul - value) : value_len;
       header.value = (const char *)value + start;
-      header.value_len = k - start;
+      header.value_len = end - start;
       int rv = emit(ctx, &header);
       if (rv != 0) return rv;
-      start = k + 1;
+      if (nul == NULL) break;
+      start = end + 1;
     }
   }
   return 0;
