@@ -494,53 +494,62 @@ int spdy_hdblock_serialise(int version, spdy_mem *mem, const spdy_header *header
   return rv;
 }
 
-int spdy_hdblock_deflate_serialised(spdy_hdblock_deflater *d, spdy_mem *mem, spdy_buf *out,
-                                    const uint8_t *block, size_t len) {
-  if (d == NULL || mem == NULL || out == NULL || (block == NULL && len > 0))
-    return SPDY_ERR_INVALID_ARGUMENT;
-  if (d->initialised != CONTEXT_READY)
-    return d->initialised == CONTEXT_BROKEN ? SPDY_ERR_COMPRESSION : SPDY_ERR_INVALID_ARGUMENT;
-  if (deflate_worst_case(len) > out->limit - spdy_buf_len(out)) return SPDY_ERR_FRAME_TOO_LARGE;
-  size_t out_len_before = spdy_buf_len(out);
-  if (d->header_pending) {
-    int rv = spdy_buf_append(out, mem, d->header, sizeof(d->header));
-    if (rv != 0) return rv; /* zlib untouched: the context is still good */
-  }
-  int rv = deflate_bytes(d, mem, out, block, len, Z_SYNC_FLUSH);
+/* Before a block of serialised bytes is compressed into out: refuses it when out might
+ * not hold the result (zlib has seen nothing), then writes the zlib header if this is the
+ * context's first block. *before: out's length to roll back to. */
+static int deflate_start(spdy_hdblock_deflater *d, spdy_mem *mem, spdy_buf *out, size_t serialised,
+                         size_t *before) {
+  if (deflate_worst_case(serialised) > out->limit - spdy_buf_len(out))
+    return SPDY_ERR_FRAME_TOO_LARGE;
+  *before = spdy_buf_len(out);
+  if (!d->header_pending) return 0;
+  return spdy_buf_append(out, mem, d->header, sizeof(d->header)); /* zlib untouched */
+}
+
+/* After zlib was given the block: on failure it has consumed part of it, so the peer's
+ * stream can no longer match ours and the context is broken for good. */
+static int deflate_finish(spdy_hdblock_deflater *d, spdy_buf *out, size_t before, int rv) {
   if (rv != 0) {
-    /* zlib has consumed part of the block: the peer's stream can no longer match ours. */
     d->initialised = CONTEXT_BROKEN;
-    out->end = out->start + out_len_before;
+    out->end = out->start + before;
     return rv;
   }
   d->header_pending = 0;
   return 0;
 }
 
+static int deflater_usable(const spdy_hdblock_deflater *d) {
+  if (d->initialised == CONTEXT_READY) return 0;
+  return d->initialised == CONTEXT_BROKEN ? SPDY_ERR_COMPRESSION : SPDY_ERR_INVALID_ARGUMENT;
+}
+
+int spdy_hdblock_deflate_serialised(spdy_hdblock_deflater *d, spdy_mem *mem, spdy_buf *out,
+                                    const uint8_t *block, size_t len) {
+  if (d == NULL || mem == NULL || out == NULL || (block == NULL && len > 0))
+    return SPDY_ERR_INVALID_ARGUMENT;
+  size_t before = 0;
+  int rv = deflater_usable(d);
+  if (rv == 0) rv = deflate_start(d, mem, out, len, &before);
+  if (rv != 0) return rv;
+  return deflate_finish(d, out, before, deflate_bytes(d, mem, out, block, len, Z_SYNC_FLUSH));
+}
+
 int spdy_hdblock_deflate(spdy_hdblock_deflater *d, spdy_mem *mem, spdy_buf *out,
                          const spdy_header *headers, size_t n_headers) {
   if (d == NULL || mem == NULL || out == NULL || (headers == NULL && n_headers > 0))
     return SPDY_ERR_INVALID_ARGUMENT;
-  if (d->initialised != CONTEXT_READY)
-    return d->initialised == CONTEXT_BROKEN ? SPDY_ERR_COMPRESSION : SPDY_ERR_INVALID_ARGUMENT;
+  int rv = deflater_usable(d);
+  if (rv != 0) return rv;
   int version = d->version;
   header_groups groups;
   size_t serialised = 0;
-  int rv = submitted_check(version, mem, headers, n_headers, &groups, &serialised);
+  rv = submitted_check(version, mem, headers, n_headers, &groups, &serialised);
   if (rv != 0) return rv;
-  /* Refuse before zlib sees a byte when out might not hold the result. */
-  if (deflate_worst_case(serialised) > out->limit - spdy_buf_len(out)) {
+  size_t before = 0;
+  rv = deflate_start(d, mem, out, serialised, &before);
+  if (rv != 0) {
     groups_free(&groups, mem);
-    return SPDY_ERR_FRAME_TOO_LARGE;
-  }
-
-  size_t out_len_before = spdy_buf_len(out);
-  if (d->header_pending) {
-    rv = spdy_buf_append(out, mem, d->header, sizeof(d->header));
-    if (rv != 0) {
-      groups_free(&groups, mem);
-      return rv; /* zlib untouched: the context is still good */
-    }
+    return rv;
   }
   deflate_writer writer;
   writer.d = d;
@@ -551,14 +560,7 @@ int spdy_hdblock_deflate(spdy_hdblock_deflater *d, spdy_mem *mem, spdy_buf *out,
   rv = writer_put_block(&writer, version, headers, n_headers, &groups);
   if (rv == 0) rv = writer_deflate(&writer, Z_SYNC_FLUSH);
   groups_free(&groups, mem);
-  if (rv != 0) {
-    /* zlib has consumed part of the block: the peer's stream can no longer match ours. */
-    d->initialised = CONTEXT_BROKEN;
-    out->end = out->start + out_len_before;
-    return rv;
-  }
-  d->header_pending = 0;
-  return 0;
+  return deflate_finish(d, out, before, rv);
 }
 
 size_t spdy_hdblock_serialised_size(int version, const spdy_header *headers, size_t n_headers) {
