@@ -663,6 +663,10 @@ int spdy_submit_settings(spdy_session *session, uint8_t frame_flags, const spdy_
     if (settings[i].id == 0 || settings[i].id > 0xffffff) return SPDY_ERR_INVALID_ARGUMENT;
     if (settings[i].id == SPDY_SETTINGS_INITIAL_WINDOW_SIZE && settings[i].value > SPDY_MAX_WINDOW)
       return SPDY_ERR_INVALID_ARGUMENT;
+    /* The peer honours only the first value of an id (v3 2.6.4), we would apply the last:
+     * the two sides would disagree, so a list naming an id twice is refused. */
+    for (size_t j = 0; j < i; j++)
+      if (settings[j].id == settings[i].id) return SPDY_ERR_INVALID_ARGUMENT;
   }
   int rv = check_initial_window_change(session, settings, n_settings);
   if (rv != 0) return rv;

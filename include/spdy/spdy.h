@@ -457,7 +457,9 @@ SPDY_API int spdy_submit_goaway(spdy_session *session, uint32_t status);
 /* Sends a SETTINGS frame. Our own values for MAX_CONCURRENT_STREAMS and
  * INITIAL_WINDOW_SIZE take effect at once. SPDY_ERR_WINDOW_OVERFLOW (nothing sent) when
  * raising INITIAL_WINDOW_SIZE would take an open stream's window past 2^31-1: the peer
- * adjusts its windows by the difference and would have to reset that stream. */
+ * adjusts its windows by the difference and would have to reset that stream.
+ * SPDY_ERR_INVALID_ARGUMENT when an id appears twice (the peer would take the first
+ * value, this session the last). */
 SPDY_API int spdy_submit_settings(spdy_session *session, uint8_t frame_flags,
                                   const spdy_setting *settings, size_t n_settings);
 

@@ -64,8 +64,15 @@ static int on_url(llhttp_t *p, const char *at, size_t len) {
   return 0;
 }
 
+/* Fields after the headers are a chunked body's trailer section. They are counted against
+ * the header budget and dropped: merged into the request they could change what was
+ * already decided from the headers — a trailer Content-Length or Host (RFC 9112 7.1.2;
+ * http1 fuzz finding). */
+static int in_trailers(const http_h1_reader *r) { return r->had_headers; }
+
 static int on_header_field(llhttp_t *p, const char *at, size_t len) {
   http_h1_reader *r = reader_of(p);
+  if (in_trailers(r)) return budget(r, len, HTTP_ERR_HEADERS_TOO_LARGE);
   if (commit_header(r) != 0) return -1;
   if (budget(r, len, HTTP_ERR_HEADERS_TOO_LARGE) != 0) return -1;
   if (len > sizeof(r->name) - r->name_len) return fail(r, HTTP_ERR_HEADERS_TOO_LARGE);
@@ -76,6 +83,7 @@ static int on_header_field(llhttp_t *p, const char *at, size_t len) {
 
 static int on_header_value(llhttp_t *p, const char *at, size_t len) {
   http_h1_reader *r = reader_of(p);
+  if (in_trailers(r)) return budget(r, len, HTTP_ERR_HEADERS_TOO_LARGE);
   /* A value piece right after a line break is a folded continuation line (obs-fold,
    * RFC 9112 5.2: reject with 400). Ordinary values follow "name:" and spaces. */
   const uint8_t *piece = (const uint8_t *)at;

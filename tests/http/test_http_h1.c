@@ -16,6 +16,8 @@ typedef struct seen {
   size_t len;
   size_t body;
   int refuse_headers; /* on_headers returns this */
+  char fields[512];   /* per request: authority, Content-Length, header count */
+  size_t fields_len;
 } seen;
 
 static int on_headers(http_h1_reader *reader, void *user) {
@@ -58,6 +60,10 @@ static int run(const char *text, size_t piece, size_t max_header_bytes, seen *s)
         (size_t)snprintf(s->log + s->len, sizeof(s->log) - s->len, "%s %s body=%zu keep-alive=%d\n",
                          r->method, r->path, s->body, reader.keep_alive);
     s->body = 0;
+    s->fields_len +=
+        (size_t)snprintf(s->fields + s->fields_len, sizeof(s->fields) - s->fields_len,
+                         "authority=%s cl=%lld fields=%zu\n", r->authority ? r->authority : "-",
+                         (long long)r->content_length, r->headers.count);
     closed = !reader.keep_alive;
     http_h1_reader_next(&reader);
   }
@@ -133,6 +139,30 @@ Test(http_h1, bounds_are_431_414_and_400) {
 Test(http_h1, empty_header_value_first) {
   same_at_once_and_byte_by_byte("GET /e HTTP/1.1\r\nX-Empty:\r\nHost: h\r\n\r\n",
                                 "GET /e body=0 keep-alive=1\n", 0);
+}
+
+/* A chunked body's trailer fields are read, counted against the header budget and
+ * dropped: a trailer Content-Length or Host must not change the request after its headers
+ * were acted on (http1 fuzz finding: a chunked request ended with Content-Length 4). */
+Test(http_h1, trailer_fields_do_not_reach_the_request) {
+  const char *text = "POST /t HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+                     "3\r\nabc\r\n0\r\nContent-Length: 4\r\nHost: evil\r\nX-T: 1\r\n\r\n"
+                     "GET /next HTTP/1.1\r\nHost: h\r\n\r\n";
+  for (size_t piece = 0; piece <= 1; piece++) {
+    seen s = {0};
+    cr_expect_eq(run(text, piece, 8192, &s), 0);
+    cr_expect_str_eq(s.log, "POST /t body=3 keep-alive=1\nGET /next body=0 keep-alive=1\n");
+    cr_expect_str_eq(s.fields, "authority=h cl=-1 fields=2\nauthority=h cl=-1 fields=1\n",
+                     "piece %zu", piece);
+  }
+  /* Trailers past the budget: 431, as headers would be. */
+  static char big[12000];
+  int n = snprintf(big, sizeof(big),
+                   "POST /t HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+                   "1\r\na\r\n0\r\nX-Big: ");
+  memset(big + n, 'v', 9000);
+  strcpy(big + n + 9000, "\r\n\r\n");
+  same_at_once_and_byte_by_byte(big, "", HTTP_ERR_HEADERS_TOO_LARGE);
 }
 
 Test(http_h1, a_refusal_from_on_headers_is_the_error) {

@@ -267,6 +267,29 @@ Test(flow, settings_window_raise_past_the_maximum_is_refused_at_submit) {
   }
 }
 
+/* The receiver of SETTINGS takes the first value of an id, the sender applied the last:
+ * [2^31-1, 1000] left the client granting 1000 while the server counted 2^31-1, and a
+ * WINDOW_UPDATE then made the server reset the stream (round-trip fuzz finding). An id
+ * listed twice is refused at submit and nothing is sent. */
+Test(flow, settings_naming_an_id_twice_is_refused_at_submit) {
+  for (size_t v = 0; v < 2; v++) {
+    test_peer *client, *server;
+    start_blocked_response(windowed_versions[v], 300000, &client, &server);
+    spdy_setting twice[] = {{SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 0x7fffffff},
+                            {SPDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, 10},
+                            {SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 1000}};
+    cr_assert_eq(spdy_submit_settings(client->session, 0, twice, 3), SPDY_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(spdy_session_recv_window(client->session, 1), 0, "own window untouched");
+    cr_assert_eq(spdy_submit_settings(client->session, 0, twice, 2), 0);
+    cr_assert_geq(test_move(client, server, 65536), 0);
+    cr_assert_eq(test_frames_count(server, 0, SPDY_FRAME_SETTINGS, -1), 1 + 1,
+                 "only the accepted SETTINGS arrived (after the initial one)");
+    cr_assert_eq(spdy_session_send_window(server->session, 1), 0x7fffffff - 65536);
+    cr_assert_eq(spdy_session_recv_window(client->session, 1), 0x7fffffff - 65536);
+    delete_pair(client, server);
+  }
+}
+
 /* A stream one side has finished sending on keeps flowing the other way when SETTINGS
  * raise the initial window past what its (unused) window can take: the raise is not
  * refused at submit for it, and the receiver of the SETTINGS does not reset it. */
