@@ -47,6 +47,14 @@
 #define SPEEDYD_EXIT_FAILURE 1
 #define SPEEDYD_EXIT_USAGE 2
 
+/* zlib level of the SPDY header blocks speedyd sends unless --header-compression says
+ * otherwise. zlib's levels 1-3 match without lazy evaluation and cost about half of level
+ * 6's CPU on typical response blocks (deflating them was a third of speedyd's CPU on
+ * 1 KiB files at level 6); 3 searches deepest of them and compresses the corpus's
+ * response headers 1.9 points less than 6 (docs/performance.md). Clients keep libspdy's
+ * default of 6: request bytes go up the slow link. */
+#define SPEEDYD_HEADER_COMPRESSION 3
+
 typedef struct speedyd_listen {
   char addr[64]; /* "0.0.0.0", "::1", ... */
   int port;      /* 0: any free port (see --port-file) */
@@ -235,14 +243,6 @@ void speedyd_serve_error(http_response *response, int err);
 void speedyd_serve_common_headers(http_response *response);
 
 /* ---- speedyd_file_cache.c ---- */
-
-/* zlib level of the SPDY header blocks speedyd sends unless --header-compression says
- * otherwise. zlib's levels 1-3 match without lazy evaluation and cost about half of level
- * 6's CPU on typical response blocks (deflating them was a third of speedyd's CPU on
- * 1 KiB files at level 6); 3 searches deepest of them and compresses the corpus's
- * response headers 1.9 points less than 6 (docs/performance.md). Clients keep libspdy's
- * default of 6: request bytes go up the slow link. */
-#define SPEEDYD_HEADER_COMPRESSION 3
 
 /* HTTP/1.x file bodies at least this long go out with sendfile (plaintext): the cache
  * leaves them to it, and serves HTTP/1.x only smaller files (SPDY bodies are copied
