@@ -17,6 +17,24 @@ int cli_usage_error(const char *program, const char *format, ...) {
   return 2;
 }
 
+int cli_option_error(const char *program, const char *option, const char *value,
+                     const char *accepted_format, ...) {
+  fprintf(stderr, "%s: bad --%s '", program, option);
+  for (const unsigned char *p = (const unsigned char *)(value != NULL ? value : ""); *p; p++) {
+    if (*p < 0x20 || *p == 0x7f || *p == '\\')
+      fprintf(stderr, "\\x%02x", *p);
+    else
+      fputc(*p, stderr);
+  }
+  fputs("': expected ", stderr);
+  va_list ap;
+  va_start(ap, accepted_format);
+  vfprintf(stderr, accepted_format, ap);
+  va_end(ap);
+  fprintf(stderr, " (try '%s --help')\n", program);
+  return 2;
+}
+
 int cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out) {
   if (text == NULL || *text < '0' || *text > '9') return -1; /* strtoull takes "-1", " 1" */
   errno = 0;

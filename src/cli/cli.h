@@ -13,6 +13,13 @@
 int cli_usage_error(const char *program, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* The one style of option error for every program: prints
+ * "PROGRAM: bad --OPTION 'VALUE': expected ACCEPTED (try 'PROGRAM --help')" to stderr, the
+ * value escaped for the terminal, and returns 2. OPTION is given without its dashes;
+ * ACCEPTED names the valid values or range ("1 to 16", "fcfs or priority"). */
+int cli_option_error(const char *program, const char *option, const char *value,
+                     const char *accepted_format, ...) __attribute__((format(printf, 4, 5)));
+
 /* Parses a plain unsigned decimal (no sign, no spaces, no suffix) within [min, max].
  * Returns 0 and sets *out, or -1 leaving *out untouched. */
 int cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out);
