@@ -156,3 +156,6 @@ void spdy_callbacks_set_on_send_data(spdy_callbacks *c, spdy_on_send_data_fn fn)
 void spdy_callbacks_set_on_window_update(spdy_callbacks *c, spdy_on_window_update_fn fn) {
   c->on_window_update = fn;
 }
+void spdy_callbacks_set_on_frame_not_sent(spdy_callbacks *c, spdy_on_frame_not_sent_fn fn) {
+  c->on_frame_not_sent = fn;
+}

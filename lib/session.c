@@ -56,6 +56,11 @@ int spdy_queue_control(spdy_session *session, spdy_outframe *frame, int peer_owe
     frame->peer_owed = 1;
     session->n_ctrl_owed++;
   }
+  if (frame->type == SPDY_FRAME_SYN_STREAM || frame->type == SPDY_FRAME_SYN_REPLY ||
+      frame->type == SPDY_FRAME_HEADERS) {
+    spdy_stream *stream = spdy_stream_find(session, frame->stream_id);
+    if (stream != NULL) stream->headers_queued++;
+  }
   frame->next = NULL;
   if (session->ctrl_tail != NULL)
     session->ctrl_tail->next = frame;
@@ -417,6 +422,9 @@ static int32_t open_local_stream(spdy_session *session, spdy_outframe *syn, int 
 }
 
 int spdy_session_start_pending(spdy_session *session) {
+  /* After a GOAWAY from the peer no stream of ours may open: the waiting ones are
+   * refused (on_goaway closes them), never started by a slot that closing freed. */
+  if (session->goaway_received || session->fatal_error != 0) return 0;
   while (session->pending_head != NULL &&
          session->n_local_open - session->n_pending < session->remote_max_concurrent) {
     spdy_pending *pending = session->pending_head;

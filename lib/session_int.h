@@ -56,6 +56,7 @@ struct spdy_callbacks {
   spdy_on_frame_fn on_frame;
   spdy_on_send_data_fn on_send_data;
   spdy_on_window_update_fn on_window_update;
+  spdy_on_frame_not_sent_fn on_frame_not_sent;
 };
 
 void spdy_options_init_default(spdy_options *options);
@@ -77,14 +78,16 @@ struct spdy_stream {
   uint8_t local_closed;  /* we sent FIN, or we may never send (inbound push) */
   uint8_t remote_closed; /* peer sent FIN, or it may never send (our push) */
   uint8_t locally_initiated;
-  uint8_t opened_on_wire; /* our SYN_STREAM was serialised (locally initiated) */
-  uint8_t reply_done;     /* server: SYN_REPLY submitted; client: SYN_REPLY received */
-  uint8_t response_seen;  /* client: :status received (SYN_REPLY or push HEADERS) */
-  uint8_t data_state;     /* spdy_data_state */
-  uint8_t waiting_slot;   /* ours, its SYN_STREAM waits for a concurrency slot */
-  int64_t send_window;    /* may go negative after SETTINGS (v3 2.6.8) */
-  int64_t recv_window;    /* what the peer may still send on this stream */
-  uint32_t recv_unacked;  /* consumed, not yet returned with WINDOW_UPDATE */
+  uint8_t opened_on_wire;  /* our SYN_STREAM was serialised (locally initiated) */
+  uint8_t reply_done;      /* server: SYN_REPLY submitted; client: SYN_REPLY received */
+  uint8_t response_seen;   /* client: :status received (SYN_REPLY or push HEADERS) */
+  uint8_t data_state;      /* spdy_data_state */
+  uint8_t waiting_slot;    /* ours, its SYN_STREAM waits for a concurrency slot */
+  uint32_t headers_queued; /* header-bearing frames queued, not yet serialised: a stream
+                            * done in both directions closes only when they are out */
+  int64_t send_window;     /* may go negative after SETTINGS (v3 2.6.8) */
+  int64_t recv_window;     /* what the peer may still send on this stream */
+  uint32_t recv_unacked;   /* consumed, not yet returned with WINDOW_UPDATE */
   spdy_data_read_fn read_fn;
   void *source;
   void *user;

@@ -128,22 +128,53 @@ static int after_header_frame(spdy_session *session, const spdy_outframe *frame)
   /* The body may start once the opening frame is out. */
   int opening = frame->type == SPDY_FRAME_SYN_REPLY || frame->type == SPDY_FRAME_SYN_STREAM;
   if (opening && stream->data_state == SPDY_DATA_WAITING) spdy_sched_add(session, stream);
-  if (frame->flags & SPDY_FLAG_FIN) return spdy_stream_close_if_done(session, stream);
-  return 0;
+  /* Done in both directions: it waited only for this frame to go out. */
+  return spdy_stream_close_if_done(session, stream);
 }
 
-/* A WINDOW_UPDATE for a stream the peer has finished sending on is useless, and strict
- * peers (spdy-transport) answer it with RST_STREAM INVALID_STREAM: it is dropped when the
- * stream ended while the frame waited in the queue. */
-static int window_update_is_stale(const spdy_session *session, const spdy_outframe *frame) {
-  if (frame->type != SPDY_FRAME_WINDOW_UPDATE || frame->stream_id == 0) return 0;
-  const spdy_stream *stream = spdy_stream_find(session, frame->stream_id);
-  return stream == NULL || stream->remote_closed;
+/* Every frame is checked again when it is serialised, not only when it was submitted:
+ * while it waited its stream may have been closed or reset, or a GOAWAY may have been
+ * sent or received. Returns 0 if the frame may go out, or why it may not:
+ * - SYN_STREAM, SYN_REPLY, HEADERS: their stream must still exist (a frame on a closed
+ *   stream is the peer's protocol error), and no new stream opens after the peer's GOAWAY;
+ * - WINDOW_UPDATE for a stream the peer has finished sending on is useless, and strict
+ *   peers (spdy-transport) answer it with RST_STREAM INVALID_STREAM.
+ * Header blocks are compressed only here, so a dropped frame leaves zlib untouched. */
+static int frame_check_at_serialisation(const spdy_session *session, const spdy_outframe *frame) {
+  const spdy_stream *stream;
+  switch (frame->type) {
+  case SPDY_FRAME_SYN_STREAM:
+    if (session->goaway_received) return SPDY_ERR_SESSION_CLOSING;
+    /* fall through */
+  case SPDY_FRAME_SYN_REPLY:
+  case SPDY_FRAME_HEADERS:
+    return spdy_stream_find(session, frame->stream_id) != NULL ? 0 : SPDY_ERR_STREAM_CLOSED;
+  case SPDY_FRAME_WINDOW_UPDATE:
+    if (frame->stream_id == 0) return 0;
+    stream = spdy_stream_find(session, frame->stream_id);
+    return stream == NULL || stream->remote_closed ? SPDY_ERR_STREAM_CLOSED : 0;
+  default:
+    return 0;
+  }
 }
 
 static int serialise_control(spdy_session *session, spdy_outframe *frame) {
-  int rv;
-  if (window_update_is_stale(session, frame)) return 0;
+  if (frame->type == SPDY_FRAME_SYN_STREAM || frame->type == SPDY_FRAME_SYN_REPLY ||
+      frame->type == SPDY_FRAME_HEADERS) {
+    spdy_stream *stream = spdy_stream_find(session, frame->stream_id);
+    if (stream != NULL && stream->headers_queued > 0) stream->headers_queued--;
+  }
+  int rv = frame_check_at_serialisation(session, frame);
+  if (rv != 0) {
+    if (session->callbacks.on_frame_not_sent != NULL)
+      session->callbacks.on_frame_not_sent(session, (spdy_frame_type)frame->type, frame->stream_id,
+                                           rv, session->user);
+    /* A stream that can no longer open is refused, so the application may retry it. */
+    spdy_stream *stream = spdy_stream_find(session, frame->stream_id);
+    if (rv == SPDY_ERR_SESSION_CLOSING && stream != NULL)
+      return spdy_stream_close(session, stream, SPDY_RST_REFUSED_STREAM);
+    return 0;
+  }
   if (frame->type == SPDY_FRAME_SYN_STREAM || frame->type == SPDY_FRAME_SYN_REPLY ||
       frame->type == SPDY_FRAME_HEADERS) {
     rv = serialise_header_frame(session, frame);

@@ -128,7 +128,7 @@ int spdy_stream_close(spdy_session *session, spdy_stream *stream, uint32_t statu
 }
 
 int spdy_stream_close_if_done(spdy_session *session, spdy_stream *stream) {
-  if (stream->local_closed && stream->remote_closed)
+  if (stream->local_closed && stream->remote_closed && stream->headers_queued == 0)
     return spdy_stream_close(session, stream, SPDY_RST_NONE);
   return 0;
 }

@@ -313,6 +313,12 @@ typedef int (*spdy_on_window_update_fn)(spdy_session *session, int32_t stream_id
 typedef void (*spdy_on_frame_fn)(spdy_session *session, int sent, spdy_frame_type type,
                                  uint8_t flags, int32_t stream_id, uint32_t length,
                                  const char *summary, void *user);
+/* A queued frame was dropped when it came to be serialised, because what it belonged to
+ * is gone: its stream was closed or reset while the frame waited, or a GOAWAY (sent or
+ * received) forbids opening the stream. reason is a SPDY_ERR_* code
+ * (SPDY_ERR_STREAM_CLOSED, SPDY_ERR_SESSION_CLOSING). Return value ignored. */
+typedef void (*spdy_on_frame_not_sent_fn)(spdy_session *session, spdy_frame_type type,
+                                          int32_t stream_id, int reason, void *user);
 /* Zero-copy DATA: a data source set SPDY_DATA_FLAG_NO_COPY. The application must write
  * the 8-byte frame header and then `length` body bytes from its own source, in that
  * order, before any further output of spdy_session_send. */
@@ -334,6 +340,7 @@ SPDY_API void spdy_callbacks_set_on_setting(spdy_callbacks *c, spdy_on_setting_f
 SPDY_API void spdy_callbacks_set_on_frame(spdy_callbacks *c, spdy_on_frame_fn fn);
 SPDY_API void spdy_callbacks_set_on_send_data(spdy_callbacks *c, spdy_on_send_data_fn fn);
 SPDY_API void spdy_callbacks_set_on_window_update(spdy_callbacks *c, spdy_on_window_update_fn fn);
+SPDY_API void spdy_callbacks_set_on_frame_not_sent(spdy_callbacks *c, spdy_on_frame_not_sent_fn fn);
 
 /* ---- Bodies by pull ---------------------------------------------------------------- */
 

@@ -158,6 +158,15 @@ static int on_goaway(spdy_session *s, int32_t last_good, uint32_t status, void *
   return 0;
 }
 
+static void on_frame_not_sent(spdy_session *s, spdy_frame_type type, int32_t id, int reason,
+                              void *user) {
+  (void)s;
+  test_log_add(user, "notsent %s %d %s", spdy_frame_type_name(type), id,
+               reason == SPDY_ERR_STREAM_CLOSED     ? "STREAM_CLOSED"
+               : reason == SPDY_ERR_SESSION_CLOSING ? "SESSION_CLOSING"
+                                                    : "other");
+}
+
 static int on_setting(spdy_session *s, uint32_t id, uint8_t flags, uint32_t value, void *user) {
   (void)s;
   test_log_add(user, "setting %u=%u flags=%u", id, value, (unsigned)flags);
@@ -183,6 +192,7 @@ test_peer *test_peer_new(spdy_protocol protocol, spdy_role role, spdy_options *o
   spdy_callbacks_set_on_ping_ack(cb, on_ping_ack);
   spdy_callbacks_set_on_goaway(cb, on_goaway);
   spdy_callbacks_set_on_setting(cb, on_setting);
+  spdy_callbacks_set_on_frame_not_sent(cb, on_frame_not_sent);
   spdy_callbacks_set_on_frame(cb, on_frame);         /* records only when peer->trace */
   spdy_callbacks_set_on_send_data(cb, on_send_data); /* zero-copy bodies: peer->side */
   spdy_options *own = NULL;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pair.h"
+#include "rawframe.h"
 #include "session_int.h"
 #include "testutil.h"
 
@@ -469,6 +470,70 @@ Test(streams, goaway_refuses_pending_streams_that_never_reached_the_wire) {
     cr_assert_eq(test_frames_count(client, 1, SPDY_FRAME_SYN_STREAM, -1), 1);
     cr_assert_eq(spdy_session_want_read(client->session), 0);
     cr_assert_eq(spdy_session_want_write(client->session), 0);
+    delete_pair(client, server);
+  }
+}
+
+/* Issue 16: stream 1 on the wire, stream 3 waiting for a slot; the server says GOAWAY
+ * with last-good-stream-id 0. Closing stream 1 frees a slot, but nothing may open after
+ * the peer's GOAWAY: stream 3 is refused and its SYN_STREAM never sent. */
+Test(streams, goaway_last_good_0_refuses_the_sent_and_the_waiting_stream_and_opens_none) {
+  for (size_t v = 0; v < 3; v++) {
+    test_peer *client, *server;
+    new_limited_pair(all_versions[v], 1, &client, &server);
+    cr_assert_eq(test_get(client, "/a", 3), 1);
+    cr_assert_eq(test_get(client, "/b", 3), 3);
+    cr_assert_geq(test_move(client, server, 65536), 0);
+    raw_buf goaway;
+    raw_buf_init(&goaway);
+    raw_goaway(&goaway, all_versions[v] == SPDY_PROTOCOL_SPDY2 ? 2 : 3, 0, SPDY_GOAWAY_OK);
+    cr_assert_geq(test_feed(client, goaway.data, goaway.len, goaway.len), 0);
+    raw_buf_free(&goaway);
+    assert_logged(client, "client", "close 1 REFUSED_STREAM");
+    assert_logged(client, "client", "close 3 REFUSED_STREAM");
+    size_t len = 0;
+    uint8_t *out = test_drain(client, &len);
+    raw_frame frames[8];
+    size_t n = raw_parse(out, len, frames, 8);
+    for (size_t i = 0; i < n; i++)
+      cr_assert(!(frames[i].hd.is_control && frames[i].hd.type == SPDY_FRAME_SYN_STREAM),
+                "%s: a SYN_STREAM went out after the peer's GOAWAY",
+                spdy_protocol_name(all_versions[v]));
+    free(out);
+    cr_assert_eq(test_frames_count(client, 1, SPDY_FRAME_SYN_STREAM, 3), 0);
+    cr_assert_eq(spdy_session_open_streams(client->session), 0);
+    cr_assert_eq(spdy_session_pending_streams(client->session), 0);
+    delete_pair(client, server);
+  }
+}
+
+/* A reply queued for a stream that is then reset is checked again when it would be
+ * serialised: it never goes out (a frame on a reset stream is the peer's protocol error),
+ * and the application hears of it. */
+Test(streams, reply_to_a_stream_reset_while_queued_is_not_serialised) {
+  for (size_t v = 0; v < 3; v++) {
+    test_peer *client, *server;
+    new_pair(all_versions[v], NULL, &client, &server);
+    cr_assert_eq(test_get(client, "/a", 3), 1);
+    cr_assert_geq(test_pump(client, server, 65536), 0);
+    static const spdy_header reply[] = {{":status", 7, "200", 3}, {":version", 8, "HTTP/1.1", 8}};
+    cr_assert_eq(spdy_submit_response(server->session, 1, reply, 2, NULL, NULL), 0);
+    cr_assert_eq(spdy_submit_rst(server->session, 1, SPDY_RST_CANCEL), 0);
+    size_t len = 0;
+    uint8_t *out = test_drain(server, &len);
+    raw_frame frames[8];
+    size_t n = raw_parse(out, len, frames, 8);
+    size_t replies = 0, resets = 0;
+    for (size_t i = 0; i < n; i++) {
+      if (!frames[i].hd.is_control) continue;
+      replies += frames[i].hd.type == SPDY_FRAME_SYN_REPLY;
+      resets += frames[i].hd.type == SPDY_FRAME_RST_STREAM;
+    }
+    free(out);
+    cr_assert_eq(replies, 0, "%s: SYN_REPLY sent for a reset stream",
+                 spdy_protocol_name(all_versions[v]));
+    cr_assert_eq(resets, 1);
+    assert_logged(server, "server", "notsent SYN_REPLY 1 STREAM_CLOSED");
     delete_pair(client, server);
   }
 }
