@@ -70,6 +70,10 @@ void spdy_options_set_stream_window(spdy_options *options, uint32_t bytes) {
   options->stream_window = bytes;
 }
 
+void spdy_options_set_v3_autodetect(spdy_options *options, int enable) {
+  if (options != NULL) options->v3_autodetect = enable != 0;
+}
+
 void spdy_options_set_session_window(spdy_options *options, uint32_t bytes) {
   /* The session window starts at 64 KiB and can only be raised by WINDOW_UPDATE. */
   if (bytes < SPDY_DEFAULT_WINDOW) bytes = SPDY_DEFAULT_WINDOW;

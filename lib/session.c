@@ -114,17 +114,26 @@ int spdy_session_fail(spdy_session *session, int error, uint32_t goaway_status) 
 
 /* ---- flow control and priorities --------------------------------------------------- */
 
+/* SPDY/3.1: returns consumed session credit once half the session window is due. While
+ * undecided between 3 and 3.1 it is held back: a SPDY/3 peer would take a WINDOW_UPDATE
+ * on stream 0 for an error. */
+static int return_session_credit(spdy_session *session) {
+  if (session->v3_undecided || session->session_recv_unacked < session->options.session_window / 2)
+    return 0;
+  uint32_t delta = session->session_recv_unacked;
+  int rv = spdy_queue_window_update(session, 0, delta);
+  if (rv != 0) return rv;
+  session->session_recv_window += delta;
+  session->session_recv_unacked = 0;
+  return 0;
+}
+
 int spdy_session_credit(spdy_session *session, int32_t stream_id, size_t n) {
   if (n == 0) return 0;
   if (session->protocol == SPDY_PROTOCOL_SPDY3_1) {
     session->session_recv_unacked += (uint32_t)n;
-    if (session->session_recv_unacked >= session->options.session_window / 2) {
-      uint32_t delta = session->session_recv_unacked;
-      int rv = spdy_queue_window_update(session, 0, delta);
-      if (rv != 0) return rv;
-      session->session_recv_window += delta;
-      session->session_recv_unacked = 0;
-    }
+    int rv = return_session_credit(session);
+    if (rv != 0) return rv;
   }
   spdy_stream *stream = spdy_stream_find(session, stream_id);
   if (stream == NULL || stream->remote_closed) return 0;
@@ -160,6 +169,18 @@ void spdy_trace(spdy_session *session, int sent, int type, uint8_t flags, int32_
 
 /* ---- lifetime ---------------------------------------------------------------------- */
 
+/* SPDY/3.1: a session window larger than the protocol's 64 KiB is announced with a
+ * WINDOW_UPDATE on stream 0. */
+static int announce_session_window(spdy_session *session) {
+  const spdy_options *o = &session->options;
+  if (session->protocol != SPDY_PROTOCOL_SPDY3_1 || o->session_window <= SPDY_DEFAULT_WINDOW)
+    return 0;
+  int rv = spdy_queue_window_update(session, 0, o->session_window - SPDY_DEFAULT_WINDOW);
+  if (rv != 0) return rv;
+  session->session_recv_window = o->session_window;
+  return 0;
+}
+
 static int queue_initial_frames(spdy_session *session) {
   const spdy_options *o = &session->options;
   if (!o->send_initial_settings) return 0;
@@ -171,12 +192,28 @@ static int queue_initial_frames(spdy_session *session) {
     settings[n++] = (spdy_setting){SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, o->stream_window};
   int rv = spdy_submit_settings(session, 0, settings, n);
   if (rv != 0) return rv;
-  if (session->protocol == SPDY_PROTOCOL_SPDY3_1 && o->session_window > SPDY_DEFAULT_WINDOW) {
-    rv = spdy_queue_window_update(session, 0, o->session_window - SPDY_DEFAULT_WINDOW);
-    if (rv != 0) return rv;
-    session->session_recv_window = o->session_window;
+  return session->v3_undecided ? 0 : announce_session_window(session);
+}
+
+int spdy_session_settle_by_credit(spdy_session *session) {
+  if (!session->v3_undecided || session->session_send_window > 0 ||
+      session->v3_stream_credit < SPDY_DEFAULT_WINDOW / 2)
+    return 0;
+  return spdy_session_settle(session, SPDY_PROTOCOL_SPDY3);
+}
+
+int spdy_session_settle(spdy_session *session, spdy_protocol protocol) {
+  if (!session->v3_undecided) return SPDY_ERR_INVALID_STATE;
+  session->v3_undecided = 0;
+  if (protocol == SPDY_PROTOCOL_SPDY3) {
+    /* No session window: streams held back by it may send (they stayed scheduled). */
+    session->protocol = SPDY_PROTOCOL_SPDY3;
+    session->session_recv_unacked = 0;
+    return 0;
   }
-  return 0;
+  /* SPDY/3.1 after all: announce the window and return the credit held back. */
+  int rv = announce_session_window(session);
+  return rv != 0 ? rv : return_session_credit(session);
 }
 
 int spdy_session_new(spdy_session **out, spdy_protocol protocol, spdy_role role,
@@ -200,6 +237,7 @@ int spdy_session_new(spdy_session **out, spdy_protocol protocol, spdy_role role,
   session->user = user;
   session->protocol = protocol;
   session->role = role;
+  session->v3_undecided = protocol == SPDY_PROTOCOL_SPDY3_1 && options->v3_autodetect;
   session->wire_version = protocol == SPDY_PROTOCOL_SPDY2 ? 2 : 3;
   session->next_stream_id = role == SPDY_ROLE_CLIENT ? 1 : 2;
   session->next_ping_id = role == SPDY_ROLE_CLIENT ? 1 : 2;
@@ -265,6 +303,24 @@ void spdy_session_del(spdy_session *session) {
 
 spdy_protocol spdy_session_protocol(const spdy_session *session) { return session->protocol; }
 spdy_role spdy_session_role(const spdy_session *session) { return session->role; }
+
+int spdy_session_protocol_undecided(const spdy_session *session) {
+  if (session == NULL || !session->v3_undecided) return 0;
+  if (session->session_send_window <= 0)
+    for (int u = 0; u < SPDY_URGENCY_LEVELS; u++)
+      if (session->sched_head[u] != NULL) return 2;
+  if (session->session_recv_window <= 0)
+    for (uint32_t b = 0; b < session->n_buckets; b++)
+      for (const spdy_stream *s = session->buckets[b]; s != NULL; s = s->hash_next)
+        if (!s->remote_closed) return 3;
+  return 1;
+}
+
+int spdy_session_settle_protocol(spdy_session *session, spdy_protocol protocol) {
+  if (session == NULL || (protocol != SPDY_PROTOCOL_SPDY3 && protocol != SPDY_PROTOCOL_SPDY3_1))
+    return SPDY_ERR_INVALID_ARGUMENT;
+  return spdy_session_settle(session, protocol);
+}
 void *spdy_session_user_data(const spdy_session *session) { return session->user; }
 void spdy_session_set_now(spdy_session *session, int64_t now_ns) { session->now_ns = now_ns; }
 

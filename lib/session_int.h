@@ -41,6 +41,7 @@ struct spdy_options {
   int deflate_mem_level;
   int send_initial_settings;
   int frame_summaries; /* format on_frame's summary */
+  int v3_autodetect;   /* SPDY/3.1 sessions start undecided between 3 and 3.1 */
 };
 
 struct spdy_callbacks {
@@ -171,6 +172,11 @@ struct spdy_session {
   int64_t session_send_window;
   int64_t session_recv_window;
   uint32_t session_recv_unacked;
+  /* Undecided between SPDY/3 and /3.1 (spdy_options_set_v3_autodetect): protocol says
+   * 3.1, no WINDOW_UPDATE on stream 0 goes out, and stream credit the peer returned
+   * is counted as evidence. */
+  uint8_t v3_undecided;
+  uint64_t v3_stream_credit;
   uint32_t local_initial_window; /* our stream receive window */
   /* The largest initial window the peer may still believe in: the protocol's 64 KiB or
    * the largest we announced. SPDY has no SETTINGS acknowledgement, so DATA sent before
@@ -255,6 +261,12 @@ int spdy_session_fail(spdy_session *session, int error, uint32_t goaway_status);
 int spdy_session_drop_pending(spdy_session *session, int32_t stream_id);
 /* Moves pending streams into the control queue while the peer's limit allows. */
 int spdy_session_start_pending(spdy_session *session);
+/* Settles an undecided session (v3_undecided) as SPDY/3 or /3.1. */
+int spdy_session_settle(spdy_session *session, spdy_protocol protocol);
+/* Settles an undecided session as SPDY/3 if our session window is used up and the peer
+ * returned half of it in stream credit without a session WINDOW_UPDATE, which a 3.1 peer
+ * sends by then. */
+int spdy_session_settle_by_credit(spdy_session *session);
 /* Credits consumed receive bytes; queues WINDOW_UPDATEs when half a window is due. */
 int spdy_session_credit(spdy_session *session, int32_t stream_id, size_t n);
 /* Wire priority for an urgency, and back. */

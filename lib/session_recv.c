@@ -419,6 +419,11 @@ static int on_window_update(spdy_session *session, const uint8_t *payload, size_
   if (spdy_frame_decode_window_update(payload, len, &id, &delta) != 0)
     return fail_protocol(session);
   trace_recv(session, id, "stream=%d delta=%u", (int)id, delta);
+  if (id == 0 && session->v3_undecided) {
+    int rv = spdy_session_settle(session, SPDY_PROTOCOL_SPDY3_1); /* only 3.1 has one */
+    if (rv != 0) return fail_with(session, rv);
+  }
+  if (id != 0 && session->v3_undecided) session->v3_stream_credit += delta;
   if (id == 0) {
     if (session->protocol != SPDY_PROTOCOL_SPDY3_1) return 0; /* no session window in v3 */
     if (session->session_send_window + delta > SPDY_MAX_WINDOW)
@@ -519,9 +524,15 @@ static int begin_data(spdy_session *session) {
   if (session->protocol == SPDY_PROTOCOL_SPDY3_1) {
     /* Every DATA byte counts against the session window, even for dead streams. A
      * violation is a session error: GOAWAY PROTOCOL_ERROR (3.1 has no better code). */
-    if (f->length > session->session_recv_window)
+    if (f->length > session->session_recv_window && session->v3_undecided) {
+      /* Past the 3.1 session window we announced: only a SPDY/3 peer does that. */
+      int rv = spdy_session_settle(session, SPDY_PROTOCOL_SPDY3);
+      if (rv != 0) return fail_with(session, rv);
+    } else if (f->length > session->session_recv_window) {
       return spdy_session_fail(session, SPDY_ERR_FLOW_CONTROL, SPDY_GOAWAY_PROTOCOL_ERROR);
-    session->session_recv_window -= f->length;
+    } else {
+      session->session_recv_window -= f->length;
+    }
   }
   spdy_stream *stream = spdy_stream_find(session, id);
   if (stream == NULL) return unknown_stream(session, id);
@@ -608,6 +619,12 @@ int64_t spdy_session_recv(spdy_session *session, const uint8_t *data, size_t len
   if (session->fatal_error != 0) return session->fatal_error;
   session->in_recv = 1;
   int64_t rv = recv_bytes(session, data, len);
+  /* Decided once the whole read is processed: a 3.1 peer writes its stream and session
+   * WINDOW_UPDATEs together, and may put either first. */
+  if (rv >= 0) {
+    int settled = spdy_session_settle_by_credit(session);
+    if (settled != 0) rv = fail_with(session, settled);
+  }
   session->in_recv = 0;
   return rv;
 }

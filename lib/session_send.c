@@ -229,6 +229,10 @@ static int nocopy_can_emit(const spdy_session *session) {
 static int produce_data(spdy_session *session) {
   spdy_stream *stream = next_data_stream(session);
   if (stream == NULL) return 0;
+  if (session->protocol == SPDY_PROTOCOL_SPDY3_1 && session->session_send_window <= 0) {
+    int rv = spdy_session_settle_by_credit(session);
+    if (rv != 0) return rv;
+  }
   int v31 = session->protocol == SPDY_PROTOCOL_SPDY3_1;
   if (v31 && session->session_send_window <= 0) return 0;
   int64_t max = session->options.data_frame_size;

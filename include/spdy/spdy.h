@@ -223,6 +223,22 @@ SPDY_API void spdy_options_set_stream_window(spdy_options *options, uint32_t byt
  * announced with a WINDOW_UPDATE on stream 0 at session start. */
 SPDY_API void spdy_options_set_session_window(spdy_options *options, uint32_t bytes);
 
+/* 1: a SPDY/3.1 session starts undecided between SPDY/3 and SPDY/3.1 (default 0). For
+ * plaintext servers: without TLS there is no negotiation, and both versions say 3 on the
+ * wire, but a SPDY/3 peer has no session window and stalls a sender that waits for one.
+ * Until the peer shows which it speaks, the session sends within both versions' rules
+ * (the 3.1 session window limits DATA; no WINDOW_UPDATE on stream 0 goes out) and
+ * settles on what the peer does:
+ * - a WINDOW_UPDATE on stream 0 (only 3.1 has one)                         -> SPDY/3.1;
+ * - DATA past the 3.1 session window we announced (a 3.1 peer cannot)     -> SPDY/3;
+ * - our session window used up, and the peer's stream WINDOW_UPDATEs returned
+ *   half of it without one on stream 0 (a 3.1 peer sends that by then)    -> SPDY/3.
+ * A peer that announced large stream windows may give none of these signals before our
+ * session window runs out; the application can then settle the session itself
+ * (spdy_session_settle_protocol, after a timeout of its choosing). Ignored for other
+ * protocols. spdy_session_protocol reports SPDY3_1 until settled. */
+SPDY_API void spdy_options_set_v3_autodetect(spdy_options *options, int enable);
+
 /* Streams the peer may have open towards us (default 100). Announced in the first
  * SETTINGS frame; SYN_STREAMs beyond it are refused with REFUSED_STREAM. */
 SPDY_API void spdy_options_set_max_concurrent_streams(spdy_options *options, uint32_t n);
@@ -392,6 +408,18 @@ SPDY_API void spdy_session_set_now(spdy_session *session, int64_t now_ns);
 
 SPDY_API spdy_protocol spdy_session_protocol(const spdy_session *session);
 SPDY_API spdy_role spdy_session_role(const spdy_session *session);
+/* 0 once a session made with spdy_options_set_v3_autodetect has settled between SPDY/3
+ * and /3.1 (and always for other sessions); while undecided:
+ * 2 — our DATA waits only for the 3.1 session window: if no WINDOW_UPDATE comes for a
+ *     while, the peer is SPDY/3 with large stream windows (settle as SPDY3);
+ * 3 — the peer used the whole 64 KiB session window with a stream still open: if no more
+ *     DATA comes for a while, it waits for our session WINDOW_UPDATE (settle as SPDY3_1);
+ * 1 — otherwise. An application timer (a second is generous) settles on 2 and 3. */
+SPDY_API int spdy_session_protocol_undecided(const spdy_session *session);
+/* Settles an undecided session as SPDY_PROTOCOL_SPDY3 or SPDY_PROTOCOL_SPDY3_1.
+ * SPDY_ERR_INVALID_STATE if it is not undecided, SPDY_ERR_INVALID_ARGUMENT for another
+ * protocol. */
+SPDY_API int spdy_session_settle_protocol(spdy_session *session, spdy_protocol protocol);
 SPDY_API void *spdy_session_user_data(const spdy_session *session);
 
 /* Per-stream user data. set returns SPDY_ERR_STREAM_NOT_FOUND for unknown streams. */
