@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""gen_huffman.py — the Huffman tables of lib/hpack_huffman.c, generated from the code of
+RFC 7541 Appendix B as the specification's text gives it.
+
+    gen_huffman.py RFC7541.md              print the tables (C source) on stdout
+    gen_huffman.py RFC7541.md --check FILE exit 0 when FILE holds exactly those tables
+                                           between its "BEGIN GENERATED" and "END
+                                           GENERATED" lines, 1 otherwise (77: no RFC)
+
+Every row of Appendix B is read and its three forms (bits, hex, length) are checked against
+each other, the code is checked to be a complete prefix code of 257 symbols, and then:
+
+- hpack_huffman_code[sym], hpack_huffman_bits[sym]: the encoder's table (code aligned to
+  the least significant bit, as the RFC's hex column);
+- hpack_huffman_decode[state][nibble]: the decoder's state machine, four bits at a time.
+  A state is an internal node of the code tree (0 is the root; 256 of them). Each entry
+  gives the next state, the symbol completed on the way (at most one: the shortest code
+  has 5 bits) and flags: EMIT (a symbol was completed), FAIL (the bits spell EOS, which a
+  string must not contain) and ACCEPT (the next state may end a string: the bits since
+  the last symbol are all ones and at most seven, i.e. valid padding).
+"""
+import re
+import sys
+
+EOS = 256
+
+
+def read_codes(path):
+    codes = {}
+    row = re.compile(r"^\s*(?:'.'|EOS)?\s*\(\s*(\d+)\)\s+\|([01|]+)\s+([0-9a-f]+)\s+\[\s*(\d+)\]\s*$")
+    with open(path, encoding="utf-8") as f:
+        in_appendix = False
+        for line in f:
+            if line.startswith("## Appendix B"):
+                in_appendix = True
+                continue
+            if in_appendix and line.startswith("## "):
+                break
+            if not in_appendix:
+                continue
+            m = row.match(line)
+            if not m:
+                continue
+            sym, bits, hexcode, length = int(m.group(1)), m.group(2).replace("|", ""), m.group(3), int(m.group(4))
+            if len(bits) != length or int(bits, 2) != int(hexcode, 16):
+                sys.exit(f"gen_huffman: row for symbol {sym} disagrees with itself: {line.strip()}")
+            if sym in codes:
+                sys.exit(f"gen_huffman: symbol {sym} twice")
+            codes[sym] = bits
+    if sorted(codes) != list(range(257)):
+        sys.exit(f"gen_huffman: expected symbols 0-256, found {len(codes)}")
+    return codes
+
+
+def build_tree(codes):
+    # Internal nodes numbered in breadth-first order of creation; children: int (node)
+    # or ("leaf", sym).
+    children = [[None, None]]
+    for sym, bits in sorted(codes.items(), key=lambda kv: (len(kv[1]), kv[1])):
+        node = 0
+        for i, b in enumerate(bits):
+            b = int(b)
+            last = i == len(bits) - 1
+            child = children[node][b]
+            if last:
+                if child is not None:
+                    sys.exit(f"gen_huffman: code of {sym} is not prefix-free")
+                children[node][b] = ("leaf", sym)
+            else:
+                if child is None:
+                    children.append([None, None])
+                    child = len(children) - 1
+                    children[node][b] = child
+                elif isinstance(child, tuple):
+                    sys.exit(f"gen_huffman: code of {sym} extends another code")
+                node = child
+    for n, (a, b) in enumerate(children):
+        if a is None or b is None:
+            sys.exit(f"gen_huffman: node {n} is missing a child: the code is not complete")
+    return children
+
+
+def all_ones_depths(children):
+    # Nodes reached from the root by 1 bits only, with their depth.
+    depth = {0: 0}
+    node, d = 0, 0
+    while True:
+        child = children[node][1]
+        if isinstance(child, tuple):
+            break
+        d += 1
+        depth[child] = d
+        node = child
+    return depth
+
+
+EMIT, FAIL, ACCEPT = 1, 2, 4
+
+
+def build_decoder(children):
+    ones = all_ones_depths(children)
+    accepting = {n for n, d in ones.items() if d <= 7}
+    table = []
+    for state in range(len(children)):
+        row = []
+        for nibble in range(16):
+            node, sym, flags = state, 0, 0
+            for shift in (3, 2, 1, 0):
+                child = children[node][(nibble >> shift) & 1]
+                if isinstance(child, tuple):
+                    if child[1] == EOS:
+                        flags |= FAIL
+                        node = 0
+                        break
+                    sym, flags = child[1], flags | EMIT
+                    node = 0
+                else:
+                    node = child
+            if not flags & FAIL and node in accepting:
+                flags |= ACCEPT
+            row.append((node, sym, flags))
+        table.append(row)
+    return table
+
+
+def render(codes, table):
+    out = []
+    out.append("/* BEGIN GENERATED by tests/hpack/gen_huffman.py from RFC 7541 Appendix B. */")
+    out.append("// clang-format off")
+    out.append("static const uint32_t hpack_huffman_code[257] = {")
+    line = "   "
+    for sym in range(257):
+        item = f" 0x{int(codes[sym], 2):x},"
+        if len(line) + len(item) > 96:
+            out.append(line)
+            line = "   "
+        line += item
+    out.append(line)
+    out.append("};")
+    out.append("static const uint8_t hpack_huffman_bits[257] = {")
+    line = "   "
+    for sym in range(257):
+        item = f" {len(codes[sym])},"
+        if len(line) + len(item) > 96:
+            out.append(line)
+            line = "   "
+        line += item
+    out.append(line)
+    out.append("};")
+    out.append(f"static const hpack_huffman_step hpack_huffman_decode[{len(table)}][16] = {{")
+    for state, row in enumerate(table):
+        out.append(f"    /* {state} */ {{")
+        line = "       "
+        for node, sym, flags in row:
+            item = f" {{{node}, {sym}, {flags}}},"
+            if len(line) + len(item) > 96:
+                out.append(line)
+                line = "       "
+            line += item
+        out.append(line)
+        out.append("    },")
+    out.append("};")
+    out.append("// clang-format on")
+    out.append("/* END GENERATED */")
+    return "\n".join(out) + "\n"
+
+
+def main(argv):
+    if len(argv) < 2:
+        sys.exit(__doc__)
+    try:
+        codes = read_codes(argv[1])
+    except FileNotFoundError:
+        print(f"gen_huffman: {argv[1]} not found: skipped", file=sys.stderr)
+        return 77
+    children = build_tree(codes)
+    if len(children) != 256:
+        sys.exit(f"gen_huffman: {len(children)} internal nodes, expected 256")
+    text = render(codes, build_decoder(children))
+    if len(argv) == 4 and argv[2] == "--check":
+        with open(argv[3], encoding="utf-8") as f:
+            source = f.read()
+        m = re.search(r"^/\* BEGIN GENERATED.*?^/\* END GENERATED \*/\n", source, re.S | re.M)
+        if m is None:
+            print(f"gen_huffman: no generated section in {argv[3]}", file=sys.stderr)
+            return 1
+        if m.group(0) != text:
+            print(f"gen_huffman: the tables in {argv[3]} differ from RFC 7541 Appendix B's",
+                  file=sys.stderr)
+            return 1
+        print(f"gen_huffman: {argv[3]} matches RFC 7541 Appendix B")
+        return 0
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
