@@ -206,10 +206,14 @@ static unsigned static_find(const uint8_t *name, size_t name_len, const uint8_t 
   if (name_len > STATIC_NAME_MAX) return 0;
   for (unsigned k = static_length_start[name_len]; k < static_length_start[name_len + 1]; k++) {
     unsigned i = static_names_by_length[k];
-    if (memcmp(static_table[i].name, name, name_len) != 0) continue;
+    /* Most names are not static: the last octet tells most apart without a call. */
+    if (static_table[i].name[name_len - 1] != name[name_len - 1] ||
+        memcmp(static_table[i].name, name, name_len) != 0)
+      continue;
     *name_index = i;
+    /* Entries sharing a name are adjacent. */
     for (unsigned j = i; j <= SPEEDY_HPACK_STATIC_ENTRIES && static_table[j].name_len == name_len &&
-                         memcmp(static_table[j].name, name, name_len) == 0;
+                         (j == i || strcmp(static_table[j].name, static_table[i].name) == 0);
          j++) {
       if (static_table[j].value_len == value_len &&
           (value_len == 0 || memcmp(static_table[j].value, value, value_len) == 0))
@@ -563,8 +567,8 @@ static int string_value(speedy_hpack_decoder *d, const uint8_t *in, const string
     *len = s->len;
     return 0;
   }
-  int64_t n = speedy_hpack_huffman_decode(d->scratch + *scratch_used,
-                                          d->scratch_cap - *scratch_used, in + s->at, s->len);
+  /* The scratch buffer was reserved for the longest decodings of both strings. */
+  int64_t n = speedy_hpack_huffman_decode_unchecked(d->scratch + *scratch_used, in + s->at, s->len);
   if (n < 0) return (int)n;
   *bytes = d->scratch + *scratch_used;
   *len = (size_t)n;

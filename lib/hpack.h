@@ -86,8 +86,12 @@ size_t speedy_hpack_huffman_encode(uint8_t *out, const uint8_t *src, size_t len)
  * always suffices). Returns the decoded length, or SPEEDY_HPACK_ERR_HUFFMAN (EOS in the
  * string, padding over 7 bits or not all ones) or SPEEDY_HPACK_ERR_BUFFER_TOO_SMALL. */
 int64_t speedy_hpack_huffman_decode(uint8_t *out, size_t out_len, const uint8_t *in, size_t len);
-/* The most octets len Huffman-coded octets can decode to (the shortest code has 5 bits). */
+/* The most octets len Huffman-coded octets can decode to (the shortest code has 5 bits),
+ * plus one. */
 static inline size_t speedy_hpack_huffman_decoded_max(size_t len) { return len / 5 * 8 + 8; }
+/* The same without checking room: out must hold speedy_hpack_huffman_decoded_max(len)
+ * octets. The decoder's fast path. */
+int64_t speedy_hpack_huffman_decode_unchecked(uint8_t *out, const uint8_t *in, size_t len);
 
 /* ---- Decoder ------------------------------------------------------------------------- */
 

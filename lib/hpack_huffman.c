@@ -1357,8 +1357,8 @@ size_t speedy_hpack_huffman_length(const uint8_t *src, size_t len) {
 }
 
 size_t speedy_hpack_huffman_encode(uint8_t *out, const uint8_t *src, size_t len) {
-  /* Codes are at most 30 bits and fewer than 8 bits wait in the accumulator, so 64 bits
-   * never overflow before the low ones are written. */
+  /* Codes are at most 30 bits and fewer than 32 bits wait in the accumulator, so 64 bits
+   * never overflow; four octets go out at a time. */
   uint64_t acc = 0;
   unsigned bits = 0;
   size_t n = 0;
@@ -1366,38 +1366,67 @@ size_t speedy_hpack_huffman_encode(uint8_t *out, const uint8_t *src, size_t len)
     uint8_t c = src[i];
     acc = (acc << hpack_huffman_bits[c]) | hpack_huffman_code[c];
     bits += hpack_huffman_bits[c];
-    while (bits >= 8) {
-      bits -= 8;
-      out[n++] = (uint8_t)(acc >> bits);
+    if (bits >= 32) {
+      bits -= 32;
+      uint32_t word = (uint32_t)(acc >> bits);
+      out[n] = (uint8_t)(word >> 24);
+      out[n + 1] = (uint8_t)(word >> 16);
+      out[n + 2] = (uint8_t)(word >> 8);
+      out[n + 3] = (uint8_t)word;
+      n += 4;
     }
+  }
+  while (bits >= 8) {
+    bits -= 8;
+    out[n++] = (uint8_t)(acc >> bits);
   }
   /* RFC 7541 5.2: pad with the most significant bits of EOS (all ones). */
   if (bits > 0) out[n++] = (uint8_t)((acc << (8 - bits)) | (0xffu >> bits));
   return n;
 }
 
-int64_t speedy_hpack_huffman_decode(uint8_t *out, size_t out_len, const uint8_t *in, size_t len) {
-  unsigned state = 0;
+/* Decodes without checking room: out must hold speedy_hpack_huffman_decoded_max(len)
+ * octets (a symbol is written before it is known to be one, and the count only moves
+ * when it is). Errors are gathered and checked once at the end. */
+int64_t speedy_hpack_huffman_decode_unchecked(uint8_t *out, const uint8_t *in, size_t len) {
+  unsigned state = 0, flags_seen = 0;
   unsigned accept = STEP_ACCEPT; /* an empty string is valid */
   size_t n = 0;
   for (size_t i = 0; i < len; i++) {
     const hpack_huffman_step *step = &hpack_huffman_decode[state][in[i] >> 4];
-    if (step->flags & (STEP_FAIL | STEP_EMIT)) {
-      if (step->flags & STEP_FAIL) return SPEEDY_HPACK_ERR_HUFFMAN;
-      if (n == out_len) return SPEEDY_HPACK_ERR_BUFFER_TOO_SMALL;
-      out[n++] = step->sym;
-    }
-    state = step->next;
-    step = &hpack_huffman_decode[state][in[i] & 15];
-    if (step->flags & (STEP_FAIL | STEP_EMIT)) {
-      if (step->flags & STEP_FAIL) return SPEEDY_HPACK_ERR_HUFFMAN;
-      if (n == out_len) return SPEEDY_HPACK_ERR_BUFFER_TOO_SMALL;
-      out[n++] = step->sym;
-    }
+    out[n] = step->sym;
+    n += step->flags & STEP_EMIT;
+    flags_seen |= step->flags;
+    step = &hpack_huffman_decode[step->next][in[i] & 15];
+    out[n] = step->sym;
+    n += step->flags & STEP_EMIT;
+    flags_seen |= step->flags;
     state = step->next;
     accept = step->flags & STEP_ACCEPT;
   }
-  /* RFC 7541 5.2: padding longer than 7 bits, or not the high bits of EOS, is an error. */
+  /* RFC 7541 5.2: EOS in the string is an error, and so is padding longer than 7 bits or
+   * not the high bits of EOS. */
+  if ((flags_seen & STEP_FAIL) || !accept) return SPEEDY_HPACK_ERR_HUFFMAN;
+  return (int64_t)n;
+}
+
+int64_t speedy_hpack_huffman_decode(uint8_t *out, size_t out_len, const uint8_t *in, size_t len) {
+  unsigned state = 0;
+  unsigned accept = STEP_ACCEPT;
+  size_t n = 0;
+  for (size_t i = 0; i < len; i++) {
+    for (int half = 0; half < 2; half++) {
+      const hpack_huffman_step *step =
+          &hpack_huffman_decode[state][half == 0 ? in[i] >> 4 : in[i] & 15];
+      if (step->flags & STEP_FAIL) return SPEEDY_HPACK_ERR_HUFFMAN;
+      if (step->flags & STEP_EMIT) {
+        if (n == out_len) return SPEEDY_HPACK_ERR_BUFFER_TOO_SMALL;
+        out[n++] = step->sym;
+      }
+      state = step->next;
+      accept = step->flags & STEP_ACCEPT;
+    }
+  }
   if (!accept) return SPEEDY_HPACK_ERR_HUFFMAN;
   return (int64_t)n;
 }
