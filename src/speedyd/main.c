@@ -229,6 +229,22 @@ static int check_readable(const char *option, const char *path) {
   return 0;
 }
 
+void speedyd_print_listening(const speedyd_server *server) {
+  const speedyd_config *config = &server->config;
+  char line[SPEEDYD_MAX_LISTENS * 96];
+  size_t used = 0;
+  for (size_t i = 0; i < config->n_listens && used < sizeof(line); i++) {
+    const speedyd_listen *l = &config->listens[i];
+    int ipv6 = strchr(l->addr, ':') != NULL;
+    int n =
+        snprintf(line + used, sizeof(line) - used, "%s%s%s%s:%d (%s)", i ? ", " : "",
+                 ipv6 ? "[" : "", l->addr, ipv6 ? "]" : "", l->port, l->tls ? "TLS" : "plaintext");
+    if (n < 0) break;
+    used += (size_t)n;
+  }
+  fprintf(stderr, "speedyd: listening on %s\n", line);
+}
+
 int speedyd_write_port_file(speedyd_server *server) {
   const char *path = server->config.port_file;
   char tmp[4096];
@@ -465,6 +481,7 @@ static int listen_and_arm(speedyd_server *server, int *fds, int ready_fd) {
     l->port = io_listener_port(server->listeners[i]);
   }
   if (fds == NULL) {
+    speedyd_print_listening(server);
     if (config->port_file != NULL && speedyd_write_port_file(server) != 0) return -1;
     if (config->user != NULL && speedyd_drop_privileges(config->user) != 0) return -1;
     if (speedyd_harden_process() != 0) return -1;

@@ -169,6 +169,9 @@ int speedyd_h1_start(speedyd_conn *c);
 
 /* One event loop (see main.c). Returns the exit status. */
 int speedyd_run(speedyd_server *server, int *fds, int ready_fd);
+/* Prints "speedyd: listening on 127.0.0.1:40123 (plaintext), [::1]:8443 (TLS)" on stderr
+ * with the bound ports (port 0 replaced by the one chosen). */
+void speedyd_print_listening(const speedyd_server *server);
 /* Writes config.listens[].port to --port-file. Returns 0 or -1 after a message. */
 int speedyd_write_port_file(speedyd_server *server);
 int speedyd_drop_privileges(const char *user);

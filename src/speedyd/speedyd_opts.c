@@ -183,16 +183,10 @@ static void print_help(void) {
       "shutdown timeout, exit 0. Exit status: 0 success, 1 failure, 2 usage error.\n");
 }
 
-static int usage_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *format, ...) {
-  va_list ap;
-  va_start(ap, format);
-  fprintf(stderr, "speedyd: ");
-  vfprintf(stderr, format, ap);
-  fprintf(stderr, "\nTry 'speedyd --help' for more information.\n");
-  va_end(ap);
-  return SPEEDYD_EXIT_USAGE;
-}
+#define PROGRAM "speedyd"
+
+/* cli_option_error's "PROGRAM: bad --OPTION 'VALUE': expected ACCEPTED (try ...)". */
+#define BAD(option, ...) cli_option_error(PROGRAM, option, optarg, __VA_ARGS__)
 
 /* "[ADDR:]PORT[,tls]": ADDR may be an IPv4 literal, a bracketed IPv6 literal or "*". */
 static int parse_listen(const char *text, speedyd_listen *out) {
@@ -284,9 +278,9 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
       return 0;
     case OPT_LISTEN:
       if (config->n_listens == SPEEDYD_MAX_LISTENS)
-        return usage_error("too many --listen options (at most 16)");
+        return cli_usage_error(PROGRAM, "too many --listen options (at most 16)");
       if (parse_listen(optarg, &config->listens[config->n_listens]) != 0)
-        return usage_error("bad --listen '%s': expected [ADDR:]PORT[,tls]", optarg);
+        return BAD("listen", "[ADDR:]PORT[,tls]");
       config->n_listens++;
       break;
     case OPT_CERT:
@@ -308,7 +302,7 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
       config->manifest_file = optarg;
       break;
     case OPT_UPLOAD_PATH:
-      if (optarg[0] != '/') return usage_error("--upload-path '%s' must start with '/'", optarg);
+      if (optarg[0] != '/') return BAD("upload-path", "a path starting with '/'");
       config->upload_path = optarg;
       break;
     case OPT_UPLOAD_MODE:
@@ -317,28 +311,29 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
       else if (strcmp(optarg, "discard") == 0)
         config->upload_mode = HTTP_UPLOAD_DISCARD;
       else
-        return usage_error("bad --upload-mode '%s': expected echo or discard", optarg);
+        return BAD("upload-mode", "echo or discard");
       break;
     case OPT_UPLOAD_MAX:
-      if (cli_parse_u64(optarg, 0, UINT64_MAX, &v) != 0)
-        return usage_error("bad --upload-max '%s'", optarg);
+      if (cli_parse_u64(optarg, 0, UINT64_MAX, &v) != 0) return BAD("upload-max", "bytes");
       config->upload_max = v;
       break;
     case OPT_USER:
       config->user = optarg;
       break;
-    case OPT_PROTOCOLS:
+    case OPT_PROTOCOLS: {
+      char given[256]; /* parse_protocols cuts optarg at the commas */
+      snprintf(given, sizeof(given), "%s", optarg);
       if (parse_protocols(config, optarg) != 0)
-        return usage_error("bad --protocols: expected up to 4 of spdy/3.1, spdy/3, spdy/2, "
-                           "http/1.1");
-      break;
+        return cli_option_error(PROGRAM, "protocols", given,
+                                "up to 4 of spdy/3.1, spdy/3, spdy/2, http/1.1, comma-separated");
+    } break;
     case OPT_PLAINTEXT_V3:
       if (strcmp(optarg, "3") == 0)
         config->plaintext_v3 = IO_PROTO_SPDY3;
       else if (strcmp(optarg, "3.1") == 0)
         config->plaintext_v3 = IO_PROTO_SPDY3_1;
       else
-        return usage_error("bad --plaintext-v3 '%s': expected 3 or 3.1", optarg);
+        return BAD("plaintext-v3", "3 or 3.1");
       break;
     case OPT_HANDSHAKE_TIMEOUT:
       ms = &config->handshake_timeout_ms;
@@ -353,36 +348,34 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
       ms = &config->shutdown_timeout_ms;
       break;
     case OPT_MAX_CONNECTIONS:
-      if (cli_parse_u64(optarg, 1, 1000000, &v) != 0)
-        return usage_error("bad --max-connections '%s': expected 1 to 1000000", optarg);
+      if (cli_parse_u64(optarg, 1, 1000000, &v) != 0) return BAD("max-connections", "1 to 1000000");
       config->max_connections = (uint32_t)v;
       break;
     case OPT_MAX_STREAMS:
-      if (cli_parse_u64(optarg, 1, 100000, &v) != 0)
-        return usage_error("bad --max-streams '%s': expected 1 to 100000", optarg);
+      if (cli_parse_u64(optarg, 1, 100000, &v) != 0) return BAD("max-streams", "1 to 100000");
       config->max_streams = (uint32_t)v;
       break;
     case OPT_MAX_HEADER_BYTES:
       if (cli_parse_u64(optarg, 1024, 1048576, &v) != 0)
-        return usage_error("bad --max-header-bytes '%s': expected 1024 to 1048576", optarg);
+        return BAD("max-header-bytes", "1024 to 1048576");
       config->max_header_bytes = (uint32_t)v;
       break;
     case OPT_MAX_CONNECTIONS_PER_ADDRESS:
       if (cli_parse_u64(optarg, 0, 1000000, &v) != 0)
-        return usage_error("bad --max-connections-per-address '%s': expected 0 to 1000000", optarg);
+        return BAD("max-connections-per-address", "0 to 1000000");
       config->max_connections_per_address = (uint32_t)v;
       break;
     case OPT_ADDRESS_FLOOD_BURST:
       if (cli_parse_u64(optarg, 0, 1000000, &v) != 0)
-        return usage_error("bad --address-flood-burst '%s': expected 0 to 1000000", optarg);
+        return BAD("address-flood-burst", "0 to 1000000");
       config->address_glitch_burst = (uint32_t)v;
       break;
     case OPT_MAX_MEMORY:
     case OPT_MAX_CONNECTION_MEMORY:
       /* 0 (no limit) or at least 1 MiB: less could not hold one SPDY session. */
       if (cli_parse_u64(optarg, 0, UINT64_MAX, &v) != 0 || (v != 0 && v < 1048576))
-        return usage_error("bad --%s '%s': expected 0 or at least 1048576 bytes",
-                           opt == OPT_MAX_MEMORY ? "max-memory" : "max-connection-memory", optarg);
+        return BAD(opt == OPT_MAX_MEMORY ? "max-memory" : "max-connection-memory",
+                   "0 or at least 1048576 bytes");
       if (opt == OPT_MAX_MEMORY)
         config->max_memory = v;
       else
@@ -390,7 +383,7 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
       break;
     case OPT_DATA_FRAME_SIZE:
       if (cli_parse_u64(optarg, 1, 16777215, &v) != 0)
-        return usage_error("bad --data-frame-size '%s': expected 1 to 16777215", optarg);
+        return BAD("data-frame-size", "1 to 16777215");
       config->data_frame_size = (uint32_t)v;
       break;
     case OPT_ACCESS_LOG:
@@ -412,8 +405,7 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
       config->replay_file = optarg;
       break;
     case OPT_REPLAY_HOST_INDEX:
-      if (cli_parse_u64(optarg, 0, 65535, &v) != 0)
-        return usage_error("bad --replay-host-index '%s': expected 0 to 65535", optarg);
+      if (cli_parse_u64(optarg, 0, 65535, &v) != 0) return BAD("replay-host-index", "0 to 65535");
       config->replay_host_index = (int)v;
       break;
     case OPT_TLS_MAX:
@@ -422,53 +414,50 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
       else if (strcmp(optarg, "1.3") == 0)
         config->tls_max_1_2 = 0;
       else
-        return usage_error("bad --tls-max '%s': expected 1.2 or 1.3", optarg);
+        return BAD("tls-max", "1.2 or 1.3");
       break;
     case OPT_NO_TLS_RESUMPTION:
       config->tls_no_resumption = 1;
       break;
     case OPT_HEADER_COMPRESSION:
       if (cli_parse_u64(optarg, 0, 9, &v) != 0)
-        return usage_error("bad --header-compression '%s': expected a zlib level, 0 to 9", optarg);
+        return BAD("header-compression", "a zlib level, 0 to 9");
       config->header_compression = (int)v;
       break;
     case OPT_FILE_CACHE:
-      if (cli_parse_u64(optarg, 0, UINT64_MAX / 2, &v) != 0)
-        return usage_error("bad --file-cache '%s': expected bytes", optarg);
+      if (cli_parse_u64(optarg, 0, UINT64_MAX / 2, &v) != 0) return BAD("file-cache", "bytes");
       config->file_cache = v;
       break;
     case OPT_FILE_CACHE_VALID:
       if (cli_parse_u64(optarg, 0, 86400000, &v) != 0)
-        return usage_error("bad --file-cache-valid '%s': expected milliseconds, 0 to 86400000",
-                           optarg);
+        return BAD("file-cache-valid", "milliseconds, 0 to 86400000");
       config->file_cache_valid_ms = (uint32_t)v;
       break;
     case OPT_WORKERS:
       if (cli_parse_u64(optarg, 0, SPEEDYD_MAX_WORKERS, &v) != 0)
-        return usage_error("bad --workers '%s': expected 0 (one per CPU) to %d", optarg,
-                           SPEEDYD_MAX_WORKERS);
+        return BAD("workers", "0 (one per CPU) to %d", SPEEDYD_MAX_WORKERS);
       config->workers = (uint32_t)v;
       break;
     case ':':
-      return usage_error("option '%s' needs a value", name);
+      return cli_usage_error(PROGRAM, "option '%s' needs a value", name);
     default:
-      return usage_error("unknown option '%s'", name);
+      return cli_usage_error(PROGRAM, "unknown option '%s'", name);
     }
     if (ms != NULL) {
       if (cli_parse_u64(optarg, 0, 86400000, &v) != 0)
-        return usage_error("bad --%s '%s': expected milliseconds (0 to 86400000)",
-                           longindex >= 0 ? long_options[longindex].name : "timeout", optarg);
+        return BAD(longindex >= 0 ? long_options[longindex].name : "timeout",
+                   "milliseconds, 0 to 86400000");
       *ms = (uint32_t)v;
     }
     longindex = -1;
   }
-  if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
+  if (optind < argc) return cli_usage_error(PROGRAM, "unexpected argument '%s'", argv[optind]);
   if (config->docroot != NULL && config->replay_file != NULL)
-    return usage_error("--docroot and --replay exclude each other");
+    return cli_usage_error(PROGRAM, "--docroot and --replay exclude each other");
   if (config->docroot == NULL && config->replay_file == NULL)
-    return usage_error("--docroot DIR (or --replay PLAN) is required");
+    return cli_usage_error(PROGRAM, "--docroot DIR (or --replay PLAN) is required");
   if (config->replay_host_index >= 0 && config->replay_file == NULL)
-    return usage_error("--replay-host-index needs --replay PLAN");
+    return cli_usage_error(PROGRAM, "--replay-host-index needs --replay PLAN");
   if (config->n_listens == 0) {
     strcpy(config->listens[0].addr, "0.0.0.0");
     config->listens[0].port = 8080;
@@ -477,8 +466,8 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
   int any_tls = 0;
   for (size_t i = 0; i < config->n_listens; i++) any_tls |= config->listens[i].tls;
   if (any_tls && (config->cert_file == NULL || config->key_file == NULL))
-    return usage_error("a ,tls listener needs --cert FILE and --key FILE");
+    return cli_usage_error(PROGRAM, "a ,tls listener needs --cert FILE and --key FILE");
   if ((config->push || config->hint) && config->manifest_file == NULL)
-    return usage_error("--push and --hint need --manifest FILE");
+    return cli_usage_error(PROGRAM, "--push and --hint need --manifest FILE");
   return 0;
 }

@@ -218,7 +218,7 @@ static int on_signal(master *m, int *child_status) {
 static int supervise(master *m, int *child) {
   unsigned ready = 0;
   int64_t start_deadline = speedyd_now_ns() + (int64_t)WORKER_START_TIMEOUT_MS * 1000000;
-  int port_file_done = m->server->config.port_file == NULL;
+  int announced = 0; /* the listening line and --port-file, once every worker listens */
   while (running(m) > 0) {
     struct pollfd pfd[2] = {{.fd = m->signal_fd, .events = POLLIN},
                             {.fd = m->ready_pipe[0], .events = POLLIN}};
@@ -229,11 +229,12 @@ static int supervise(master *m, int *child) {
       ssize_t n = read(m->ready_pipe[0], bytes, sizeof(bytes));
       if (n > 0) ready += (unsigned)n;
     }
-    if (!port_file_done && ready >= m->n_workers && !m->stopping) {
-      port_file_done = 1;
+    if (!announced && ready >= m->n_workers && !m->stopping) {
+      announced = 1;
+      speedyd_print_listening(m->server);
       /* Then the master gives up root too (the port file may need it). */
       const char *user = m->server->config.user;
-      if (speedyd_write_port_file(m->server) != 0 ||
+      if ((m->server->config.port_file != NULL && speedyd_write_port_file(m->server) != 0) ||
           (user != NULL && speedyd_drop_privileges(user) != 0) || speedyd_harden_process() != 0) {
         m->status = SPEEDYD_EXIT_FAILURE;
         stop_all(m, SIGTERM);

@@ -17,9 +17,22 @@ done
 check "--help states defaults" "$(grep -c 'default' "$WORK/help" | awk '{print ($1 >= 20)}')" 1
 check "--version" "$("$SPEEDYD" --version | grep -c '^speedyd [0-9]')" 1
 "$SPEEDYD" --bogus 2>"$WORK/e1"; check "an unknown option exits 2" "$?" 2
-check "one-line message names it" "$(head -1 "$WORK/e1")" "speedyd: unknown option '--bogus'"
+check "one-line message names it" "$(cat "$WORK/e1")" \
+  "speedyd: unknown option '--bogus' (try 'speedyd --help')"
 "$SPEEDYD" --listen 1 2>/dev/null; check "no --docroot exits 2" "$?" 2
-"$SPEEDYD" --docroot "$WORK/site" --listen nope 2>/dev/null; check "a bad --listen exits 2" "$?" 2
+"$SPEEDYD" --docroot "$WORK/site" --listen nope 2>"$WORK/e7"; check "a bad --listen exits 2" "$?" 2
+check "its message, in the one style of option errors" "$(cat "$WORK/e7")" \
+  "speedyd: bad --listen 'nope': expected [ADDR:]PORT[,tls] (try 'speedyd --help')"
+"$SPEEDYD" --docroot "$WORK/site" --protocols spdy/3,spdy/4 2>"$WORK/e8"
+check "a bad --protocols exits 2" "$?" 2
+check "its message shows the whole value" "$(cat "$WORK/e8")" \
+  "speedyd: bad --protocols 'spdy/3,spdy/4': expected up to 4 of spdy/3.1, spdy/3, spdy/2, http/1.1, comma-separated (try 'speedyd --help')"
+"$SPEEDYD" --docroot "$WORK/site" --idle-timeout 1s 2>"$WORK/e9"
+check "a bad timeout's message" "$(cat "$WORK/e9")" \
+  "speedyd: bad --idle-timeout '1s': expected milliseconds, 0 to 86400000 (try 'speedyd --help')"
+"$SPEEDYD" --docroot "$WORK/site" --listen 2>"$WORK/e10"
+check "a missing value exits 2" "$?" 2
+check "its message" "$(cat "$WORK/e10")" "speedyd: option '--listen' needs a value (try 'speedyd --help')"
 "$SPEEDYD" --docroot "$WORK/site" --listen 127.0.0.1:0,tls 2>/dev/null
 check "TLS without --cert exits 2" "$?" 2
 "$SPEEDYD" --docroot "$WORK/site" --listen 127.0.0.1:0,tls --cert "$WORK/missing.pem" --key k 2>"$WORK/e2"
@@ -28,16 +41,22 @@ check "the message says which file and why" "$(cat "$WORK/e2")" \
   "speedyd: cannot open --cert $WORK/missing.pem: No such file or directory"
 "$SPEEDYD" --docroot "$WORK/site" --header-compression 10 2>"$WORK/e6"
 check "--header-compression 10 exits 2" "$?" 2
-check "its message" "$(head -1 "$WORK/e6")" \
-  "speedyd: bad --header-compression '10': expected a zlib level, 0 to 9"
+check "its message" "$(cat "$WORK/e6")" \
+  "speedyd: bad --header-compression '10': expected a zlib level, 0 to 9 (try 'speedyd --help')"
 # The level reaches the engine: level 0 stores the SYN_REPLY's block, 9 compresses it.
 speedy="${SPEEDYD%/*}/../speedy"
+# The lengths of the SYN_REPLYs `speedy get -v` received ("<< SYN_REPLY ... length=N", or
+# "recv SYN_REPLY frame <length=N, ...>"), one a line.
+syn_reply_lengths() {
+  sed -n -e 's/.*<< SYN_REPLY .*length=\([0-9]*\).*/\1/p' \
+    -e 's/.*recv SYN_REPLY frame <length=\([0-9]*\).*/\1/p' "$1"
+}
 if [ -x "$speedy" ]; then
   for level in 0 9; do
     start_server "z$level" --listen 127.0.0.1:0 --docroot "$WORK/site" --header-compression $level
     port_var="PORT_z$level"
     "$speedy" get -v -o /dev/null "http://127.0.0.1:${!port_var}/index.html" 2>"$WORK/v$level"
-    reply_len[level]=$(sed -n 's/.*<< SYN_REPLY .*length=\([0-9]*\).*/\1/p' "$WORK/v$level" | head -1)
+    reply_len[level]=$(syn_reply_lengths "$WORK/v$level" | head -1)
     stop_server "z$level"
   done
   check "level 0 sends a longer SYN_REPLY than level 9 (${reply_len[0]} > ${reply_len[9]})" \
@@ -55,7 +74,7 @@ if [ -x "$speedy" ]; then
     u="http://127.0.0.1:${!port_var}"
     "$speedy" get -v "$u/index.html" "$u/b.bin" "$u/nope" "$u/index.html" "$u/b.bin" \
       "$u/index.html" "$u/nope" "$u/b.bin" >/dev/null 2>"$WORK/d$level"
-    replies_sum[$level]=$(sed -n 's/.*<< SYN_REPLY .*length=\([0-9]*\).*/\1/p' "$WORK/d$level" |
+    replies_sum[$level]=$(syn_reply_lengths "$WORK/d$level" |
       awk '{ n++; t += $1 } END { print (n == 8 ? t : -1) }')
     stop_server "d$level"
   done
@@ -95,6 +114,17 @@ check "a missing --docroot exits 1" "$?" 1
 check_grep "its message" "cannot open --docroot" "$WORK/e3"
 start_server a --listen 127.0.0.1:0 --listen 127.0.0.1:0 --docroot "$WORK/site"
 check "--port-file lists both listeners" "$(wc -l <"$WORK/a.ports")" 2
+# Port 0 is useful only if the chosen port is told: one line on stderr names them all.
+check "the listening line names the chosen ports" "$(grep 'listening' "$WORK/a.stderr")" \
+  "speedyd: listening on 127.0.0.1:$PORT_a (plaintext), 127.0.0.1:$PORT2_a (plaintext)"
+make_certs
+tls_at=127.0.0.1 # IPv6 literals are shown in brackets, where the loopback has ::1
+grep -qi '^0\{31\}1 ' /proc/net/if_inet6 2>/dev/null && tls_at='[::1]'
+start_server w --listen "$tls_at:0,tls" --listen 127.0.0.1:0 --cert "$WORK/certs/server.pem" \
+  --key "$WORK/certs/server.key" --docroot "$WORK/site" --workers 2
+check "with workers, the master tells once" "$(grep 'listening' "$WORK/w.stderr")" \
+  "speedyd: listening on $tls_at:$PORT_w (TLS), 127.0.0.1:$PORT2_w (plaintext)"
+stop_server w
 "$SPEEDYD" --docroot "$WORK/site" --listen "127.0.0.1:$PORT_a" 2>"$WORK/e4"
 check "a port in use exits 1" "$?" 1
 check_grep "its message" "cannot listen on 127.0.0.1:$PORT_a" "$WORK/e4"
