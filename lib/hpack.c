@@ -390,10 +390,12 @@ static int table_insert(hpack_table *t, const uint8_t *name, uint32_t name_len,
   uint8_t *old = NULL;
   size_t free_octets = t->data_cap - t->span;
   size_t at;
-  if (t->head + len <= t->data_cap && len <= free_octets) {
+  /* (The ring is allocated even for an entry of no octets: its offset must point
+   * somewhere.) */
+  if (t->data != NULL && t->head + len <= t->data_cap && len <= free_octets) {
     at = t->head;
     t->span += len;
-  } else if (t->data_cap - t->head + len <= free_octets) {
+  } else if (t->data != NULL && t->data_cap - t->head + len <= free_octets) {
     at = 0; /* the rest of the ring is a gap until the entries before it leave */
     t->span += t->data_cap - t->head + len;
   } else {

@@ -826,6 +826,28 @@ Test(hpack, new_entry_may_name_the_entry_it_evicts_rfc7541_4_4) {
   mem_check();
 }
 
+Test(hpack, empty_name_and_value_are_an_entry_of_32_octets) {
+  mem_setup();
+  speedy_hpack_encoder *e = encoder_new();
+  speedy_hpack_decoder *d = decoder_new();
+  speedy_hpack_field f = field_of("", "", SPEEDY_HPACK_INDEX);
+  for (int round = 0; round < 2; round++) {
+    uint8_t *out;
+    size_t len = encode(e, &f, 1, &out);
+    if (round == 1) cr_assert(len == 1 && out[0] == 0xbe, "the second time, index 62");
+    got_list g = {0};
+    cr_assert_eq(decode(d, out, len, &g, 0), 0);
+    check_fields(&g, &f, 1, "empty field");
+    cr_assert_eq(speedy_hpack_decoder_table_size(d), 32);
+    cr_assert_eq(speedy_hpack_encoder_table_size(e), 32);
+    free(out);
+    got_free(&g);
+  }
+  speedy_hpack_encoder_del(e);
+  speedy_hpack_decoder_del(d);
+  mem_check();
+}
+
 Test(hpack, huffman_errors_in_a_block_are_compression_errors) {
   mem_setup();
   got_list g = {0};
