@@ -4,6 +4,7 @@
  * connections, 6 per host, no pipelining). Responses are parsed by llhttp; a keep-alive
  * connection the server closed before answering is retried once.
  */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -11,70 +12,115 @@
 #include "get_int.h"
 
 static get_conn *conn_of(llhttp_t *parser) { return parser->data; }
+static get_run *run_of_conn(const get_conn *conn) { return conn->origin->run; }
 
+/* A failure on this connection; when TLS negotiated no protocol, what to try is added (a
+ * SPDY-only server answers our HTTP/1.1 with frames, or not at all). */
+__attribute__((format(printf, 3, 4))) static void http1_fail(get_conn *conn, get_job *job,
+                                                             const char *fmt, ...) {
+  char why[500];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, sizeof(why), fmt, ap);
+  va_end(ap);
+  const char *hint = conn->how == IO_NEG_TLS_DEFAULT ? conn->origin->hint : "";
+  get_job_fail(job, "%s%s%s", why, hint[0] ? "; " : "", hint);
+}
+
+static int on_status(llhttp_t *p, const char *at, size_t len) {
+  get_job *job = conn_of(p)->http1.job;
+  if (!job) return -1;
+  size_t have = strlen(job->status_text);
+  size_t room = sizeof(job->status_text) - 1 - have;
+  size_t n = len < room ? len : room;
+  memcpy(job->status_text + have, at, n);
+  job->status_text[have + n] = '\0';
+  return 0;
+}
+
+/* Fields are kept in job->head as "Name: value\r\n" as they arrive (llhttp hands names
+ * and values over in pieces; the *_complete callbacks say where each ends, empty values
+ * included). */
 static int on_header_field(llhttp_t *p, const char *at, size_t len) {
   get_conn *conn = conn_of(p);
   get_http1 *h = &conn->http1;
+  get_job *job = h->job;
+  if (!job || job->state != JOB_ACTIVE) return job ? 0 : -1;
   if (!h->header_field) { /* a new field starts */
     h->header_field = 1;
-    h->field_len = 0;
-    if (conn->origin->run->opt->verbose) fputs("\n< ", stderr);
+    h->line_start = job->head_len;
   }
-  size_t n = len < sizeof(h->field) - 1 - h->field_len ? len : sizeof(h->field) - 1 - h->field_len;
-  memcpy(h->field + h->field_len, at, n);
-  h->field_len += n;
-  h->field[h->field_len] = '\0';
-  if (conn->origin->run->opt->verbose) get_out_escaped(stderr, at, len);
+  return get_resp_head_append(job, at, len);
+}
+
+static int on_header_field_complete(llhttp_t *p) {
+  get_conn *conn = conn_of(p);
+  get_http1 *h = &conn->http1;
+  get_job *job = h->job;
+  if (!job || job->state != JOB_ACTIVE) return job ? 0 : -1;
+  h->header_field = 0;
+  if (get_resp_head_append(job, ": ", 2) != 0) return -1;
+  h->value_start = job->head_len;
   return 0;
 }
 
 static int on_header_value(llhttp_t *p, const char *at, size_t len) {
+  get_job *job = conn_of(p)->http1.job;
+  if (!job || job->state != JOB_ACTIVE) return job ? 0 : -1;
+  return get_resp_head_append(job, at, len);
+}
+
+static int on_header_value_complete(llhttp_t *p) {
   get_conn *conn = conn_of(p);
   get_http1 *h = &conn->http1;
-  if (h->header_field) {
-    h->header_field = 0;
-    if (conn->origin->run->opt->verbose) fputs(": ", stderr);
-  }
-  if (conn->origin->run->opt->verbose) get_out_escaped(stderr, at, len);
-  return 0;
+  get_job *job = h->job;
+  if (!job || job->state != JOB_ACTIVE) return job ? 0 : -1;
+  const char *name = job->head + h->line_start;
+  size_t name_len = h->value_start - 2 - h->line_start;
+  get_resp_note(job, name, name_len, job->head + h->value_start, job->head_len - h->value_start);
+  return get_resp_head_append(job, "\r\n", 2);
 }
 
 static int on_headers_complete(llhttp_t *p) {
   get_conn *conn = conn_of(p);
-  get_job *job = conn->http1.job;
-  if (conn->origin->run->opt->verbose) fputc('\n', stderr);
-  conn->http1.header_field = 0;
+  get_http1 *h = &conn->http1;
+  get_job *job = h->job;
   if (!job) return -1;
+  h->header_field = 0;
+  if (job->state != JOB_ACTIVE) return run_of_conn(conn)->no_body ? 1 : 0; /* dropped */
   job->status = p->status_code;
   job->t_first = get_now_ns();
-  uint64_t max = conn->origin->run->opt->max_filesize;
-  if (max && (p->flags & F_CONTENT_LENGTH) && p->content_length > max) {
+  get_run *run = conn->origin->run;
+  char line[128];
+  snprintf(line, sizeof(line), "HTTP/%d.%d %d%s%s", p->http_major, p->http_minor, p->status_code,
+           job->status_text[0] ? " " : "", job->status_text);
+  if (run->opt->verbose) get_trace_http1_response(conn, line, job->head, job->head_len);
+  uint64_t max = run->opt->max_filesize;
+  if (max && (p->flags & F_CONTENT_LENGTH) && p->content_length > max && !run->no_body) {
     get_job_fail(job, "content-length %llu exceeds --max-filesize %llu",
                  (unsigned long long)p->content_length, (unsigned long long)max);
     return -1;
   }
-  return 0;
+  /* A job failed here (--fail) has its body read and dropped: the connection stays. */
+  get_resp_head_done(job, line);
+  return run->no_body ? 1 : 0; /* 1: a response to HEAD has no body, whatever it says */
 }
 
 static int on_body(llhttp_t *p, const char *at, size_t len) {
   get_conn *conn = conn_of(p);
   get_job *job = conn->http1.job;
   if (!job || job->state != JOB_ACTIVE) return 0;
-  get_run *run = conn->origin->run;
-  if (get_job_check_size(job, len) != 0 || get_out_open(run, job) != 0 ||
-      get_out_write(run, job, (const uint8_t *)at, len) != 0)
-    return -1;
-  job->bytes += len;
-  return 0;
+  return get_resp_body(job, (const uint8_t *)at, len) == 0 ? 0 : -1;
 }
 
 static int on_message_complete(llhttp_t *p) {
   get_conn *conn = conn_of(p);
   get_job *job = conn->http1.job;
   if (!job) return -1;
+  if (conn->origin->run->opt->verbose) get_trace_http1_end(conn, job);
   conn->http1.job = NULL;
   job->conn = NULL;
-  if (job->state == JOB_ACTIVE && get_out_open(conn->origin->run, job) == 0) get_job_done(job);
+  if (job->state == JOB_ACTIVE) get_resp_end(job);
   if (!llhttp_should_keep_alive(p)) conn->dead = 1;
   return 0;
 }
@@ -82,8 +128,11 @@ static int on_message_complete(llhttp_t *p) {
 int get_http1_start(get_conn *conn) {
   get_http1 *h = &conn->http1;
   llhttp_settings_init(&h->settings);
+  h->settings.on_status = on_status;
   h->settings.on_header_field = on_header_field;
+  h->settings.on_header_field_complete = on_header_field_complete;
   h->settings.on_header_value = on_header_value;
+  h->settings.on_header_value_complete = on_header_value_complete;
   h->settings.on_headers_complete = on_headers_complete;
   h->settings.on_body = on_body;
   h->settings.on_message_complete = on_message_complete;
@@ -112,26 +161,35 @@ static int send_request(get_conn *conn, get_job *job) {
   const get_options *opt = run->opt;
   char req[16384];
   size_t len = 0;
-  int post = run->body != NULL;
-  char line[2300];
+  char line[2400];
   int ok = 1;
-  int n = snprintf(line, sizeof(line), "%s %s HTTP/1.1\r\nHost: %s\r\n", post ? "POST" : "GET",
-                   job->path, conn->origin->authority);
+  int n = snprintf(line, sizeof(line), "%s %s HTTP/1.1\r\nHost: %s\r\n", run->method, job->path,
+                   conn->origin->authority);
   ok &= n > 0 && (size_t)n < sizeof(line) && append(req, sizeof(req), &len, line, (size_t)n) == 0;
   if (!has_header(opt, "user-agent")) {
     static const char ua[] = "User-Agent: speedy/" SPEEDY_GET_VERSION "\r\n";
     ok &= append(req, sizeof(req), &len, ua, sizeof(ua) - 1) == 0;
   }
   if (!has_header(opt, "accept")) ok &= append(req, sizeof(req), &len, "Accept: */*\r\n", 13) == 0;
-  if (post) {
+  if (opt->compressed && !has_header(opt, "accept-encoding")) {
+    static const char ae[] = "Accept-Encoding: gzip, deflate\r\n";
+    ok &= append(req, sizeof(req), &len, ae, sizeof(ae) - 1) == 0;
+  }
+  if (opt->range[0] && !has_header(opt, "range")) {
+    n = snprintf(line, sizeof(line), "Range: %s\r\n", opt->range);
+    ok &= append(req, sizeof(req), &len, line, (size_t)n) == 0;
+  }
+  if (run->has_body) {
     n = snprintf(line, sizeof(line), "Content-Length: %zu\r\n%s", run->body_len,
-                 has_header(opt, "content-type") ? ""
-                                                 : "Content-Type: application/octet-stream\r\n");
+                 has_header(opt, "content-type")
+                     ? ""
+                     : "Content-Type: application/x-www-form-urlencoded\r\n");
     ok &= append(req, sizeof(req), &len, line, (size_t)n) == 0;
   }
   for (int i = 0; i < opt->n_headers && ok; i++) {
     const spdy_header *h = &opt->headers[i];
-    if (strcmp(h->name, "host") == 0 || (post && strcmp(h->name, "content-length") == 0)) continue;
+    if (strcmp(h->name, "host") == 0 || (run->has_body && strcmp(h->name, "content-length") == 0))
+      continue;
     ok &= append(req, sizeof(req), &len, h->name, h->name_len) == 0 &&
           append(req, sizeof(req), &len, ": ", 2) == 0 &&
           append(req, sizeof(req), &len, h->value, h->value_len) == 0 &&
@@ -142,31 +200,19 @@ static int send_request(get_conn *conn, get_job *job) {
     get_job_fail(job, "request headers too large");
     return -1;
   }
-  if (opt->verbose) {
-    fputs("> ", stderr);
-    for (size_t i = 0; i + 2 <= len; i++) {
-      if (req[i] == '\r' && req[i + 1] == '\n') {
-        fputs(i + 4 <= len && req[i + 2] == '\r' ? "\n" : "\n> ", stderr);
-        i++;
-      } else {
-        get_out_escaped(stderr, req + i, 1);
-      }
-    }
-  }
+  if (opt->verbose) get_trace_http1_request(conn, req, len);
   if (io_conn_write(conn->io, req, len) != 0 ||
-      (post && io_conn_write(conn->io, run->body, run->body_len) != 0)) {
+      (run->has_body && run->body_len && io_conn_write(conn->io, run->body, run->body_len) != 0)) {
     get_job_fail(job, "cannot send the request");
     return -1;
   }
   job->state = JOB_ACTIVE;
   job->attempts++;
   job->conn = conn;
-  job->status = 0;
-  job->bytes = 0;
-  job->has_length = 0; /* llhttp enforces Content-Length itself */
-  job->t_first = 0;
+  get_resp_reset(job);
   if (!job->t_start) job->t_start = get_now_ns();
   conn->http1.job = job;
+  conn->http1.header_field = 0;
   return 0;
 }
 
@@ -183,7 +229,7 @@ size_t get_http1_read(get_conn *conn, const uint8_t *data, size_t len) {
   llhttp_errno_t err = llhttp_execute(&conn->http1.parser, (const char *)data, len);
   if (err != HPE_OK) {
     get_job *job = conn->http1.job;
-    if (job) get_job_fail(job, "bad HTTP/1.1 response: %s", llhttp_errno_name(err));
+    if (job) http1_fail(conn, job, "bad HTTP/1.1 response: %s", llhttp_errno_name(err));
     conn->http1.job = NULL;
     conn->dead = 1;
     io_conn_close(conn->io);
@@ -224,10 +270,11 @@ void get_http1_closed(get_conn *conn, int status) {
   }
   const llhttp_t *parser = &conn->http1.parser;
   if (job->status && (parser->flags & F_CONTENT_LENGTH))
-    get_job_fail(job, "connection closed before the response ended (%llu bytes, %llu missing): %s",
-                 (unsigned long long)job->bytes, (unsigned long long)parser->content_length,
-                 status ? io_strerror(status) : "closed");
+    http1_fail(conn, job,
+               "connection closed before the response ended (%llu bytes, %llu missing): %s",
+               (unsigned long long)job->bytes, (unsigned long long)parser->content_length,
+               status ? io_strerror(status) : "closed");
   else
-    get_job_fail(job, "connection closed before the response ended: %s",
-                 status ? io_strerror(status) : "closed");
+    http1_fail(conn, job, "connection closed before the response ended: %s",
+               status ? io_strerror(status) : "closed");
 }

@@ -28,19 +28,20 @@ static void submit_rst(get_conn *conn, int32_t id, uint32_t status) {
   if (spdy_submit_rst(conn->session, id, status) == 0) conn->resets_unsent++;
 }
 
-static int parse_status(const char *v, size_t len) {
-  int status = 0;
-  size_t i = 0;
-  for (; i < len && i < 3 && v[i] >= '0' && v[i] <= '9'; i++) status = status * 10 + (v[i] - '0');
-  return i == 3 ? status : -1;
-}
-
 static int is_connection_header(const char *name) {
   static const char *const banned[] = {"connection", "host", "keep-alive", "proxy-connection",
                                        "transfer-encoding"};
   for (size_t i = 0; i < sizeof(banned) / sizeof(banned[0]); i++)
     if (strcmp(name, banned[i]) == 0) return 1;
   return 0;
+}
+
+/* Stops a transfer the job no longer wants (it failed): the stream is cancelled. */
+static void cancel_job(get_conn *conn, get_job *job) {
+  if (job->conn != conn) return;
+  spdy_session_set_stream_user_data(conn->session, job->stream_id, NULL);
+  job->conn = NULL;
+  submit_rst(conn, job->stream_id, SPDY_RST_CANCEL);
 }
 
 static void copy_value(get_push_headers *push, char *dst, size_t cap, const spdy_header *h) {
@@ -57,7 +58,7 @@ static int64_t read_body(spdy_session *s, int32_t stream_id, uint8_t *buf, size_
   (void)s, (void)stream_id;
   get_job *job = source;
   get_run *run = run_of(user);
-  size_t left = run->body_len - job->body_off;
+  size_t left = run->body_len - job->body_off; /* run->has_body */
   size_t n = left < len ? left : len;
   memcpy(buf, run->body + job->body_off, n);
   job->body_off += n;
@@ -73,46 +74,45 @@ static int has_header(const get_options *opt, const char *name) {
   return 0;
 }
 
-static void trace_headers(const char *dir, int32_t id, const spdy_header *h, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    fprintf(stderr, "%s [%d] ", dir, (int)id);
-    get_out_escaped(stderr, h[i].name, h[i].name_len);
-    fputs(": ", stderr);
-    get_out_escaped(stderr, h[i].value, h[i].value_len);
-    fputc('\n', stderr);
-  }
-}
-
-/* Submits one waiting job. Returns 0, or -1 when this session takes no more streams. */
-static int submit_job(get_conn *conn, get_job *job) {
-  get_run *run = run_of(conn);
+size_t get_spdy_request_headers(const get_conn *conn, const get_job *job, spdy_header *h,
+                                char *length_buf, size_t length_buf_len) {
+  const get_run *run = run_of((get_conn *)conn);
   const get_options *opt = run->opt;
-  get_origin *origin = conn->origin;
-  spdy_header h[MAX_REQUEST_HEADERS];
+  const get_origin *origin = conn->origin;
   size_t n = 0;
-  int post = run->body != NULL;
-  char length[24];
 #define ADD(nm, val) (h[n++] = (spdy_header){nm, strlen(nm), val, strlen(val)})
-  ADD(":method", post ? "POST" : "GET");
+  ADD(":method", run->method);
   ADD(":path", job->path);
   ADD(":version", "HTTP/1.1");
   ADD(":host", origin->authority);
   ADD(":scheme", origin->scheme);
   if (!has_header(opt, "user-agent")) ADD("user-agent", "speedy/" SPEEDY_GET_VERSION);
   if (!has_header(opt, "accept")) ADD("accept", "*/*");
-  if (post) {
-    snprintf(length, sizeof(length), "%zu", run->body_len);
-    ADD("content-length", length);
-    if (!has_header(opt, "content-type")) ADD("content-type", "application/octet-stream");
+  if (opt->compressed && !has_header(opt, "accept-encoding"))
+    ADD("accept-encoding", "gzip, deflate");
+  if (opt->range[0] && !has_header(opt, "range")) ADD("range", opt->range);
+  if (run->has_body) {
+    snprintf(length_buf, length_buf_len, "%zu", run->body_len);
+    ADD("content-length", length_buf);
+    if (!has_header(opt, "content-type")) ADD("content-type", "application/x-www-form-urlencoded");
   }
 #undef ADD
   for (int i = 0; i < opt->n_headers; i++)
     if (!is_connection_header(opt->headers[i].name) &&
-        !(post && strcmp(opt->headers[i].name, "content-length") == 0))
+        !(run->has_body && strcmp(opt->headers[i].name, "content-length") == 0))
       h[n++] = opt->headers[i];
+  return n;
+}
+
+/* Submits one waiting job. Returns 0, or -1 when this session takes no more streams. */
+static int submit_job(get_conn *conn, get_job *job) {
+  get_run *run = run_of(conn);
+  spdy_header h[MAX_REQUEST_HEADERS];
+  char length[24];
+  size_t n = get_spdy_request_headers(conn, job, h, length, sizeof(length));
   job->body_off = 0;
-  int32_t id =
-      spdy_submit_request(conn->session, opt->priority, h, n, post ? read_body : NULL, job, job);
+  int32_t id = spdy_submit_request(conn->session, run->opt->priority, h, n,
+                                   run->has_body ? read_body : NULL, job, job);
   if (id == SPDY_ERR_STREAM_ID_EXHAUSTED || id == SPDY_ERR_SESSION_CLOSING ||
       id == SPDY_ERR_TOO_MANY_STREAMS)
     return -1;
@@ -120,15 +120,11 @@ static int submit_job(get_conn *conn, get_job *job) {
     get_job_fail(job, "cannot send the request: %s", spdy_strerror(id));
     return 0;
   }
-  if (opt->verbose) trace_headers(">", id, h, n);
   job->state = JOB_ACTIVE;
   job->attempts++;
   job->stream_id = id;
   job->conn = conn;
-  job->status = 0;
-  job->bytes = 0;
-  job->has_length = 0;
-  job->t_first = 0;
+  get_resp_reset(job);
   if (!job->t_start) job->t_start = get_now_ns();
   return 0;
 }
@@ -144,44 +140,100 @@ static int on_begin_headers(spdy_session *s, int32_t id, spdy_headers_kind kind,
                             int32_t associated_id, void *user) {
   (void)s, (void)id, (void)associated_id;
   get_conn *conn = user;
-  if (kind == SPDY_HEADERS_PUSH) memset(&conn->push, 0, sizeof(conn->push));
+  if (kind == SPDY_HEADERS_PUSH) { /* a new push: its own fields (the buffer is reused) */
+    get_push_headers *push = &conn->push;
+    uint8_t *fields = push->fields;
+    size_t cap = push->fields_cap;
+    memset(push, 0, sizeof(*push));
+    push->fields = fields;
+    push->fields_cap = cap;
+  }
   return 0;
 }
 
-static void note_header(get_job *job, const spdy_header *h) {
-  if (h->name_len == 7 && memcmp(h->name, ":status", 7) == 0) {
-    job->status = parse_status(h->value, h->value_len);
-  } else if (h->name_len == 14 && memcmp(h->name, "content-length", 14) == 0) {
-    char v[24];
-    size_t n = h->value_len < sizeof(v) - 1 ? h->value_len : sizeof(v) - 1;
-    memcpy(v, h->value, n);
-    v[n] = '\0';
-    char *end;
-    unsigned long long len = strtoull(v, &end, 10);
-    if (n > 0 && *end == '\0' && v[0] != '-') {
-      job->content_length = len;
-      job->has_length = 1;
+/* Keeps a field of a push being announced, to be noted on its job if it is accepted.
+ * Past GET_MAX_HEAD the push is marked bad (and refused). */
+static void keep_push_field(get_push_headers *push, const spdy_header *h) {
+  size_t need = 8 + h->name_len + h->value_len;
+  if (push->bad || need > GET_MAX_HEAD - push->fields_len) {
+    push->bad = 1;
+    return;
+  }
+  if (push->fields_len + need > push->fields_cap) {
+    size_t cap = push->fields_cap ? push->fields_cap : 1024;
+    while (cap < push->fields_len + need) cap *= 2;
+    uint8_t *p = realloc(push->fields, cap);
+    if (!p) {
+      push->bad = 1;
+      return;
     }
+    push->fields = p;
+    push->fields_cap = cap;
+  }
+  uint8_t *at = push->fields + push->fields_len;
+  uint32_t name_len = (uint32_t)h->name_len, value_len = (uint32_t)h->value_len;
+  memcpy(at, &name_len, 4);
+  memcpy(at + 4, h->name, name_len);
+  memcpy(at + 4 + name_len, &value_len, 4);
+  memcpy(at + 8 + name_len, h->value, value_len);
+  push->fields_len += need;
+}
+
+/* Notes the kept fields of the push on its job: status, lengths, the head for -i. */
+static void replay_push_fields(get_conn *conn, get_job *job) {
+  const uint8_t *p = conn->push.fields, *end = p + conn->push.fields_len;
+  while (p < end) {
+    uint32_t name_len, value_len;
+    memcpy(&name_len, p, 4);
+    const char *name = (const char *)p + 4;
+    memcpy(&value_len, p + 4 + name_len, 4);
+    const char *value = (const char *)p + 8 + name_len;
+    p += 8 + name_len + value_len;
+    static const char *const request_only[] = {":path", ":host", ":scheme", ":method", ":url"};
+    int skip = 0;
+    for (size_t i = 0; i < sizeof(request_only) / sizeof(request_only[0]); i++)
+      skip |= strlen(request_only[i]) == name_len && memcmp(request_only[i], name, name_len) == 0;
+    if (skip) continue;
+    get_resp_note(job, name, name_len, value, value_len);
+    if (get_resp_head_field(job, name, name_len, value, value_len) != 0) return;
   }
 }
 
 static int on_header(spdy_session *s, int32_t id, const spdy_header *h, void *user) {
   get_conn *conn = user;
-  if (run_of(conn)->opt->verbose) trace_headers("<", id, h, 1);
+  if (run_of(conn)->opt->verbose) get_trace_headers(h, 1);
   get_job *job = spdy_session_get_stream_user_data(s, id);
   if (job) {
-    note_header(job, h);
+    if (job->state != JOB_ACTIVE) return 0;
+    get_resp_note(job, h->name, h->name_len, h->value, h->value_len);
+    if (!job->head_done && get_resp_head_field(job, h->name, h->name_len, h->value, h->value_len))
+      cancel_job(conn, job);
     return 0;
   }
-  /* a push being announced: collect what we must check */
+  if (id % 2 != 0) return 0; /* a stream we gave up */
+  /* a push being announced: collect what we must check, and keep every field */
   if (h->name_len == 5 && memcmp(h->name, ":path", 5) == 0)
     copy_value(&conn->push, conn->push.path, sizeof(conn->push.path), h);
   else if (h->name_len == 5 && memcmp(h->name, ":host", 5) == 0)
     copy_value(&conn->push, conn->push.host, sizeof(conn->push.host), h);
   else if (h->name_len == 7 && memcmp(h->name, ":scheme", 7) == 0)
     copy_value(&conn->push, conn->push.scheme, sizeof(conn->push.scheme), h);
-  else if (h->name_len == 7 && memcmp(h->name, ":status", 7) == 0)
-    conn->push.status = parse_status(h->value, h->value_len);
+  keep_push_field(&conn->push, h);
+  return 0;
+}
+
+/* Once the head carries a status: -i / -I output, --fail, --compressed, --max-filesize
+ * against the announced length. Returns 0 (a failed job's stream is cancelled). */
+static int head_maybe_done(get_conn *conn, get_job *job) {
+  if (job->head_done || job->status <= 0 || job->state != JOB_ACTIVE) return 0;
+  if (!job->t_first) job->t_first = get_now_ns();
+  char line[96];
+  char proto[16];
+  snprintf(proto, sizeof(proto), "%s", io_proto_name(conn->proto));
+  for (char *p = proto; *p; p++)
+    if (*p >= 'a' && *p <= 'z') *p = (char)(*p - 32);
+  snprintf(line, sizeof(line), "%s %s", proto, job->status_text); /* "SPDY/3.1 200 OK" */
+  if (get_job_check_size(job, 0) != 0 || get_resp_head_done(job, line) != 0) cancel_job(conn, job);
   return 0;
 }
 
@@ -256,7 +308,7 @@ static int accept_push(get_conn *conn, int32_t id) {
     note_refused_push(conn, PUSH_OTHER_ORIGIN, why);
   }
   if (why) {
-    if (run->opt->verbose) fprintf(stderr, "* [%d] %s: reset\n", (int)id, why);
+    if (run->opt->verbose) get_trace_note(run, "[%d] %s: reset", (int)id, why);
     submit_rst(conn, id, SPDY_RST_REFUSED_STREAM);
     return 0;
   }
@@ -264,17 +316,16 @@ static int accept_push(get_conn *conn, int32_t id) {
   get_job *job = adopt_request(conn, conn->push.path, &duplicate);
   if (duplicate) {
     if (run->opt->verbose)
-      fprintf(stderr, "* [%d] push of a resource already fetched: cancel\n", (int)id);
+      get_trace_note(run, "[%d] push of a resource already fetched: cancel", (int)id);
     submit_rst(conn, id, SPDY_RST_CANCEL);
     return 0;
   }
   if (job) {
-    if (run->opt->verbose) fprintf(stderr, "* [%d] push adopted for %s\n", (int)id, job->url);
+    if (run->opt->verbose) get_trace_note(run, "[%d] push adopted for %s", (int)id, job->url);
     job->state = JOB_ACTIVE;
     job->attempts++;
     job->stream_id = id;
     job->conn = conn;
-    job->bytes = 0;
     if (!job->t_start) job->t_start = get_now_ns();
   } else {
     job = get_job_new_push(origin, conn->push.path);
@@ -282,9 +333,11 @@ static int accept_push(get_conn *conn, int32_t id) {
     job->conn = conn;
     job->stream_id = id;
   }
-  job->status = conn->push.status > 0 ? conn->push.status : 0; /* SPDY/2: in the SYN_STREAM */
+  get_resp_reset(job);
   spdy_session_set_stream_user_data(conn->session, id, job);
-  return 0;
+  /* the SYN_STREAM's own fields: SPDY/2 (and some servers) put the response's there */
+  replay_push_fields(conn, job);
+  return head_maybe_done(conn, job);
 }
 
 static int on_headers_end(spdy_session *s, int32_t id, int end_stream, void *user) {
@@ -295,28 +348,15 @@ static int on_headers_end(spdy_session *s, int32_t id, int end_stream, void *use
     if (id % 2 == 0) return accept_push(conn, id);
     return 0;
   }
-  if (!job->t_first && job->status > 0) job->t_first = get_now_ns();
-  if (job->state == JOB_ACTIVE && get_job_check_size(job, 0) != 0) {
-    spdy_session_set_stream_user_data(s, id, NULL);
-    job->conn = NULL;
-    submit_rst(conn, id, SPDY_RST_CANCEL);
-  }
-  return 0;
+  return head_maybe_done(conn, job);
 }
 
 static int on_data_chunk(spdy_session *s, int32_t id, const uint8_t *data, size_t len, void *user) {
   get_conn *conn = user;
   get_job *job = spdy_session_get_stream_user_data(s, id);
   if (!job || job->state != JOB_ACTIVE) return 0;
-  if (!job->t_first) job->t_first = get_now_ns();
-  if (get_job_check_size(job, len) != 0 || get_out_open(run_of(conn), job) != 0 ||
-      get_out_write(run_of(conn), job, data, len) != 0) {
-    spdy_session_set_stream_user_data(s, id, NULL);
-    job->conn = NULL;
-    submit_rst(conn, id, SPDY_RST_CANCEL);
-    return 0;
-  }
-  job->bytes += len;
+  if (!job->head_done && job->status > 0 && head_maybe_done(conn, job) != 0) return 0;
+  if (get_resp_body(job, data, len) != 0) cancel_job(conn, job);
   return 0;
 }
 
@@ -338,15 +378,16 @@ static int on_stream_close(spdy_session *s, int32_t id, uint32_t status, void *u
     if (job->status <= 0) {
       get_job_fail(job, job->status == 0 ? "stream ended without a :status"
                                          : "response with an invalid :status");
-    } else if (get_out_open(run_of(conn), job) == 0) {
-      get_job_done(job);
+    } else {
+      if (!job->head_done) head_maybe_done(conn, job);
+      if (job->state == JOB_ACTIVE) get_resp_end(job);
     }
     return 0;
   }
   if (status == SPDY_RST_REFUSED_STREAM && !job->pushed && job->attempts < 2 && job->bytes == 0) {
     /* Not processed by the server: once more, on a new session. */
     if (run_of(conn)->opt->verbose)
-      fprintf(stderr, "* [%d] refused; retrying %s on a new session\n", (int)id, job->url);
+      get_trace_note(run_of(conn), "[%d] refused; retrying %s on a new session", (int)id, job->url);
     job->state = JOB_WAITING;
     conn->dead = 1;
     return 0;
@@ -370,20 +411,15 @@ static int on_goaway(spdy_session *s, int32_t last_good_id, uint32_t status, voi
   conn->goaway_seen = 1;
   conn->goaway_last_good = last_good_id;
   if (run_of(conn)->opt->verbose)
-    fprintf(stderr, "* GOAWAY: last good stream %d, status %u\n", (int)last_good_id, status);
+    get_trace_note(run_of(conn), "GOAWAY: last good stream %d, status %u", (int)last_good_id,
+                   status);
   return 0;
 }
 
-static void on_frame(spdy_session *s, int sent, spdy_frame_type type, uint8_t flags, int32_t id,
-                     uint32_t length, const char *summary, void *user) {
+static int on_setting(spdy_session *s, uint32_t id, uint8_t flags, uint32_t value, void *user) {
   (void)s, (void)user;
-  fprintf(stderr, "%s %s stream=%d flags=0x%02x length=%u", sent ? ">>" : "<<",
-          spdy_frame_type_name(type), (int)id, flags, length);
-  if (summary && summary[0]) {
-    fputc(' ', stderr);
-    get_out_escaped(stderr, summary, strlen(summary));
-  }
-  fputc('\n', stderr);
+  get_trace_setting(id, flags, value);
+  return 0;
 }
 
 /* ---- Driving the session ----------------------------------------------------------- */
@@ -404,7 +440,11 @@ int get_spdy_start(get_conn *conn) {
   spdy_callbacks_set_on_data_chunk(cb, on_data_chunk);
   spdy_callbacks_set_on_stream_close(cb, on_stream_close);
   spdy_callbacks_set_on_goaway(cb, on_goaway);
-  if (opt->verbose) spdy_callbacks_set_on_frame(cb, on_frame);
+  if (opt->verbose) {
+    spdy_callbacks_set_on_frame(cb, get_trace_frame);
+    spdy_callbacks_set_on_frame_not_sent(cb, get_trace_frame_not_sent);
+    spdy_callbacks_set_on_setting(cb, on_setting);
+  }
   spdy_options_set_stream_window(so, opt->stream_window);
   spdy_options_set_session_window(so, opt->session_window);
   /* Streams the server may open towards us are exactly its pushes. */
@@ -504,4 +544,6 @@ void get_spdy_closed(get_conn *conn, int status) {
   }
   spdy_session_del(conn->session);
   conn->session = NULL;
+  free(conn->push.fields);
+  conn->push.fields = NULL;
 }

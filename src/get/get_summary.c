@@ -58,10 +58,8 @@ int get_summary(get_run *run) {
         if (!j->error[0])
           snprintf(j->error, sizeof(j->error), "connection ended before the response did");
       }
-      if (j->state == JOB_DONE && j->status >= 400) {
-        j->state = JOB_FAILED;
-        snprintf(j->error, sizeof(j->error), "HTTP status %d", j->status);
-      }
+      /* A status of 400 or more is a response like another (as in curl); --fail made
+       * it a failure when the head arrived. */
       if (j->state == JOB_FAILED && !j->pushed) failed++;
     }
   }

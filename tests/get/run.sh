@@ -1,17 +1,23 @@
 #!/bin/bash
-# run.sh CASE — one integration test of `speedy get` against node's spdy-transport (or
-# node's http for --http1): starts tests/get/server.js on 127.0.0.1 port 0, runs
-# `speedy get`, checks files, digests, the summary and the exit status. Exit 0 pass,
-# 1 fail, 77 skip (no node or no node_modules). Everything lives in a temporary
-# directory removed at exit; the server is stopped by its PID.
+# run.sh CASE — one integration test of `speedy get`: against node's spdy-transport (or
+# node's http for --http1) in tests/get/server.js, or against speedyd for the curl-like
+# options (HEAD, ranges, gzip, POST echo); some cases compare with curl. Servers listen on
+# 127.0.0.1 port 0; the test runs `speedy get`, checks files, digests, the summary and
+# the exit status. Exit 0 pass, 1 fail, 77 skip (node, node_modules, curl or script
+# missing where the case needs them). Everything lives in a temporary directory removed
+# at exit; servers are stopped by their PIDs.
 set -u
 case=${1:?usage: run.sh CASE}
 src=${SPEEDY_SOURCE_DIR:?}
 speedy=${SPEEDY_BUILD_DIR:?}/src/speedy
-command -v node >/dev/null 2>&1 || { echo "SKIP: node not found"; exit 77; }
-[ -d "$src/node_modules/spdy-transport" ] || {
-  echo "SKIP: $src/node_modules/spdy-transport missing (run npm ci)"; exit 77; }
+speedyd=$SPEEDY_BUILD_DIR/src/speedyd/speedyd
 export NODE_PATH=$src/node_modules
+need_node() {
+  command -v node >/dev/null 2>&1 || { echo "SKIP: node not found"; exit 77; }
+  [ -d "$src/node_modules/spdy-transport" ] || {
+    echo "SKIP: $src/node_modules/spdy-transport missing (run npm ci)"; exit 77; }
+}
+need() { command -v "$1" >/dev/null 2>&1 || { echo "SKIP: $1 not found"; exit 77; }; }
 
 work=$(mktemp -d)
 pids=()
@@ -24,8 +30,9 @@ cd "$work" || exit 1
 certs=$work/certs
 fail() { echo "FAIL ($case): $*"; [ -f err ] && { echo "--- speedy stderr"; cat err; }; exit 1; }
 
-# start_server NAME ARGS... — sets PORT
+# start_server NAME ARGS... — tests/get/server.js; sets PORT
 start_server() {
+  need_node
   local name=$1; shift
   mkfifo "$name.in"
   node "$src/tests/get/server.js" "$@" < "$name.in" > "$name.port" 2> "$name.err" &
@@ -38,6 +45,34 @@ start_server() {
   done
   cat "$name.err"; fail "server did not start"
 }
+
+# start_speedyd [tls] ARGS... — speedyd serving ./site (examples/site) with POST /upload
+# echoed and an access log in ./access.log; sets PORT (and certs for tls)
+start_speedyd() {
+  local listen=127.0.0.1:0 tls=()
+  if [ "${1:-}" = tls ]; then
+    shift; sh "$src/tests/io/gencerts.sh" "$certs" >/dev/null 2>&1 || fail "gencerts"
+    listen=127.0.0.1:0,tls; tls=(--cert "$certs/server.pem" --key "$certs/server.key")
+  fi
+  mkdir -p site && cp -R "$src/examples/site/." site/ || fail "no examples/site"
+  "$speedyd" --listen "$listen" "${tls[@]}" --workers 1 --docroot site --upload-path /upload \
+    --access-log access.log --error-log speedyd.err --port-file speedyd.port "$@" \
+    > speedyd.out 2>&1 &
+  pids+=($!)
+  for _ in $(seq 100); do
+    PORT=$(sed -n 1p speedyd.port 2>/dev/null)
+    [ -n "$PORT" ] && return 0
+    sleep 0.05
+  done
+  cat speedyd.out speedyd.err 2>/dev/null; fail "speedyd did not start"
+}
+# logged REGEX — waits (up to 5 s) for a line of speedyd's access log to match
+logged() {
+  for _ in $(seq 100); do grep -qE -- "$1" access.log 2>/dev/null && return 0; sleep 0.05; done
+  echo "--- access.log"; cat access.log 2>/dev/null; fail "access log lacks '$1'"
+}
+# same A B WHAT — files A and B are byte for byte the same
+same() { cmp -s "$1" "$2" || fail "$3: $1 and $2 differ"; }
 
 tls_server() { sh "$src/tests/io/gencerts.sh" "$certs" || fail "gencerts"; start_server s --tls "$certs/server.pem" "$certs/server.key" "$@"; }
 
@@ -105,7 +140,8 @@ push_adopted_for_a_request)
   start_server s; mkdir out
   get -v -d out "http://localhost:$PORT/index.html" "http://localhost:$PORT/pushed.js" || fail "exit $?"
   expect_file out/pushed.js 5000; expect_summary "push adopted for http://localhost:$PORT/pushed.js"
-  expect_summary "RST_STREAM stream=3 .*status=CANCEL" ;;
+  grep -A2 "send RST_STREAM frame <length=8, flags=0x00, stream_id=3>" err | grep -q "(status_code=CANCEL)" ||
+    fail "no RST_STREAM CANCEL of stream 3 in the trace" ;;
 stdout_in_order)
   start_server s; get "http://localhost:$PORT/bytes/3000000" "http://localhost:$PORT/bytes/10" > both || fail "exit $?"
   head -c 3000000 both > first; tail -c 10 both > second
@@ -116,7 +152,7 @@ no_push)
   true ;;
 post)
   tls_server; head -c 777777 /dev/urandom > body
-  get --cacert "$certs/ca.pem" -o answer --data @body "https://localhost:$PORT/upload" || fail "exit $?"
+  get --cacert "$certs/ca.pem" -o answer --data-binary @body "https://localhost:$PORT/upload" || fail "exit $?"
   [ "$(cat answer)" = "777777 $(sha body)" ] || fail "upload answer '$(cat answer)'" ;;
 large_file_tls)
   tls_server; get --cacert "$certs/ca.pem" -o big "https://localhost:$PORT/bytes/33554432" || fail "exit $?"
@@ -145,9 +181,9 @@ http1_tls)
   sh "$src/tests/io/gencerts.sh" "$certs"; start_server s --http1 --tls "$certs/server.pem" "$certs/server.key"
   get --http1 --cacert "$certs/ca.pem" -o x "https://localhost:$PORT/bytes/5000" || fail "exit $?"
   expect_file x 5000; expect_summary "http/1.1 negotiated by ALPN" ;;
-failures_named)
-  start_server s; get -o a -o b "http://localhost:$PORT/nope" "http://localhost:$PORT/bytes/5"; rc=$?
-  [ $rc = 1 ] || fail "exit $rc"; expect_summary "speedy get: http://localhost:$PORT/nope: HTTP status 404"
+failures_named) # with --fail a 404 is a failure, named; the other URL is still fetched
+  start_server s; get --fail -o a -o b "http://localhost:$PORT/nope" "http://localhost:$PORT/bytes/5"; rc=$?
+  [ $rc = 1 ] || fail "exit $rc"; expect_summary "speedy get: http://localhost:$PORT/nope: HTTP status 404 (--fail)"
   expect_file b 5 ;;
 safe_names_no_overwrite)
   start_server s; mkdir out; echo keep > out/10; ln -s /etc/passwd out/20
@@ -158,12 +194,223 @@ safe_names_no_overwrite)
   ls out | grep -q / && fail "a name with a slash"; true ;;
 usage)
   "$speedy" get --bogus 2>err; [ $? = 2 ] || fail "bad option: exit not 2"
+  grep -qx "speedy get: unknown option '--bogus' (try 'speedy get --help')" err || fail "unknown option message: $(cat err)"
   "$speedy" get 2>err; [ $? = 2 ] || fail "no URL: exit not 2"
   "$speedy" get --help > help || fail "--help exit"
-  for o in --spdy --http1 --output --remote-name --dir --header --data --priority --verbose \
-           --insecure --cacert --resolve --no-push --max-pushes --window --session-window; do
-    grep -q -- "$o" help || fail "--help does not list $o"
+  # every option, and a default for each that takes a value or changes a default
+  for o in --spdy --http1 --npn --http1-connections --priority --no-push --max-pushes --window \
+           --session-window --request --header --data --data-binary --range --compressed \
+           --output --remote-name --dir --output-dir --include --head --fail --verbose \
+           --silent --insecure --cacert --resolve --connect-timeout --max-time --max-filesize \
+           --help --version; do
+    grep -q -- "$o\b" help || fail "--help does not list $o"
+  done
+  for o in -X -H -r -o -O -d -i -I -f -v -s -k -h -V; do
+    grep -qE -- "^  $o, --" help || fail "--help does not list $o"
+  done
+  # every option's entry (its lines up to the next option or heading) says its default
+  awk '/^  (-., )?--[a-z]/ || /^[A-Z]/ { if (entry != "" && entry !~ /default/) print entry; entry = "" }
+       /^  (-., )?--[a-z]/ && !/--(help|version)/ { entry = $0; next }
+       entry != "" { entry = entry " " $0 }
+       END { if (entry != "" && entry !~ /default/) print entry }' help > nodefault
+  [ -s nodefault ] && fail "options without a default in --help: $(cat nodefault)"
+  true ;;
+option_errors) # bad values in the one style: command, option, value, what is accepted, help
+  expect_usage() { # EXPECTED-LINE ARGS...
+    local want=$1; shift
+    "$speedy" get "$@" http://127.0.0.1:1/ > out 2> err; local rc=$?
+    [ $rc = 2 ] || fail "speedy get $*: exit $rc, expected 2"
+    [ "$(cat err)" = "$want" ] || fail "speedy get $*: said '$(cat err)', expected '$want'"
+  }
+  hint="(try 'speedy get --help')"
+  expect_usage "speedy get: bad --range 'x': expected A-B, A- or -N, or several joined by commas $hint" -r x
+  expect_usage "speedy get: bad --range '9-3': expected A-B, A- or -N, or several joined by commas $hint" --range 9-3
+  expect_usage "speedy get: bad --request 'GE T': expected a method name such as GET, PUT or DELETE $hint" -X 'GE T'
+  expect_usage "speedy get: bad --spdy '4': expected 3.1, 3 or 2 $hint" --spdy=4
+  expect_usage "speedy get: bad --priority '8': expected 0 to 7 $hint" --priority 8
+  expect_usage "speedy get: bad --http1-connections '0': expected 1 to 16 $hint" --http1-connections 0
+  expect_usage "speedy get: bad --max-pushes '-1': expected 0 to 1000 $hint" --max-pushes -1
+  expect_usage "speedy get: bad --window '5': expected 65536 to 2147483647 $hint" --window 5
+  expect_usage "speedy get: bad --session-window 'x': expected 65536 to 2147483647 $hint" --session-window x
+  expect_usage "speedy get: bad --header 'nocolon': expected 'Name: value' $hint" -H nocolon
+  expect_usage "speedy get: bad --data '@': expected TEXT, @FILE or @- $hint" --data @
+  expect_usage "speedy get: bad --resolve 'a:b': expected HOST:PORT:ADDR $hint" --resolve a:b
+  expect_usage "speedy get: bad --connect-timeout '0': expected 1 to 3600 (seconds) $hint" --connect-timeout 0
+  expect_usage "speedy get: bad --max-time '1s': expected 1 to 86400 (seconds) $hint" --max-time 1s
+  expect_usage "speedy get: bad --max-filesize '1X': expected BYTES, or with K, M or G $hint" --max-filesize 1X
+  expect_usage "speedy get: bad --header 'a: b\\x0a.': expected 'Name: value' $hint" -H "$(printf 'a: b\n.')"
+  expect_usage "speedy get: -I (HEAD) and --data (a body) exclude each other $hint" -I --data x
+  "$speedy" get http://127.0.0.1:1/ -r 2> err; [ $? = 2 ] || fail "-r without a value: exit not 2"
+  [ "$(cat err)" = "speedy get: option '-r' needs a value $hint" ] || fail "-r without a value said '$(cat err)'" ;;
+head_http1|head_spdy) # -I: HEAD on the wire, the head on stdout (as curl -I), no body
+  need curl; start_speedyd; opts=(); [ $case = head_http1 ] && opts=(--http1)
+  get "${opts[@]}" -I "http://127.0.0.1:$PORT/index.html" > head || fail "exit $?"
+  logged '"HEAD /index.html HTTP/1.1" 200'
+  size=$(stat -c %s site/index.html)
+  tr -d '\r' < head | grep -qx "content-length: $size" || fail "no content-length: $size in the head"
+  [ "$(tail -c 4 head | od -An -c | tr -d ' ')" = '\r\n\r\n' ] || fail "the head does not end with an empty line"
+  grep -q '<html' head && fail "-I wrote a body"
+  expect_summary " 200 .* 0 B"
+  # the same lines as curl -I, but for the status line's protocol and the date
+  curl -sI "http://127.0.0.1:$PORT/index.html" | grep -v '^date:' | sed 1d > curl.head
+  grep -v '^date:' head | sed 1d > ours.head; same curl.head ours.head "head lines"
+  if [ $case = head_http1 ]; then
+    [ "$(head -1 head)" = "$(printf 'HTTP/1.1 200 OK\r')" ] || fail "status line '$(head -1 head)'"
+  else
+    [ "$(head -1 head)" = "$(printf 'SPDY/3.1 200 OK\r')" ] || fail "status line '$(head -1 head)'"
+  fi ;;
+include_and_method) # -i: the head, then the body; -X: the method, on both protocols
+  start_speedyd
+  for p in --http1 --spdy=3.1 --spdy=2; do
+    get $p -i "http://127.0.0.1:$PORT/index.html" > out || fail "$p: exit $?"
+    head -c 17 out | grep -qE '^(HTTP/1.1|SPDY/3.1|SPDY/2) 200 OK' || fail "$p: starts '$(head -1 out)'"
+    size=$(stat -c %s site/index.html)
+    tail -c "$size" out > body; same body site/index.html "$p -i body"
+    grep -q $'^\r$' out || fail "$p: no empty line after the head"
+    get $p -s -X DELETE "http://127.0.0.1:$PORT/index.html" > /dev/null || fail "$p -X: exit $?"
+    get $p -s -X OPTIONS -I "http://127.0.0.1:$PORT/index.html" > /dev/null || fail "$p -X -I: exit $?"
+  done
+  logged '"DELETE /index.html HTTP/1.1" 405 .* http/1.1'; logged '"DELETE /index.html HTTP/1.1" 405 .* spdy/3.1'
+  logged '"DELETE /index.html HTTP/1.1" 405 .* spdy/2'; logged '"OPTIONS /index.html HTTP/1.1"' ;;
+data_post) # --data as curl: TEXT, @FILE without CR/LF, joined with '&'; --data-binary kept
+  need curl; start_speedyd
+  printf 'a=1\r\nb=2\nc' > form; head -c 100000 /dev/urandom > blob
+  # (plaintext SPDY/3 would need speedyd --plaintext-v3 3: version 3 is 3.1 there)
+  for p in --http1 --spdy=3.1 --spdy=2; do
+    u="http://127.0.0.1:$PORT/upload"
+    get $p -s -o one --data 'x=1' --data @form "$u" || fail "$p: exit $?"
+    curl -s -o one.curl --data 'x=1' --data @form "$u"; same one one.curl "$p --data"
+    [ "$(cat one)" = 'x=1&a=1b=2c' ] || fail "$p: echoed '$(cat one)'"
+    get $p -s -o two --data-binary @blob "$u" || fail "$p: exit $?"; same two blob "$p --data-binary"
+    get $p -s -i --data-binary @form "$u" > three || fail "$p: exit $?"
+    tr -d '\r' < three | grep -qx 'content-type: application/x-www-form-urlencoded' || fail "$p: content type"
+    printf 'from stdin' | get $p -s -o four --data @- "$u" || fail "$p: exit $?"
+    [ "$(cat four)" = 'from stdin' ] || fail "$p: --data @- echoed '$(cat four)'"
+    get $p -s -X PUT --data x "$u" > /dev/null || fail "$p -X PUT: exit $?"
+  done
+  logged '"POST /upload HTTP/1.1" 200 .* spdy/2'; logged '"PUT /upload HTTP/1.1" 405 .* spdy/3.1'
+  logged '"PUT /upload HTTP/1.1" 405 .* http/1.1' ;;
+compressed) # --compressed: Accept-Encoding sent, gzip decoded; without it the bytes as sent
+  start_speedyd; u="http://127.0.0.1:$PORT/index.html"
+  for p in --http1 --spdy=3.1 --spdy=2; do
+    get $p --compressed -i -o with "$u" || fail "$p: exit $?"
+    tr -d '\r' < with | grep -qx 'content-encoding: gzip' || fail "$p: the response was not gzip"
+    get $p --compressed -o body "$u" || fail "$p: exit $?"; same body site/index.html "$p decoded"
+    get $p -o plain "$u" || fail "$p: exit $?"; same plain site/index.html "$p identity"
+    get $p -H 'Accept-Encoding: gzip' -o raw "$u" || fail "$p: exit $?"
+    gzip -dc < raw > unzipped || fail "$p: without --compressed the body was not left as gzip"
+    same unzipped site/index.html "$p raw gzip"
   done ;;
+compressed_deflate) # deflate with and without the zlib wrapper; a gzip body cut short fails
+  start_server s
+  for path in deflate deflate-raw; do
+    get --compressed -o $path "http://localhost:$PORT/$path" || fail "$path: exit $?"
+    expect_file $path 100000
+  done
+  get --compressed -o cut "http://localhost:$PORT/gzip-cut"; rc=$?
+  [ $rc = 1 ] || fail "gzip-cut: exit $rc"; expect_summary "gzip body ended before its compressed stream did" ;;
+range) # -r: Range sent, the part written, as curl
+  need curl; start_speedyd; u="http://127.0.0.1:$PORT/index.html"
+  for p in --http1 --spdy=3.1; do
+    for r in 0-9 100- -25 5-5; do
+      get $p -s -r $r -o part "$u" || fail "$p -r $r: exit $?"
+      curl -s -r $r -o part.curl "$u"; same part part.curl "$p -r $r"
+    done
+    get $p -s -i -r 0-9 "$u" | tr -d '\r' > head
+    grep -q ' 206 Partial Content$' head || fail "$p: not 206: $(head -1 head)"
+    grep -qx "content-range: bytes 0-9/$(stat -c %s site/index.html)" head || fail "$p: content-range"
+  done
+  head -c 10 site/index.html > first10; get -r 0-9 -o part "$u"; same part first10 "-r 0-9" ;;
+fail_as_curl) # 4xx: exit 0 and the body written, as curl; --fail: exit 1, one line, nothing written
+  need curl; start_speedyd; u="http://127.0.0.1:$PORT/nope"
+  for p in --http1 --spdy=3.1; do
+    get $p -o body "$u"; rc=$?; curl -s -o body.curl "$u"; crc=$?
+    [ $rc = 0 ] && [ $crc = 0 ] || fail "$p: without --fail exit $rc (curl $crc), expected 0"
+    same body body.curl "$p 404 body"; expect_summary "ok .*404"
+    rm -f failed; get $p -s --fail -o failed "$u" "http://127.0.0.1:$PORT/index.html" > /dev/null; rc=$?
+    [ $rc = 1 ] || fail "$p --fail: exit $rc, expected 1"
+    [ "$(cat err)" = "speedy get: $u: HTTP status 404 (--fail)" ] || fail "$p --fail said: $(cat err)"
+    [ -e failed ] && fail "$p --fail: the 404's body was written"
+    get $p -s -f -i "$u" > head; [ $? = 1 ] || fail "$p -fi: exit not 1"
+    head -1 head | grep -q ' 404 ' || fail "$p -fi: no head written (curl -fi writes it)"
+    grep -q 'Not Found</h1>' head && fail "$p -fi: the body was written"
+  done
+  # the dropped body is read: the keep-alive connection serves the next URL
+  get --http1 --http1-connections 1 --fail "$u" "http://127.0.0.1:$PORT/index.html" > /dev/null
+  expect_summary "1 connection$"
+  get --http1 "$u" "http://127.0.0.1:$PORT/index.html" > /dev/null; expect_summary "2 connections$" ;;
+progress_meter) # on a terminal only: shown on stderr, not with -s, not when stderr is a file
+  need script; start_speedyd; head -c 20000000 /dev/urandom > site/big.bin
+  u="http://127.0.0.1:$PORT/big.bin"
+  script -qec "$speedy get -o /dev/null $u" /dev/null > tty.out 2>&1 || fail "script: exit $?"
+  grep -qE $'\r''0/1 URLs  .* B/s  0:00:0' tty.out || { cat -A tty.out | head; fail "no progress meter on a terminal"; }
+  grep -q 'ok .*200' tty.out || fail "no summary on the terminal"
+  script -qec "$speedy get -s -o /dev/null $u" /dev/null > tty.out 2>&1 || fail "script -s: exit $?"
+  [ -s tty.out ] && { cat -A tty.out | head; fail "-s: something was written: $(cat tty.out)"; }
+  script -qec "$speedy get -o /dev/null $u 2> err.file" /dev/null > tty.out 2>&1
+  grep -q URLs err.file && fail "a meter in a file"
+  grep -q 'ok .*200' err.file || fail "no summary in the file"
+  script -qec "$speedy get $u > /dev/null" /dev/null > tty.out 2>&1
+  grep -q URLs tty.out || fail "no meter when the body goes to a file via stdout"
+  script -qec "$speedy get http://127.0.0.1:$PORT/index.html" /dev/null > tty.out 2>&1
+  grep -q URLs tty.out && fail "a meter over a body on the terminal"
+  true ;;
+dir_created) # -d DIR: made if missing, parents too; a file in the way is a clear failure
+  start_speedyd
+  get -d new/sub "http://127.0.0.1:$PORT/index.html" "http://127.0.0.1:$PORT/css/site.css" || fail "exit $?"
+  same new/sub/index.html site/index.html "-d new/sub"; same new/sub/site.css site/css/site.css "-d site.css"
+  get --output-dir new/sub/again "http://127.0.0.1:$PORT/index.html" || fail "--output-dir: exit $?"
+  [ -f new/sub/again/index.html ] || fail "--output-dir did not save"
+  touch afile; get -d afile/x "http://127.0.0.1:$PORT/index.html"; rc=$?
+  [ $rc = 1 ] || fail "-d over a file: exit $rc"
+  [ "$(cat err)" = "speedy get: cannot create --dir afile/x: Not a directory" ] || fail "said: $(cat err)" ;;
+verbose_spdy) # -v: timestamps, frame names, flags and settings by name, fields decoded, no repeats
+  start_speedyd; get -v -o /dev/null "http://127.0.0.1:$PORT/index.html" || fail "exit $?"
+  bad=$(grep -vE '^(\[ *[0-9]+\.[0-9]{3}\] |          |http://|  ok )' err) && fail "lines without a timestamp: $bad"
+  grep -q '^\[  0\.[0-9]\{3\}\] send SETTINGS frame <length=20, flags=0x00, stream_id=0>$' err || fail "no SETTINGS sent"
+  grep -qx '          \[SETTINGS_MAX_CONCURRENT_STREAMS(0x04):32\]' err || fail "our MAX_CONCURRENT_STREAMS not named"
+  grep -qx '          \[SETTINGS_INITIAL_WINDOW_SIZE(0x07):2097152\]' err || fail "our INITIAL_WINDOW_SIZE not named"
+  grep -qx '          \[SETTINGS_MAX_CONCURRENT_STREAMS(0x04):100\]' err || fail "speedyd's settings not shown"
+  grep -A1 'send SYN_STREAM frame <length=[0-9]*, flags=0x01, stream_id=1>' err | grep -qx '          ; FIN' || fail "flags not named"
+  grep -qx '          (associated_stream_id=0, priority=3)' err || fail "SYN_STREAM fields"
+  grep -qx '          :path: /index.html' err || fail "request fields not shown"
+  grep -q 'recv SYN_REPLY frame <length=[0-9]*, flags=0x00, stream_id=1>' err || fail "no SYN_REPLY"
+  grep -qx '          :status: 200 OK' err || fail "response fields not decoded"
+  grep -A1 'recv DATA frame .*, stream_id=1>' err | grep -qx '          ; FIN' || fail "DATA FIN"
+  grep -qx '          (last_good_stream_id=0, status_code=OK(0))' err || fail "GOAWAY fields"
+  grep -qE 'stream.*stream' err && fail "a field repeated: $(grep -E 'stream.*stream' err)"
+  grep -q 'connection 1: spdy/3.1 negotiated by plaintext' err || fail "negotiation not shown"
+  true ;;
+verbose_http1) # -v over HTTP/1.1: the request line and headers, the status line and headers
+  start_speedyd; get -v --http1 -o /dev/null "http://127.0.0.1:$PORT/index.html" || fail "exit $?"
+  bad=$(grep -vE '^(\[ *[0-9]+\.[0-9]{3}\] |          |http://|  ok )' err) && fail "lines without a timestamp: $bad"
+  grep -A2 '\] send request (connection 1)$' err | grep -qx '          GET /index.html HTTP/1.1' || fail "no request line"
+  grep -qx "          Host: 127.0.0.1:$PORT" err || fail "no Host"
+  grep -A1 '\] recv response head (connection 1)$' err | grep -qx '          HTTP/1.1 200 OK' || fail "no status line"
+  grep -qx "          content-length: $(stat -c %s site/index.html)" err || fail "no response headers"
+  grep -q "recv end of response (connection 1): $(stat -c %s site/index.html) body bytes" err || fail "no end"
+  true ;;
+npn) # --npn: SPDY offered by NPN only (TLS 1.2), as speedy bench --npn
+  start_speedyd tls
+  get --npn --cacert "$certs/ca.pem" -o page "https://localhost:$PORT/index.html" || fail "exit $?"
+  same page site/index.html "--npn body"; expect_summary "spdy/3.1 negotiated by NPN over TLSv1.2"
+  get --cacert "$certs/ca.pem" -o page "https://localhost:$PORT/index.html" || fail "exit $?"
+  expect_summary "spdy/3.1 negotiated by ALPN over TLSv1.3" ;;
+no_protocol_suggests_npn) # TLS chose no protocol and the server speaks only SPDY: say so, suggest --npn
+  tls_server --no-alpn; get --cacert "$certs/ca.pem" -o x "https://localhost:$PORT/bytes/10"; rc=$?
+  [ $rc = 1 ] || fail "exit $rc, expected 1"
+  expect_summary "the server chose no protocol by ALPN or NPN; it may speak SPDY only over NPN: try --npn" ;;
+man_page) # docs/speedy-get.1 documents every option --help lists, and formats cleanly
+  "$speedy" get --help > help || fail "--help exit"
+  man=$src/docs/speedy-get.1; [ -f "$man" ] || fail "no $man"
+  sed 's/\\-/-/g' "$man" > man.txt
+  for o in $(grep -oE -- '--[a-z0-9][a-z0-9-]+' help | sort -u); do
+    grep -qE -- "$o([^a-z0-9-]|$)" man.txt || fail "the man page lacks $o"
+  done
+  if command -v groff > /dev/null; then
+    groff -man -Tutf8 -ww -z "$man" 2> groff.err; [ -s groff.err ] && fail "groff: $(cat groff.err)"
+  fi
+  true ;;
 *) echo "unknown case $case"; exit 2 ;;
 esac
 echo "PASS $case"

@@ -4,11 +4,13 @@
 // package's HTTP wrapper is not used), or node's own http/https for --http1.
 //
 //   node server.js [--tls CERT KEY] [--version 2|3|3.1] [--protocols a,b,c] [--http1]
-//                  [--raw-pushes] [--late-status]
+//                  [--raw-pushes] [--late-status] [--no-alpn]
 //
 // Listens on 127.0.0.1 port 0 and prints {"port":N} on stdout. Exits when stdin closes
 // (the test's end) or after 60 s. Plaintext SPDY speaks --version (default 3.1); TLS picks
-// the version by ALPN/NPN from --protocols (default spdy/3.1,spdy/3,spdy/2).
+// the version by ALPN/NPN from --protocols (default spdy/3.1,spdy/3,spdy/2); with
+// --no-alpn it negotiates nothing (node has no NPN: this is what a server that offers SPDY
+// only by NPN looks like to a client that cannot offer NPN) and speaks SPDY --version.
 //
 // Routes (the test script checks the client's output against these):
 //   GET  /bytes/N       N pattern bytes (byte i = top byte of (i + N) * 0x9E3779B1)
@@ -19,14 +21,18 @@
 //   GET  /goaway-once   the first one is answered "ok" after a GOAWAY naming it the last
 //                       good stream (later streams of that session are not processed)
 //   GET  /refuse-once   the first request is reset with REFUSED_STREAM, later ones get "ok"
+//   GET  /deflate       /bytes/100000's body, content-encoding deflate (zlib-wrapped)
+//   GET  /deflate-raw   the same as raw deflate (no zlib wrapper, as some servers send it)
+//   GET  /gzip-cut      a gzip body cut short: its compressed stream never ends
 //   anything else       404
 
 const fs = require('fs')
 const net = require('net')
 const tls = require('tls')
 const crypto = require('crypto')
+const zlib = require('zlib')
 
-const args = { tls: null, version: '3.1', protocols: ['spdy/3.1', 'spdy/3', 'spdy/2'], http1: false, rawPushes: false, lateStatus: false }
+const args = { tls: null, version: '3.1', protocols: ['spdy/3.1', 'spdy/3', 'spdy/2'], http1: false, rawPushes: false, lateStatus: false, noAlpn: false }
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i]
   if (a === '--tls') { args.tls = { cert: process.argv[++i], key: process.argv[++i] } }
@@ -35,6 +41,7 @@ for (let i = 2; i < process.argv.length; i++) {
   else if (a === '--http1') args.http1 = true
   else if (a === '--raw-pushes') args.rawPushes = true
   else if (a === '--late-status') args.lateStatus = true
+  else if (a === '--no-alpn') args.noAlpn = true
   else { process.stderr.write('server.js: unknown argument ' + a + '\n'); process.exit(2) }
 }
 
@@ -72,6 +79,13 @@ function route (method, path, body, respond, push) {
   if (method === 'POST' && path === '/upload') {
     const digest = crypto.createHash('sha256').update(body).digest('hex')
     return respond(200, { 'content-type': 'text/plain' }, Buffer.from(body.length + ' ' + digest))
+  }
+  if (method === 'GET' && (path === '/deflate' || path === '/deflate-raw' || path === '/gzip-cut')) {
+    const body = path === '/deflate' ? zlib.deflateSync(pattern(100000))
+      : path === '/deflate-raw' ? zlib.deflateRawSync(pattern(100000))
+        : zlib.gzipSync(pattern(100000)).subarray(0, 1000)
+    const encoding = path === '/gzip-cut' ? 'gzip' : 'deflate'
+    return respond(200, { 'content-type': 'application/octet-stream', 'content-encoding': encoding, 'content-length': String(body.length) }, body)
   }
   if (method === 'GET' && path === '/refuse-once') {
     if (refused++ === 0) return respond(-1)
@@ -199,12 +213,10 @@ if (args.http1) {
     ? require('https').createServer({ cert: fs.readFileSync(args.tls.cert), key: fs.readFileSync(args.tls.key) }, handler)
     : require('http').createServer(handler)
 } else if (args.tls) {
-  server = tls.createServer({
-    cert: fs.readFileSync(args.tls.cert),
-    key: fs.readFileSync(args.tls.key),
-    ALPNProtocols: args.protocols
-  }, (socket) => {
-    const version = versionOf(socket.alpnProtocol)
+  const options = { cert: fs.readFileSync(args.tls.cert), key: fs.readFileSync(args.tls.key) }
+  if (!args.noAlpn) options.ALPNProtocols = args.protocols
+  server = tls.createServer(options, (socket) => {
+    const version = args.noAlpn ? Number(args.version) : versionOf(socket.alpnProtocol)
     if (!version) { socket.destroy(); return }
     serveSpdy(socket, version, 'https')
   })
