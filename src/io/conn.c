@@ -74,6 +74,8 @@ struct io_conn {
   int held;      /* io_conn_hold_then_abort: never read, aborted at the timer */
   int peer_eof;  /* the peer finished sending */
   int clean_eof; /* ...and said so properly: TLS close_notify (or a FIN without TLS) */
+  int client;    /* made by io_conn_connect (not accepted) */
+  int heard;     /* bytes came from the peer (the first ones are checked, see on_read) */
 
   io_buf out_plain;     /* appended plaintext not yet encrypted / written */
   io_buf out_wire;      /* ciphertext not yet written (TLS only) */
@@ -336,6 +338,46 @@ static void conn_sniff(io_conn *c, const uint8_t *data, size_t len) {
   conn_deliver(c);
 }
 
+/* ---- Plaintext and TLS on the wrong side ------------------------------------------- */
+
+/* A TLS record header as a server's first bytes: alert (21) or handshake (22), major
+ * version 3. Neither SPDY (a control frame starts with 0x80, and no data frame comes
+ * first) nor HTTP/1.1 ("HTTP/") can begin so. Decided on the bytes there are: a record
+ * header is never split on its way to us in practice, and one byte already tells. */
+static int looks_like_tls_record(const uint8_t *data, size_t len) {
+  return len >= 1 && (data[0] == 0x15 || data[0] == 0x16) && (len < 2 || data[1] == 0x03);
+}
+
+/* Whether a client's first bytes may begin a TLS handshake: a handshake record (22), or
+ * the SSLv2-compatible ClientHello (high bit set, message type 1 in the third byte) that
+ * OpenSSL still parses. A SPDY control frame (0x80 0x03 0x00 ...) or an HTTP request
+ * is neither. */
+static int may_begin_tls_handshake(const uint8_t *data, size_t len) {
+  if (len == 0 || data[0] == 0x16) return 1;
+  if (data[0] & 0x80) return len < 3 || data[2] == 0x01;
+  return 0;
+}
+
+/* A client spoke plaintext to a TLS port. OpenSSL would read the frame's bytes as a record
+ * header and wait for as many bytes as its "length" says, until the handshake timeout;
+ * the client would hang as long and then see the connection close. Instead: a fatal
+ * unexpected_message alert at once (a client of ours recognises it and says "use
+ * https://"), our FIN, and a short linger for the client's end. */
+static void conn_refuse_plaintext(io_conn *c) {
+  static const uint8_t alert[] = {0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x0a};
+  snprintf(c->detail, sizeof(c->detail), "the client does not speak TLS (plaintext on a TLS port)");
+  c->close_status = IO_ERR_TLS;
+  if (io_buf_append(&c->out_wire, alert, sizeof(alert)) != 0) {
+    conn_finish(c, UV_ENOMEM);
+    return;
+  }
+  c->shutdown_sent = 1; /* no TLS session: no close_notify */
+  c->state = STATE_CLOSING;
+  conn_arm_timer(c, c->config.close_linger_ms ? c->config.close_linger_ms : 1);
+  conn_update_reading(c);
+  conn_schedule(c);
+}
+
 static void on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf) {
   (void)handle;
   (void)suggested;
@@ -375,6 +417,16 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf) {
   const uint8_t *data = (const uint8_t *)buf->base;
   size_t len = (size_t)nread;
   if (c->state == STATE_CLOSING || c->state == STATE_LINGER) return; /* discarded */
+  int first = !c->heard;
+  c->heard = 1;
+  if (first && c->client && !c->ssl && looks_like_tls_record(data, len)) {
+    conn_finish(c, IO_ERR_PEER_TLS);
+    return;
+  }
+  if (first && !c->client && c->ssl && !may_begin_tls_handshake(data, len)) {
+    conn_refuse_plaintext(c);
+    return;
+  }
   if (!c->ssl) {
     c->bytes_in += len;
     if (c->state == STATE_HANDSHAKING)
@@ -775,6 +827,7 @@ int io_conn_connect(io_conn **out, uv_loop_t *loop, const struct sockaddr *addr,
   if (!c) return UV_ENOMEM;
   c->cb = *callbacks;
   c->user = user;
+  c->client = 1;
   int rv = 0;
   if (tls) rv = conn_setup_tls(c, server_name);
   uv_tcp_nodelay(&c->tcp, 1);
@@ -897,6 +950,11 @@ void io_conn_set_idle_timeout(io_conn *c, uint32_t ms) {
 io_proto io_conn_protocol(const io_conn *c) { return c->proto; }
 io_negotiation io_conn_negotiation(const io_conn *c) { return c->how; }
 int io_conn_is_tls(const io_conn *c) { return c->ssl != NULL; }
+
+const char *io_conn_negotiation_hint(const io_conn *c) {
+  if (!c->client || !c->ssl || c->how != IO_NEG_TLS_DEFAULT) return "";
+  return io_tls_no_protocol_hint(c->tls, c->ssl);
+}
 
 const char *io_conn_tls_version(const io_conn *c) {
   return c->ssl ? SSL_get_version(c->ssl) : "none";

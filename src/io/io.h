@@ -38,7 +38,9 @@ enum io_error {
   IO_ERR_NO_PROTOCOL = -5003,       /* negotiation found no protocol both ends speak */
   IO_ERR_HANDSHAKE_TIMEOUT = -5004, /* connect + TLS handshake (or sniffing) took too long */
   IO_ERR_IDLE_TIMEOUT = -5005,      /* no bytes moved for idle_timeout_ms */
-  IO_ERR_CONFIG = -5006             /* a certificate, key or CA file could not be loaded */
+  IO_ERR_CONFIG = -5006,            /* a certificate, key or CA file could not be loaded */
+  IO_ERR_PEER_TLS = -5007 /* plaintext client: the server's first bytes are a TLS record (an
+                             alert or a handshake): it expects TLS on that port */
 };
 
 /* Returns a sentence for a libuv or IO_ERR_* code (never NULL). */
@@ -157,7 +159,9 @@ typedef struct io_conn_callbacks {
   void (*on_close)(io_conn *conn, int status, void *user);
 } io_conn_callbacks;
 
-/* Starts a client connection to addr (IPv4 or IPv6). tls NULL: plaintext. server_name:
+/* Starts a client connection to addr (IPv4 or IPv6). tls NULL: plaintext (a plaintext
+ * connection whose first bytes from the server are a TLS record ends at once with
+ * IO_ERR_PEER_TLS: the port expects TLS). server_name:
  * for TLS, sent as SNI (unless it is an IP literal) and verified against the certificate
  * (a host name or an IP literal); may be NULL only with IO_TLS_INSECURE. callbacks and
  * config are copied (config NULL: defaults). On success *out is the connection and every
@@ -228,6 +232,13 @@ int io_conn_peer_closed_cleanly(const io_conn *conn);
 
 /* 1 when the connection uses TLS. */
 int io_conn_is_tls(const io_conn *conn);
+/* A client's TLS handshake that chose no protocol (IO_NEG_TLS_DEFAULT) while SPDY was
+ * offered: one sentence saying so and what to try, for the error a failure of such a
+ * connection reports ("the server chose no protocol by ALPN or NPN; it may speak SPDY only
+ * over NPN: try --npn" when NPN could not be offered, as with TLS 1.3). "" otherwise (any
+ * other negotiation, a server, plaintext, or only http/1.1 offered). Valid after on_open,
+ * during on_close too. */
+const char *io_conn_negotiation_hint(const io_conn *conn);
 /* "TLSv1.3", "TLSv1.2" ... or "none". Valid while the connection lives. */
 const char *io_conn_tls_version(const io_conn *conn);
 /* A detail for the last TLS failure ("certificate verify failed: self-signed
@@ -249,8 +260,12 @@ typedef void (*io_on_accept_fn)(io_listener *listener, io_conn *conn, void *user
 
 /* Listens on addr:port ("0.0.0.0", "::", "127.0.0.1", "::1"; port 0 picks a free port,
  * see io_listener_port). SO_REUSEADDR is set; "::" also accepts IPv4 where the system
- * allows. tls NULL: plaintext (protocol sniffed if config->sniff_plaintext). The config is
- * copied and applies to every accepted connection. Returns 0 or an error (UV_EADDRINUSE,
+ * allows. tls NULL: plaintext (protocol sniffed if config->sniff_plaintext). With tls, a
+ * client whose first bytes cannot begin a TLS handshake (SPDY or HTTP sent in plaintext)
+ * is answered at once with a fatal TLS alert and closed (on_close: IO_ERR_TLS, the detail
+ * says why) instead of waiting out the handshake timeout for a "record" that never comes;
+ * our clients recognise the alert (IO_ERR_PEER_TLS). The config is copied and applies to
+ * every accepted connection. Returns 0 or an error (UV_EADDRINUSE,
  * UV_EINVAL for a bad address ...). */
 int io_listener_new(io_listener **out, uv_loop_t *loop, const char *addr, int port, io_tls *tls,
                     const io_config *config, io_on_accept_fn on_accept, void *user);

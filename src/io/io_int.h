@@ -42,6 +42,10 @@ SSL *io_tls_ssl_new(io_tls *tls, const char *server_name, char *err, size_t err_
 /* What a finished handshake negotiated. */
 void io_tls_negotiated(SSL *ssl, io_proto *proto, io_negotiation *how);
 
+/* io_conn_negotiation_hint's sentence for a client whose finished handshake chose no
+ * protocol: "" when tls offered no SPDY protocol. */
+const char *io_tls_no_protocol_hint(const io_tls *tls, const SSL *ssl);
+
 /* Writes the reason of the last OpenSSL failure (the error queue, or the verify result)
  * into err; returns IO_ERR_TLS_VERIFY or IO_ERR_TLS. Clears the error queue. */
 int io_tls_failure(SSL *ssl, char *err, size_t err_len);

@@ -56,6 +56,8 @@ const char *io_strerror(int error) {
     return "connection idle for too long";
   case IO_ERR_CONFIG:
     return "bad TLS configuration";
+  case IO_ERR_PEER_TLS:
+    return "the server answered with TLS: use https:// (or --tls)";
   default:
     return error < 0 && error > -4200 ? uv_strerror(error) : "unknown error";
   }

@@ -417,6 +417,23 @@ void io_tls_negotiated(SSL *ssl, io_proto *proto, io_negotiation *how) {
   *how = IO_NEG_TLS_DEFAULT;
 }
 
+const char *io_tls_no_protocol_hint(const io_tls *tls, const SSL *ssl) {
+  int spdy_offered = 0;
+  for (unsigned i = 0; i < tls->protocols_len; i += 1u + tls->protocols[i])
+    if (tls->protocols[i] >= 5 && memcmp(tls->protocols + i + 1, "spdy/", 5) == 0) spdy_offered = 1;
+  if (tls->server || !spdy_offered) return ""; /* HTTP/1.1 by default is what was asked for */
+  int npn_offered = !(tls->flags & IO_TLS_NO_NPN) && SSL_version(ssl) <= TLS1_2_VERSION;
+#ifdef OPENSSL_NO_NEXTPROTONEG
+  npn_offered = 0;
+#endif
+  /* NPN exists only up to TLS 1.2: a server that speaks SPDY by NPN alone cannot say so
+   * in a TLS 1.3 handshake, and --npn (NPN only, TLS 1.2 at most) is what reaches it. */
+  if (!npn_offered)
+    return "the server chose no protocol by ALPN or NPN; it may speak SPDY only over NPN: try "
+           "--npn";
+  return "the server chose no protocol by ALPN or NPN: it may not speak SPDY";
+}
+
 int io_tls_failure(SSL *ssl, char *err, size_t err_len) {
   /* The verify result means something only where we asked for verification. */
   long verify =

@@ -4,6 +4,7 @@
  * argv starting at the subcommand's name, returning the exit status) and a one-line
  * summary for `speedy --help`. Adding a subcommand is adding a row and linking its code.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,6 +46,9 @@ static void usage(FILE *out) {
 }
 
 int main(int argc, char **argv) {
+  /* A peer that closes makes a write fail with EPIPE, reported as an error line, instead
+   * of killing every command silently (status 141): libuv writes without MSG_NOSIGNAL. */
+  signal(SIGPIPE, SIG_IGN);
   if (argc < 2) {
     usage(stderr);
     return 2;
