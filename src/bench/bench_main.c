@@ -23,6 +23,7 @@
 #define BENCH_PROGRAM "speedy bench"
 
 #define DEFAULT_REQUESTS 1000
+#define MAX_REQUESTS (UINT64_C(1) << 40)
 #define DEFAULT_MAX_TIME_N 600.0 /* seconds, with -n */
 #define DEFAULT_STREAM_WINDOW (16u << 20)
 #define DEFAULT_SESSION_WINDOW (64u << 20)
@@ -299,50 +300,54 @@ static int parse_options(bench_options *opt, int argc, char **argv) {
   uint64_t v;
   double d;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "c:m:n:D:t:kqhV", long_options, NULL)) != -1) {
+  opterr = 0; /* our own one-line messages below */
+  while ((c = getopt_long(argc, argv, ":c:m:n:D:t:kqhV", long_options, NULL)) != -1) {
     switch (c) {
     case 'c':
       if (cli_parse_u64(optarg, 1, BENCH_MAX_CONNECTIONS, &v))
-        return cli_usage_error(BENCH_PROGRAM, "bad -c '%s'", optarg);
+        return cli_option_error(BENCH_PROGRAM, "connections", optarg, "1 to %d",
+                                BENCH_MAX_CONNECTIONS);
       opt->connections = (int)v;
       break;
     case 'm':
       if (cli_parse_u64(optarg, 1, BENCH_MAX_STREAMS, &v))
-        return cli_usage_error(BENCH_PROGRAM, "bad -m '%s'", optarg);
+        return cli_option_error(BENCH_PROGRAM, "streams", optarg, "1 to %d", BENCH_MAX_STREAMS);
       opt->streams = (int)v;
       break;
     case 'n':
-      if (cli_parse_u64(optarg, 1, UINT64_C(1) << 40, &v))
-        return cli_usage_error(BENCH_PROGRAM, "bad -n '%s'", optarg);
+      if (cli_parse_u64(optarg, 1, MAX_REQUESTS, &v))
+        return cli_option_error(BENCH_PROGRAM, "requests", optarg, "1 to %llu",
+                                (unsigned long long)MAX_REQUESTS);
       opt->requests = v;
       have_n = 1;
       break;
     case 'D':
       if (parse_seconds(optarg, 0.001, 86400, &opt->duration_s))
-        return cli_usage_error(BENCH_PROGRAM, "bad -D '%s' (seconds)", optarg);
+        return cli_option_error(BENCH_PROGRAM, "duration", optarg, "seconds, 0.001 to 86400");
       break;
     case 't':
       if (cli_parse_u64(optarg, 1, BENCH_MAX_THREADS, &v))
-        return cli_usage_error(BENCH_PROGRAM, "bad -t '%s'", optarg);
+        return cli_option_error(BENCH_PROGRAM, "threads", optarg, "1 to %d", BENCH_MAX_THREADS);
       opt->threads = (int)v;
       break;
     case OPT_RATE:
       if (parse_seconds(optarg, 0.001, 1e8, &opt->rate))
-        return cli_usage_error(BENCH_PROGRAM, "bad --rate '%s' (requests per second)", optarg);
+        return cli_option_error(BENCH_PROGRAM, "rate", optarg,
+                                "requests per second, 0.001 to 100000000");
       break;
     case OPT_WARMUP:
       if (parse_seconds(optarg, 0, 3600, &opt->warmup_s))
-        return cli_usage_error(BENCH_PROGRAM, "bad --warmup '%s'", optarg);
+        return cli_option_error(BENCH_PROGRAM, "warmup", optarg, "seconds, 0 to 3600");
       break;
     case OPT_MAX_TIME:
       if (parse_seconds(optarg, 0.001, 86400, &opt->max_time_s))
-        return cli_usage_error(BENCH_PROGRAM, "bad --max-time '%s'", optarg);
+        return cli_option_error(BENCH_PROGRAM, "max-time", optarg, "seconds, 0.001 to 86400");
       have_max_time = 1;
       break;
     case OPT_SPDY: {
       spdy_protocol protocol;
       if (cli_parse_spdy_version(optarg, &protocol) != 0)
-        return cli_usage_error(BENCH_PROGRAM, "--spdy must be 3.1, 3 or 2, not '%s'", optarg);
+        return cli_option_error(BENCH_PROGRAM, "spdy", optarg, "3.1, 3 or 2");
       opt->spdy = (io_proto)protocol; /* io_proto uses spdy_protocol's values */
     } break;
     case OPT_HTTP1:
@@ -353,18 +358,19 @@ static int parse_options(bench_options *opt, int argc, char **argv) {
       break;
     case OPT_WINDOW:
       if (cli_parse_u64(optarg, 65536, 0x7fffffff, &v))
-        return cli_usage_error(BENCH_PROGRAM, "bad --window '%s'", optarg);
+        return cli_option_error(BENCH_PROGRAM, "window", optarg, "bytes, 65536 to 2147483647");
       opt->stream_window = (uint32_t)v;
       break;
     case OPT_SESSION_WINDOW:
       if (cli_parse_u64(optarg, 65536, 0x7fffffff, &v))
-        return cli_usage_error(BENCH_PROGRAM, "bad --session-window '%s'", optarg);
+        return cli_option_error(BENCH_PROGRAM, "session-window", optarg,
+                                "bytes, 65536 to 2147483647");
       opt->session_window = (uint32_t)v;
       break;
     case OPT_HEADER_COMPRESSION:
       if (cli_parse_u64(optarg, 0, 9, &v))
-        return cli_usage_error(BENCH_PROGRAM, "bad --header-compression '%s' (a zlib level, 0-9)",
-                               optarg);
+        return cli_option_error(BENCH_PROGRAM, "header-compression", optarg,
+                                "a zlib level, 0 to 9");
       opt->header_compression = (int)v;
       break;
     case 'k':
@@ -375,16 +381,17 @@ static int parse_options(bench_options *opt, int argc, char **argv) {
       break;
     case OPT_RESOLVE:
       if (parse_resolve(opt, optarg))
-        return cli_usage_error(BENCH_PROGRAM, "bad --resolve '%s' (HOST:PORT:ADDR)", optarg);
+        return cli_option_error(BENCH_PROGRAM, "resolve", optarg,
+                                "HOST:PORT:ADDR with an IP address");
       break;
     case OPT_CONNECT_TIMEOUT:
       if (parse_seconds(optarg, 0.001, 3600, &d))
-        return cli_usage_error(BENCH_PROGRAM, "bad --connect-timeout '%s'", optarg);
+        return cli_option_error(BENCH_PROGRAM, "connect-timeout", optarg, "seconds, 0.001 to 3600");
       opt->connect_timeout_ms = (uint32_t)(d * 1000);
       break;
     case OPT_VERIFY_EVERY:
       if (cli_parse_u64(optarg, 0, 1u << 30, &v))
-        return cli_usage_error(BENCH_PROGRAM, "bad --verify-every '%s'", optarg);
+        return cli_option_error(BENCH_PROGRAM, "verify-every", optarg, "0 to %u", 1u << 30);
       opt->verify_every = (uint32_t)v;
       break;
     case OPT_JSON:
@@ -395,7 +402,7 @@ static int parse_options(bench_options *opt, int argc, char **argv) {
       break;
     case OPT_HOLD:
       if (parse_seconds(optarg, 0, 86400, &opt->hold_s))
-        return cli_usage_error(BENCH_PROGRAM, "bad --hold '%s'", optarg);
+        return cli_option_error(BENCH_PROGRAM, "hold", optarg, "seconds, 0 to 86400");
       break;
     case OPT_READY_FILE:
       opt->ready_file = optarg;
@@ -406,8 +413,12 @@ static int parse_options(bench_options *opt, int argc, char **argv) {
     case 'V':
       printf("speedy bench %s (libspdy %s)\n", SPEEDY_BENCH_VERSION, spdy_version());
       return -1;
+    case ':':
+      return cli_usage_error(BENCH_PROGRAM, "option '%s' needs a value", argv[optind - 1]);
     default:
-      return cli_usage_error(BENCH_PROGRAM, "%s", "unknown option");
+      if (optopt > 0 && optopt < 256)
+        return cli_usage_error(BENCH_PROGRAM, "unknown option '-%c'", optopt);
+      return cli_usage_error(BENCH_PROGRAM, "unknown option '%s'", argv[optind - 1]);
     }
   }
   if (optind >= argc) return cli_usage_error(BENCH_PROGRAM, "%s", "no URL given");

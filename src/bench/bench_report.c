@@ -68,6 +68,70 @@ static void print_hist_line(const char *label, const bench_hist *h) {
   printf(" mean %s\n", t);
 }
 
+/* What each kind of error counts, for people ("status 500" would read as a status code;
+ * the JSON keeps the short names of bench_error_name). */
+static const char *error_label(bench_error kind) {
+  switch (kind) {
+  case BENCH_ERR_CONNECT:
+    return "connections not made";
+  case BENCH_ERR_TLS:
+    return "TLS failures";
+  case BENCH_ERR_STATUS:
+    return "responses not 2xx";
+  case BENCH_ERR_LENGTH:
+    return "bodies unlike their Content-Length";
+  case BENCH_ERR_SIZE:
+    return "bodies of another size than the first";
+  case BENCH_ERR_CONTENT:
+    return "bodies unlike the first";
+  case BENCH_ERR_RESET:
+    return "streams reset";
+  case BENCH_ERR_CLOSED:
+    return "requests cut by a closed connection";
+  case BENCH_ERR_PROTOCOL:
+    return "protocol errors";
+  case BENCH_ERR_TIMEOUT:
+    return "requests timed out";
+  default:
+    return "other errors";
+  }
+}
+
+/* "errors:    HTTP 5xx responses: 12, HTTP 4xx responses: 3, streams reset: 1". Status
+ * errors are named by their class (every response outside 2xx is one). */
+static void print_errors_line(const bench_stats *st) {
+  printf("errors:   ");
+  if (bench_errors_total(st) == 0) {
+    printf(" none\n");
+    return;
+  }
+  const char *sep = " ";
+  for (int i = 0; i < BENCH_ERR_COUNT; i++) {
+    if (st->errors[i] == 0) continue;
+    if (i != BENCH_ERR_STATUS) {
+      printf("%s%s: %llu", sep, error_label(i), (unsigned long long)st->errors[i]);
+      sep = ", ";
+      continue;
+    }
+    uint64_t named = 0;
+    for (int c = 5; c >= 0; c--) {
+      if (c == 2 || st->status_classes[c] == 0) continue;
+      if (c == 0)
+        printf("%sresponses with a bad status or Content-Length: %llu", sep,
+               (unsigned long long)st->status_classes[c]);
+      else
+        printf("%sHTTP %dxx responses: %llu", sep, c, (unsigned long long)st->status_classes[c]);
+      named += st->status_classes[c];
+      sep = ", ";
+    }
+    if (named != st->errors[i]) { /* cannot happen today; never hide a count */
+      printf("%s%s: %llu", sep, error_label(i), (unsigned long long)st->errors[i]);
+      sep = ", ";
+    }
+  }
+  printf("\n");
+}
+
 static const char *mode_name(const bench_options *opt) {
   return opt->rate > 0 ? "open loop" : "closed loop";
 }
@@ -120,11 +184,7 @@ void bench_report_text(const bench_options *opt, const bench_stats *st, double w
     any = 1;
   }
   printf("%s\n", any ? "" : " no responses");
-  printf("errors:   ");
-  if (bench_errors_total(st) == 0) printf(" none");
-  for (int i = 0; i < BENCH_ERR_COUNT; i++)
-    if (st->errors[i]) printf(" %s %llu", bench_error_name(i), (unsigned long long)st->errors[i]);
-  printf("\n");
+  print_errors_line(st);
 }
 
 static void json_hist(const char *name, const bench_hist *h, int last) {

@@ -28,7 +28,9 @@
 struct bench_shared {
   int threads;
   atomic_int holding;
-  atomic_uint_fast64_t done;
+  atomic_uint_fast64_t done;          /* requests finished (ok or failed), warm-up included */
+  atomic_uint_fast64_t measured_done; /* of which measured: the progress against -n */
+  atomic_int reported;                /* a connection failure was printed: one line a run */
 };
 
 enum thread_state { RUNNING, DONE, HOLDING, CLOSING };
@@ -53,7 +55,6 @@ struct bench_thread {
   int live;            /* connections not yet closed */
   int initial_pending; /* initial connections not yet open or failed */
   int connecting;      /* initial connections being set up now */
-  int printed_connect_error;
   int next_initial;
   int started;
   int reconnects_left;
@@ -68,7 +69,7 @@ struct bench_thread {
   uint64_t sample_counter;
   unsigned path_counter;
   int rr;
-  uint64_t done_unpublished;
+  uint64_t done_unpublished, measured_done_unpublished;
   spdy_header spdy_headers[BENCH_MAX_PATHS][7];
   char *http1_requests[BENCH_MAX_PATHS];
   size_t http1_lengths[BENCH_MAX_PATHS];
@@ -94,6 +95,8 @@ bench_shared *bench_shared_new(int threads) {
   shared->threads = threads;
   atomic_init(&shared->holding, 0);
   atomic_init(&shared->done, 0);
+  atomic_init(&shared->measured_done, 0);
+  atomic_init(&shared->reported, 0);
   return shared;
 }
 
@@ -127,7 +130,9 @@ void bench_request_body(bench_req *req, const uint8_t *data, size_t len) {
 static void publish_done(bench_thread *th, int force) {
   if (th->done_unpublished >= 64 || (force && th->done_unpublished)) {
     atomic_fetch_add(&th->args->shared->done, th->done_unpublished);
+    atomic_fetch_add(&th->args->shared->measured_done, th->measured_done_unpublished);
     th->done_unpublished = 0;
+    th->measured_done_unpublished = 0;
   }
 }
 
@@ -138,6 +143,7 @@ static void request_release(bench_conn *conn, bench_req *req) {
   th->in_flight--;
   if (req->measured && is_n_mode(th)) th->outstanding--;
   th->done_unpublished++;
+  if (req->measured) th->measured_done_unpublished++;
   publish_done(th, 0);
 }
 
@@ -448,11 +454,32 @@ static void fail_unsent(bench_thread *th, uint64_t count, bench_error kind) {
   if (is_n_mode(th)) th->outstanding -= count;
 }
 
+/* The first connection failure of the run (of any thread) is printed: one line, so that
+ * a server that refuses or drops every connection does not flood the terminal; the
+ * summary counts them all. */
+static int may_report(bench_thread *th) {
+  if (th->opt->quiet) return 0;
+  int expected = 0;
+  return atomic_compare_exchange_strong(&th->args->shared->reported, &expected, 1);
+}
+
 static void report_connect_error(bench_thread *th, int status, const char *detail) {
-  if (th->printed_connect_error || th->opt->quiet) return;
-  th->printed_connect_error = 1;
+  if (!may_report(th)) return;
   fprintf(stderr, "speedy bench: cannot connect to %s:%d: %s%s%s\n", th->opt->host, th->opt->port,
           io_strerror(status), detail[0] ? ": " : "", detail);
+}
+
+/* An open connection ended under requests in flight: why, and what the negotiation says
+ * about it (a TLS handshake that chose no protocol fell back to HTTP/1.1). */
+static void report_closed(bench_thread *th, const bench_conn *conn, io_conn *io, int status) {
+  if (!may_report(th)) return;
+  const char *detail = io_conn_error_detail(io), *hint = io_conn_negotiation_hint(io);
+  fprintf(stderr, "speedy bench: connection to %s:%d ended %s: %s%s%s%s%s\n", th->opt->host,
+          th->opt->port, conn->responses ? "with requests in flight" : "before any response",
+          status == UV_EOF ? "the server closed it"
+          : status == 0    ? "closed"
+                           : io_strerror(status),
+          detail[0] ? ": " : "", detail, hint[0] ? "; " : "", hint);
 }
 
 /* A connection that never opened: its share of -n fails with kind; without a share (-D,
@@ -495,10 +522,14 @@ static void conn_on_close(io_conn *io, int status, void *user) {
                                                                     : BENCH_ERR_CONNECT;
   if (!conn->opened && kind != BENCH_ERR_TIMEOUT)
     report_connect_error(th, status, io_conn_error_detail(io));
+  int failed = 0;
   for (int i = 0; i < conn->n_slots; i++)
     if (conn->slots[i].in_use &&
-        (kind != BENCH_ERR_CLOSED || request_retry(conn, &conn->slots[i]) != 0))
+        (kind != BENCH_ERR_CLOSED || request_retry(conn, &conn->slots[i]) != 0)) {
       bench_request_failed(conn, &conn->slots[i], kind, now);
+      failed++;
+    }
+  if (failed && kind == BENCH_ERR_CLOSED) report_closed(th, conn, io, status);
   if (conn->session) bench_spdy_closed(conn);
   th->conns[conn->index] = NULL;
   th->live--;
@@ -656,8 +687,16 @@ static void on_deadline(uv_timer_t *timer) {
 
 static void on_progress(uv_timer_t *timer) {
   bench_thread *th = timer->data;
-  uint64_t done = atomic_load(&th->args->shared->done);
-  fprintf(stderr, "\r\033[Kspeedy bench: %llu requests done", (unsigned long long)done);
+  uint64_t total = th->opt->requests;
+  if (total == 0) { /* -D: no total to count against */
+    uint64_t done = atomic_load(&th->args->shared->done);
+    fprintf(stderr, "\r\033[Kspeedy bench: %llu requests done", (unsigned long long)done);
+    return;
+  }
+  uint64_t done = atomic_load(&th->args->shared->measured_done);
+  fprintf(stderr, "\r\033[Kspeedy bench: %llu of %llu requests done (%.0f%%)",
+          (unsigned long long)done, (unsigned long long)total,
+          100.0 * (double)done / (double)total);
 }
 
 static int thread_build_requests(bench_thread *th) {

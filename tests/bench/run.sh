@@ -180,6 +180,28 @@ missing_file_is_a_status_error)
   check "status errors" "$(json "$WORK/out.json" 'r["errors"]["status"]')" 20
   check "4xx responses" "$(json "$WORK/out.json" 'r["status_classes"]["4xx"]')" 20
   check "no 2xx responses" "$(json "$WORK/out.json" 'r["status_classes"]["2xx"]')" 0
+  # The summary names the class, not a count that reads as a status code ("status 20").
+  timeout 60 "$SPEEDY" bench -q -n 20 -c 2 "http://127.0.0.1:$PORT/nothing-here" >"$WORK/out.txt"
+  check "the errors line names the status class" "$(grep '^errors:' "$WORK/out.txt")" \
+    "errors:    HTTP 4xx responses: 20"
+  ;;
+progress_shows_total)
+  # On a terminal, progress against -n shows the total and a percentage (a pty from python3).
+  start_speedyd
+  TTY_OUT=$WORK/tty.txt timeout 60 python3 -c 'import os, pty, sys
+out = bytearray()
+def read(fd):
+    data = os.read(fd, 4096)
+    out.extend(data)
+    return data
+pty.spawn(sys.argv[1:], read)
+open(os.environ["TTY_OUT"], "wb").write(out)' \
+    "$SPEEDY" bench -n 300 --rate 150 "http://127.0.0.1:$PORT/1k.bin" </dev/null >/dev/null
+  tr '\r' '\n' <"$WORK/tty.txt" >"$WORK/tty.lines"
+  check "the run ended with its summary" "$(grep -c '^requests:  300 ok, 0 failed' "$WORK/tty.lines")" 1
+  check "a progress line with the total and a percentage" \
+    "$(grep -cE '^.*speedy bench: [0-9]+ of 300 requests done \([0-9]+%\)' "$WORK/tty.lines" |
+      awk '{print ($1 >= 1)}')" 1
   ;;
 connection_refused)
   start_liar size
@@ -226,7 +248,20 @@ usage_errors)
     # shellcheck disable=SC2086
     timeout 10 "$SPEEDY" bench $args >/dev/null 2>"$WORK/usage.err"
     check "usage error exits 2: '$args'" "$?" 2
+    check "one line: '$args'" "$(wc -l <"$WORK/usage.err" | tr -d ' ')" 1
   done
+  # bad values in the one style of every program: option, value, what is accepted
+  usage_line() { timeout 10 "$SPEEDY" bench "$@" 2>&1 >/dev/null; }
+  check "a bad -c" "$(usage_line -c 0 http://x/)" \
+    "speedy bench: bad --connections '0': expected 1 to 100000 (try 'speedy bench --help')"
+  check "a bad --spdy" "$(usage_line --spdy=4 http://x/)" \
+    "speedy bench: bad --spdy '4': expected 3.1, 3 or 2 (try 'speedy bench --help')"
+  check "a bad --rate" "$(usage_line --rate -5 http://x/)" \
+    "speedy bench: bad --rate '-5': expected requests per second, 0.001 to 100000000 (try 'speedy bench --help')"
+  check "an unknown option" "$(usage_line --bogus http://x/)" \
+    "speedy bench: unknown option '--bogus' (try 'speedy bench --help')"
+  check "a missing value" "$(usage_line http://x/ -n)" \
+    "speedy bench: option '-n' needs a value (try 'speedy bench --help')"
   timeout 10 "$SPEEDY" bench --help >"$WORK/help.txt"
   check "--help exits 0" "$?" 0
   check "--help lists --rate" "$(grep -c -- '--rate R' "$WORK/help.txt")" 1
