@@ -36,6 +36,7 @@ typedef struct load_options {
   int tls;       /* --tls */
   const char *cacert;
   int insecure;
+  int npn;         /* --npn: offer the protocol by NPN only (TLS 1.2) */
   int connections; /* HTTP/1.1 connections per group */
   load_dispatch dispatch;
   int pipeline; /* requests in flight per HTTP/1.1 connection (1: none) */

@@ -50,6 +50,8 @@ static void usage(FILE *f) {
           "      --tls                use TLS (SNI and verification: the recorded host name)\n"
           "      --cacert FILE        trust the CA certificates in FILE\n"
           "  -k, --insecure           do not verify certificates\n"
+          "      --npn                offer the protocol by NPN only, not ALPN (caps TLS at 1.2;\n"
+          "                           for servers that speak SPDY only over NPN)\n"
           "Output:\n"
           "      --result FILE        append the result line to FILE (default: stdout)\n"
           "      --har-out FILE       write a HAR 1.2 of the replayed load\n"
@@ -113,6 +115,7 @@ enum {
   OPT_SESSION_WINDOW,
   OPT_TLS,
   OPT_CACERT,
+  OPT_NPN,
   OPT_RESULT,
   OPT_HAR_OUT,
   OPT_REPETITION,
@@ -137,6 +140,7 @@ static const struct option long_options[] = {
     {"tls", no_argument, NULL, OPT_TLS},
     {"cacert", required_argument, NULL, OPT_CACERT},
     {"insecure", no_argument, NULL, 'k'},
+    {"npn", no_argument, NULL, OPT_NPN},
     {"result", required_argument, NULL, OPT_RESULT},
     {"har-out", required_argument, NULL, OPT_HAR_OUT},
     {"repetition", required_argument, NULL, OPT_REPETITION},
@@ -160,7 +164,8 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
   int c, pipeline = 0, spdy_given = 0;
   unsigned long v;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "kvhV", long_options, NULL)) != -1) {
+  opterr = 0; /* our own one-line messages below */
+  while ((c = getopt_long(argc, argv, ":kvhV", long_options, NULL)) != -1) {
     switch (c) {
     case OPT_HOST_ADDR:
       if (addr->n_host_addr >= MAX_HOST_ADDR_OPTIONS)
@@ -172,7 +177,7 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
       break;
     case OPT_PORT:
       if (parse_uint(optarg, 1, 65535, &v))
-        return cli_usage_error(LOAD_PROGRAM, "bad --port '%s'", optarg);
+        return cli_option_error(LOAD_PROGRAM, "port", optarg, "1 to 65535");
       addr->port = (int)v;
       break;
     case OPT_SINGLE:
@@ -180,8 +185,8 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
       break;
     case OPT_DNS_RTT:
       if (parse_uint(optarg, 0, LOAD_MAX_DNS_RTT_MS, &v))
-        return cli_usage_error(LOAD_PROGRAM, "bad --dns-rtt '%s' (whole ms, 0 to %d)", optarg,
-                               LOAD_MAX_DNS_RTT_MS);
+        return cli_option_error(LOAD_PROGRAM, "dns-rtt", optarg, "whole ms, 0 to %d",
+                                LOAD_MAX_DNS_RTT_MS);
       opt->dns_rtt_ms = (uint32_t)v;
       break;
     case OPT_HTTP1:
@@ -192,14 +197,13 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
       {
         spdy_protocol protocol;
         if (cli_parse_spdy_version(optarg, &protocol) != 0)
-          return cli_usage_error(LOAD_PROGRAM, "--spdy must be 3.1, 3 or 2, not '%s'", optarg);
+          return cli_option_error(LOAD_PROGRAM, "spdy", optarg, "3.1, 3 or 2");
         opt->spdy = (io_proto)protocol; /* io_proto uses spdy_protocol's values */
       }
       break;
     case OPT_CONNECTIONS:
       if (parse_uint(optarg, 1, LOAD_MAX_CONNS, &v))
-        return cli_usage_error(LOAD_PROGRAM, "bad --connections '%s' (1 to %d)", optarg,
-                               LOAD_MAX_CONNS);
+        return cli_option_error(LOAD_PROGRAM, "connections", optarg, "1 to %d", LOAD_MAX_CONNS);
       opt->connections = (int)v;
       break;
     case OPT_DISPATCH:
@@ -208,26 +212,26 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
       else if (strcmp(optarg, "priority") == 0)
         opt->dispatch = LOAD_DISPATCH_PRIORITY;
       else
-        return cli_usage_error(LOAD_PROGRAM, "--dispatch must be fcfs or priority, not '%s'",
-                               optarg);
+        return cli_option_error(LOAD_PROGRAM, "dispatch", optarg, "fcfs or priority");
       break;
     case OPT_PIPELINE:
       pipeline = 1;
       break;
     case OPT_PIPELINE_DEPTH:
       if (parse_uint(optarg, 1, LOAD_MAX_PIPELINE, &v))
-        return cli_usage_error(LOAD_PROGRAM, "bad --pipeline-depth '%s' (1 to %d)", optarg,
-                               LOAD_MAX_PIPELINE);
+        return cli_option_error(LOAD_PROGRAM, "pipeline-depth", optarg, "1 to %d",
+                                LOAD_MAX_PIPELINE);
       opt->pipeline = (int)v;
       break;
     case OPT_WINDOW:
       if (parse_uint(optarg, 65536, 0x7fffffff, &v))
-        return cli_usage_error(LOAD_PROGRAM, "bad --window '%s' (65536 to 2^31-1)", optarg);
+        return cli_option_error(LOAD_PROGRAM, "window", optarg, "bytes, 65536 to 2147483647");
       opt->stream_window = (uint32_t)v;
       break;
     case OPT_SESSION_WINDOW:
       if (parse_uint(optarg, 65536, 0x7fffffff, &v))
-        return cli_usage_error(LOAD_PROGRAM, "bad --session-window '%s' (65536 to 2^31-1)", optarg);
+        return cli_option_error(LOAD_PROGRAM, "session-window", optarg,
+                                "bytes, 65536 to 2147483647");
       opt->session_window = (uint32_t)v;
       break;
     case OPT_TLS:
@@ -239,6 +243,9 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
     case 'k':
       opt->insecure = 1;
       break;
+    case OPT_NPN:
+      opt->npn = 1;
+      break;
     case OPT_RESULT:
       opt->result_file = optarg;
       break;
@@ -247,12 +254,12 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
       break;
     case OPT_REPETITION:
       if (parse_uint(optarg, 0, 1000000, &v))
-        return cli_usage_error(LOAD_PROGRAM, "bad --repetition '%s'", optarg);
+        return cli_option_error(LOAD_PROGRAM, "repetition", optarg, "0 to 1000000");
       opt->repetition = (int)v;
       break;
     case OPT_TIMEOUT:
       if (parse_uint(optarg, 1, 86400, &v))
-        return cli_usage_error(LOAD_PROGRAM, "bad --timeout '%s'", optarg);
+        return cli_option_error(LOAD_PROGRAM, "timeout", optarg, "seconds, 1 to 86400");
       opt->timeout_ms = (uint32_t)v * 1000;
       break;
     case OPT_STRICT:
@@ -267,8 +274,12 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
     case 'V':
       printf("speedy load %s (libspdy %s)\n", SPEEDY_LOAD_VERSION, spdy_version());
       return -1;
+    case ':':
+      return cli_usage_error(LOAD_PROGRAM, "option '%s' needs a value", argv[optind - 1]);
     default:
-      return cli_usage_error(LOAD_PROGRAM, "unknown option");
+      if (optopt > 0 && optopt < 256)
+        return cli_usage_error(LOAD_PROGRAM, "unknown option '-%c'", optopt);
+      return cli_usage_error(LOAD_PROGRAM, "unknown option '%s'", argv[optind - 1]);
     }
   }
   if (optind != argc - 1)
@@ -286,6 +297,7 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
                            "give exactly one of --host-addr, --addr-base and --single");
   if (addr->port && !addr->addr_base)
     return cli_usage_error(LOAD_PROGRAM, "--port goes with --addr-base");
+  if (opt->npn && !opt->tls) return cli_usage_error(LOAD_PROGRAM, "--npn goes with --tls");
   return 0;
 }
 
@@ -297,19 +309,19 @@ static int set_addresses(load_options *opt, const addr_args *addr, const load_pl
   if (!opt->host_addr || !opt->host_addr_set) return 1;
   if (addr->single) {
     if (parse_addr_port(addr->single, &opt->single_addr))
-      return cli_usage_error(LOAD_PROGRAM, "bad --single '%s' (want ADDR:PORT)", addr->single);
+      return cli_option_error(LOAD_PROGRAM, "single", addr->single, "ADDR:PORT");
     opt->single = 1;
     return 0;
   }
   if (addr->addr_base) {
     struct sockaddr_in base;
     if (uv_ip4_addr(addr->addr_base, 0, &base) != 0)
-      return cli_usage_error(LOAD_PROGRAM, "bad --addr-base '%s' (want an IPv4 address)",
-                             addr->addr_base);
+      return cli_option_error(LOAD_PROGRAM, "addr-base", addr->addr_base, "an IPv4 address");
     uint32_t first = ntohl(base.sin_addr.s_addr);
     if ((first & 0xff) + n > 255)
-      return cli_usage_error(LOAD_PROGRAM, "--addr-base %s leaves no room for %zu hosts",
-                             addr->addr_base, n);
+      return cli_option_error(LOAD_PROGRAM, "addr-base", addr->addr_base,
+                              "an IPv4 address ending in at most %zu (room for %zu hosts)", 255 - n,
+                              n);
     for (size_t i = 0; i < n; i++) {
       struct sockaddr_in *sin = (struct sockaddr_in *)&opt->host_addr[i];
       *sin = base;
@@ -325,12 +337,11 @@ static int set_addresses(load_options *opt, const addr_args *addr, const load_pl
     char index[16];
     unsigned long h;
     if (!eq || (size_t)(eq - arg) >= sizeof(index))
-      return cli_usage_error(LOAD_PROGRAM, "bad --host-addr '%s' (want I=ADDR:PORT)", arg);
+      return cli_option_error(LOAD_PROGRAM, "host-addr", arg, "I=ADDR:PORT");
     memcpy(index, arg, (size_t)(eq - arg));
     index[eq - arg] = '\0';
     if (parse_uint(index, 0, n - 1, &h) || parse_addr_port(eq + 1, &opt->host_addr[h]))
-      return cli_usage_error(LOAD_PROGRAM, "bad --host-addr '%s' (want I=ADDR:PORT with I < %zu)",
-                             arg, n);
+      return cli_option_error(LOAD_PROGRAM, "host-addr", arg, "I=ADDR:PORT with I < %zu", n);
     opt->host_addr_set[h] = 1;
   }
   for (size_t i = 0; i < n; i++)

@@ -170,9 +170,15 @@ static void conn_on_open(io_conn *io, void *user) {
   conn->proto = io_conn_is_tls(io) ? io_conn_protocol(io) : want;
   if (run->negotiated == IO_PROTO_UNKNOWN) run->negotiated = conn->proto;
   if (conn->proto != want) {
-    snprintf(run->protocol_error, sizeof(run->protocol_error), "%s negotiated %s (by %s), not %s",
-             conn->group->server_name, io_proto_name(conn->proto),
-             io_negotiation_name(io_conn_negotiation(io)), io_proto_name(want));
+    const char *hint = io_conn_negotiation_hint(io);
+    if (hint[0])
+      snprintf(run->protocol_error, sizeof(run->protocol_error),
+               "%s negotiated no protocol (wanted %s): %s", conn->group->server_name,
+               io_proto_name(want), hint);
+    else
+      snprintf(run->protocol_error, sizeof(run->protocol_error), "%s negotiated %s (by %s), not %s",
+               conn->group->server_name, io_proto_name(conn->proto),
+               io_negotiation_name(io_conn_negotiation(io)), io_proto_name(want));
     snprintf(conn->group->error, sizeof(conn->group->error), "%s", run->protocol_error);
     conn->dead = 1;
     io_conn_abort(io, IO_ERR_NO_PROTOCOL);
@@ -217,6 +223,14 @@ static void conn_on_close(io_conn *io, int status, void *user) {
     const char *detail = io_conn_error_detail(io);
     snprintf(g->error, sizeof(g->error), "cannot connect to %s: %s%s%s", g->server_name,
              io_strerror(status), detail[0] ? ": " : "", detail);
+  } else if (conn->open && io_conn_bytes_in(io) == 0 && status != 0 && status != UV_EOF &&
+             !conn->dead && !g->error[0]) {
+    /* It failed before a byte of an answer: the next connection would too (a TLS port
+     * spoken to in plaintext, a server that resets). */
+    const char *detail = io_conn_error_detail(io), *hint = io_conn_negotiation_hint(io);
+    snprintf(g->error, sizeof(g->error), "connection to %s failed before any response: %s%s%s%s%s",
+             g->server_name, io_strerror(status), detail[0] ? ": " : "", detail,
+             hint[0] ? "; " : "", hint);
   }
   if (conn->session)
     load_spdy_closed(conn, status);
@@ -376,8 +390,9 @@ static int make_tls(load_run *run) {
   const load_options *opt = run->opt;
   const char *protocol = io_proto_name(opt->http1 ? IO_PROTO_HTTP1 : opt->spdy);
   char err[300] = "";
-  int rv = io_tls_client_new(&run->tls, opt->cacert, &protocol, 1,
-                             opt->insecure ? IO_TLS_INSECURE : 0, err, sizeof(err));
+  unsigned flags =
+      (opt->insecure ? IO_TLS_INSECURE : 0) | (opt->npn ? IO_TLS_NO_ALPN | IO_TLS_MAX_1_2 : 0);
+  int rv = io_tls_client_new(&run->tls, opt->cacert, &protocol, 1, flags, err, sizeof(err));
   if (rv) {
     fprintf(stderr, "speedy load: %s\n", err[0] ? err : io_strerror(rv));
     return -1;

@@ -132,6 +132,20 @@ tls_http1)
   : > log.jsonl; rm -f result.jsonl
   load --http1 --tls --cacert ca.pem $(multi_addrs) || fail "exit $?"
   check valid discovery once "conns-per-port<=6" protocol=http/1.1 tls ;;
+tls_npn)
+  # --npn: the protocol offered by NPN alone (TLS 1.2), for servers that speak SPDY only
+  # there; speedyd replays the plan (node's TLS has no NPN).
+  certs
+  speedyd=${SPEEDY_BUILD_DIR}/src/speedyd/speedyd
+  "$speedyd" --replay "$plan" --listen 127.0.0.1:0,tls --cert server.pem --key server.key \
+    --port-file d.port --workers 1 2> server.err &
+  pids+=($!)
+  for _ in $(seq 100); do [ -s d.port ] && break; sleep 0.05; done
+  [ -s d.port ] || fail "speedyd did not start"
+  load -v --tls --npn --cacert ca.pem --single "127.0.0.1:$(cat d.port)" || fail "exit $?"
+  check valid connections=1 protocol=spdy/3.1 tls
+  grep -q "connection 0 to www.example.test: spdy/3.1, TLSv1.2" err ||
+    fail "not SPDY/3.1 over TLS 1.2: $(grep connection err)" ;;
 wrong_size_invalid)
   start_server --wrong-size 3
   load $(multi_addrs) || fail "exit $?"
@@ -160,6 +174,17 @@ usage)
   grep -q "no --host-addr for host 1 (cdn.example.test)" err || fail "missing host not named"
   "$speedy" load "$plan" --single 127.0.0.1:1 --pipeline 2>/dev/null; [ $? -eq 2 ] || fail "--pipeline with SPDY: want 2"
   "$speedy" load "$plan" --single 127.0.0.1:1 --http1 --spdy 3 2>/dev/null; [ $? -eq 2 ] || fail "--http1 with --spdy: want 2"
+  # bad values in the one style of every program, one line
+  "$speedy" load "$plan" --single 127.0.0.1:1 --http1 --connections 0 2> err; [ $? -eq 2 ] || fail "--connections 0: want 2"
+  [ "$(cat err)" = "speedy load: bad --connections '0': expected 1 to 32 (try 'speedy load --help')" ] ||
+    fail "--connections 0: $(cat err)"
+  "$speedy" load "$plan" --single nowhere 2> err; [ $? -eq 2 ] || fail "--single nowhere: want 2"
+  [ "$(cat err)" = "speedy load: bad --single 'nowhere': expected ADDR:PORT (try 'speedy load --help')" ] ||
+    fail "--single nowhere: $(cat err)"
+  "$speedy" load "$plan" --single 127.0.0.1:1 --bogus 2> err; [ $? -eq 2 ] || fail "--bogus: want 2"
+  [ "$(cat err)" = "speedy load: unknown option '--bogus' (try 'speedy load --help')" ] ||
+    fail "--bogus: $(cat err)"
+  "$speedy" load "$plan" --single 127.0.0.1:1 --npn 2>/dev/null; [ $? -eq 2 ] || fail "--npn without --tls: want 2"
   printf '{"format": "speedy-lab-plan/1",\n "hosts": [}' > bad.json
   "$speedy" load bad.json --single 127.0.0.1:1 2> err; [ $? -eq 1 ] || fail "bad plan: want 1"
   grep -q "bad.json: line 2" err || fail "bad plan error lacks file and line: $(cat err)"
@@ -217,7 +242,8 @@ dns_rtt_usage)
   for bad in -1 abc 10001 1.5 "" 20ms; do
     "$speedy" load "$plan" --single 127.0.0.1:1 --dns-rtt "$bad" 2> err; rc=$?
     [ $rc -eq 2 ] || fail "--dns-rtt '$bad': exit $rc, want 2"
-    grep -q "bad --dns-rtt '$bad' (whole ms, 0 to 10000)" err || fail "--dns-rtt '$bad': $(cat err)"
+    grep -qF "speedy load: bad --dns-rtt '$bad': expected whole ms, 0 to 10000 (try 'speedy load --help')" err ||
+      fail "--dns-rtt '$bad': $(cat err)"
   done
   "$speedy" load --help | grep -q -- "--dns-rtt MS" || fail "--help lacks --dns-rtt"
   # the bounds themselves are accepted (nothing listens: the load is invalid, exit 0)
