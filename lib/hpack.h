@@ -181,9 +181,10 @@ size_t speedy_hpack_encode_bound(const speedy_hpack_encoder *e, const speedy_hpa
 /* Encodes fields as one header block into out. The policy chooses each field's
  * representation: a table match is sent as an index; authorization,
  * proxy-authorization, cookie values under 20 octets and fields flagged
- * SPEEDY_HPACK_NEVER_INDEXED are sent never indexed; values that change with every
- * message (paths, dates, lengths, validators...) and fields over 3/4 of the table are
- * sent without indexing; the rest is indexed. SPEEDY_HPACK_NO_INDEX and
+ * SPEEDY_HPACK_NEVER_INDEXED are sent never indexed; fields over 3/4 of the table are
+ * sent without indexing, and so are those whose values seldom repeat (:path, age,
+ * content-length, etag, validators, location) once the table is full; the rest is
+ * indexed. SPEEDY_HPACK_NO_INDEX and
  * SPEEDY_HPACK_INDEX override the policy. out_len must be at least the bound, so a block
  * is encoded whole or not at all (the table is unchanged on error). Returns the octets
  * written, SPEEDY_HPACK_ERR_BUFFER_TOO_SMALL, SPEEDY_HPACK_ERR_INVALID_ARGUMENT (a name or
