@@ -7,8 +7,8 @@
  *   3. per swept variable (report_sweep.c), a table and a line chart: x the variable, y
  *      the geometric-mean ratio to HTTP/1.1 (page load time when there is no ratio), one
  *      line with points per configuration;
- *   4. per page, a waterfall of HTTP/1.1 and SPDY (multi-domain) side by side, from the
- *      per-resource timings of the first valid load of each.
+ *   4. per page, a waterfall of HTTP/1.1 and one of SPDY (multi-domain) on one time axis,
+ *      from the per-resource timings of the first valid load of each (report_waterfall.c).
  * Every chart is an <svg> with class "chart" and a <title>; text is XML-escaped. Colours
  * per configuration are style="" properties, not presentation attributes, where a class
  * rule could override them.
@@ -17,12 +17,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report.h"
+#include "report_html.h"
 
 static const char *const COLOURS[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
                                       "#59a14f", "#edc948", "#b07aa1", "#ff9da7"};
 
-static void put_escaped(FILE *f, const char *s) {
+void report_html_escape(FILE *f, const char *s) {
   for (; s && *s; s++) {
     switch (*s) {
     case '&':
@@ -43,6 +43,20 @@ static void put_escaped(FILE *f, const char *s) {
   }
 }
 
+/* A chart's heading: what it shows in bold, then for which links on a line of its own (two
+ * parts joined by a comma when `also` is given), so that neither runs past the chart. */
+static void put_heading(FILE *f, const char *what, const char *which, const char *also) {
+  fputs("<text class=\"head\" x=\"10\" y=\"18\">", f);
+  report_html_escape(f, what);
+  fputs("</text>\n<text class=\"sub\" x=\"10\" y=\"35\">", f);
+  report_html_escape(f, which);
+  if (also != NULL) {
+    fputs(", ", f);
+    report_html_escape(f, also);
+  }
+  fputs("</text>\n", f);
+}
+
 static double max_ratio(const report *r, size_t g) {
   double m = 1.0;
   for (size_t c = 0; c < r->n_configs; c++) {
@@ -53,7 +67,7 @@ static double max_ratio(const report *r, size_t g) {
 }
 
 static void bars_chart(FILE *f, const report *r, size_t g) {
-  const int W = 640, H = 300, left = 110, right = 20, top = 30, bottom = 40;
+  const int W = 640, H = 316, left = 110, right = 20, top = 46, bottom = 40;
   double top_value = max_ratio(r, g);
   double plot_h = H - top - bottom, plot_w = W - left - right;
   size_t n = 0;
@@ -64,13 +78,9 @@ static void bars_chart(FILE *f, const report *r, size_t g) {
       "<svg class=\"chart bars\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
       "viewBox=\"0 0 %d %d\" role=\"img\">\n<title>Page load time relative to HTTP/1.1, ",
       W, H, W, H);
-  put_escaped(f, r->groups[g]);
-  fprintf(f,
-          "</title>\n<text x=\"%d\" y=\"18\" class=\"head\">Geometric mean of page load time ÷ "
-          "HTTP/1.1, with 95%% CI — ",
-          left);
-  put_escaped(f, r->groups[g]);
-  fprintf(f, "</text>\n");
+  report_html_escape(f, r->groups[g]);
+  fputs("</title>\n", f);
+  put_heading(f, "Geometric mean of page load time ÷ HTTP/1.1, with 95% CI", r->groups[g], NULL);
   /* axis and ticks */
   for (int t = 0; t <= 4; t++) {
     double v = top_value * t / 4, y = top + plot_h - plot_h * v / top_value;
@@ -110,7 +120,7 @@ static void bars_chart(FILE *f, const report *r, size_t g) {
 }
 
 static void cdf_chart(FILE *f, const report *r, size_t g) {
-  const int W = 640, H = 300, left = 60, right = 140, top = 30, bottom = 40;
+  const int W = 640, H = 316, left = 60, right = 140, top = 46, bottom = 40;
   double lo = 1, hi = 1;
   int any = 0;
   for (size_t c = 0; c < r->n_configs; c++) {
@@ -131,13 +141,9 @@ static void cdf_chart(FILE *f, const report *r, size_t g) {
       "<svg class=\"chart cdf\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
       "viewBox=\"0 0 %d %d\" role=\"img\">\n<title>CDF of per-page ratios, ",
       W, H, W, H);
-  put_escaped(f, r->groups[g]);
-  fprintf(f,
-          "</title>\n<text x=\"%d\" y=\"18\" class=\"head\">Share of pages with page load time ÷ "
-          "HTTP/1.1 at most x — ",
-          left);
-  put_escaped(f, r->groups[g]);
-  fprintf(f, "</text>\n");
+  report_html_escape(f, r->groups[g]);
+  fputs("</title>\n", f);
+  put_heading(f, "Share of pages with page load time ÷ HTTP/1.1 at most x", r->groups[g], NULL);
   for (int t = 0; t <= 4; t++) {
     double y = top + plot_h - plot_h * t / 4, x = left + plot_w * t / 4;
     fprintf(f,
@@ -170,8 +176,7 @@ static void cdf_chart(FILE *f, const report *r, size_t g) {
   fprintf(f, "</svg>\n");
 }
 
-/* A round step for about `ticks` ticks over [0, top]: 1, 2, 2.5 or 5 times a power of 10. */
-static double nice_step(double top, int ticks) {
+double report_html_nice_step(double top, int ticks) {
   double raw = top / ticks, unit = pow(10, floor(log10(raw)));
   static const double steps[] = {1, 2, 2.5, 5, 10};
   for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
@@ -196,7 +201,7 @@ static double axis_x(const sweep_axis *a, double unit) {
 }
 
 static void sweep_chart(FILE *f, const report *r, const report_sweep *s) {
-  const int W = 640, H = 300, left = 60, right = 140, top = 30, bottom = 46;
+  const int W = 640, H = 316, left = 60, right = 140, top = 46, bottom = 46;
   double plot_w = W - left - right, plot_h = H - top - bottom;
   /* y: the ratio when any configuration has one, else the page load time. */
   int ratio = 0;
@@ -210,7 +215,7 @@ static void sweep_chart(FILE *f, const report *r, const report_sweep *s) {
       if ((!ratio || c != r->baseline) && v > y_top) y_top = v;
     }
   if (y_top <= 0) return;
-  double y_step = nice_step(y_top * 1.05, 5);
+  double y_step = report_html_nice_step(y_top * 1.05, 5);
   y_top = ceil(y_top * 1.05 / y_step) * y_step;
   int y_ticks = (int)lround(y_top / y_step);
   sweep_axis ax = {.log_scale = s->variable == REPORT_QUEUE, .left = left, .width = plot_w};
@@ -221,7 +226,7 @@ static void sweep_chart(FILE *f, const report *r, const report_sweep *s) {
     ax.lo = log(first) - margin, ax.hi = log(last) + margin;
     if (!(ax.hi > ax.lo)) ax.lo -= 1, ax.hi += 1;
   } else {
-    ax.step = nice_step(last > 0 ? last : 1, 5);
+    ax.step = report_html_nice_step(last > 0 ? last : 1, 5);
     ax.lo = 0, ax.hi = ceil(last / ax.step - 1e-9) * ax.step;
     if (ax.hi <= 0) ax.hi = ax.step;
   }
@@ -231,13 +236,14 @@ static void sweep_chart(FILE *f, const report *r, const report_sweep *s) {
       "<svg class=\"chart sweep\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
       "viewBox=\"0 0 %d %d\" role=\"img\">\n<title>Sweep of %s, %s: ",
       W, H, W, H, report_variable_name(s->variable), what);
-  put_escaped(f, s->family);
+  report_html_escape(f, s->family);
   fputs(", ", f);
-  put_escaped(f, s->held);
-  fprintf(f, "</title>\n<text x=\"%d\" y=\"18\" class=\"head\">Geometric mean of %s against %s — ",
-          left, what, report_variable_name(s->variable));
-  put_escaped(f, s->family);
-  fprintf(f, "</text>\n");
+  report_html_escape(f, s->held);
+  char head[128];
+  snprintf(head, sizeof head, "Geometric mean of %s against %s", what,
+           report_variable_name(s->variable));
+  fputs("</title>\n", f);
+  put_heading(f, head, s->family, s->held);
   for (int t = 0; t <= y_ticks; t++) {
     double v = y_step * t, y = top + plot_h - plot_h * v / y_top;
     fprintf(f,
@@ -331,9 +337,9 @@ static void sweep_section(FILE *f, const report *r) {
   for (size_t i = 0; i < r->n_sweeps; i++) {
     const report_sweep *s = &r->sweeps[i];
     fprintf(f, "<h3>%s: ", report_variable_name(s->variable));
-    put_escaped(f, s->family);
+    report_html_escape(f, s->family);
     fputs(", ", f);
-    put_escaped(f, s->held);
+    report_html_escape(f, s->held);
     fprintf(f, "</h3>\n<table><tr><th>%s</th><th>pages</th>", report_variable_name(s->variable));
     int shown[REPORT_MAX_CONFIGS] = {0};
     for (size_t c = 0; c < r->n_configs; c++) {
@@ -362,81 +368,35 @@ static void sweep_section(FILE *f, const report *r) {
   }
 }
 
-static double load_end(const json_t *load) {
-  double end = 0;
-  size_t i;
-  const json_t *res;
-  json_array_foreach(json_object_get(load, "resources"), i, res) {
-    double e = json_number_value(json_object_get(res, "end_ms"));
-    if (e > end) end = e;
-  }
-  return end;
-}
-
-static void waterfall(FILE *f, const json_t *load, const char *config, double scale_ms) {
-  const json_t *resources = json_object_get(load, "resources");
-  size_t n = json_array_size(resources);
-  const int W = 460, row_h = 6, top = 24, left = 10;
-  int H = top + (int)n * row_h + 24;
-  double plot_w = W - left - 10;
-  fprintf(f,
-          "<svg class=\"chart waterfall\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-          "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n<title>Waterfall, %s</title>\n"
-          "<text x=\"%d\" y=\"16\" class=\"head\">%s: %.0f ms</text>\n",
-          W, H, W, H, config, left, config, json_number_value(json_object_get(load, "plt_ms")));
-  for (int t = 0; t <= 4; t++) {
-    double x = left + plot_w * t / 4;
-    fprintf(f,
-            "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
-            "<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%.0f</text>\n",
-            x, top, x, H - 20, x, H - 6, scale_ms * t / 4);
-  }
-  size_t i;
-  const json_t *res;
-  json_array_foreach(resources, i, res) {
-    double start = json_number_value(json_object_get(res, "start_ms"));
-    double ttfb = json_number_value(json_object_get(res, "ttfb_ms"));
-    double end = json_number_value(json_object_get(res, "end_ms"));
-    if (!json_is_number(json_object_get(res, "end_ms"))) continue;
-    if (!json_is_number(json_object_get(res, "start_ms"))) start = ttfb > 0 ? ttfb : end;
-    if (!json_is_number(json_object_get(res, "ttfb_ms"))) ttfb = start;
-    double x0 = left + plot_w * start / scale_ms, x1 = left + plot_w * ttfb / scale_ms;
-    double x2 = left + plot_w * end / scale_ms, y = top + (double)i * row_h;
-    fprintf(f,
-            "<rect class=\"wait\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\"/>"
-            "<rect class=\"recv%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\">"
-            "<title>#%zu %.0f–%.0f ms, %lld bytes</title></rect>\n",
-            x0, y, x1 - x0 > 0 ? x1 - x0 : 0, row_h - 1,
-            json_is_true(json_object_get(res, "pushed")) ? " pushed" : "", x1, y,
-            x2 - x1 > 0.5 ? x2 - x1 : 0.5, row_h - 1, i, start, end,
-            (long long)json_integer_value(json_object_get(res, "bytes")));
-  }
-  fprintf(f, "</svg>\n");
-}
-
 int report_write_html(const report *r, const char *file) {
   FILE *f = fopen(file, "w");
   if (f == NULL) return -1;
-  fprintf(
-      f,
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-      "<title>speedy lab report</title>\n<style>\n"
-      "body{font:14px/1.4 sans-serif;margin:2em;color:#222}table{border-collapse:collapse;"
-      "margin:1em 0}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}"
-      "th:first-child,td:first-child{text-align:left}\n"
-      ".grid{stroke:#ddd}.one{stroke:#444;stroke-dasharray:4 3}.ci{stroke:#222}"
-      ".tick,.label{font-size:11px;fill:#444}.head{font-size:13px;font-weight:bold}"
-      ".cdf-line{stroke-width:2}.wait{fill:#cfd8e3}.recv{fill:#4e79a7}.recv.pushed{fill:#59a14f}"
-      ".pair{display:flex;gap:1em;flex-wrap:wrap}\n</style></head><body>\n"
-      "<h1>speedy lab report</h1>\n<p>%zu loads, %zu invalid (left out), %zu on links over "
-      "the lateness bound; %zu pages. Ratios are to %s, per page, geometric means with "
-      "bootstrap 95%% confidence intervals. Not modelled: browser parse, layout and script "
-      "time (docs/lab.md).</p>\n",
-      r->n_loads, r->n_invalid, r->n_lateness, r->n_pages,
-      r->n_configs ? r->configs[r->baseline] : "-");
+  fprintf(f,
+          "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+          "<title>speedy lab report</title>\n<style>\n"
+          "body{font:14px/1.4 sans-serif;margin:2em;color:#222}table{border-collapse:collapse;"
+          "margin:1em 0}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}"
+          "th:first-child,td:first-child{text-align:left}\n"
+          ".grid{stroke:#ddd}.one{stroke:#444;stroke-dasharray:4 3}.ci{stroke:#222}"
+          ".tick,.label{font-size:11px;fill:#444}.head{font-size:13px;font-weight:bold}"
+          ".cdf-line{stroke-width:2}\n"
+          /* Waterfalls (report_waterfall.c): columns in a monospace font, a colour per phase. */
+          ".num,.url,.host,.proto{font-family:'DejaVu Sans Mono',monospace;font-size:11px;"
+          "fill:#222}.colhead{font-size:11px;font-weight:bold;fill:#444}.sub{font-size:12px;"
+          "fill:#444}.bg{fill:#fff}.bg.odd{fill:#f2f4f7}.row:hover .bg{fill:#fdefb2}"
+          ".dns{fill:#139c98}.connect{fill:#f39c34}.queued{fill:#b4bbc5}.wait{fill:#6cc58a}"
+          ".recv{fill:#2f7ed8}.recv.pushed{fill:#9260c8}.plt{stroke:#d62728;stroke-width:2}"
+          ".bound{stroke:#333;stroke-width:2;stroke-dasharray:5 3}"
+          ".waterfalls{display:flex;flex-direction:column;gap:1.5em}\n</style></head><body>\n"
+          "<h1>speedy lab report</h1>\n<p>%zu loads, %zu invalid (left out), %zu on links over "
+          "the lateness bound; %zu pages. Ratios are to %s, per page, geometric means with "
+          "bootstrap 95%% confidence intervals. Not modelled: browser parse, layout and script "
+          "time (docs/lab.md).</p>\n",
+          r->n_loads, r->n_invalid, r->n_lateness, r->n_pages,
+          r->n_configs ? r->configs[r->baseline] : "-");
   for (size_t g = 0; g < r->n_groups; g++) {
     fprintf(f, "<h2>");
-    put_escaped(f, r->groups[g]);
+    report_html_escape(f, r->groups[g]);
     fprintf(f, "</h2>\n<table><tr><th>config</th><th>pages</th><th>mean ms</th><th>median ms</th>"
                "<th>1 − mean ÷ HTTP/1.1</th><th>ratio (95%% CI)</th><th>÷ bound</th>"
                "<th>recovered</th></tr>\n");
@@ -457,33 +417,7 @@ int report_write_html(const report *r, const char *file) {
     cdf_chart(f, r, g);
   }
   sweep_section(f, r);
-  /* Waterfalls: per page, the first link group holding both HTTP/1.1 and SPDY. */
-  size_t spdy = r->n_configs;
-  for (size_t c = 0; c < r->n_configs; c++)
-    if (strcmp(r->configs[c], "spdy-multi") == 0) spdy = c;
-  if (spdy == r->n_configs)
-    for (size_t c = 0; c < r->n_configs; c++)
-      if (strncmp(r->configs[c], "spdy", 4) == 0 && spdy == r->n_configs) spdy = c;
-  if (spdy < r->n_configs) {
-    fprintf(f, "<h2>Waterfalls</h2>\n");
-    for (size_t p = 0; p < r->n_pages; p++)
-      for (size_t g = 0; g < r->n_groups; g++) {
-        const report_cell *a = report_cell_at(r, g, r->baseline, p),
-                          *b = report_cell_at(r, g, spdy, p);
-        if (!a->present || !b->present || a->first == NULL || b->first == NULL) continue;
-        double scale = fmax(load_end(a->first), load_end(b->first));
-        if (scale <= 0) scale = 1;
-        fprintf(f, "<h3>");
-        put_escaped(f, r->pages[p]);
-        fprintf(f, " — ");
-        put_escaped(f, r->groups[g]);
-        fprintf(f, "</h3>\n<div class=\"pair\">\n");
-        waterfall(f, a->first, r->configs[r->baseline], scale);
-        waterfall(f, b->first, r->configs[spdy], scale);
-        fprintf(f, "</div>\n");
-        break;
-      }
-  }
+  report_html_waterfalls(f, r);
   fprintf(f, "</body></html>\n");
   return fclose(f) == 0 ? 0 : -1;
 }

@@ -3,21 +3,33 @@
 
   input CANNED OUT        the canned results plus a third configuration (spdy-push), a
                           second link group (dsl) and a loss sweep on cable (1% and 2%):
-                          13 charts, 11 bars, 7 CDF lines, a sweep chart with 2 lines
-  probe REPORT OUT        a copy of REPORT whose script writes each <svg>'s namespace and
-                          page box into document.title (read back from --dump-dom)
-  check REPORT DOM PNG    compares Chromium's screenshot with what REPORT's charts say
-                          should be drawn; one line per failure, exit 1 if any
+                          13 charts, 11 bars, 7 CDF lines, a sweep chart with 2 lines. Every
+                          load gets timings with every phase a waterfall draws (DNS,
+                          connect, queued, wait, receive, pushed) and the page plan it names
+                          in settings.loader, written beside OUT: long paths and host names,
+                          non-ASCII and markup characters in URLs
+  probe REPORT OUT        a copy of REPORT whose script writes into document.title (read
+                          back from --dump-dom) each <svg>'s namespace and page box, every
+                          <text>'s class, content and box, and each waterfall row's <title>
+  check REPORT DOM PNG RESULTS
+                          compares Chromium's screenshot with what REPORT's charts say
+                          should be drawn, and the layout with what a reader needs: no text
+                          outside its chart or the window or over other text, waterfall
+                          rows labelled with the URL, host and protocol of RESULTS' plans,
+                          an axis in ms, the page load time and lower bound at their place,
+                          a legend; one line per failure, exit 1 if any
 
 The expectations come from the report's tags as written (html.parser, which does not care
-how they nest); what was drawn comes from the pixels. So a chart the browser cannot draw
-(a <rect> left open swallows the next one, a chart hidden inside a <title>, a CSS fill
-that does not apply) fails here even where the markup still reads well.
+how they nest); what was drawn comes from the pixels and the boxes Chromium laid out. So a
+chart the browser cannot draw (a <rect> left open swallows the next one, a chart hidden
+inside a <title>, a CSS fill that does not apply) or a label it cuts off fails here even
+where the markup still reads well.
 """
 import collections
 import html.parser
 import json
 import math
+import os
 import re
 import struct
 import sys
@@ -58,15 +70,82 @@ def make_input(canned, out):
             lossy["plt_ms"] = lossy["plt_cutoff_ms"] = line["plt_ms"] * (
                 1 + growth[line["config"]] * loss)
             extra.append(lossy)
+    plans = write_plans(os.path.dirname(os.path.abspath(out)))
+    for line in lines + extra:
+        add_waterfall_fields(line, plans[line["plan"]])
     with open(out, "w", encoding="utf-8") as f:
         for line in lines + extra:
             f.write(json.dumps(line) + "\n")
 
 
+# Two page plans (docs/lab-formats.md) of five resources on two hosts, named as the canned
+# results name them. URLs long enough to be shortened, with non-ASCII and markup characters.
+PLANS = {
+    "a.har": (["www.example.com",
+               "static.a-rather-long-content-delivery-network-name.example.net"],
+              [(0, "/"), (0, "/css/site.css?v=12&theme=<dark>"),
+               (1, "/images/\u00fcber-\u65e5\u672c-photo-of-the-day-with-a-long-name.jpg"),
+               (0, "/js/app.js"), (1, "/fonts/" + "x" * 200 + ".woff2")]),
+    "b.har": (["example.org", "cdn.example.org"],
+              [(0, "/index.html"), (1, '/a/"quoted"/style.css'), (1, "/b.js?a=1&b=2"),
+               (0, "/img/" + "\u00e9" * 80 + ".png"), (1, "/favicon.ico")]),
+}
+
+
+def write_plans(directory):
+    """{"a.har#first page": path}: the plans, written into directory."""
+    paths = {}
+    for source, (hosts, resources) in PLANS.items():
+        plan = {"format": "speedy-lab-plan/1", "source": source, "page": "first page", "seed": 1,
+                "hosts": [{"name": h, "port": 80} for h in hosts],
+                "resources": [{"id": i, "host": h, "method": "GET", "path": p, "type": "other",
+                               "parent": -1 if i == 0 else 0, "discover_offset": -1,
+                               "start_delay": 0.0, "request_headers": [], "status": 200,
+                               "response_headers": [], "body_size": 1000, "redirect_to": -1,
+                               "after_cutoff": False}
+                              for i, (h, p) in enumerate(resources)]}
+        path = os.path.join(directory, f"plan {source}.json")  # a space, as paths may have
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(plan, f)
+        paths[f"{source}#first page"] = path
+    return paths
+
+
+def add_waterfall_fields(line, plan_path):
+    """Timings that end at the line's page load time with every phase a waterfall draws:
+    the document opens connection 0 after a 20 ms lookup, resource 2 opens connection 1 to
+    the second host (lookup and connect), HTTP/1.1 opens connection 2 for resource 3 (no
+    lookup: its name is known) and queues 1 and 4; SPDY pushes 4."""
+    t = line["plt_ms"]
+    spdy = line["protocol"].startswith("spdy")
+    # (discovered, start, ttfb, end) as shares of the page load time, connection, pushed
+    rows = [((0, .12, .2, .3), 0, False),
+            ((.2, .2 if spdy else .3, .4, .5), 0, False),
+            ((.2, .35, .45, .7), 1, False),
+            ((.3, .3 if spdy else .45, .55, .8), 0 if spdy else 2, False),
+            ((.5, .5, .6, 1) if spdy else (.5, .7, .8, 1), 1, spdy)]
+    line["resources"] = [
+        {"id": i, "discovered_ms": round(d * t, 1), "start_ms": round(s * t, 1),
+         "ttfb_ms": round(b * t, 1), "end_ms": round(e * t, 1), "bytes": 1000, "status": 200,
+         "pushed": pushed, "hinted": False, "connection": c, "error": None}
+        for i, ((d, s, b, e), c, pushed) in enumerate(rows)]
+    line["connections"] = 2 if spdy else 3
+    line["settings"] = {"dns_rtt_ms": 20, "loader": f"/usr/bin/speedy load {plan_path} "
+                        "--addr-base 198.19.0.1 --port 80 --result /tmp/r.json"}
+
+
 PROBE = """<script>
+const box = e => { const b = e.getBoundingClientRect();
+  return [b.left + scrollX, b.top + scrollY, b.width, b.height]; };
 document.title = JSON.stringify({height: document.documentElement.scrollHeight,
-  svgs: Array.from(document.querySelectorAll("svg"), s => { const b = s.getBoundingClientRect();
-    return [s.namespaceURI, b.left + scrollX, b.top + scrollY, b.width, b.height]; })});
+  width: document.documentElement.clientWidth,
+  svgs: Array.from(document.querySelectorAll("svg"), s => [s.namespaceURI, ...box(s)]),
+  texts: Array.from(document.querySelectorAll("svg"), s => Array.from(s.querySelectorAll("text"),
+    t => [t.getAttribute("class") || "", t.textContent, ...box(t)])),
+  rows: Array.from(document.querySelectorAll("svg"), s => Array.from(s.querySelectorAll("g.row"),
+    g => [g.querySelector(":scope > title").textContent,
+          ...["num", "url", "host", "proto"].map(c => {
+            const t = g.querySelector(":scope > text." + c); return t ? t.textContent : null; })]))});
 </script>
 """
 
@@ -204,10 +283,12 @@ class Checker:
         presentation attribute (which every CSS rule overrides), then default."""
         style = dict(d.split(":", 1) for d in (attrs.get("style") or "").split(";") if ":" in d)
         value = {k.strip(): v for k, v in style.items()}.get(prop)
-        classes = (attrs.get("class") or "").split()
-        for sel in ["." + ".".join(classes)] + ["." + c for c in reversed(classes)]:
-            if value is None and prop in self.css.get(sel, {}):
-                value = self.css[sel][prop]
+        # The rule naming most of the element's classes (".recv.pushed" over ".recv").
+        classes = set((attrs.get("class") or "").split())
+        rules = [sel for sel in self.css if set(sel[1:].split(".")) <= classes
+                 and prop in self.css[sel]]
+        if value is None and rules:
+            value = self.css[max(rules, key=lambda sel: sel.count("."))][prop]
         value = value or attrs.get(prop) or default
         return hex_colour(value) if value else None
 
@@ -342,10 +423,17 @@ class Checker:
             if legend != lines:
                 self.fail(f"{name}: legend colours {legend} are not the lines' {lines}")
         bars, drawn = [], collections.Counter()
-        for tag, attrs, text in chart.elements:
+        # A line under another one drawn later along the same path (a waterfall's page load
+        # time where the lower bound is) cannot be seen: not checked.
+        paths = [tuple(a.get(k) for k in ("x1", "y1", "x2", "y2")) if t == "line" else None
+                 for t, a, _ in chart.elements]
+        for i, (tag, attrs, text) in enumerate(chart.elements):
+            if tag == "line" and paths[i] in paths[i + 1:]:
+                continue
             cls = (attrs.get("class") or "").split()
             try:
-                if tag == "rect" and self.rect(name, attrs, at):
+                # Row backgrounds are too light to tell from the page (like grid lines).
+                if tag == "rect" and "bg" not in cls and self.rect(name, attrs, at):
                     drawn[cls[0] if cls else "rect"] += 1
                 if tag == "rect" and "bar" in cls:
                     x0, y0 = at(attrs["x"], attrs["y"])
@@ -353,7 +441,8 @@ class Checker:
                                 float(attrs["y"]) + float(attrs["height"]))
                     bars.append((x0, y0, x1, y1))
                 # Grid lines are too light to tell from the background.
-                if tag in ("line", "polyline") and cls in (["ci"], ["cdf-line"], ["sweep-line"]):
+                if tag in ("line", "polyline") and cls in (["ci"], ["cdf-line"], ["sweep-line"],
+                                                           ["plt"], ["bound"]):
                     drawn[cls[0]] += self.line(name, tag, attrs, at, bars)
                 if tag == "circle":
                     drawn["point"] += self.circle(name, attrs, at)
@@ -364,7 +453,124 @@ class Checker:
         return drawn
 
 
-def check(report, dom, png):
+def overlap(a, b):
+    """Width and height two boxes (x, y, width, height) have in common (<= 0: none)."""
+    return (min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]),
+            min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
+
+
+def check_text_layout(c, charts, layout):
+    """Every text of every chart lies inside its <svg> and the window, over no other text."""
+    for n, (chart, svg, texts) in enumerate(zip(charts, layout["svgs"], layout["texts"])):
+        name = f"chart {n + 1} ({chart.kind})"
+        _, left, top, width, height = svg
+        texts = [t for t in texts if t[1].strip()]
+        for cls, text, x, y, w, h in texts:
+            if (x < left - 0.5 or x + w > left + width + 0.5 or y < top - 0.5
+                    or y + h > top + height + 0.5):
+                c.fail(f"{name}: text {text!r} ({cls}) at x {x:.0f}..{x + w:.0f}, y {y:.0f}.."
+                       f"{y + h:.0f} is cut off by its chart (x {left:.0f}..{left + width:.0f}, "
+                       f"y {top:.0f}..{top + height:.0f})")
+            elif x < 0 or x + w > layout["width"] + 0.5:
+                c.fail(f"{name}: text {text!r} ({cls}) runs out of the {layout['width']} px "
+                       "window")
+        for i, a in enumerate(texts):
+            for b in texts[i + 1:]:
+                w, h = overlap(a[2:], b[2:])
+                if w > 0.5 and h > 2:
+                    c.fail(f"{name}: text {a[1]!r} ({a[0]}) and {b[1]!r} ({b[0]}) overlap by "
+                           f"{w:.0f} x {h:.0f} px")
+
+
+def plan_urls(results):
+    """{plan name: [(URL, host, path)]} from the plans the results' lines name."""
+    plans = {}
+    for text in open(results, encoding="utf-8"):
+        line = json.loads(text)
+        path = line["settings"]["loader"].split(" load ", 1)[1].split(" --", 1)[0]
+        plan = json.load(open(path, encoding="utf-8"))
+        scheme = "https" if line["tls"] else "http"
+        plans[line["plan"]] = [(f"{scheme}://{plan['hosts'][r['host']]['name']}{r['path']}",
+                                plan["hosts"][r["host"]]["name"], r["path"])
+                               for r in plan["resources"]]
+    return plans
+
+
+def shortened(shown, full, least):
+    """shown is full, or its start and end around "…" with at least `least` characters."""
+    if shown == full:
+        return True
+    head, sep, tail = shown.partition("\u2026")
+    return (sep and full.startswith(head) and full.endswith(tail)
+            and len(head) + len(tail) >= min(least, len(full)))
+
+
+def check_waterfall(c, name, chart, svg, texts, rows, plans):
+    """A waterfall a reader can use: each row names its URL (in full in its <title>), host
+    and protocol; the axis is in ms and its ticks evenly spaced; the page load time and the
+    lower bound are lines where their values put them; every colour drawn is in the legend."""
+    urls = [r[0].split("\n", 1)[0].split(". ", 1)[-1] for r in rows]
+    plan = next((p for p in plans.values() if sorted(u for u, _, _ in p) == sorted(urls)), None)
+    if plan is None:
+        c.fail(f"{name}: the rows' URLs {urls} are not those of a page plan")
+        return
+    by_url = {u: (host, path) for u, host, path in plan}
+    for k, (title, num, url, host, proto) in enumerate(rows, 1):
+        full = title.split("\n", 1)[0]
+        if not full.startswith(f"{k}. ") or num != str(k):
+            c.fail(f"{name}: row {k} is numbered {num!r}, its title begins {full!r}")
+            continue
+        want_host, want_path = by_url[full.split(". ", 1)[1]]
+        if not shortened(url or "", want_path, 12):
+            c.fail(f"{name}: row {k} shows the URL as {url!r}, not {want_path!r} or a part of it")
+        if not shortened(host or "", want_host, 12):
+            c.fail(f"{name}: row {k} shows the host as {host!r}, not {want_host!r}")
+        if proto not in ("http/1.1", "spdy/3.1", "spdy/3.1 push"):
+            c.fail(f"{name}: row {k} shows the protocol as {proto!r}")
+
+    _, left, top, _, _ = svg
+    ticks = []
+    for cls, text, x, y, w, h in texts:
+        if cls == "tick" and re.fullmatch(r"\d+(\.\d+)?", text):
+            ticks.append((float(text), x + w / 2))
+    # The axis: the bottom row of ticks (each value is also at the top).
+    values = sorted(set(v for v, _ in ticks))
+    xs = {v: [x for t, x in ticks if t == v] for v in values}
+    if len(values) < 3 or any(len(x) != 2 for x in xs.values()):
+        c.fail(f"{name}: want at least 3 time ticks, each above and below the rows, got {ticks}")
+        return
+    slope = (xs[values[-1]][0] - xs[values[0]][0]) / (values[-1] - values[0])
+    for v in values:
+        for x in xs[v]:
+            if abs(xs[values[0]][0] + slope * (v - values[0]) - x) > 1:
+                c.fail(f"{name}: tick {v:g} at x {x:.1f} is off the axis")
+    if not any("(ms)" in text for cls, text, *_ in texts):
+        c.fail(f"{name}: no axis title in ms")
+    sub = " ".join(text for cls, text, *_ in texts if cls == "sub")
+    for what, cls in (("page load time", "plt"), ("lower bound", "bound")):
+        m = re.search(what + r" (\d+) ms", sub)
+        if not m:
+            c.fail(f"{name}: the line under the title does not give the {what}: {sub!r}")
+            continue
+        ms = float(m.group(1))
+        if not any(text == f"{what} {m.group(1)} ms" for t, text, *_ in texts if t == "label"):
+            c.fail(f"{name}: no legend entry for the {what}")
+        lines = [a for tag, a, _ in chart.elements if tag == "line" and a.get("class") == cls
+                 and a["x1"] == a["x2"]]
+        want = xs[values[0]][0] + slope * (ms - values[0])
+        if len(lines) != 1 or abs(left + float(lines[0]["x1"]) - want) > 1.5:
+            c.fail(f"{name}: the {what} ({ms:g} ms) should be one vertical line at x "
+                   f"{want:.1f}: {[left + float(a['x1']) for a in lines]}")
+    drawn = {a.get("class") for tag, a, _ in chart.elements if tag == "rect"
+             and a.get("class", "").split()[0] in ("dns", "connect", "queued", "wait", "recv")}
+    legend = {a["class"].split(" ", 1)[1] for tag, a, _ in chart.elements if tag == "rect"
+              and a.get("class", "").startswith("swatch ")}
+    if drawn != legend:
+        c.fail(f"{name}: phases drawn {sorted(drawn)}, in the legend {sorted(legend)}")
+    return drawn
+
+
+def check(report, dom, png, results):
     reader = ReportReader()
     reader.feed(open(report, encoding="utf-8").read())
     charts = reader.charts
@@ -394,7 +600,7 @@ def check(report, dom, png):
     # What each kind of chart must show at least once: tiny shapes and whiskers hidden by
     # their own bar are not checked, everything else must be drawn.
     needed = {"bars": ("bar", "ci", "text"), "cdf": ("cdf-line", "text"),
-              "sweep": ("sweep-line", "point", "text"), "waterfall": ("recv", "wait", "text")}
+              "sweep": ("sweep-line", "point", "text"), "waterfall": ("recv", "wait", "connect", "text")}
     drawn = collections.Counter()
     for n, (chart, box) in enumerate(zip(charts, layout["svgs"])):
         name = f"chart {n + 1} ({chart.kind})"
@@ -407,6 +613,20 @@ def check(report, dom, png):
             if seen and not seen[what]:
                 c.fail(f"{name}: no {what} drawn that could be checked")
         drawn += seen
+
+    check_text_layout(c, charts, layout)
+    plans = plan_urls(results)
+    phases = set()
+    for n, chart in enumerate(charts):
+        if chart.kind == "waterfall":
+            phases |= check_waterfall(c, f"chart {n + 1} (waterfall)", chart, layout["svgs"][n],
+                                      layout["texts"][n], layout["rows"][n], plans) or set()
+    for what in ("plt", "bound"):
+        if drawn[what] < 2:  # the markers and the legend
+            c.fail(f"no waterfall's {what} line could be checked")
+    every = {"dns", "connect", "queued", "wait", "recv", "recv pushed"}
+    if phases != every:
+        c.fail(f"the waterfalls should draw every phase {sorted(every)}, drew {sorted(phases)}")
 
     for failure in c.failures[:30]:
         print("FAIL:", failure)
