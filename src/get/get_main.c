@@ -118,19 +118,6 @@ static void conn_on_writable(io_conn *io, size_t room, void *user) {
   if (conn->session) get_spdy_writable(conn, room);
 }
 
-/* TLS chose no protocol although SPDY was offered: one sentence saying so and what to try,
- * added to the error when such a connection fails (src/io is growing a shared message for
- * this; until then, here). */
-static const char *no_protocol_hint(const io_conn *io, const get_options *opt) {
-  if (!io_conn_is_tls(io) || io_conn_negotiation(io) != IO_NEG_TLS_DEFAULT || opt->http1) return "";
-  /* NPN exists only up to TLS 1.2: over TLS 1.3 a server that speaks SPDY by NPN alone
-   * cannot say so, and --npn (NPN only, TLS 1.2 at most) is what reaches it. */
-  if (strcmp(io_conn_tls_version(io), "TLSv1.3") == 0)
-    return "the server chose no protocol by ALPN or NPN; it may speak SPDY only over NPN: try "
-           "--npn";
-  return "the server chose no protocol by ALPN or NPN: it may not speak SPDY";
-}
-
 static void conn_on_open(io_conn *io, void *user) {
   get_conn *conn = user;
   get_origin *origin = conn->origin;
@@ -146,7 +133,8 @@ static void conn_on_open(io_conn *io, void *user) {
   origin->proto = conn->proto;
   origin->how = conn->how;
   origin->tls_version = io_conn_is_tls(io) ? io_conn_tls_version(io) : NULL;
-  snprintf(origin->hint, sizeof(origin->hint), "%s", no_protocol_hint(io, opt));
+  /* when TLS chose no protocol although SPDY was offered: why, and what to try (--npn) */
+  snprintf(origin->hint, sizeof(origin->hint), "%s", io_conn_negotiation_hint(io));
   if (opt->verbose)
     get_trace_note(origin->run, "connection %d: %s negotiated by %s%s%s%s%s", conn->number,
                    io_proto_name(conn->proto), io_negotiation_name(conn->how),
