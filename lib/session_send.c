@@ -145,7 +145,7 @@ static int frame_check_at_serialisation(const spdy_session *session, const spdy_
   switch (frame->type) {
   case SPDY_FRAME_SYN_STREAM:
     if (session->goaway_received) return SPDY_ERR_SESSION_CLOSING;
-    /* fall through */
+    return spdy_stream_find(session, frame->stream_id) != NULL ? 0 : SPDY_ERR_STREAM_CLOSED;
   case SPDY_FRAME_SYN_REPLY:
   case SPDY_FRAME_HEADERS:
     return spdy_stream_find(session, frame->stream_id) != NULL ? 0 : SPDY_ERR_STREAM_CLOSED;
