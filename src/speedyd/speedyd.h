@@ -74,6 +74,7 @@ typedef struct speedyd_config {
   const char *protocols[SPEEDYD_MAX_PROTOCOLS]; /* ALPN ids in preference order */
   size_t n_protocols;
   io_proto plaintext_v3;
+  int plaintext_v3_auto; /* plaintext version-3 sessions tell SPDY/3 from 3.1 themselves */
   uint32_t handshake_timeout_ms, header_timeout_ms, idle_timeout_ms, shutdown_timeout_ms;
   uint32_t max_connections;
   uint32_t max_streams; /* SPDY MAX_CONCURRENT_STREAMS we announce */

@@ -111,7 +111,9 @@ static void print_help(void) {
       "      --key FILE             PEM private key (required with ,tls)\n"
       "      --protocols LIST       ALPN/NPN preference, comma-separated\n"
       "                             (default: spdy/3.1,spdy/3,spdy/2,http/1.1)\n"
-      "      --plaintext-v3 3|3.1   what a plaintext version-3 SPDY client gets (default: 3.1)\n"
+      "      --plaintext-v3 auto|3|3.1\n"
+      "                             what a plaintext version-3 SPDY client gets; auto tells\n"
+      "                             SPDY/3 from 3.1 by its flow control (default: auto)\n"
       "      --port-file FILE       after listening, write the bound ports there, one a line\n"
       "                             in --listen order (default: none)\n"
       "      --tls-max 1.2|1.3      highest TLS version (default: 1.3)\n"
@@ -240,6 +242,7 @@ static void set_defaults(speedyd_config *config) {
   memset(config, 0, sizeof(*config));
   config->upload_mode = HTTP_UPLOAD_ECHO;
   config->plaintext_v3 = IO_PROTO_SPDY3_1;
+  config->plaintext_v3_auto = 1;
   config->handshake_timeout_ms = 10000;
   config->header_timeout_ms = 20000;
   config->idle_timeout_ms = 120000;
@@ -328,12 +331,13 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
                                 "up to 4 of spdy/3.1, spdy/3, spdy/2, http/1.1, comma-separated");
     } break;
     case OPT_PLAINTEXT_V3:
+      config->plaintext_v3_auto = strcmp(optarg, "auto") == 0;
       if (strcmp(optarg, "3") == 0)
         config->plaintext_v3 = IO_PROTO_SPDY3;
-      else if (strcmp(optarg, "3.1") == 0)
+      else if (strcmp(optarg, "3.1") == 0 || config->plaintext_v3_auto)
         config->plaintext_v3 = IO_PROTO_SPDY3_1;
       else
-        return BAD("plaintext-v3", "3 or 3.1");
+        return BAD("plaintext-v3", "auto, 3 or 3.1");
       break;
     case OPT_HANDSHAKE_TIMEOUT:
       ms = &config->handshake_timeout_ms;

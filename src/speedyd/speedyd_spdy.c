@@ -35,7 +35,6 @@ typedef struct speedyd_spdy_conn {
   speedyd_conn *base;
   spdy_session *session;
   sd_stream *streams; /* every stream with user data, for cleanup */
-  const char *protocol_name;
   int peer_eof;
   int closing; /* fatal error or finished: flush and close */
   int goaway_sent;
@@ -56,7 +55,20 @@ typedef struct speedyd_spdy_conn {
    * a page requested again is not followed by the same pushes. */
   uint64_t pushed[SD_PUSH_MEMORY];
   unsigned n_pushed;
+  /* Plaintext version 3 under --plaintext-v3 auto: the session tells SPDY/3 from 3.1 by
+   * the peer's flow control; when the peer gives no sign while DATA waits, this timer
+   * settles it (spdy_session_protocol_undecided). */
+  uv_timer_t v3_timer;
+  int v3_timer_on;
+  int v3_wait_state; /* the undecided state seen at the last tick */
+  unsigned v3_wait_ticks;
 } speedyd_spdy_conn;
+
+/* How often an undecided session is looked at, and after how many looks in the same
+ * waiting state it is settled: a 3.1 peer returns session credit within a round trip of
+ * consuming half the window, so a second without a sign means it will not come. */
+#define SD_V3_TICK_MS 250u
+#define SD_V3_SETTLE_TICKS 4u
 
 /* Most output taken from the engine at a time. */
 #define SD_OUTPUT_SLICE 16384u
@@ -372,7 +384,8 @@ static int on_stream_close(spdy_session *session, int32_t stream_id, uint32_t st
   speedyd_server *server = conn->base->server;
   if (s->responded && s->request.method != NULL) {
     speedyd_log_access(server, conn->base, &s->request, s->response.status, s->body_out,
-                       conn->protocol_name, stream_id, s->body_in, s->bytes_out);
+                       spdy_protocol_name(spdy_session_protocol(conn->session)), stream_id,
+                       s->body_in, s->bytes_out);
   }
   if (status != SPDY_RST_NONE && status != SPDY_RST_CANCEL && s->responded) {
     speedyd_log_error(server, io_conn_peer(conn->base->io), "stream %d closed: %s", (int)stream_id,
@@ -600,6 +613,41 @@ static void on_eof(io_conn *io, void *user) {
   maybe_close(conn);
 }
 
+static void conn_free(speedyd_spdy_conn *conn) {
+  speedyd_conn *base = conn->base;
+  speedyd_budget_release(&base->budget, sizeof(*conn));
+  free(conn);
+  speedyd_conn_closed(base);
+}
+
+static void on_v3_timer_closed(uv_handle_t *handle) { conn_free(handle->data); }
+
+static void v3_timer_stop(speedyd_spdy_conn *conn) {
+  if (conn->v3_timer_on) uv_timer_stop(&conn->v3_timer);
+}
+
+/* Settles an undecided SPDY/3-or-3.1 session that has waited too long for a sign. */
+static void on_v3_tick(uv_timer_t *timer) {
+  speedyd_spdy_conn *conn = timer->data;
+  int state = spdy_session_protocol_undecided(conn->session);
+  if (state == 0 || conn->closing) {
+    v3_timer_stop(conn);
+    return;
+  }
+  if (state == 1 || state != conn->v3_wait_state) {
+    conn->v3_wait_state = state;
+    conn->v3_wait_ticks = 0;
+    return;
+  }
+  if (++conn->v3_wait_ticks < SD_V3_SETTLE_TICKS) return;
+  /* 2: our DATA waits for a session window the peer never opens (SPDY/3 with large
+   * stream windows); 3: the peer waits for our session WINDOW_UPDATE (SPDY/3.1). */
+  (void)spdy_session_settle_protocol(conn->session,
+                                     state == 2 ? SPDY_PROTOCOL_SPDY3 : SPDY_PROTOCOL_SPDY3_1);
+  v3_timer_stop(conn);
+  io_conn_want_writable(conn->base->io);
+}
+
 static void on_close(io_conn *io, int status, void *user) {
   speedyd_spdy_conn *conn = user;
   if (status != 0 && status != UV_EOF && status != UV_ECONNRESET) {
@@ -608,11 +656,14 @@ static void on_close(io_conn *io, int status, void *user) {
                       io_strerror(status), detail[0] ? ": " : "", detail);
   }
   spdy_session_del(conn->session);
+  conn->session = NULL;
   while (conn->streams != NULL) stream_del(conn->streams);
-  speedyd_conn *base = conn->base;
-  speedyd_budget_release(&base->budget, sizeof(*conn));
-  free(conn);
-  speedyd_conn_closed(base);
+  if (conn->v3_timer_on) {
+    uv_timer_stop(&conn->v3_timer);
+    uv_close((uv_handle_t *)&conn->v3_timer, on_v3_timer_closed); /* frees conn */
+    return;
+  }
+  conn_free(conn);
 }
 
 static void on_shutdown(speedyd_conn *c) {
@@ -639,7 +690,6 @@ int speedyd_spdy_start(speedyd_conn *c, spdy_protocol protocol) {
     return SPDY_ERR_NOMEM;
   }
   conn->base = c;
-  conn->protocol_name = spdy_protocol_name(protocol);
   spdy_callbacks *cb = NULL;
   spdy_options *options = NULL;
   int rv = spdy_callbacks_new(&cb);
@@ -660,6 +710,9 @@ int speedyd_spdy_start(speedyd_conn *c, spdy_protocol protocol) {
     /* Uploads: let a client send a few round trips' worth before we credit it. */
     spdy_options_set_stream_window(options, 256u * 1024u);
     spdy_options_set_session_window(options, 1024u * 1024u);
+    if (protocol == SPDY_PROTOCOL_SPDY3_1 && server->config.plaintext_v3_auto &&
+        !io_conn_is_tls(c->io))
+      spdy_options_set_v3_autodetect(options, 1);
     /* Every byte of the session, zlib's included, counts against the budget. */
     spdy_options_set_allocator(options, speedyd_budget_malloc, speedyd_budget_realloc,
                                speedyd_budget_free, &c->budget);
@@ -671,6 +724,12 @@ int speedyd_spdy_start(speedyd_conn *c, spdy_protocol protocol) {
     speedyd_budget_release(&c->budget, sizeof(*conn));
     free(conn);
     return rv;
+  }
+  if (spdy_session_protocol_undecided(conn->session)) {
+    uv_timer_init(server->loop, &conn->v3_timer);
+    conn->v3_timer.data = conn;
+    conn->v3_timer_on = 1;
+    uv_timer_start(&conn->v3_timer, on_v3_tick, SD_V3_TICK_MS, SD_V3_TICK_MS);
   }
   c->impl = conn;
   c->shutdown = on_shutdown;
