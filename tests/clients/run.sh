@@ -5,7 +5,7 @@
 #   <cmd>_no_protocol_closes  a TLS 1.3 server that chooses no protocol by ALPN or NPN and
 #                             closes at once (no_protocol_server.py): the command is not
 #                             killed by SIGPIPE (status 141), exits non-zero, and says why
-#                             in one line on stderr (bench and load: "try --npn")
+#                             in one line on stderr, with what to try ("try --npn")
 #   <cmd>_plaintext_to_tls    a plaintext URL (or no --tls) aimed at speedyd's TLS port:
 #                             the command fails within 2 s with "the server answered with
 #                             TLS: use https:// (or --tls)" instead of hanging 10 s
@@ -120,6 +120,7 @@ get_no_protocol_closes)
   # no ALPN answer: HTTP/1.1 by default, written to a closed connection
   run get get -s -k -o /dev/null "https://127.0.0.1:$PORT/"
   ended_in_one_line get get
+  check_grep "get: says what to try" "$NPN_LINE" "$WORK/get.stderr"
   ;;
 bench_no_protocol_closes)
   start_no_protocol_server
