@@ -456,12 +456,16 @@ static int on_window_update(spdy_session *session, int32_t stream_id, uint32_t d
 
 /* ---- I/O ---- */
 
-/* Closes when the session is over, or the peer has left and nothing is in flight. */
+/* Closes when the session is over, or the peer has left and nothing is in flight, or the
+ * peer has left and what remains can only move with its help: a stream waits for its
+ * WINDOW_UPDATE or for the rest of an upload, which a closed side never sends (without
+ * this such connections sat in CLOSE-WAIT until --idle-timeout). */
 static void maybe_close(speedyd_spdy_conn *conn) {
   int finished = !spdy_session_want_read(conn->session) && !spdy_session_want_write(conn->session);
   int idle = spdy_session_open_streams(conn->session) == 0 &&
              spdy_session_pending_streams(conn->session) == 0;
-  if (finished || conn->closing || ((conn->peer_eof || conn->goaway_sent) && idle))
+  int stuck = conn->peer_eof && !spdy_session_want_write(conn->session);
+  if (finished || conn->closing || stuck || ((conn->peer_eof || conn->goaway_sent) && idle))
     io_conn_close(conn->base->io);
 }
 

@@ -1,6 +1,6 @@
 """run_case.py — one CTest case of the strict-peer tests (tests/strict/CMakeLists.txt).
 
-  run_case.py SPEEDYD SPEEDY WORK speedyd VERSION plain|tls|plain-v3-flag WHAT
+  run_case.py SPEEDYD SPEEDY WORK speedyd VERSION plain|tls|plain-v3-flag|plain-v3.1-flag WHAT
   run_case.py SPEEDYD SPEEDY WORK get VERSION plain|tls WHAT
   run_case.py SPEEDYD SPEEDY WORK self VERSION plain|tls all|DETECTION
   run_case.py SPEEDYD SPEEDY WORK dictionaries
@@ -188,6 +188,8 @@ def case_speedyd(speedyd, work, version, mode, what):
         argv += ["--listen", "127.0.0.1:0"]
         if mode == "plain-v3-flag":
             argv += ["--plaintext-v3", "3"]
+        elif mode == "plain-v3.1-flag":
+            argv += ["--plaintext-v3", "3.1"]
     # Otherwise speedyd's defaults: what a user runs.
     print("speedyd: %s" % " ".join(argv[1:]))
     out = open(os.path.join(work, "speedyd.stdout"), "w")
