@@ -388,7 +388,10 @@ static int on_goaway(spdy_session *session, const uint8_t *payload, size_t len) 
   uint32_t status;
   if (spdy_frame_decode_goaway(session->wire_version, payload, len, &last_good, &status) != 0)
     return fail_protocol(session);
-  trace_recv(session, 0, "last_good=%d status=%u", (int)last_good, status);
+  if (session->wire_version == 2) /* SPDY/2's GOAWAY has no status */
+    trace_recv(session, 0, "last_good=%d", (int)last_good);
+  else
+    trace_recv(session, 0, "last_good=%d status=%u", (int)last_good, status);
   session->goaway_received = 1;
   if (session->callbacks.on_goaway != NULL &&
       session->callbacks.on_goaway(session, last_good, status, session->user) != 0)

@@ -104,8 +104,11 @@ static void trace_fixed(spdy_session *session, const spdy_outframe *frame) {
     snprintf(summary, sizeof(summary), "id=%u", spdy_get_u32(p + 8));
     break;
   case SPDY_FRAME_GOAWAY:
-    snprintf(summary, sizeof(summary), "last_good=%u status=%u", spdy_get_u32(p + 8) & 0x7fffffff,
-             session->wire_version >= 3 ? spdy_get_u32(p + 12) : 0);
+    if (session->wire_version == 2) /* SPDY/2's GOAWAY has no status */
+      snprintf(summary, sizeof(summary), "last_good=%u", spdy_get_u32(p + 8) & 0x7fffffff);
+    else
+      snprintf(summary, sizeof(summary), "last_good=%u status=%u", spdy_get_u32(p + 8) & 0x7fffffff,
+               spdy_get_u32(p + 12));
     break;
   case SPDY_FRAME_WINDOW_UPDATE:
     snprintf(summary, sizeof(summary), "delta=%u", spdy_get_u32(p + 12) & 0x7fffffff);
