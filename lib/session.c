@@ -304,6 +304,16 @@ void spdy_session_del(spdy_session *session) {
 spdy_protocol spdy_session_protocol(const spdy_session *session) { return session->protocol; }
 spdy_role spdy_session_role(const spdy_session *session) { return session->role; }
 
+uint64_t spdy_session_recv_frames(const spdy_session *session) { return session->recv_frames; }
+
+uint64_t spdy_session_recv_data_bytes(const spdy_session *session) {
+  return session->recv_data_bytes;
+}
+
+int spdy_session_recv_in_frame(const spdy_session *session) {
+  return session->recv_state != SPDY_RECV_HEAD || session->head_len > 0;
+}
+
 int spdy_session_protocol_undecided(const spdy_session *session) {
   if (session == NULL || !session->v3_undecided) return 0;
   if (session->session_send_window <= 0)

@@ -598,6 +598,7 @@ static int begin_frame(spdy_session *session) {
   spdy_frame_hd *f = &session->frame;
   spdy_frame_hd_decode(session->head, f);
   session->head_len = 0;
+  session->recv_frames++;
   if (!f->is_control) return begin_data(session);
   if (f->version != session->wire_version)
     return spdy_session_fail(session, SPDY_ERR_UNSUPPORTED_VERSION, SPDY_GOAWAY_PROTOCOL_ERROR);
@@ -673,6 +674,7 @@ static int64_t recv_bytes(spdy_session *session, const uint8_t *data, size_t len
       if (take > len - pos) take = len - pos;
       if (take == 0 && session->payload_left > 0) return (int64_t)pos;
       int discard = session->recv_state == SPDY_RECV_DISCARD;
+      if (!session->frame.is_control) session->recv_data_bytes += take;
       if (!discard) rv = data_chunk(session, data + pos, take);
       pos += take;
       session->payload_left -= (uint32_t)take;

@@ -408,6 +408,12 @@ SPDY_API void spdy_session_set_now(spdy_session *session, int64_t now_ns);
 
 SPDY_API spdy_protocol spdy_session_protocol(const spdy_session *session);
 SPDY_API spdy_role spdy_session_role(const spdy_session *session);
+/* Input progress, for a server that times out peers trickling a frame (slowloris):
+ * frames whose header has been read so far, DATA payload bytes read (delivered or
+ * discarded), and 1 while part of a frame has been read but not all of it. */
+SPDY_API uint64_t spdy_session_recv_frames(const spdy_session *session);
+SPDY_API uint64_t spdy_session_recv_data_bytes(const spdy_session *session);
+SPDY_API int spdy_session_recv_in_frame(const spdy_session *session);
 /* 0 once a session made with spdy_options_set_v3_autodetect has settled between SPDY/3
  * and /3.1 (and always for other sessions); while undecided:
  * 2 — our DATA waits only for the 3.1 session window: if no WINDOW_UPDATE comes for a

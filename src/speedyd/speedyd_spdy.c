@@ -43,14 +43,11 @@ typedef struct speedyd_spdy_conn {
   unsigned settings_seen; /* SETTINGS frames received (the first is free) */
   speedyd_glitch_meter glitches;
   int64_t window_updates_owed; /* DATA frames sent + streams, minus WINDOW_UPDATEs received */
-  /* Frame boundaries of the input, for the slow-peer deadline. */
-  uint8_t frame_head[8];
-  uint8_t frame_head_have;
-  uint8_t frame_is_data;
-  uint32_t frame_left; /* payload bytes still to come; valid once the head is whole */
-  int in_payload;
-  uint32_t data_progress;
-  int64_t partial_since_ns; /* first byte of the incomplete frame, or 0 at a boundary */
+  /* The slow-peer deadline: the engine's input counters at the last progress, and when
+   * the frame in progress last made some (0 at a frame boundary). */
+  uint64_t frames_seen;
+  uint64_t data_seen;
+  int64_t partial_since_ns;
   /* Resources already pushed on this connection (hashes of authority and path, a ring):
    * a page requested again is not followed by the same pushes. */
   uint64_t pushed[SD_PUSH_MEMORY];
@@ -516,54 +513,19 @@ static void on_writable(io_conn *io, size_t room, void *user) {
   produce(conn, room, conn->closing);
 }
 
-/* Follows frame boundaries in the bytes the engine consumed. Returns 1 when a frame
- * ended or at least 1 KiB of DATA payload arrived (progress). */
-static int track_frames(speedyd_spdy_conn *conn, const uint8_t *p, size_t n) {
-  int progress = 0;
-  while (n > 0) {
-    if (!conn->in_payload) {
-      size_t take = sizeof(conn->frame_head) - conn->frame_head_have;
-      if (take > n) take = n;
-      memcpy(conn->frame_head + conn->frame_head_have, p, take);
-      conn->frame_head_have = (uint8_t)(conn->frame_head_have + take);
-      p += take;
-      n -= take;
-      if (conn->frame_head_have < sizeof(conn->frame_head)) break;
-      conn->frame_head_have = 0;
-      conn->frame_is_data = (conn->frame_head[0] & 0x80) == 0;
-      conn->frame_left = (uint32_t)conn->frame_head[5] << 16 | (uint32_t)conn->frame_head[6] << 8 |
-                         conn->frame_head[7];
-      if (conn->frame_left == 0)
-        progress = 1;
-      else
-        conn->in_payload = 1;
-      continue;
-    }
-    size_t take = conn->frame_left < n ? conn->frame_left : n;
-    conn->frame_left -= (uint32_t)take;
-    p += take;
-    n -= take;
-    if (conn->frame_is_data) {
-      conn->data_progress += (uint32_t)take;
-      if (conn->data_progress >= 1024) {
-        conn->data_progress = 0;
-        progress = 1;
-      }
-    }
-    if (conn->frame_left == 0) {
-      conn->in_payload = 0;
-      progress = 1;
-    }
-  }
-  return progress;
-}
-
-/* 1 when the peer has been sending one frame for longer than --header-timeout. */
-static int too_slow(speedyd_spdy_conn *conn, const uint8_t *data, size_t consumed, int64_t now_ns) {
+/* 1 when the peer has been sending one frame for longer than --header-timeout. Progress
+ * is a frame begun (so the one before ended) or another KiB of DATA payload, as the
+ * engine counts them: a peer trickling one frame a byte at a time makes none. */
+static int too_slow(speedyd_spdy_conn *conn, int64_t now_ns) {
   uint32_t timeout_ms = conn->base->server->config.header_timeout_ms;
-  int progress = track_frames(conn, data, consumed);
-  int boundary = !conn->in_payload && conn->frame_head_have == 0;
-  if (boundary)
+  uint64_t frames = spdy_session_recv_frames(conn->session);
+  uint64_t data = spdy_session_recv_data_bytes(conn->session);
+  int progress = frames != conn->frames_seen || data - conn->data_seen >= 1024;
+  if (progress) {
+    conn->frames_seen = frames;
+    conn->data_seen = data;
+  }
+  if (!spdy_session_recv_in_frame(conn->session))
     conn->partial_since_ns = 0;
   else if (progress || conn->partial_since_ns == 0)
     conn->partial_since_ns = now_ns;
@@ -577,7 +539,7 @@ static size_t on_read(io_conn *io, const uint8_t *data, size_t len, void *user) 
   int64_t now_ns = speedyd_now_ns();
   spdy_session_set_now(conn->session, now_ns);
   int64_t n = spdy_session_recv(conn->session, data, len);
-  if (n >= 0 && !conn->flooded && too_slow(conn, data, (size_t)n, now_ns)) {
+  if (n >= 0 && !conn->flooded && too_slow(conn, now_ns)) {
     speedyd_log_error(conn->base->server, io_conn_peer(io),
                       "too slow: one frame took longer than --header-timeout");
     io_conn_abort(io, UV_ECANCELED);
