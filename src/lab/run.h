@@ -42,6 +42,11 @@ typedef struct lab_run_page {
   size_t n_hosts;
 } lab_run_page;
 
+/* A page of a HAR that is not replayed, and why. The run appends it to the results as a
+ * line of its own, {"format": "speedy-lab-skip/1", "key", "source", "page", "reason"},
+ * once (its key), so that the report counts every page left out. */
+#define LAB_RUN_SKIP_FORMAT "speedy-lab-skip/1"
+
 typedef struct lab_run_link {
   char profile[16];
   double rtt_ms; /* < 0: the profile's */
