@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bench_int.h"
+#include "io_session.h"
 
 static int parse_status(const char *v, size_t len) {
   int status = 0;
@@ -123,20 +124,10 @@ int bench_spdy_send(bench_conn *conn, bench_req *req) {
 
 void bench_spdy_writable(bench_conn *conn, size_t room) {
   if (!conn->session) return;
-  while (room > 0) {
-    const uint8_t *p;
-    int64_t n = spdy_session_peek_output(conn->session, &p, room);
-    if (n < 0) {
-      conn->dead = 1;
-      io_conn_abort(conn->io, UV_EPROTO);
-      return;
-    }
-    if (n == 0) break;
-    if (io_conn_write(conn->io, p, (size_t)n) != 0) return;
-    spdy_session_consume_output(conn->session, (size_t)n);
-    room -= (size_t)n;
+  if (io_session_pump(conn->io, conn->session, room, 0, 0, NULL, NULL) == IO_PUMP_SESSION_ERROR) {
+    conn->dead = 1;
+    io_conn_abort(conn->io, UV_EPROTO);
   }
-  if (room == 0 && spdy_session_want_write(conn->session)) io_conn_want_writable(conn->io);
 }
 
 size_t bench_spdy_read(bench_conn *conn, const uint8_t *data, size_t len) {

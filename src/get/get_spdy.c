@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "get_int.h"
+#include "io_session.h"
 
 #define MAX_REQUEST_HEADERS (GET_MAX_HEADERS + 12)
 
@@ -469,21 +470,13 @@ static void check_finished(get_conn *conn) {
 
 void get_spdy_writable(get_conn *conn, size_t room) {
   if (!conn->session || conn->closed) return;
-  while (room > 0) {
-    const uint8_t *p;
-    int64_t n = spdy_session_peek_output(conn->session, &p, room);
-    if (n < 0) {
-      io_conn_abort(conn->io, UV_EPROTO);
-      return;
-    }
-    if (n == 0) break;
-    if (io_conn_write(conn->io, p, (size_t)n) != 0) return;
-    spdy_session_consume_output(conn->session, (size_t)n);
-    room -= (size_t)n;
+  io_pump_result pumped = io_session_pump(conn->io, conn->session, room, 0, 0, NULL, NULL);
+  if (pumped == IO_PUMP_SESSION_ERROR) {
+    io_conn_abort(conn->io, UV_EPROTO);
+    return;
   }
-  if (room == 0 && spdy_session_want_write(conn->session)) {
-    io_conn_want_writable(conn->io);
-  } else {
+  if (pumped == IO_PUMP_WRITE_ERROR) return;
+  if (pumped == IO_PUMP_IDLE) {
     conn->resets_unsent = 0; /* every queued frame went out */
     if (conn->read_paused && !conn->closed) {
       conn->read_paused = 0;

@@ -24,6 +24,7 @@
 
 #include "http_err.h"
 #include "http_spdy.h"
+#include "io_session.h"
 #include "speedyd.h"
 
 typedef struct sd_stream sd_stream;
@@ -468,30 +469,16 @@ static void maybe_close(speedyd_spdy_conn *conn) {
 
 /* Moves the engine's output into the connection, at most room bytes. */
 static void produce(speedyd_spdy_conn *conn, size_t room, int unbounded) {
-  for (;;) {
-    if (!unbounded && room == 0) {
-      io_conn_want_writable(conn->base->io);
-      return;
-    }
-    /* In slices: the engine's buffer stays small (and is reused) however much room the
-     * socket has, instead of growing by doublings to the whole room on every burst. */
-    size_t slice = unbounded || room > SD_OUTPUT_SLICE ? SD_OUTPUT_SLICE : room;
-    const uint8_t *p;
-    int64_t n = spdy_session_peek_output(conn->session, &p, slice);
-    if (n < 0) {
-      speedyd_log_error(conn->base->server, io_conn_peer(conn->base->io), "session: %s",
-                        spdy_strerror((int)n));
-      conn->closing = 1;
-      break;
-    }
-    if (n == 0) break;
-    if (io_conn_write(conn->base->io, p, (size_t)n) != 0) {
-      conn->closing = 1;
-      break;
-    }
-    spdy_session_consume_output(conn->session, (size_t)n);
-    if (!unbounded) room -= (size_t)n;
-  }
+  /* In slices: the engine's buffer stays small (and is reused) however much room the
+   * socket has, instead of growing by doublings to the whole room on every burst. */
+  int error = 0;
+  io_pump_result pumped = io_session_pump(conn->base->io, conn->session, room, unbounded,
+                                          SD_OUTPUT_SLICE, &error, NULL);
+  if (pumped == IO_PUMP_FULL) return;
+  if (pumped == IO_PUMP_SESSION_ERROR)
+    speedyd_log_error(conn->base->server, io_conn_peer(conn->base->io), "session: %s",
+                      spdy_strerror(error));
+  if (pumped < 0) conn->closing = 1;
   if (conn->flooded && !conn->closing) {
     /* Our own resets overflowed the meter (a peer provoking them): GOAWAY is queued. */
     speedyd_log_error(conn->base->server, io_conn_peer(conn->base->io),
