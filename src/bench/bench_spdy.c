@@ -101,9 +101,10 @@ int bench_spdy_start(bench_conn *conn) {
   spdy_options_set_stream_window(so, opt->stream_window);
   spdy_options_set_session_window(so, opt->session_window);
   spdy_options_set_max_concurrent_streams(so, 0);
+  spdy_protocol engine_protocol = SPDY_PROTOCOL_SPDY3_1; /* conn->proto is a SPDY one */
+  (void)io_proto_session(conn->proto, &engine_protocol);
   (void)spdy_options_set_deflate_level(so, opt->header_compression); /* 0-9: checked */
-  int rv =
-      spdy_session_new(&conn->session, (spdy_protocol)conn->proto, SPDY_ROLE_CLIENT, cb, so, conn);
+  int rv = spdy_session_new(&conn->session, engine_protocol, SPDY_ROLE_CLIENT, cb, so, conn);
   spdy_callbacks_del(cb);
   spdy_options_del(so);
   if (rv != 0) return -1;

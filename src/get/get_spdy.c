@@ -450,8 +450,9 @@ int get_spdy_start(get_conn *conn) {
   spdy_options_set_session_window(so, opt->session_window);
   /* Streams the server may open towards us are exactly its pushes. */
   spdy_options_set_max_concurrent_streams(so, opt->no_push ? 0 : opt->max_pushes);
-  int rv =
-      spdy_session_new(&conn->session, (spdy_protocol)conn->proto, SPDY_ROLE_CLIENT, cb, so, conn);
+  spdy_protocol engine_protocol = SPDY_PROTOCOL_SPDY3_1; /* conn->proto is a SPDY one */
+  (void)io_proto_session(conn->proto, &engine_protocol);
+  int rv = spdy_session_new(&conn->session, engine_protocol, SPDY_ROLE_CLIENT, cb, so, conn);
   spdy_callbacks_del(cb);
   spdy_options_del(so);
   if (rv != 0) return UV_ENOMEM;

@@ -5,6 +5,34 @@
  * engine would lay out every stream's data in its buffer. */
 #define IO_SESSION_SLICE 16384u
 
+int io_proto_session(io_proto proto, spdy_protocol *out) {
+  switch (proto) {
+  case IO_PROTO_SPDY2:
+    *out = SPDY_PROTOCOL_SPDY2;
+    return 1;
+  case IO_PROTO_SPDY3:
+    *out = SPDY_PROTOCOL_SPDY3;
+    return 1;
+  case IO_PROTO_SPDY3_1:
+    *out = SPDY_PROTOCOL_SPDY3_1;
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+io_proto io_proto_of_session(spdy_protocol protocol) {
+  switch (protocol) {
+  case SPDY_PROTOCOL_SPDY2:
+    return IO_PROTO_SPDY2;
+  case SPDY_PROTOCOL_SPDY3:
+    return IO_PROTO_SPDY3;
+  case SPDY_PROTOCOL_SPDY3_1:
+    return IO_PROTO_SPDY3_1;
+  }
+  return IO_PROTO_UNKNOWN;
+}
+
 io_pump_result io_session_pump(io_conn *conn, spdy_session *session, size_t room, int unbounded,
                                size_t slice, int *error, size_t *sent) {
   size_t moved = 0;

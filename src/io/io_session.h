@@ -12,6 +12,12 @@
 #include "io.h"
 #include "spdy/spdy.h"
 
+/* The engine's protocol for a negotiated or chosen io_proto, and back: the enums meet
+ * here rather than through casts. io_proto_session returns 0 (and leaves *out) for a
+ * protocol the engine does not speak (HTTP/1.1, unknown). */
+int io_proto_session(io_proto proto, spdy_protocol *out);
+io_proto io_proto_of_session(spdy_protocol protocol);
+
 /* What io_session_pump did. */
 typedef enum io_pump_result {
   IO_PUMP_IDLE = 0,           /* the session has nothing more to send now */

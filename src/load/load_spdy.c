@@ -282,9 +282,10 @@ int load_spdy_start(load_conn *conn) {
   spdy_callbacks_set_on_frame(cb, on_frame);
   spdy_options_set_stream_window(so, opt->stream_window);
   spdy_options_set_session_window(so, opt->session_window);
+  spdy_protocol engine_protocol = SPDY_PROTOCOL_SPDY3_1; /* conn->proto is a SPDY one */
+  (void)io_proto_session(conn->proto, &engine_protocol);
   spdy_options_set_max_concurrent_streams(so, 1000); /* pushes */
-  int rv =
-      spdy_session_new(&conn->session, (spdy_protocol)conn->proto, SPDY_ROLE_CLIENT, cb, so, conn);
+  int rv = spdy_session_new(&conn->session, engine_protocol, SPDY_ROLE_CLIENT, cb, so, conn);
   spdy_callbacks_del(cb);
   spdy_options_del(so);
   if (rv != 0) return -1;

@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io_session.h"
 #include "speedyd.h"
 
 /* ---- connections ---- */
@@ -74,11 +75,12 @@ static void pending_on_open(io_conn *io, void *user) {
   speedyd_conn *c = user;
   speedyd_server *server = c->server;
   io_proto proto = io_conn_protocol(io);
+  spdy_protocol engine_protocol;
   int rv;
   if (proto == IO_PROTO_HTTP1)
     rv = speedyd_h1_start(c);
-  else if (proto == IO_PROTO_SPDY2 || proto == IO_PROTO_SPDY3 || proto == IO_PROTO_SPDY3_1)
-    rv = speedyd_spdy_start(c, (spdy_protocol)proto);
+  else if (io_proto_session(proto, &engine_protocol))
+    rv = speedyd_spdy_start(c, engine_protocol);
   else
     rv = -1;
   if (rv != 0) {
