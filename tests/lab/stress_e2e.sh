@@ -1,12 +1,13 @@
 #!/bin/bash
 # stress_e2e.sh SPEEDY SPEEDYD SOURCE_DIR — `speedy lab run` over the stress corpus
-# (tests/lab/stress/make_corpus.py: browser HARs of every shape that broke replays) with
+# (tests/lab/stress/make_corpus.py: browser HARs of every shape that broke replays, and
+# record_site.py: examples/site loaded by headless Chromium, when there is one) with
 # the matrix of issue 16's report: dsl and cable, no loss, TLS on, http1-fcfs, spdy-multi
 # and spdy-single, one repetition. At least 98% of the loads must be valid, every invalid
 # load and every page not replayed must carry its reason, the pages skipped and replayed
 # must be those expect.txt names, and the report must count every exclusion.
 # Skips (77) when not root, without /dev/net/tun or ip, python3, or the replay server and
-# the loader. About two minutes here (156 loads, two links at once).
+# the loader. About two and a half minutes here (174 loads, two links at once).
 set -euo pipefail
 speedy=$1
 speedyd=$2
@@ -17,6 +18,12 @@ lab_need_links "$speedy" "$speedyd"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 /usr/bin/python3 "$source_dir/tests/lab/stress/make_corpus.py" "$tmp/corpus"
+# Three loads of examples/site by headless Chromium, recorded to HAR beside them (skipped
+# without chromium: the synthetic corpus alone is still run).
+rc=0
+/usr/bin/python3 "$source_dir/tests/lab/stress/record_site.py" "$speedyd" "$tmp/corpus" \
+  "$source_dir/examples/site" || rc=$?
+[[ $rc == 0 || $rc == 77 ]] || { echo "recording the example site failed ($rc)"; exit 1; }
 start=$(date +%s)
 "$speedy" lab run -o "$tmp/results.jsonl" -l dsl,cable --loss 0 --tls on \
   -c http1-fcfs,spdy-multi,spdy-single -n 1 --seed 16 --speedyd "$speedyd" --timeout 60 \
