@@ -216,6 +216,15 @@ if command -v openssl >/dev/null 2>&1; then
       "https://cdn.example.test:$PORT_tls/big.bin" 2>"$WORK/tls.$proto.err" >/dev/null
     check "tls $proto: verified chain, the same bytes" "$(sha "$WORK/tls.$proto.body")" "$(sha "$WORK/expected.6")"
   done
+  # Every host form a client checks: upper case, a trailing dot, a port, IP literals.
+  sh "$SRC/src/replay/gen-chain.sh" "$WORK/forms" WWW.Example.TEST. cdn.example.test:8443 \
+    '[2001:DB8::1]:443' 2001:db8::2 192.0.2.1 >/dev/null || { echo "FAIL: gen-chain.sh"; exit 1; }
+  for form in "host www.example.test" "host www.example.test." "host cdn.example.test" \
+    "ip 2001:db8::1" "ip 2001:db8::2" "ip 192.0.2.1"; do
+    set -- $form
+    check "gen-chain covers $2" \
+      "$(openssl x509 -in "$WORK/forms/leaf.pem" -noout "-check$1" "$2" | grep -c ' does match')" 1
+  done
   s_client() { # PORT ARGS...: one handshake, session saved or reused
     local port=$1
     shift
