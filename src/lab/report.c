@@ -474,6 +474,17 @@ void report_free(report *r) {
   memset(r, 0, sizeof *r);
 }
 
+size_t report_partial_pages(const report *r, size_t g) {
+  size_t any = 0;
+  for (size_t p = 0; p < r->n_pages; p++)
+    for (size_t c = 0; c < r->n_configs; c++)
+      if (report_cell_at(r, g, c, p)->present) {
+        any++;
+        break;
+      }
+  return any > r->comparable[g] ? any - r->comparable[g] : 0;
+}
+
 /* Every load, page and request the figures leave out, with the reason. */
 static void print_exclusions(FILE *out, const report *r) {
   fprintf(out, "Left out of the figures\n");
@@ -483,16 +494,10 @@ static void print_exclusions(FILE *out, const report *r) {
     fprintf(out, "    %5zu  %s\n           e.g. %s\n", r->invalid[i].count, r->invalid[i].reason,
             r->invalid[i].example);
   for (size_t g = 0; g < r->n_groups; g++) {
-    size_t any = 0;
-    for (size_t p = 0; p < r->n_pages; p++)
-      for (size_t c = 0; c < r->n_configs; c++)
-        if (report_cell_at(r, g, c, p)->present) {
-          any++;
-          break;
-        }
-    if (any > r->comparable[g])
-      fprintf(out, "  %s: %zu page%s valid in some configurations only\n", r->groups[g],
-              any - r->comparable[g], any - r->comparable[g] == 1 ? "" : "s");
+    size_t partial = report_partial_pages(r, g);
+    if (partial > 0)
+      fprintf(out, "  %s: %zu page%s valid in some configurations only\n", r->groups[g], partial,
+              partial == 1 ? "" : "s");
   }
   fprintf(out, "  pages not replayed: %zu\n", r->n_skipped);
   for (size_t i = 0; i < r->n_skipped_reasons; i++)

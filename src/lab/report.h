@@ -141,6 +141,10 @@ const char *report_page_of(const json_t *line);
 int report_sweeps_build(report *r);
 void report_sweeps_free(report *r);
 
+/* Pages of link group g with a valid load in some of its configurations but not in all:
+ * left out of the group's figures ("Left out of the figures", text and HTML). */
+size_t report_partial_pages(const report *r, size_t g);
+
 /* The text tables. */
 void report_print(FILE *out, const report *r);
 

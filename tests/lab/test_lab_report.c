@@ -433,3 +433,47 @@ Test(report_comparable, every_exclusion_is_counted_with_its_reason) {
   free(text);
   report_free(&rep);
 }
+
+/* A skip reason and an invalid reason with markup in them (they come from recordings). */
+static void pages_with_markup(FILE *f) {
+  three_pages(f);
+  put_line(f, "e", "http1-fcfs", 0, "1 of 2 resources wrong; first #1 /x: <b>bold</b> & more",
+           NULL);
+  fprintf(f, "{\"format\":\"speedy-lab-skip/1\",\"key\":\"y.har#page 1|skipped\",\"source\":"
+             "\"y.har\",\"page\":\"page 1\",\"reason\":\"document answered 404 <script>\"}\n");
+}
+
+Test(report_comparable, html_shows_every_exclusion_escaped) {
+  report rep;
+  build_file(&rep, pages_with_markup);
+  char path[] = "/tmp/speedy-report-html-XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  close(fd);
+  cr_assert_eq(report_write_html(&rep, path), 0);
+  FILE *f = fopen(path, "r");
+  cr_assert_not_null(f);
+  static char html[1 << 20];
+  size_t n = fread(html, 1, sizeof html - 1, f);
+  html[n] = '\0';
+  fclose(f);
+  unlink(path);
+  report_free(&rep);
+  const char *section = strstr(html, "<h2>Left out of the figures</h2>");
+  cr_assert_not_null(section, "no exclusions section");
+  cr_assert(strstr(section, "Invalid loads: 4 of 9 (55.6% valid).") != NULL, "%s", section);
+  cr_assert(strstr(section, "<td>status #, planned #</td><td>2</td><td>c|http1-fcfs</td>") != NULL,
+            "invalid loads by reason with an example: %s", section);
+  cr_assert(strstr(section, "<td>dsl, loss 0%, TLS on</td><td>1</td>") != NULL,
+            "c is valid in some configurations only: %s", section);
+  cr_assert(strstr(section, "Pages not replayed: 2.") != NULL, "%s", section);
+  cr_assert(strstr(section, "<td>x.har#page 1|skipped</td>") != NULL, "%s", section);
+  cr_assert(strstr(section, "Requests of replayed pages left out of every replay: 3.") != NULL,
+            "%s", section);
+  cr_assert(strstr(section, "<td>data: URL</td><td>2</td><td>a</td>") != NULL, "%s", section);
+  /* Escaped: nothing from the results becomes markup. */
+  cr_assert(strstr(section, "&lt;b&gt;bold&lt;/b&gt; &amp; more") != NULL, "%s", section);
+  cr_assert(strstr(section, "document answered 404 &lt;script&gt;") != NULL, "%s", section);
+  cr_assert_null(strstr(html, "<b>"));
+  cr_assert_null(strstr(html, "<script>"));
+}
