@@ -260,6 +260,22 @@ fi
 stop_server main
 check "speedyd stops cleanly" "$STOP_STATUS" 0
 
+# SIGTERM while a connection is inside its header (the default 10 s handshake timeout):
+# the closing listener ends it, speedyd does not wait for the timeout.
+start_server stop --listen 127.0.0.1:0,proxy --docroot "$SITE" --workers 1
+/usr/bin/python3 -c '
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"PROXY TCP4 ")
+time.sleep(20)' "$PORT_stop" &
+SERVER_PIDS+=($!)
+sleep 0.5
+started=$(date +%s%N)
+stop_server stop
+elapsed_ms=$((($(date +%s%N) - started) / 1000000))
+check "SIGTERM ends a connection waiting for its header at once (${elapsed_ms} ms)" \
+  "$STOP_STATUS $((elapsed_ms < 5000))" "0 1"
+
 # The access log names the clients of the headers (the socket peer is always 127.0.0.1).
 logged() { grep -F "case=$1 " "$WORK/access.log" | cut -d' ' -f1; }
 check "v1 TCP4 logged as its client" "$(logged v1_tcp4)" 203.0.113.7
