@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "hdr.h"
+#include "matrix.h"
 #include "run.h"
 
 static size_t intern(char ***list, size_t *n, const char *s) {
@@ -323,6 +324,10 @@ int report_build(const char *results, uint64_t seed, report *r, char *err, size_
     json_error_t jerr;
     json_t *line = json_loads(text, 0, &jerr);
     const char *format = json_string_value(json_object_get(line, "format"));
+    if (format != NULL && strcmp(format, LAB_MATRIX_FORMAT) == 0) { /* what the run was */
+      json_decref(line);
+      continue;
+    }
     if (format != NULL && strcmp(format, LAB_RUN_SKIP_FORMAT) == 0) {
       int rc = take_skip(r, line);
       json_decref(line);

@@ -125,7 +125,8 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
                  const lab_run_link *link, const lab_run_job *job, int *lateness_exceeded);
 
 /* Appends one line to the results file with one write(), atomically with respect to
- * other workers. */
+ * other workers, under the file's flock (lab_matrix_order_file replaces the file under
+ * it: an append waiting meanwhile goes to the new file). */
 int lab_run_append(const lab_run_settings *settings, const char *line);
 
 /* For a second interruption, just before _exit(): SIGKILLs the process group of every

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -73,10 +74,29 @@ static int is_interrupted(const lab_run_settings *settings) {
   return settings->interrupted != NULL && atomic_load(settings->interrupted) != 0;
 }
 
+/* The results file opened for appending under its flock: the file that has the name now,
+ * not one that lab_matrix_order_file replaced while this waited for the lock. */
+static int open_locked(const char *file) {
+  for (int tries = 0; tries < 100; tries++) {
+    int fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return -1;
+    /* No locks on this file system: as before there were any (the run orders its file
+     * after its own appends, so only another process could be lost). */
+    if (flock(fd, LOCK_EX) != 0) return fd;
+    struct stat held, named;
+    if (fstat(fd, &held) == 0 && stat(file, &named) == 0 && held.st_dev == named.st_dev &&
+        held.st_ino == named.st_ino)
+      return fd;
+    close(fd);
+  }
+  errno = EAGAIN;
+  return -1;
+}
+
 int lab_run_append(const lab_run_settings *settings, const char *line) {
   pthread_mutex_lock(&append_lock);
   int rc = -1;
-  int fd = open(settings->results, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  int fd = open_locked(settings->results);
   if (fd >= 0) {
     size_t len = strlen(line), done = 0;
     rc = 0;
