@@ -396,12 +396,19 @@ int lab_results_read(FILE *f, lab_results_line **lines, size_t *n) {
     l->len = (size_t)len;
     l->lineno = lineno;
     (*n)++;
-    l->json = json_loadb(text, (size_t)len, 0, NULL);
-    const char *format = json_string_value(json_object_get(l->json, "format"));
-    const char *key = json_string_value(json_object_get(l->json, "key"));
+    json_t *json = json_loadb(text, (size_t)len, 0, NULL);
+    const char *format = json_string_value(json_object_get(json, "format"));
+    const char *key = json_string_value(json_object_get(json, "key"));
+    l->is_json = json != NULL;
     if ((format != NULL && (l->format = strdup(format)) == NULL) ||
-        (key != NULL && (l->key = strdup(key)) == NULL))
+        (key != NULL && (l->key = strdup(key)) == NULL)) {
+      json_decref(json);
       goto fail;
+    }
+    if (format != NULL && strcmp(format, LAB_MATRIX_FORMAT) == 0)
+      l->json = json;
+    else
+      json_decref(json);
   }
   free(text);
   return ferror(f) ? -1 : 0;
@@ -424,19 +431,16 @@ void lab_results_free(lab_results_line *lines, size_t n) {
   free(lines);
 }
 
-static const size_t *sort_ranks;
-
-static int compare_places(const void *a, const void *b) {
+static int compare_places(const void *a, const void *b, void *arg) {
+  const size_t *ranks = arg;
   size_t x = *(const size_t *)a, y = *(const size_t *)b;
-  if (sort_ranks[x] != sort_ranks[y]) return sort_ranks[x] < sort_ranks[y] ? -1 : 1;
+  if (ranks[x] != ranks[y]) return ranks[x] < ranks[y] ? -1 : 1;
   return (x > y) - (x < y);
 }
 
 void lab_matrix_order_lines(const size_t *ranks, size_t n, size_t *order) {
   for (size_t i = 0; i < n; i++) order[i] = i;
-  sort_ranks = ranks; /* qsort has no argument for it; the lab orders one file at a time */
-  qsort(order, n, sizeof *order, compare_places);
-  sort_ranks = NULL;
+  qsort_r(order, n, sizeof *order, compare_places, (void *)ranks);
 }
 
 /* Writes the lines in order to a new file beside path and renames it over path. */

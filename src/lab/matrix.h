@@ -96,8 +96,10 @@ typedef struct lab_results_line {
   char *text;
   size_t len;
   size_t lineno; /* from 1 */
+  int is_json;   /* the line is JSON */
   char *format, *key;
-  json_t *json; /* the parsed line, or NULL */
+  json_t *json; /* a matrix line, parsed; NULL for the others (a full run's loads would
+                 * take several times their text as JSON values) */
 } lab_results_line;
 
 /* Reads every line of f. Returns 0, or -1 (out of memory, read error: errno). */
@@ -111,7 +113,7 @@ void lab_results_free(lab_results_line *lines, size_t n);
  * does not exist. Returns 0, or -1 with the reason in err. */
 int lab_matrix_order_file(const lab_matrix *m, const char *file, char *err, size_t err_size);
 
-/* The order of lines by (rank, place): order[] gets their indices. */
+/* The order of lines by (rank, then place in the file): order[] gets their indices. */
 void lab_matrix_order_lines(const size_t *ranks, size_t n, size_t *order);
 
 #endif

@@ -230,7 +230,7 @@ int lab_merge(const char *out, const char *const *inputs, size_t n_inputs, FILE 
       if (k == in[i].header) continue;
       size_t rank = lab_matrix_index_rank(&index, l->key);
       shown(in[i].name, buf[0], sizeof buf[0]);
-      if (l->json == NULL)
+      if (!l->is_json)
         problem(&p, "%s:%zu: not a JSON line", buf[0], l->lineno);
       else if (rank == SIZE_MAX || rank == 0)
         problem(&p, "%s:%zu: not a load or skipped page of the matrix (key %s)", buf[0], l->lineno,
