@@ -855,12 +855,14 @@ int lab_run_main(int argc, char **argv) {
     goto out;
   }
   shuffle_jobs(&st);
-  /* The matrix line first, once; then the pages not replayed (those of this shard), one
-   * line each, once, for the report to count. */
+  /* The matrix line first, once (not for a matrix of no loads: `-n 0` writes sites only);
+   * then the pages not replayed (those of this shard), one line each, once, for the report
+   * to count. */
   char header_key[64];
   lab_matrix_header_key(&st.matrix, header_key, sizeof header_key);
-  char *header = is_done(header_key) ? NULL : lab_matrix_header(&st.matrix);
-  if (!is_done(header_key) && (header == NULL || lab_run_append(s, header) != 0)) {
+  int want_header = !is_done(header_key) && lab_matrix_n_loads(&st.matrix) > 0;
+  char *header = want_header ? lab_matrix_header(&st.matrix) : NULL;
+  if (want_header && (header == NULL || lab_run_append(s, header) != 0)) {
     fprintf(stderr, PROG ": cannot append to %s: %s\n", s->results, strerror(errno));
     free(header);
     rc = 1;
@@ -969,7 +971,8 @@ int lab_run_main(int argc, char **argv) {
   /* The file in the matrix's order: the same whatever order the loads ended in, and what
    * `speedy lab merge` writes from the shards' files. */
   char err[512];
-  if (lab_matrix_order_file(&st.matrix, s->results, err, sizeof err) != 0) {
+  if (lab_matrix_n_loads(&st.matrix) > 0 &&
+      lab_matrix_order_file(&st.matrix, s->results, err, sizeof err) != 0) {
     fprintf(stderr, PROG ": %s\n", err);
     rc = 1;
   }
