@@ -444,9 +444,13 @@ int report_build(const char *results, uint64_t seed, report *r, char *err, size_
     snprintf(err, err_size, "out of memory");
     return -1;
   }
-  qsort(r->invalid, r->n_invalid_reasons, sizeof *r->invalid, by_count);
-  qsort(r->skipped, r->n_skipped_reasons, sizeof *r->skipped, by_count);
-  qsort(r->left_out, r->n_left_out_reasons, sizeof *r->left_out, by_count);
+  /* qsort wants a valid pointer even for no elements, and an empty list has none. */
+  if (r->n_invalid_reasons > 0)
+    qsort(r->invalid, r->n_invalid_reasons, sizeof *r->invalid, by_count);
+  if (r->n_skipped_reasons > 0)
+    qsort(r->skipped, r->n_skipped_reasons, sizeof *r->skipped, by_count);
+  if (r->n_left_out_reasons > 0)
+    qsort(r->left_out, r->n_left_out_reasons, sizeof *r->left_out, by_count);
   for (size_t g = 0; g < r->n_groups; g++)
     for (size_t p = 0; p < r->n_pages; p++) r->comparable[g] += comparable(r, g, p) != 0;
   for (size_t g = 0; g < r->n_groups; g++)

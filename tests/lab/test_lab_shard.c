@@ -197,6 +197,7 @@ Test(matrix, line_reads_back_to_the_same_bytes) {
   char other[64];
   lab_matrix_header_key(&back, other, sizeof other);
   cr_assert_str_neq(other, key);
+  lab_matrix_free(&back);
   /* A line whose loads do not add up is refused. */
   json_object_set_new(json, "loads", json_integer(7));
   cr_assert_neq(lab_matrix_parse(json, &back, err, sizeof err), 0);
