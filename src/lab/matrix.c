@@ -131,7 +131,9 @@ static void key_of(const lab_matrix *m, const lab_run_job *job, const char *conf
   /* Without lookups the key is what it was before --dns-rtt existed, so older results
    * files keep resuming. */
   if (m->dns_rtt_ms > 0) snprintf(dns, sizeof dns, "|dns=%u", m->dns_rtt_ms);
-  if (config != NULL) snprintf(config_part, sizeof config_part, "|%s", config);
+  if (config != NULL)
+    snprintf(config_part, sizeof config_part, "|%s%s", config,
+             m->chromium ? "|client=chromium" : "");
   snprintf(out, size, "%s|%s|loss=%g|tls=%s%s%s|rep=%d", m->pages[job->page], link, l->loss * 100,
            job->tls ? "on" : "off", dns, config_part, job->repetition);
 }
@@ -307,6 +309,8 @@ int lab_matrix_parse(const json_t *line, lab_matrix *m, char *err, size_t err_si
   const json_t *settings = json_object_get(line, field);
   if (!json_is_object(settings)) goto bad;
   m->settings = json_deep_copy(settings);
+  const json_t *client = json_object_get(settings, "client");
+  m->chromium = json_is_string(client) && strcmp(json_string_value(client), "chromium") == 0;
   lab_matrix_sort(m);
   field = "loads";
   const json_t *loads = json_object_get(line, field);

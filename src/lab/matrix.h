@@ -34,6 +34,7 @@ typedef struct lab_matrix {
   size_t n_configs;
   int repetitions, lossy_repetitions; /* per load on loss-free and lossy links */
   unsigned dns_rtt_ms;                /* in the keys when not 0 */
+  int chromium;                       /* --client chromium: "|client=chromium" in the keys */
   json_t *settings; /* what else changes a load but is not in its key (owned), or NULL */
 } lab_matrix;
 

@@ -240,12 +240,16 @@ static int make_matrix(run_state *st) {
   m->repetitions = st->repetitions;
   m->lossy_repetitions = st->lossy_repetitions;
   m->dns_rtt_ms = s->dns_rtt_ms;
+  m->chromium = s->chromium;
   /* What changes a load but is not in its key: shards that differ in it are not one run. */
   m->settings = json_pack("{s:s, s:i, s:I, s:s, s:f, s:f, s:o}", "tcp", s->tcp_preset, "initcwnd",
                           s->initcwnd, "queue_bytes", (json_int_t)s->queue_bytes, "tls_version",
                           s->tls_version == 13 ? "1.3" : "1.2", "timeout_s", s->timeout_s,
                           "lateness_p99_ms", s->lateness_p99_ms, "server_cmd",
                           s->server_cmd != NULL ? json_string(s->server_cmd) : json_null());
+  /* Only with the browser: a speedy matrix's line is what it was before --client. */
+  if (m->settings != NULL && s->chromium)
+    json_object_set_new(m->settings, "client", json_string("chromium"));
   if (rc != 0 || m->settings == NULL) {
     fprintf(stderr, PROG ": out of memory\n");
     return -1;
@@ -524,6 +528,8 @@ static void usage(void) {
          "      --rtt LIST         RTTs in ms replacing the profile's (a sweep; default: the "
          "profile's)\n"
          "      --tls LIST         off, on (default off,on)\n"
+         "      --client C         speedy (speedy load) or chromium (headless Chromium over the\n"
+         "                         DevTools protocol; http1-fcfs and http1-single only)\n"
          "      --dns-rtt MS       emulated DNS: the loader waits MS ms before its first\n"
          "                         connection to each host name (0 to 10000; default 0: none)\n"
          "  -c, --configs LIST     http1-fcfs, http1-prio, http1-single, spdy-multi, spdy-single,\n"
@@ -575,7 +581,8 @@ int lab_run_main(int argc, char **argv) {
     O_WORK_DIR,
     O_WRITE_SITE,
     O_DNS_RTT,
-    O_SHARD
+    O_SHARD,
+    O_CLIENT
   };
   static const struct option long_options[] = {
       {"results", required_argument, NULL, 'o'},
@@ -586,6 +593,7 @@ int lab_run_main(int argc, char **argv) {
       {"tls", required_argument, NULL, O_TLS},
       {"dns-rtt", required_argument, NULL, O_DNS_RTT},
       {"shard", required_argument, NULL, O_SHARD},
+      {"client", required_argument, NULL, O_CLIENT},
       {"configs", required_argument, NULL, 'c'},
       {"repetitions", required_argument, NULL, 'n'},
       {"lossy-repetitions", required_argument, NULL, O_LOSSY},
@@ -749,6 +757,11 @@ int lab_run_main(int argc, char **argv) {
     case O_WRITE_SITE:
       write_site = optarg;
       break;
+    case O_CLIENT:
+      if (strcmp(optarg, "speedy") != 0 && strcmp(optarg, "chromium") != 0)
+        return cli_option_error(PROG, "client", optarg, "speedy or chromium");
+      s->chromium = strcmp(optarg, "chromium") == 0;
+      break;
     case O_DRY_RUN:
       dry_run = 1;
       break;
@@ -770,6 +783,18 @@ int lab_run_main(int argc, char **argv) {
   if (n_link_profiles == 0) add_profile(&st, "dsl"), add_profile(&st, "cable");
   if (n_loss_values == 0) loss_values[n_loss_values++] = 0, loss_values[n_loss_values++] = 1;
   if (st.n_tls == 0) st.tls[0] = 0, st.tls[1] = 1, st.n_tls = 2;
+  if (s->chromium) {
+    /* The browser's HTTP/1.1 only, for now: no SPDY, and its own request order. */
+    if (st.n_configs == 0) add_config(&st, "http1-fcfs"), add_config(&st, "http1-single");
+    for (size_t k = 0; k < st.n_configs; k++)
+      if (st.configs[k] != LAB_HTTP1_FCFS && st.configs[k] != LAB_HTTP1_SINGLE)
+        return cli_option_error(PROG, "configs", lab_config_name((lab_config)st.configs[k]),
+                                "http1-fcfs or http1-single with --client chromium (the "
+                                "browser's HTTP/1.1 only, for now)");
+    s->node_path = "node";
+    s->driver_path = SPEEDY_LAB_CHROMIUM_DRIVER;
+    s->chromium_path = "/usr/bin/chromium";
+  }
   if (st.n_configs == 0) add_config(&st, "all");
   if (st.lossy_repetitions < 0) st.lossy_repetitions = 2 * st.repetitions;
   for (size_t p = 0; p < n_link_profiles; p++)

@@ -95,6 +95,11 @@ typedef struct lab_run_settings {
   double lateness_p99_ms; /* a link above this is flagged */
   uint64_t seed;          /* order of the loads; recorded */
   int verbose;
+  /* --client chromium: the driver (node DRIVER) loads each page in headless Chromium. */
+  int chromium;
+  const char *node_path;     /* "node" */
+  const char *driver_path;   /* src/lab/chromium/driver.js */
+  const char *chromium_path; /* /usr/bin/chromium */
   /* Set (to the signal number) by the run on SIGINT or SIGTERM; a load in progress sees
    * it within a few ms and ends (lab_run_load). NULL: never set. */
   const atomic_int *interrupted;

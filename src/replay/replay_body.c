@@ -126,6 +126,12 @@ static int answer(const replay_plan *plan, const replay_resource *r, const http_
     if (http_headers_add(&response->headers, h->name, h->name_len, h->value, h->value_len) != 0)
       return HTTP_ERR_NOMEM;
   }
+  /* A browser fetches fonts (and module scripts) in CORS mode: page bodies let every
+   * origin read every answer, unless the recording says otherwise. */
+  if (replay_plan_page_bodies(plan) &&
+      http_headers_get(&response->headers, "access-control-allow-origin") == NULL &&
+      http_headers_set(&response->headers, "access-control-allow-origin", "*") != 0)
+    return HTTP_ERR_NOMEM;
   uint64_t size = r->body_size;
   http_body *page = NULL;
   if (replay_page_body_applies(plan, r)) {

@@ -137,7 +137,7 @@ static int named_by_css(const replay_plan *plan, const replay_resource *c) {
 static void document_body(text *t, const replay_plan *plan, const replay_resource *r) {
   size_t n = replay_plan_resource_count(plan);
   put(t, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>replay</title></head>"
-         "<body>\n");
+         "<body>\n<h1>replay</h1>\n"); /* text: a first contentful paint */
   int in_place = r->body_size <= PAGE_BODY_MAX_IN_PLACE;
   for (size_t i = 0; i < n; i++) {
     const replay_resource *c = replay_plan_resource(plan, i);

@@ -116,6 +116,8 @@ Test(lab_page_body, css_and_script) {
   replay_plan_del(plan);
 }
 
+static char last_acao[64]; /* the last answer's access-control-allow-origin */
+
 static char *serve(const replay_plan *plan, const char *authority, const char *path, char *type,
                    size_t type_len, size_t *len) {
   http_request request;
@@ -129,6 +131,8 @@ static char *serve(const replay_plan *plan, const char *authority, const char *p
   cr_assert_eq(response.status, 200);
   const char *ct = http_headers_get(&response.headers, "content-type");
   snprintf(type, type_len, "%s", ct ? ct : "");
+  const char *acao = http_headers_get(&response.headers, "access-control-allow-origin");
+  snprintf(last_acao, sizeof(last_acao), "%s", acao ? acao : "");
   char *out = malloc(1 << 16);
   *len = 0;
   int eof = 0;
@@ -150,6 +154,7 @@ Test(lab_page_body, served_with_type_and_size) {
   cr_assert_eq(len, 4000);
   cr_assert_str_eq(type, "text/html; charset=utf-8");
   assert_has(html, "//a.test/a.css");
+  cr_assert_str_eq(last_acao, "*", "fonts are fetched in CORS mode");
   free(html);
   char *css = serve(plan, "a.test", "/a.css", type, sizeof(type), &len);
   cr_assert_str_eq(type, "text/css");
@@ -172,6 +177,7 @@ Test(lab_page_body, generated_without_the_field) {
   cr_assert_eq(len, 4000);
   cr_assert_null(strstr(html, "<!DOCTYPE"));
   cr_assert_str_eq(type, "application/octet-stream");
+  cr_assert_str_eq(last_acao, "", "plans without page bodies answer as before");
   free(html);
   replay_plan_del(plan);
 }
