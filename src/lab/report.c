@@ -50,6 +50,12 @@ static const char *plain_config(const char *name) {
 /* The configuration of a line: its "config", else derived from the loader's fields. */
 const char *report_config_of(const json_t *line) {
   const char *c = json_string_value(json_object_get(line, "config"));
+  /* Loads of --client chromium are configurations of their own beside the loader's. */
+  const char *client = json_string_value(json_object_get(line, "client"));
+  if (client != NULL && strcmp(client, "chromium") == 0)
+    return c != NULL && strcmp(c, "http1-single") == 0 ? "chromium-single"
+           : c != NULL && strcmp(c, "http1-fcfs") == 0 ? "chromium-fcfs"
+                                                       : "chromium-other";
   if (c != NULL) return plain_config(c);
   const char *protocol = json_string_value(json_object_get(line, "protocol"));
   const char *mode = json_string_value(json_object_get(line, "mode"));

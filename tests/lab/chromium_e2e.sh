@@ -60,3 +60,7 @@ for d in loads:
     assert d["resources"][0]["id"] == 0, k
 print(f"{len(loads)} chromium loads valid")
 PY
+# The report keeps the browser's loads apart from the loader's.
+"$speedy" lab report "$tmp/results.jsonl" >"$tmp/report.txt"
+grep -q "^chromium-fcfs " "$tmp/report.txt" || { cat "$tmp/report.txt"; exit 1; }
+grep -q "^chromium-single " "$tmp/report.txt" || { cat "$tmp/report.txt"; exit 1; }
