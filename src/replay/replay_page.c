@@ -104,7 +104,9 @@ static void put_fetch(text *t, const replay_plan *plan, const replay_resource *c
   put_url(t, plan, c, ESC_JS);
   put(t, "\",{method:\"");
   put(t, c->method); /* a token: no escaping needed */
-  put(t, "\",mode:\"no-cors\",credentials:\"include\"}).catch(function(){});");
+  /* The body is read: an answer nobody reads stalls once it fills the pipe. */
+  put(t, "\",mode:\"no-cors\",credentials:\"include\"}).then(function(r){return "
+         "r.arrayBuffer();}).catch(function(){});");
 }
 
 static void html_child(text *t, const replay_plan *plan, const replay_resource *c) {
