@@ -246,12 +246,18 @@ function result(o, plan, run) {
     };
   });
   const plt = run.timing.load != null ? round1(run.timing.load) : null;
+  // Hosts on Chromium's built-in HSTS preload list go to https whatever the page says.
+  const upgraded = [...new Set(run.requests.filter((r) => r.internal && /^http:/.test(r.url))
+                                 .map((r) => new URL(r.url).hostname))];
   let reason = '';
   if (run.outcome === 'timeout') reason = `no load event within ${o.timeout} s`;
   else if (typeof run.outcome === 'string') reason = `navigation failed: ${run.outcome}`;
   else if (!plt || plt <= 0) reason = 'no load event time';
   else if (failed) reason = `${failed} of ${reqs.length} requests failed`;
   else if (unfinished) reason = `${unfinished} of ${reqs.length} requests unfinished 5 s after the load event`;
+  if (reason && !o.tls && upgraded.length)
+    reason += ` (Chromium sends ${upgraded.slice(0, 3).join(', ')} to https by its HSTS preload` +
+              ' list: load this page with TLS on)';
   const matched = new Set(resources.filter((r) => r.id >= 0).map((r) => r.id));
   return {
     format: 'speedy-lab-result/1',
