@@ -188,12 +188,19 @@ async function load(o, plan) {
     });
     return { outcome, timing: t.result.value || {}, requests: all };
   } finally {
-    if (client) await client.close().catch(() => {});
-    chrome.kill('SIGKILL');
-    await new Promise((resolve) => {
+    // Closed by DevTools, Chromium ends its helpers and stops writing its profile; killed
+    // only when it does not exit within 3 s.
+    const exited = new Promise((resolve) => {
       if (chrome.exitCode !== null || chrome.signalCode !== null) resolve();
       else chrome.once('exit', resolve);
     });
+    if (client) {
+      await client.Browser.close().catch(() => {});
+      await client.close().catch(() => {});
+    }
+    const killer = setTimeout(() => chrome.kill('SIGKILL'), 3000);
+    await exited;
+    clearTimeout(killer);
     try {
       // Chromium's helpers may still be writing for a moment after it exits.
       fs.rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
