@@ -362,6 +362,9 @@ SPDY_API void spdy_callbacks_set_on_frame_not_sent(spdy_callbacks *c, spdy_on_fr
 
 #define SPDY_DATA_FLAG_EOF 0x01     /* this read ends the body (FIN goes with it) */
 #define SPDY_DATA_FLAG_NO_COPY 0x02 /* the application writes the payload (on_send_data) */
+/* With EOF: the body ends but the stream does not; trailers follow with
+ * spdy_submit_headers(..., end_stream = 1). */
+#define SPDY_DATA_FLAG_NO_END_STREAM 0x04
 
 /* Called when the stream may send: copy up to `len` bytes into buf and return the count
  * (set SPDY_DATA_FLAG_EOF in *flags on the last read; 0 bytes with EOF is fine). With
