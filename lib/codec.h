@@ -56,7 +56,8 @@ typedef struct spdy_codec_caps {
   uint8_t session_window;      /* a window for the whole session too (SPDY/3.1, HTTP/2) */
   uint8_t settings_acked;      /* our settings take effect when acknowledged (HTTP/2) */
   uint8_t informational;       /* 1xx responses may precede the final one (HTTP/2) */
-  uint8_t graceful_goaway;     /* a server's GOAWAY(OK) goes in two phases (HTTP/2) */
+  uint8_t extra_headers;       /* header blocks that do not end the stream may follow the
+                                  first (SPDY); else only trailers (HTTP/2) */
   uint8_t incremental_default; /* streams of one urgency take turns frame by frame (SPDY);
                                   0: one after another unless incremental (RFC 9218) */
   uint8_t data_header_len;     /* bytes of a DATA frame's header: 8 or 9 */
@@ -99,11 +100,20 @@ typedef struct spdy_codec {
   int (*check_settings)(const spdy_session *session, const spdy_setting *settings, size_t n);
   /* Optional: our session send window is used up with DATA waiting. */
   int (*send_window_exhausted)(spdy_session *session);
+  /* Optional: the application's clock moved (spdy_session_set_now): timeouts. */
+  int (*tick)(spdy_session *session);
+  /* Optional: the protocol's own check of a frame about to be serialised (after the
+   * core's): 0, or why it may not go (reported to on_frame_not_sent). */
+  int (*check_frame)(const spdy_session *session, const spdy_outframe *frame);
+  /* Optional: a graceful shutdown (spdy_submit_goaway with OK) in the protocol's way;
+   * without it one GOAWAY goes. */
+  int (*shutdown)(spdy_session *session);
 } spdy_codec;
 
 extern const spdy_codec spdy_codec_spdy2;
 extern const spdy_codec spdy_codec_spdy3;
 extern const spdy_codec spdy_codec_spdy31;
+extern const spdy_codec speedy_h2_codec;
 
 /* The codec of a protocol, or NULL. */
 const spdy_codec *spdy_codec_for(spdy_protocol protocol);

@@ -1,5 +1,5 @@
 /* session.c — session lifetime, accessors, the queue of frames to send, flow-control
- * credit: the protocol-neutral parts of a session.
+ * credit and the budgets that meter a peer: the protocol-neutral parts of a session.
  *
  * Frames are queued in neutral terms (codec.h) and written by the codec when they are
  * serialised. The spdy_submit_* functions live in submit.c, input in session_recv.c and
@@ -95,7 +95,7 @@ int spdy_session_fail(spdy_session *session, int error, uint32_t reason) {
   return spdy_session_fail_debug(session, error, reason, NULL);
 }
 
-/* ---- flow control and settings ----------------------------------------------- */
+/* ---- flow control, settings, budgets ----------------------------------------------- */
 
 int spdy_session_return_session_credit(spdy_session *session) {
   if (session->hold_session_credit ||
@@ -148,7 +148,41 @@ void spdy_session_apply_local_settings(spdy_session *session, const spdy_setting
   }
 }
 
-int spdy_setting_slot(uint32_t id) { return id >= 1 && id <= SPDY_SETTINGS_MAX_ID ? (int)id : -1; }
+int spdy_setting_slot(uint32_t id) {
+  if (id >= 1 && id <= SPDY_SETTINGS_MAX_ID) return (int)id;
+  if (id >= SPDY_SETTINGS_HEADER_TABLE_SIZE && id <= SPDY_SETTINGS_NO_RFC7540_PRIORITIES)
+    return (int)(id - SPDY_SETTINGS_HEADER_TABLE_SIZE) + SPDY_SETTINGS_MAX_ID + 1;
+  return -1;
+}
+
+int spdy_budget_take(spdy_session *session, spdy_budget *budget) {
+  if (budget->rate > 0 && session->now_ns > budget->refilled_ns) {
+    uint64_t elapsed = (uint64_t)(session->now_ns - budget->refilled_ns);
+    /* Bounded before multiplying: past a full refill the bucket is simply full. */
+    uint64_t full_ns = ((uint64_t)budget->burst / budget->rate + 1) * 1000000000u;
+    if (elapsed >= full_ns) {
+      budget->tokens = budget->burst;
+      budget->refilled_ns = session->now_ns;
+    } else {
+      uint64_t add = elapsed * budget->rate / 1000000000u;
+      if (add > 0) {
+        uint64_t tokens = (uint64_t)budget->tokens + add;
+        budget->tokens = tokens > budget->burst ? budget->burst : (uint32_t)tokens;
+        budget->refilled_ns += (int64_t)(add * 1000000000u / budget->rate);
+      }
+    }
+  }
+  if (budget->tokens == 0) return 0;
+  budget->tokens--;
+  return 1;
+}
+
+static void budget_init(spdy_budget *budget, uint32_t burst, uint32_t rate, int64_t now_ns) {
+  budget->tokens = burst;
+  budget->burst = burst;
+  budget->rate = rate;
+  budget->refilled_ns = now_ns;
+}
 
 void spdy_trace(spdy_session *session, int sent, int type, uint8_t flags, int32_t stream_id,
                 uint32_t length, const char *summary) {
@@ -166,6 +200,8 @@ int spdy_session_is_peer_id(const spdy_session *session, int32_t id) {
 
 const spdy_codec *spdy_codec_for(spdy_protocol protocol) {
   switch ((int)protocol) {
+  case SPDY_PROTOCOL_H2:
+    return &speedy_h2_codec;
   case SPDY_PROTOCOL_SPDY2:
     return &spdy_codec_spdy2;
   case SPDY_PROTOCOL_SPDY3:
@@ -216,6 +252,9 @@ int spdy_session_new(spdy_session **out, spdy_protocol protocol, spdy_role role,
                                           ? session->local_initial_window
                                           : session->caps.default_window;
   session->goaway_last_id = SPDY_MAX_WINDOW_SIZE;
+  budget_init(&session->reset_budget, options->reset_burst, options->reset_rate, 0);
+  budget_init(&session->empty_frame_budget, options->empty_frame_burst, options->empty_frame_rate,
+              0);
   spdy_buf_init(&session->outbuf, (size_t)0xffffff + 2 * 1024 * 1024);
   spdy_buf_init(&session->inbuf, options->max_recv_control_frame);
 
@@ -261,7 +300,22 @@ void spdy_session_del(spdy_session *session) {
 spdy_protocol spdy_session_protocol(const spdy_session *session) { return session->protocol; }
 spdy_role spdy_session_role(const spdy_session *session) { return session->role; }
 void *spdy_session_user_data(const spdy_session *session) { return session->user; }
-void spdy_session_set_now(spdy_session *session, int64_t now_ns) { session->now_ns = now_ns; }
+int spdy_session_set_now(spdy_session *session, int64_t now_ns) {
+  session->now_ns = now_ns;
+  if (session->fatal_error != 0 || session->codec->tick == NULL) return 0;
+  return session->codec->tick(session);
+}
+
+size_t spdy_session_data_header_length(const spdy_session *session) {
+  return session->caps.data_header_len;
+}
+
+int64_t spdy_session_goaway_reason(const spdy_session *session, const uint8_t **debug,
+                                   size_t *debug_len) {
+  if (debug != NULL) *debug = session->goaway_debug;
+  if (debug_len != NULL) *debug_len = session->goaway_debug_len;
+  return session->goaway_received ? (int64_t)session->goaway_reason : -1;
+}
 
 int spdy_session_set_stream_user_data(spdy_session *session, int32_t stream_id, void *data) {
   spdy_stream *stream = spdy_stream_find(session, stream_id);

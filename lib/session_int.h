@@ -3,7 +3,7 @@
  *
  *   options.c       spdy_options and spdy_callbacks objects
  *   stream.c        stream table (hash by id) and stream lifetime
- *   session.c       create/delete, accessors, the frame queue, credit
+ *   session.c       create/delete, accessors, the frame queue, credit, budgets
  *   submit.c        every spdy_submit_* function
  *   session_recv.c  what received frames mean, in protocol-neutral helpers for codecs
  *   session_send.c  output: queued frames first (each checked again), then DATA by
@@ -20,6 +20,7 @@
 
 #include "buf.h"
 #include "codec.h"
+#include "h2_codec.h"
 #include "mem.h"
 #include "spdy/spdy.h"
 #include "spdy_codec.h"
@@ -30,8 +31,8 @@
 #define SPDY_MAX_WINDOW_SIZE 0x7fffffff
 #define SPDY_MAX_OUTSTANDING_PINGS 8
 #define SPDY_MAX_DATA_HEADER_LEN 9
-/* Settings a session remembers: SPDY's ids 1-8. */
-#define SPDY_SETTING_SLOTS (SPDY_SETTINGS_MAX_ID + 1)
+/* Settings a session remembers: SPDY's ids 1-8, then the HTTP/2-only ones. */
+#define SPDY_SETTING_SLOTS (SPDY_SETTINGS_MAX_ID + 1 + 6)
 /* Streams whose closing the session remembers (how it ended). */
 #define SPDY_CLOSED_MEMORY 32
 
@@ -52,6 +53,15 @@ struct spdy_options {
   int send_initial_settings;
   int frame_summaries; /* format on_frame's summary */
   int v3_autodetect;   /* SPDY/3.1 sessions start undecided between 3 and 3.1 */
+  uint8_t stream_window_set, session_window_set; /* else HTTP/2 keeps its 65,535 */
+  /* HTTP/2 */
+  uint32_t max_frame_size;    /* SETTINGS_MAX_FRAME_SIZE we announce */
+  uint32_t header_table_size; /* SETTINGS_HEADER_TABLE_SIZE we announce */
+  int enable_push;            /* client: accept pushes */
+  uint32_t max_continuations; /* CONTINUATION frames in one field block */
+  int64_t settings_timeout_ns;
+  uint32_t reset_burst, reset_rate;             /* rapid-reset budget */
+  uint32_t empty_frame_burst, empty_frame_rate; /* frames that carry nothing */
 };
 
 struct spdy_callbacks {
@@ -144,6 +154,14 @@ struct spdy_pending {
   spdy_outframe *syn; /* its opening header block, owned */
 };
 
+/* A token bucket: burst tokens, refilled at rate per second of the application's clock. */
+typedef struct spdy_budget {
+  uint32_t tokens;
+  uint32_t burst;
+  uint32_t rate;
+  int64_t refilled_ns;
+} spdy_budget;
+
 typedef struct spdy_ping_record {
   uint32_t id;
   int64_t sent_ns;
@@ -169,6 +187,7 @@ struct spdy_session {
   /* The codec's own state. */
   union {
     spdy_codec_state spdy;
+    speedy_h2_state h2;
   } wire;
 
   /* Streams. */
@@ -182,6 +201,7 @@ struct spdy_session {
   int64_t next_stream_id;         /* 64 bits: it passes 2^31-1 once the ids run out */
   int32_t last_recv_stream_id;    /* highest peer stream we processed (GOAWAY last-good) */
   int32_t highest_peer_stream_id; /* highest peer stream id seen, processed or ignored */
+  int32_t highest_local_on_wire;  /* highest id of ours the peer has seen */
   spdy_closed_record closed[SPDY_CLOSED_MEMORY];
   uint32_t closed_next;
 
@@ -202,6 +222,10 @@ struct spdy_session {
    * peer saw a smaller window must not be punished (the SPDY codec's recv_window_slack). */
   uint32_t max_local_initial_window;
 
+  /* Defences (used by codecs whose protocol calls for them). */
+  spdy_budget reset_budget;
+  spdy_budget empty_frame_budget;
+
   /* Output. */
   spdy_buf outbuf;
   spdy_outframe *ctrl_head, *ctrl_tail;
@@ -215,7 +239,8 @@ struct spdy_session {
   size_t nocopy_len;
   uint8_t nocopy_header[SPDY_MAX_DATA_HEADER_LEN];
   void *nocopy_source;
-  uint8_t send_holding; /* spdy_session_send holds copied bytes not yet written */
+  uint8_t send_holding;      /* spdy_session_send holds copied bytes not yet written */
+  int32_t reading_stream_id; /* the stream whose read_fn is running */
 
   /* Input shared by codecs: one frame's payload, and the DATA frame being delivered. */
   spdy_buf inbuf;
@@ -295,6 +320,8 @@ void spdy_session_apply_local_settings(spdy_session *session, const spdy_setting
                                        size_t n);
 /* Where a neutral setting id is remembered, or -1. */
 int spdy_setting_slot(uint32_t id);
+/* Takes a token from a budget, refilled by the application's clock. 1: taken; 0: empty. */
+int spdy_budget_take(spdy_session *session, spdy_budget *budget);
 /* Frame trace, if the application asked for it. */
 void spdy_trace(spdy_session *session, int sent, int type, uint8_t flags, int32_t stream_id,
                 uint32_t length, const char *summary);
@@ -302,8 +329,9 @@ void spdy_trace(spdy_session *session, int sent, int type, uint8_t flags, int32_
 int spdy_session_is_peer_id(const spdy_session *session, int32_t id);
 
 /* ---- session_recv.c: what received frames mean, for codecs ---- */
-/* Ends the session for an internal error: callbacks and memory as INTERNAL_ERROR,
- * everything else as PROTOCOL_ERROR. Returns error. */
+/* Ends the session for an error: callbacks and memory as INTERNAL_ERROR, a flood as
+ * ENHANCE_YOUR_CALM (SPDY says PROTOCOL_ERROR), everything else as PROTOCOL_ERROR. Returns
+ * error. */
 int spdy_session_fail_with(spdy_session *session, int error);
 /* Resets a stream for the peer's mistake: RST_STREAM (counted against the flood cap), then
  * the stream is closed if we have it. Returns 0 or a fatal error (session failed). */

@@ -14,6 +14,7 @@
 int spdy_session_fail_with(spdy_session *session, int error) {
   if (error == SPDY_ERR_CALLBACK_FAILURE || error == SPDY_ERR_NOMEM)
     return spdy_session_fail(session, error, SPDY_RST_INTERNAL_ERROR);
+  if (error == SPDY_ERR_FLOOD) return spdy_session_fail(session, error, SPDY_RST_ENHANCE_YOUR_CALM);
   return spdy_session_fail(session, error, SPDY_RST_PROTOCOL_ERROR);
 }
 

@@ -68,8 +68,15 @@ static int is_opening(const spdy_outframe *frame) {
 /* What serialising a header block means for its stream. */
 static int after_header_frame(spdy_session *session, const spdy_outframe *frame) {
   spdy_stream *stream = spdy_stream_find(session, frame->stream_id);
-  if (stream == NULL) return 0;                    /* reset while the frame was queued */
-  if (frame->role == SPDY_BLOCK_PROMISE) return 0; /* the stream opens with its HEADERS */
+  if (stream == NULL) return 0; /* reset while the frame was queued */
+  if (!spdy_session_is_peer_id(session, frame->stream_id) &&
+      frame->stream_id > session->highest_local_on_wire)
+    session->highest_local_on_wire = frame->stream_id;
+  /* A promise puts the stream's id on the wire; it opens with its own header block. */
+  if (frame->role == SPDY_BLOCK_PROMISE) {
+    stream->opened_on_wire = 1;
+    return 0;
+  }
   if (is_opening(frame)) {
     stream->opened_on_wire = 1;
     stream->reserved = 0;
@@ -117,6 +124,8 @@ static int serialise_control(spdy_session *session, spdy_outframe *frame) {
     if (stream != NULL && stream->headers_queued > 0) stream->headers_queued--;
   }
   int rv = frame_check_at_serialisation(session, frame);
+  if (rv == 0 && session->codec->check_frame != NULL)
+    rv = session->codec->check_frame(session, frame);
   if (rv != 0) {
     if (session->callbacks.on_frame_not_sent != NULL)
       session->callbacks.on_frame_not_sent(session,
@@ -201,13 +210,20 @@ static int produce_data(spdy_session *session) {
   size_t offset = spdy_buf_len(&session->outbuf);
   int32_t id = stream->id;
   uint32_t flags = 0;
+  int closed_before = stream->local_closed;
+  session->reading_stream_id = id;
   int64_t n = stream->read_fn(session, id, spdy_buf_tail(&session->outbuf) + header_len,
                               (size_t)max, &flags, stream->source, session->user);
+  session->reading_stream_id = 0;
   stream = spdy_stream_find(session, id); /* the callback may have reset it */
   if (stream == NULL || stream->data_state != SPDY_DATA_ACTIVE) return 1;
   int eof = (flags & SPDY_DATA_FLAG_EOF) != 0;
+  /* Trailers submitted from the callback end the stream; the body may not. */
+  int trailers = stream->local_closed && !closed_before;
+  if (trailers && !eof && n != SPDY_ERR_DEFERRED) n = SPDY_ERR_INVALID_STATE;
   /* The body ends, but the stream goes on: trailers follow (spdy_submit_headers). */
-  int fin = eof && !(flags & SPDY_DATA_FLAG_NO_END_STREAM);
+  int fin = eof && !trailers && !(flags & SPDY_DATA_FLAG_NO_END_STREAM);
+  if (trailers && n == SPDY_ERR_DEFERRED) n = SPDY_ERR_INVALID_STATE;
   if (n == SPDY_ERR_DEFERRED || (n == 0 && !eof)) {
     spdy_sched_remove(session, stream);
     stream->data_state = SPDY_DATA_DEFERRED;
@@ -262,6 +278,9 @@ static int fill_output(spdy_session *session, size_t want) {
     if (rv != 0) return rv;
   }
   while (spdy_buf_len(&session->outbuf) < want) {
+    /* A zero-copy DATA frame the application has not written yet comes before anything
+     * queued after it (trailers submitted from its read callback, say). */
+    if (session->nocopy_stream_id != 0) break;
     if (session->ctrl_head != NULL) {
       spdy_outframe *frame = session->ctrl_head;
       session->ctrl_head = frame->next;
@@ -272,7 +291,7 @@ static int fill_output(spdy_session *session, size_t want) {
       if (rv != 0) return rv;
       continue;
     }
-    if (session->fatal_error != 0 || session->nocopy_stream_id != 0) break;
+    if (session->fatal_error != 0) break;
     int rv = produce_data(session);
     if (rv < 0) return rv;
     if (rv == 0) break;

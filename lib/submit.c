@@ -172,9 +172,15 @@ int spdy_submit_headers(spdy_session *session, int32_t stream_id, const spdy_hea
   if (stream->local_closed) return SPDY_ERR_STREAM_CLOSED;
   /* Its opening frame has not gone out: a HEADERS frame would arrive first. */
   if (stream->waiting_slot) return SPDY_ERR_INVALID_STATE;
-  /* A FIN on HEADERS would overtake the body still queued behind it. */
-  if (end_stream && stream->data_state != SPDY_DATA_NONE) return SPDY_ERR_INVALID_STATE;
+  /* A FIN on HEADERS would overtake the body still queued behind it — except trailers
+   * from the body's own read callback, in the call that ends the body. */
+  if (end_stream && stream->data_state != SPDY_DATA_NONE && session->reading_stream_id != stream_id)
+    return SPDY_ERR_INVALID_STATE;
   spdy_block_role role = SPDY_BLOCK_EXTRA;
+  /* Where only trailers may follow the head (HTTP/2), a block must end the stream. */
+  if (!end_stream && !session->caps.extra_headers &&
+      (stream->locally_initiated || stream->reply_done))
+    return SPDY_ERR_INVALID_STATE;
   if (!stream->locally_initiated && !stream->reply_done) {
     /* Before the response only an informational one (1xx) may go, where there are any. */
     if (!session->caps.informational || end_stream) return SPDY_ERR_INVALID_STATE;
@@ -202,7 +208,7 @@ int spdy_submit_rst(spdy_session *session, int32_t stream_id, uint32_t status) {
   /* A reset submitted from a callback during spdy_session_recv answers the peer's input
    * (refusing its pushes, say): it counts against the flood cap like the engine's own. */
   int rv = spdy_queue_rst(session, stream_id, status, session->in_recv);
-  if (rv == SPDY_ERR_FLOOD) return spdy_session_fail(session, rv, SPDY_RST_PROTOCOL_ERROR);
+  if (rv == SPDY_ERR_FLOOD) return spdy_session_fail_with(session, rv);
   if (rv != 0) return rv;
   return spdy_stream_close(session, stream, status);
 }
@@ -236,6 +242,8 @@ int spdy_submit_goaway(spdy_session *session, uint32_t status) {
                                      SPDY_RST_INTERNAL_ERROR};
   if (session == NULL || status > SPDY_GOAWAY_INTERNAL_ERROR) return SPDY_ERR_INVALID_ARGUMENT;
   if (session->goaway_sent) return SPDY_ERR_SESSION_CLOSING;
+  if (status == SPDY_GOAWAY_OK && session->codec->shutdown != NULL && !session->goaway_draining)
+    return session->codec->shutdown(session);
   return spdy_queue_goaway(session, reasons[status], NULL);
 }
 

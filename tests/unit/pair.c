@@ -62,6 +62,8 @@ static const char *kind_name(spdy_headers_kind kind) {
     return "push";
   case SPDY_HEADERS_EXTRA:
     return "extra";
+  case SPDY_HEADERS_INFORMATIONAL:
+    return "informational";
   }
   return "?";
 }
