@@ -77,6 +77,8 @@ typedef struct spdy_codec {
   /* Parses peer bytes: returns the count consumed (all but after a pause) or a fatal
    * error. What each frame means is done through the core's helpers (session_int.h). */
   int64_t (*recv)(spdy_session *session, const uint8_t *in, size_t len);
+  /* 1 while part of a frame (or preface) has been read but not all of it. */
+  int (*recv_in_frame)(const spdy_session *session);
   /* Checks a header list the application submits in this role and lays it out for the
    * queue (compressed only when serialised). *out is a SPDY_OUT_HEADERS frame with role set.
    * SPDY_ERR_INVALID_HEADER for what the protocol forbids. */

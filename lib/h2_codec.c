@@ -608,6 +608,7 @@ const spdy_codec speedy_h2_codec = {
     .free = codec_free,
     .start = start,
     .recv = speedy_h2_codec_recv,
+    .recv_in_frame = speedy_h2_codec_recv_in_frame,
     .prepare_block = prepare_block,
     .prepare_push = prepare_push,
     .serialise = serialise,

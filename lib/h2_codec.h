@@ -106,8 +106,9 @@ typedef struct speedy_h2_state {
 } speedy_h2_state;
 
 struct spdy_session;
-/* The parser (h2_codec_recv.c). */
+/* The parser (h2_codec_recv.c), and whether it is inside a frame. */
 int64_t speedy_h2_codec_recv(struct spdy_session *session, const uint8_t *in, size_t len);
+int speedy_h2_codec_recv_in_frame(const struct spdy_session *session);
 /* Neutral reasons and HTTP/2 error codes (h2_codec.c). */
 uint32_t speedy_h2_code_of(uint32_t reason);
 uint32_t speedy_h2_reason_of(uint32_t code);

@@ -730,6 +730,7 @@ static int begin_frame(spdy_session *session) {
   speedy_h2_frame_hd *f = &h2->frame;
   speedy_h2_frame_hd_decode(h2->head, f);
   h2->head_len = 0;
+  session->recv_frames++;
   /* 6.2, 6.10: nothing comes between the frames of one field block. */
   if (h2->block.active &&
       (f->type != SPEEDY_H2_CONTINUATION || f->stream_id != h2->block.stream_id))
@@ -773,6 +774,13 @@ static int begin_frame(spdy_session *session) {
 static int preface_error(spdy_session *session) {
   session->goaway_sent = 1;
   return spdy_session_fail(session, SPDY_ERR_PROTOCOL, SPDY_RST_PROTOCOL_ERROR);
+}
+
+int speedy_h2_codec_recv_in_frame(const spdy_session *session) {
+  const speedy_h2_state *h2 = &session->wire.h2;
+  if (h2->recv_state == SPEEDY_H2_RECV_PREFACE) return h2->preface_got > 0;
+  /* A field block waiting for CONTINUATION is a frame not yet whole. */
+  return h2->recv_state != SPEEDY_H2_RECV_HEAD || h2->head_len > 0 || h2->block.active;
 }
 
 int64_t speedy_h2_codec_recv(spdy_session *session, const uint8_t *data, size_t len) {
@@ -823,12 +831,14 @@ int64_t speedy_h2_codec_recv(spdy_session *session, const uint8_t *data, size_t 
     }
     case SPEEDY_H2_RECV_DATA_PAD:
       if (pos == len) return (int64_t)pos;
+      session->recv_data_bytes++;
       rv = after_pad_length(session, data[pos++]);
       break;
     case SPEEDY_H2_RECV_DATA: {
       size_t take = session->payload_left;
       if (take > len - pos) take = len - pos;
       if (take == 0 && session->payload_left > 0) return (int64_t)pos;
+      session->recv_data_bytes += take;
       rv = spdy_session_data_chunk(session, data + pos, take);
       pos += take;
       session->payload_left -= (uint32_t)take;
@@ -848,6 +858,7 @@ int64_t speedy_h2_codec_recv(spdy_session *session, const uint8_t *data, size_t 
       if (take > len - pos) take = len - pos;
       if (take == 0) return (int64_t)pos;
       pos += take; /* 6.1: padding need not be checked for zeros */
+      session->recv_data_bytes += take;
       h2->pad_left -= (uint32_t)take;
       if (h2->pad_left == 0) rv = end_data(session);
       break;

@@ -727,7 +727,8 @@ int speedy_hpack_decode(speedy_hpack_decoder *d, const uint8_t *in, size_t len, 
   while (d->held_len > 0) {
     size_t take = d->held_need - d->held_len;
     if (take > len - pos) take = len - pos;
-    if ((rc = hold(d, in + pos, take, d->held_need)) != 0) return decoder_fail(d, rc);
+    if ((rc = hold(d, take > 0 ? in + pos : NULL, take, d->held_need)) != 0)
+      return decoder_fail(d, rc);
     pos += take;
     if (d->held_len < d->held_need) {
       if (end_of_block) return decoder_fail(d, SPEEDY_HPACK_ERR_TRUNCATED);

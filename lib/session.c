@@ -299,6 +299,17 @@ void spdy_session_del(spdy_session *session) {
 
 spdy_protocol spdy_session_protocol(const spdy_session *session) { return session->protocol; }
 spdy_role spdy_session_role(const spdy_session *session) { return session->role; }
+
+uint64_t spdy_session_recv_frames(const spdy_session *session) { return session->recv_frames; }
+
+uint64_t spdy_session_recv_data_bytes(const spdy_session *session) {
+  return session->recv_data_bytes;
+}
+
+int spdy_session_recv_in_frame(const spdy_session *session) {
+  return session->codec->recv_in_frame(session);
+}
+
 void *spdy_session_user_data(const spdy_session *session) { return session->user; }
 int spdy_session_set_now(spdy_session *session, int64_t now_ns) {
   session->now_ns = now_ns;

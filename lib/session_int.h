@@ -246,9 +246,11 @@ struct spdy_session {
   spdy_buf inbuf;
   uint32_t payload_left; /* DATA / discarded bytes still to come */
   int32_t data_stream_id;
-  uint8_t data_deliver; /* 1: pass DATA payload to the application */
-  uint8_t in_recv;      /* inside spdy_session_recv (callbacks answer peer input) */
-  uint32_t data_credit; /* bytes of this DATA frame to credit when it ends */
+  uint8_t data_deliver;     /* 1: pass DATA payload to the application */
+  uint8_t in_recv;          /* inside spdy_session_recv (callbacks answer peer input) */
+  uint32_t data_credit;     /* bytes of this DATA frame to credit when it ends */
+  uint64_t recv_frames;     /* frames whose header was read (spdy_session_recv_frames) */
+  uint64_t recv_data_bytes; /* DATA payload bytes read, delivered or not */
 
   /* PING. */
   uint32_t next_ping_id;

@@ -267,9 +267,11 @@ static int serialise(spdy_session *session, spdy_outframe *frame) {
   case SPDY_OUT_GOAWAY:
     status = goaway_status(frame->reason);
     len = spdy_frame_encode_goaway(bytes, version, (int32_t)frame->value, status);
-    if (describe)
+    if (describe && version == 2) /* SPDY/2's GOAWAY has no status */
+      snprintf(summary, sizeof(summary), "last_good=%u", frame->value & 0x7fffffff);
+    else if (describe)
       snprintf(summary, sizeof(summary), "last_good=%u status=%u", frame->value & 0x7fffffff,
-               version >= 3 ? status : 0);
+               status);
     break;
   case SPDY_OUT_WINDOW_UPDATE:
     len = spdy_frame_encode_window_update(bytes, version, frame->stream_id, frame->value);
@@ -384,7 +386,7 @@ int spdy_session_settle_protocol(spdy_session *session, spdy_protocol protocol) 
   .init = init, .free = codec_free, .start = start, .recv = spdy_codec_recv,                       \
   .prepare_block = prepare_block, .prepare_push = prepare_push, .serialise = serialise,            \
   .data_header = data_header, .frame_type = frame_type, .reason_allowed = reason_allowed,          \
-  .check_settings = check_settings
+  .check_settings = check_settings, .recv_in_frame = spdy_codec_recv_in_frame
 
 const spdy_codec spdy_codec_spdy2 = {
     .name = "spdy/2",

@@ -47,7 +47,8 @@ int spdy_codec_settle(struct spdy_session *session, spdy_protocol protocol);
  * returned half of it in stream credit without a session WINDOW_UPDATE, which a 3.1 peer
  * sends by then. */
 int spdy_codec_settle_by_credit(struct spdy_session *session);
-/* The SPDY codec's parser (spdy_codec_recv.c). */
+/* The SPDY codec's parser (spdy_codec_recv.c), and whether it is inside a frame. */
 int64_t spdy_codec_recv(struct spdy_session *session, const uint8_t *in, size_t len);
+int spdy_codec_recv_in_frame(const struct spdy_session *session);
 
 #endif

@@ -346,7 +346,10 @@ static int on_goaway(spdy_session *session, const uint8_t *payload, size_t len) 
   uint32_t status;
   if (spdy_frame_decode_goaway(version_of(session), payload, len, &last_good, &status) != 0)
     return fail_protocol(session);
-  trace_recv(session, 0, "last_good=%d status=%u", (int)last_good, status);
+  if (version_of(session) == 2) /* SPDY/2's GOAWAY has no status */
+    trace_recv(session, 0, "last_good=%d", (int)last_good);
+  else
+    trace_recv(session, 0, "last_good=%d status=%u", (int)last_good, status);
   session->goaway_reason = status == SPDY_GOAWAY_OK               ? SPDY_RST_NONE
                            : status == SPDY_GOAWAY_INTERNAL_ERROR ? SPDY_RST_INTERNAL_ERROR
                                                                   : SPDY_RST_PROTOCOL_ERROR;
@@ -492,6 +495,7 @@ static int begin_frame(spdy_session *session) {
   spdy_frame_hd *f = &st->frame;
   spdy_frame_hd_decode(st->head, f);
   st->head_len = 0;
+  session->recv_frames++;
   if (!f->is_control) return begin_data(session);
   if (f->version != st->wire_version)
     return spdy_session_fail(session, SPDY_ERR_UNSUPPORTED_VERSION, SPDY_RST_PROTOCOL_ERROR);
@@ -510,6 +514,10 @@ static int begin_frame(spdy_session *session) {
 }
 
 static int64_t recv_bytes(spdy_session *session, const uint8_t *data, size_t len);
+
+int spdy_codec_recv_in_frame(const spdy_session *session) {
+  return session->wire.spdy.recv_state != SPDY_RECV_HEAD || session->wire.spdy.head_len > 0;
+}
 
 int64_t spdy_codec_recv(spdy_session *session, const uint8_t *data, size_t len) {
   int64_t rv = recv_bytes(session, data, len);
@@ -565,6 +573,7 @@ static int64_t recv_bytes(spdy_session *session, const uint8_t *data, size_t len
       if (take > len - pos) take = len - pos;
       if (take == 0 && session->payload_left > 0) return (int64_t)pos;
       int discard = st->recv_state == SPDY_RECV_DISCARD;
+      if (!st->frame.is_control) session->recv_data_bytes += take;
       if (!discard) rv = spdy_session_data_chunk(session, data + pos, take);
       pos += take;
       session->payload_left -= (uint32_t)take;

@@ -937,56 +937,6 @@ static int run_memory(const config *cfg, const har_headers_corpus *corpus,
 
 /* ---- 4. Header compression ---------------------------------------------------------- */
 
-/* Entries grouped per (file, host), in corpus order within a group: one compression
- * context per direction per host, as in the corpus README's reference figures. */
-typedef struct host_groups {
-  size_t *order;  /* entry indices, group after group */
-  size_t *starts; /* group g is order[starts[g] .. starts[g + 1]) */
-  size_t n_groups;
-} host_groups;
-
-typedef struct group_key {
-  size_t file;
-  const char *host;
-  size_t index;
-} group_key;
-
-static int group_key_compare(const void *a, const void *b) {
-  const group_key *x = a, *y = b;
-  if (x->file != y->file) return x->file < y->file ? -1 : 1;
-  int c = strcmp(x->host, y->host);
-  if (c != 0) return c;
-  return x->index < y->index ? -1 : x->index > y->index;
-}
-
-static int host_groups_build(const har_headers_corpus *corpus, host_groups *g) {
-  size_t n = corpus->n_entries;
-  group_key *keys = malloc(n * sizeof *keys);
-  g->order = malloc(n * sizeof *g->order);
-  g->starts = malloc((n + 1) * sizeof *g->starts);
-  if (keys == NULL || g->order == NULL || g->starts == NULL) {
-    free(keys);
-    return -1;
-  }
-  for (size_t i = 0; i < n; i++)
-    keys[i] = (group_key){corpus->entries[i].file, corpus->entries[i].host, i};
-  qsort(keys, n, sizeof *keys, group_key_compare);
-  g->n_groups = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (i == 0 || keys[i].file != keys[i - 1].file || strcmp(keys[i].host, keys[i - 1].host) != 0)
-      g->starts[g->n_groups++] = i;
-    g->order[i] = keys[i].index;
-  }
-  g->starts[g->n_groups] = n;
-  free(keys);
-  return 0;
-}
-
-static void host_groups_free(host_groups *g) {
-  free(g->order);
-  free(g->starts);
-}
-
 typedef struct compression_result {
   deflate_setting setting;
   uint64_t request_http1, response_http1;
@@ -1003,7 +953,7 @@ static void compression_finish(compression_result *r) {
 
 /* Through real sessions: SYN_STREAM and SYN_REPLY frames as sent (frame trace). */
 static int compression_by_sessions(const config *cfg, const har_headers_corpus *corpus,
-                                   const host_groups *groups, const deflate_setting *setting,
+                                   const har_headers_groups *groups, const deflate_setting *setting,
                                    compression_result *out) {
   memset(out, 0, sizeof *out);
   out->setting = *setting;
@@ -1048,7 +998,7 @@ static int compression_by_sessions(const config *cfg, const har_headers_corpus *
 
 /* Through hdblock alone (fast, for the sweep): the same blocks the session would send. */
 static int compression_by_hdblock(const config *cfg, const har_headers_corpus *corpus,
-                                  const host_groups *groups, const deflate_setting *setting,
+                                  const har_headers_groups *groups, const deflate_setting *setting,
                                   compression_result *out) {
   memset(out, 0, sizeof *out);
   out->setting = *setting;
@@ -1550,8 +1500,8 @@ int main(int argc, char **argv) {
       failed = 1;
   }
 
-  host_groups groups;
-  if (host_groups_build(&corpus, &groups) != 0) {
+  har_headers_groups groups;
+  if (har_headers_group_by_host(&corpus, &groups) != 0) {
     fprintf(stderr, PROG ": out of memory\n");
     return 1;
   }
@@ -1624,7 +1574,7 @@ int main(int argc, char **argv) {
   }
 
   free(r.sweep.points);
-  host_groups_free(&groups);
+  har_headers_groups_free(&groups);
   free(body);
   har_headers_free(&corpus);
   free(cfg.har_dir_owned);

@@ -123,46 +123,28 @@ static void to_http2(const har_headers_message *m, int request, int crumbs, mess
   out->n_fields = n;
 }
 
-typedef struct group_key {
-  size_t file;
-  const char *host;
-  size_t index;
-} group_key;
-
-static int group_key_compare(const void *a, const void *b) {
-  const group_key *x = a, *y = b;
-  if (x->file != y->file) return x->file < y->file ? -1 : 1;
-  int c = strcmp(x->host, y->host);
-  if (c != 0) return c;
-  return x->index < y->index ? -1 : x->index > y->index;
-}
-
 static void view_build(const har_headers_corpus *corpus, int crumbs, corpus_view *v) {
-  size_t n = corpus->n_entries;
-  group_key *keys = xcalloc(n, sizeof *keys);
-  for (size_t i = 0; i < n; i++)
-    keys[i] = (group_key){corpus->entries[i].file, corpus->entries[i].host, i};
-  qsort(keys, n, sizeof *keys, group_key_compare);
-  memset(v, 0, sizeof *v);
-  v->connections = xcalloc(n, sizeof *v->connections);
-  for (size_t i = 0; i < n; i++) {
-    if (i == 0 || keys[i].file != keys[i - 1].file || strcmp(keys[i].host, keys[i - 1].host) != 0) {
-      size_t j = i;
-      while (j < n && keys[j].file == keys[i].file && strcmp(keys[j].host, keys[i].host) == 0) j++;
-      connection *c = &v->connections[v->n_connections++];
-      c->n = j - i;
-      c->requests = xcalloc(c->n, sizeof *c->requests);
-      c->responses = xcalloc(c->n, sizeof *c->responses);
-      for (size_t k = 0; k < c->n; k++) {
-        const har_headers_entry *e = &corpus->entries[keys[i + k].index];
-        to_http2(&e->request, 1, crumbs, &c->requests[k]);
-        to_http2(&e->response, 0, crumbs, &c->responses[k]);
-        v->fields += c->requests[k].n_fields + c->responses[k].n_fields;
-      }
-      v->messages += 2 * c->n;
-    }
+  har_headers_groups groups;
+  if (har_headers_group_by_host(corpus, &groups) != 0) {
+    fprintf(stderr, "bench_hpack: out of memory\n");
+    exit(1);
   }
-  free(keys);
+  memset(v, 0, sizeof *v);
+  v->connections = xcalloc(groups.n_groups > 0 ? groups.n_groups : 1, sizeof *v->connections);
+  for (size_t g = 0; g < groups.n_groups; g++) {
+    connection *c = &v->connections[v->n_connections++];
+    c->n = groups.starts[g + 1] - groups.starts[g];
+    c->requests = xcalloc(c->n, sizeof *c->requests);
+    c->responses = xcalloc(c->n, sizeof *c->responses);
+    for (size_t k = 0; k < c->n; k++) {
+      const har_headers_entry *e = &corpus->entries[groups.order[groups.starts[g] + k]];
+      to_http2(&e->request, 1, crumbs, &c->requests[k]);
+      to_http2(&e->response, 0, crumbs, &c->responses[k]);
+      v->fields += c->requests[k].n_fields + c->responses[k].n_fields;
+    }
+    v->messages += 2 * c->n;
+  }
+  har_headers_groups_free(&groups);
 }
 
 static void view_free(corpus_view *v) {

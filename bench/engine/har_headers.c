@@ -547,3 +547,49 @@ void har_headers_free(har_headers_corpus *corpus) {
   chunks_free(corpus->chunks);
   memset(corpus, 0, sizeof *corpus);
 }
+
+/* ---- grouping per host ---- */
+
+typedef struct group_key {
+  size_t file;
+  const char *host;
+  size_t index;
+} group_key;
+
+static int group_key_compare(const void *a, const void *b) {
+  const group_key *x = a, *y = b;
+  if (x->file != y->file) return x->file < y->file ? -1 : 1;
+  int c = strcmp(x->host, y->host);
+  if (c != 0) return c;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+int har_headers_group_by_host(const har_headers_corpus *corpus, har_headers_groups *g) {
+  size_t n = corpus->n_entries;
+  group_key *keys = malloc((n > 0 ? n : 1) * sizeof *keys);
+  g->order = malloc((n > 0 ? n : 1) * sizeof *g->order);
+  g->starts = malloc((n + 1) * sizeof *g->starts);
+  if (keys == NULL || g->order == NULL || g->starts == NULL) {
+    free(keys);
+    har_headers_groups_free(g);
+    return -1;
+  }
+  for (size_t i = 0; i < n; i++)
+    keys[i] = (group_key){corpus->entries[i].file, corpus->entries[i].host, i};
+  qsort(keys, n, sizeof *keys, group_key_compare);
+  g->n_groups = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (i == 0 || keys[i].file != keys[i - 1].file || strcmp(keys[i].host, keys[i - 1].host) != 0)
+      g->starts[g->n_groups++] = i;
+    g->order[i] = keys[i].index;
+  }
+  g->starts[g->n_groups] = n;
+  free(keys);
+  return 0;
+}
+
+void har_headers_groups_free(har_headers_groups *g) {
+  free(g->order);
+  free(g->starts);
+  g->order = g->starts = NULL;
+}

@@ -63,4 +63,16 @@ int har_headers_load_dir(har_headers_corpus *corpus, const char *dir, const char
 /* Frees everything the corpus holds (the struct itself belongs to the caller). */
 void har_headers_free(har_headers_corpus *corpus);
 
+/* Entries grouped per (file, host), in corpus order within a group: one compression
+ * context per direction per host, as a connection per host would have. */
+typedef struct har_headers_groups {
+  size_t *order;  /* entry indices, group after group */
+  size_t *starts; /* group g is order[starts[g] .. starts[g + 1]) */
+  size_t n_groups;
+} har_headers_groups;
+
+/* Fills groups (the caller frees it with har_headers_groups_free). 0, or -1 without memory. */
+int har_headers_group_by_host(const har_headers_corpus *corpus, har_headers_groups *groups);
+void har_headers_groups_free(har_headers_groups *groups);
+
 #endif

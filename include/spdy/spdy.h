@@ -299,6 +299,10 @@ SPDY_API void spdy_options_set_max_pending_streams(spdy_options *options, uint32
 SPDY_API int spdy_options_set_deflate_params(spdy_options *options, int level, int window_bits,
                                              int mem_level);
 
+/* The zlib parameters options would use (options NULL: the defaults). */
+SPDY_API void spdy_options_get_deflate_params(const spdy_options *options, int *level,
+                                              int *window_bits, int *mem_level);
+
 /* Only the zlib level of our header compression (0-9), windowBits and memLevel kept: 1 is
  * faster and compresses a little less, 0 stores blocks uncompressed (the dictionary still
  * names the stream). Returns SPDY_ERR_INVALID_ARGUMENT outside 0-9. */
@@ -452,6 +456,27 @@ SPDY_API void spdy_callbacks_set_on_frame_not_sent(spdy_callbacks *c, spdy_on_fr
 typedef int64_t (*spdy_data_read_fn)(spdy_session *session, int32_t stream_id, uint8_t *buf,
                                      size_t len, uint32_t *flags, void *source, void *user);
 
+/* ---- Header compression on its own ------------------------------------------------ */
+
+/* One direction's header compression without a session, for measuring what header frames
+ * cost (the lab's header figures): header lists go through the same validation, layout
+ * and compression context a session's output does, in the order given.
+ * spdy_header_compressor_new: protocol picks the version's block format and dictionary;
+ * options (may be NULL) gives the allocator and the deflate parameters. The caller owns
+ * the compressor and deletes it with spdy_header_compressor_del. */
+typedef struct spdy_header_compressor spdy_header_compressor;
+SPDY_API int spdy_header_compressor_new(spdy_header_compressor **out, spdy_protocol protocol,
+                                        const spdy_options *options);
+SPDY_API void spdy_header_compressor_del(spdy_header_compressor *compressor);
+/* Compresses the list as the next block of this context and returns the bytes of the
+ * frame a session would send for it: frame header, fixed fields (SYN_STREAM's for a
+ * request, SYN_REPLY's when response is 1) and the block; for HTTP/2, HEADERS and the
+ * CONTINUATION frames a 16,384-octet frame size needs, the block HPACK-encoded (4,096-octet
+ * table). SPDY_ERR_INVALID_HEADER, with the context untouched, for a list the protocol
+ * cannot carry (HTTP/2: a message its rules refuse). */
+SPDY_API int64_t spdy_header_compressor_frame_size(spdy_header_compressor *compressor, int response,
+                                                   const spdy_header *headers, size_t n);
+
 /* ---- Sessions ---------------------------------------------------------------------- */
 
 /* Creates a session. callbacks and options are copied (options may be NULL for the
@@ -498,6 +523,12 @@ SPDY_API size_t spdy_session_data_header_length(const spdy_session *session);
  * session). Returns -1 if no GOAWAY came. */
 SPDY_API int64_t spdy_session_goaway_reason(const spdy_session *session, const uint8_t **debug,
                                             size_t *debug_len);
+/* Input progress, for a server that times out peers trickling a frame (slowloris):
+ * frames whose header has been read so far, DATA payload bytes read (delivered or
+ * discarded), and 1 while part of a frame has been read but not all of it. */
+SPDY_API uint64_t spdy_session_recv_frames(const spdy_session *session);
+SPDY_API uint64_t spdy_session_recv_data_bytes(const spdy_session *session);
+SPDY_API int spdy_session_recv_in_frame(const spdy_session *session);
 /* 0 once a session made with spdy_options_set_v3_autodetect has settled between SPDY/3
  * and /3.1 (and always for other sessions); while undecided:
  * 2 — our DATA waits only for the 3.1 session window: if no WINDOW_UPDATE comes for a

@@ -19,6 +19,7 @@
 #include "bench.h"
 #include "bench_int.h"
 #include "cli.h"
+#include "io_session.h"
 
 #define BENCH_PROGRAM "speedy bench"
 
@@ -348,7 +349,7 @@ static int parse_options(bench_options *opt, int argc, char **argv) {
       spdy_protocol protocol;
       if (cli_parse_spdy_version(optarg, &protocol) != 0)
         return cli_option_error(BENCH_PROGRAM, "spdy", optarg, "3.1, 3 or 2");
-      opt->spdy = (io_proto)protocol; /* io_proto uses spdy_protocol's values */
+      opt->spdy = io_proto_of_session(protocol);
     } break;
     case OPT_HTTP1:
       opt->http1 = 1;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bench_int.h"
+#include "io_session.h"
 
 static int parse_status(const char *v, size_t len) {
   int status = 0;
@@ -100,9 +101,10 @@ int bench_spdy_start(bench_conn *conn) {
   spdy_options_set_stream_window(so, opt->stream_window);
   spdy_options_set_session_window(so, opt->session_window);
   spdy_options_set_max_concurrent_streams(so, 0);
+  spdy_protocol engine_protocol = SPDY_PROTOCOL_SPDY3_1; /* conn->proto is a SPDY one */
+  (void)io_proto_session(conn->proto, &engine_protocol);
   (void)spdy_options_set_deflate_level(so, opt->header_compression); /* 0-9: checked */
-  int rv =
-      spdy_session_new(&conn->session, (spdy_protocol)conn->proto, SPDY_ROLE_CLIENT, cb, so, conn);
+  int rv = spdy_session_new(&conn->session, engine_protocol, SPDY_ROLE_CLIENT, cb, so, conn);
   spdy_callbacks_del(cb);
   spdy_options_del(so);
   if (rv != 0) return -1;
@@ -123,20 +125,10 @@ int bench_spdy_send(bench_conn *conn, bench_req *req) {
 
 void bench_spdy_writable(bench_conn *conn, size_t room) {
   if (!conn->session) return;
-  while (room > 0) {
-    const uint8_t *p;
-    int64_t n = spdy_session_peek_output(conn->session, &p, room);
-    if (n < 0) {
-      conn->dead = 1;
-      io_conn_abort(conn->io, UV_EPROTO);
-      return;
-    }
-    if (n == 0) break;
-    if (io_conn_write(conn->io, p, (size_t)n) != 0) return;
-    spdy_session_consume_output(conn->session, (size_t)n);
-    room -= (size_t)n;
+  if (io_session_pump(conn->io, conn->session, room, 0, 0, NULL, NULL) == IO_PUMP_SESSION_ERROR) {
+    conn->dead = 1;
+    io_conn_abort(conn->io, UV_EPROTO);
   }
-  if (room == 0 && spdy_session_want_write(conn->session)) io_conn_want_writable(conn->io);
 }
 
 size_t bench_spdy_read(bench_conn *conn, const uint8_t *data, size_t len) {

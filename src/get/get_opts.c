@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "get_int.h"
+#include "io_session.h"
 
 #define GET_PROGRAM "speedy get"
 
@@ -264,7 +265,7 @@ int get_opts_parse(get_options *opt, int argc, char **argv) {
       spdy_protocol protocol;
       if (cli_parse_spdy_version(optarg, &protocol) != 0)
         return cli_option_error(GET_PROGRAM, "spdy", optarg, "3.1, 3 or 2");
-      opt->spdy = (io_proto)protocol; /* io_proto uses spdy_protocol's values */
+      opt->spdy = io_proto_of_session(protocol);
     } break;
     case OPT_HTTP1:
       opt->http1 = 1;

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "get_int.h"
+#include "io_session.h"
 
 #define MAX_REQUEST_HEADERS (GET_MAX_HEADERS + 12)
 
@@ -449,8 +450,9 @@ int get_spdy_start(get_conn *conn) {
   spdy_options_set_session_window(so, opt->session_window);
   /* Streams the server may open towards us are exactly its pushes. */
   spdy_options_set_max_concurrent_streams(so, opt->no_push ? 0 : opt->max_pushes);
-  int rv =
-      spdy_session_new(&conn->session, (spdy_protocol)conn->proto, SPDY_ROLE_CLIENT, cb, so, conn);
+  spdy_protocol engine_protocol = SPDY_PROTOCOL_SPDY3_1; /* conn->proto is a SPDY one */
+  (void)io_proto_session(conn->proto, &engine_protocol);
+  int rv = spdy_session_new(&conn->session, engine_protocol, SPDY_ROLE_CLIENT, cb, so, conn);
   spdy_callbacks_del(cb);
   spdy_options_del(so);
   if (rv != 0) return UV_ENOMEM;
@@ -469,21 +471,13 @@ static void check_finished(get_conn *conn) {
 
 void get_spdy_writable(get_conn *conn, size_t room) {
   if (!conn->session || conn->closed) return;
-  while (room > 0) {
-    const uint8_t *p;
-    int64_t n = spdy_session_peek_output(conn->session, &p, room);
-    if (n < 0) {
-      io_conn_abort(conn->io, UV_EPROTO);
-      return;
-    }
-    if (n == 0) break;
-    if (io_conn_write(conn->io, p, (size_t)n) != 0) return;
-    spdy_session_consume_output(conn->session, (size_t)n);
-    room -= (size_t)n;
+  io_pump_result pumped = io_session_pump(conn->io, conn->session, room, 0, 0, NULL, NULL);
+  if (pumped == IO_PUMP_SESSION_ERROR) {
+    io_conn_abort(conn->io, UV_EPROTO);
+    return;
   }
-  if (room == 0 && spdy_session_want_write(conn->session)) {
-    io_conn_want_writable(conn->io);
-  } else {
+  if (pumped == IO_PUMP_WRITE_ERROR) return;
+  if (pumped == IO_PUMP_IDLE) {
     conn->resets_unsent = 0; /* every queued frame went out */
     if (conn->read_paused && !conn->closed) {
       conn->read_paused = 0;

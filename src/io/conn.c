@@ -16,6 +16,12 @@
  * completion says the socket has room again (libuv has no "writable" event for a stream
  * we also write to). sendfile returning 0 before the end means the file shrank: the
  * Content-Length promise is broken, so the connection is aborted (UV_EIO).
+ *
+ * PROXY protocol (io_config.proxy_protocol): an accepted connection first reads the
+ * header into in_hold (proxy.c parses it), is unknown to the caller meanwhile (the
+ * listener keeps it in its `awaiting` list), takes the client's address from the header
+ * as its peer, and only then goes to the listener's on_accept; the bytes after the header
+ * are handled as if they had just been read (TLS handshake or sniff).
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -28,6 +34,7 @@
 #include <unistd.h>
 
 #include "io_int.h"
+#include "proxy.h"
 
 enum conn_state {
   STATE_CONNECTING,  /* client: TCP connect in progress */
@@ -71,11 +78,14 @@ struct io_conn {
   int shutdown_sent; /* TLS close_notify queued */
   int fin_sent;      /* uv_shutdown requested */
   int idle_active;
-  int held;      /* io_conn_hold_then_abort: never read, aborted at the timer */
-  int peer_eof;  /* the peer finished sending */
-  int clean_eof; /* ...and said so properly: TLS close_notify (or a FIN without TLS) */
-  int client;    /* made by io_conn_connect (not accepted) */
-  int heard;     /* bytes came from the peer (the first ones are checked, see on_read) */
+  int held;            /* io_conn_hold_then_abort: never read, aborted at the timer */
+  int peer_eof;        /* the peer finished sending */
+  int clean_eof;       /* ...and said so properly: TLS close_notify (or a FIN without TLS) */
+  int client;          /* made by io_conn_connect (not accepted) */
+  int heard;           /* bytes came from the peer (the first ones are checked, see on_read) */
+  int awaiting_header; /* proxy_protocol: the PROXY header is not read yet (no on_accept) */
+  int in_awaiting;     /* linked in the listener's awaiting list */
+  io_conn *awaiting_prev, *awaiting_next;
 
   io_buf out_plain;     /* appended plaintext not yet encrypted / written */
   io_buf out_wire;      /* ciphertext not yet written (TLS only) */
@@ -384,6 +394,50 @@ static void on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf) {
   *buf = uv_buf_init((char *)read_buf, sizeof(read_buf));
 }
 
+/* ---- PROXY protocol ---------------------------------------------------------------- */
+
+static void conn_awaiting_unlink(io_conn *c) {
+  if (!c->in_awaiting) return;
+  io_conn **head = io_listener_awaiting(c->listener);
+  if (c->awaiting_prev != NULL)
+    c->awaiting_prev->awaiting_next = c->awaiting_next;
+  else
+    *head = c->awaiting_next;
+  if (c->awaiting_next != NULL) c->awaiting_next->awaiting_prev = c->awaiting_prev;
+  c->awaiting_prev = c->awaiting_next = NULL;
+  c->in_awaiting = 0;
+}
+
+static void conn_input(io_conn *c, const uint8_t *data, size_t len);
+
+/* Bytes of a connection still waiting for its PROXY header. Kept until the header is
+ * whole (io_proxy_parse bounds it: at most IO_PROXY_V2_MAX bytes plus one read), then
+ * the client's address becomes the peer, the listener's on_accept runs, and what followed
+ * the header is handled like fresh input. */
+static void conn_read_header(io_conn *c, const uint8_t *data, size_t len) {
+  if (io_buf_append(&c->in_hold, data, len) != 0) {
+    conn_finish(c, UV_ENOMEM);
+    return;
+  }
+  io_proxy_result header;
+  int rv = io_proxy_parse(c->in_hold.data, c->in_hold.len, &header);
+  if (rv == IO_PROXY_NEED_MORE) return;
+  if (rv == IO_PROXY_ERROR) {
+    snprintf(c->detail, sizeof(c->detail), "%s", header.error);
+    conn_finish(c, IO_ERR_PROXY);
+    return;
+  }
+  if (header.has_addresses) (void)io_proxy_format_address(&header.source, c->peer, sizeof(c->peer));
+  c->awaiting_header = 0;
+  conn_awaiting_unlink(c);
+  io_buf got = c->in_hold; /* the TLS or sniffing path starts from an empty hold */
+  c->in_hold = (io_buf){0};
+  io_listener_accepted(c->listener, c);
+  if (!c->held && c->state != STATE_CLOSED && got.len > header.header_len)
+    conn_input(c, got.data + header.header_len, got.len - header.header_len);
+  io_buf_free(&got);
+}
+
 static void on_peer_eof(io_conn *c) {
   c->peer_eof = 1;
   if (!c->ssl) c->clean_eof = 1; /* with TLS only close_notify counts (see above) */
@@ -399,6 +453,13 @@ static void on_peer_eof(io_conn *c) {
       io_conn_close(c);
     }
   } else if (c->state != STATE_CLOSING) {
+    /* A proxied connection that ends inside its header is a broken header; one that
+     * ends before sending anything (a balancer's TCP check) is just an end. */
+    if (c->awaiting_header && c->in_hold.len > 0) {
+      snprintf(c->detail, sizeof(c->detail), "the connection ended inside the header");
+      conn_finish(c, IO_ERR_PROXY);
+      return;
+    }
     conn_finish(c, UV_EOF);
   }
 }
@@ -414,8 +475,15 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf) {
     return;
   }
   conn_touch(c);
-  const uint8_t *data = (const uint8_t *)buf->base;
-  size_t len = (size_t)nread;
+  if (c->awaiting_header && c->state == STATE_HANDSHAKING)
+    conn_read_header(c, (const uint8_t *)buf->base, (size_t)nread);
+  else
+    conn_input(c, (const uint8_t *)buf->base, (size_t)nread);
+  if (c->state != STATE_CLOSED) conn_update_reading(c);
+}
+
+/* Bytes from the peer (after the PROXY header, if any). */
+static void conn_input(io_conn *c, const uint8_t *data, size_t len) {
   if (c->state == STATE_CLOSING || c->state == STATE_LINGER) return; /* discarded */
   int first = !c->heard;
   c->heard = 1;
@@ -441,14 +509,13 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf) {
     if (c->state == STATE_HANDSHAKING) conn_handshake(c);
     if (c->state == STATE_OPEN) conn_deliver(c);
   }
-  if (c->state != STATE_CLOSED) conn_update_reading(c);
 }
 
 /* Reads while the peer may still send and neither the caller nor our own unsent output
  * says stop. */
 static void conn_update_reading(io_conn *c) {
   int want = 0;
-  if (c->peer_eof)
+  if (c->peer_eof || c->held)
     want = 0;
   else
     switch (c->state) {
@@ -720,6 +787,8 @@ static void on_handle_closed(uv_handle_t *handle) {
   io_conn *c = handle->data;
   if (--c->handles_open > 0) return;
   if (c->cb.on_close) c->cb.on_close(c, c->close_status, c->user);
+  if (c->listener && c->awaiting_header)
+    io_listener_dropped(c->listener, c->peer, c->close_status, c->detail);
   if (c->listener) io_listener_conn_gone(c->listener);
   if (c->ssl) SSL_free(c->ssl); /* frees both BIOs */
   io_buf_free(&c->out_plain);
@@ -736,6 +805,7 @@ static void conn_finish(io_conn *c, int status) {
   if (c->state == STATE_CLOSED) return;
   if (status != 0) c->close_status = status;
   c->state = STATE_CLOSED;
+  conn_awaiting_unlink(c);
   uv_close((uv_handle_t *)&c->tcp, on_handle_closed);
   uv_close((uv_handle_t *)&c->idle, on_handle_closed);
   uv_close((uv_handle_t *)&c->timer, on_handle_closed);
@@ -746,6 +816,8 @@ static void on_timer(uv_timer_t *timer) {
   switch (c->state) {
   case STATE_CONNECTING:
   case STATE_HANDSHAKING:
+    if (c->awaiting_header)
+      snprintf(c->detail, sizeof(c->detail), "no complete PROXY protocol header in time");
     conn_finish(c, IO_ERR_HANDSHAKE_TIMEOUT);
     break;
   case STATE_OPEN: {
@@ -795,6 +867,7 @@ void io_conn_hold_then_abort(io_conn *c, uint32_t ms) {
   int small = 1; /* the kernel rounds it up to its minimum */
   if (uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0)
     (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+  conn_update_reading(c); /* a proxied connection was reading its header */
   conn_arm_timer(c, ms ? ms : 1);
 }
 
@@ -858,6 +931,15 @@ io_conn *io_conn_accept(uv_stream_t *server, const io_config *config, io_tls *tl
   c->state = STATE_HANDSHAKING;
   if (c->ssl) SSL_set_accept_state(c->ssl);
   conn_arm_timer(c, c->config.handshake_timeout_ms);
+  if (c->config.proxy_protocol && listener != NULL) {
+    /* The header first; the handshake timer bounds it too. */
+    io_conn **head = io_listener_awaiting(listener);
+    c->awaiting_header = c->in_awaiting = 1;
+    c->awaiting_next = *head;
+    if (*head != NULL) (*head)->awaiting_prev = c;
+    *head = c;
+    conn_update_reading(c);
+  }
   return c;
 }
 

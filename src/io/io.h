@@ -39,8 +39,10 @@ enum io_error {
   IO_ERR_HANDSHAKE_TIMEOUT = -5004, /* connect + TLS handshake (or sniffing) took too long */
   IO_ERR_IDLE_TIMEOUT = -5005,      /* no bytes moved for idle_timeout_ms */
   IO_ERR_CONFIG = -5006,            /* a certificate, key or CA file could not be loaded */
-  IO_ERR_PEER_TLS = -5007 /* plaintext client: the server's first bytes are a TLS record (an
-                             alert or a handshake): it expects TLS on that port */
+  IO_ERR_PEER_TLS = -5007, /* plaintext client: the server's first bytes are a TLS record (an
+                              alert or a handshake): it expects TLS on that port */
+  IO_ERR_PROXY = -5008     /* a proxy_protocol listener's connection did not begin with a
+                              valid PROXY protocol header (io_conn_error_detail says why) */
 };
 
 /* Returns a sentence for a libuv or IO_ERR_* code (never NULL). */
@@ -98,6 +100,12 @@ typedef struct io_config {
   io_proto plaintext_v3;         /* what a plaintext version-3 client gets; SPDY3_1 */
   int sniff_plaintext;           /* server without TLS: sniff the protocol (1, default)
                                     or report IO_PROTO_UNKNOWN and let the caller decide */
+  int proxy_protocol;            /* listener: every connection begins with a PROXY protocol
+                                    header, v1 or v2 (HAProxy's; sent by L4 balancers),
+                                    read before TLS or the sniff and within the handshake
+                                    timeout; io_conn_peer is then the client it names.
+                                    Only for ports that trusted balancers alone can reach:
+                                    the header is believed. 0 (default): none */
 } io_config;
 
 void io_config_init(io_config *config);
@@ -244,7 +252,9 @@ const char *io_conn_tls_version(const io_conn *conn);
 /* A detail for the last TLS failure ("certificate verify failed: self-signed
  * certificate"), or "" when none. Valid during on_close. */
 const char *io_conn_error_detail(const io_conn *conn);
-/* The peer's address as "1.2.3.4:port" or "[::1]:port" (escaped, bounded). */
+/* The peer's address as "1.2.3.4:port" or "[::1]:port" (escaped, bounded). On a
+ * proxy_protocol listener, the client's address from the PROXY header (TCP over IPv4 or
+ * IPv6); the socket's own peer when the header names none (v1 UNKNOWN, v2 LOCAL ...). */
 const char *io_conn_peer(const io_conn *conn);
 /* Bytes of plaintext read from and written to the peer so far. */
 uint64_t io_conn_bytes_in(const io_conn *conn);
@@ -255,8 +265,17 @@ uint64_t io_conn_bytes_out(const io_conn *conn);
 typedef struct io_listener io_listener;
 
 /* A new connection: set its callbacks with io_conn_set_callbacks now (otherwise it is
- * aborted). on_open follows once the TLS handshake / plaintext sniff is done. */
+ * aborted). on_open follows once the TLS handshake / plaintext sniff is done. With
+ * proxy_protocol, called once the PROXY header is read (io_conn_peer is the client). */
 typedef void (*io_on_accept_fn)(io_listener *listener, io_conn *conn, void *user);
+
+/* proxy_protocol: a connection that ended before on_accept — its PROXY header was
+ * malformed (IO_ERR_PROXY), late (IO_ERR_HANDSHAKE_TIMEOUT), cut short (IO_ERR_PROXY) or
+ * never sent (UV_EOF: the peer closed without a byte, as a balancer's TCP check does).
+ * peer: the socket's peer (the balancer); detail: why, or "". Not called for the
+ * connections io_listener_close ends. */
+typedef void (*io_on_dropped_fn)(io_listener *listener, const char *peer, int status,
+                                 const char *detail, void *user);
 
 /* Listens on addr:port ("0.0.0.0", "::", "127.0.0.1", "::1"; port 0 picks a free port,
  * see io_listener_port). SO_REUSEADDR is set; "::" also accepts IPv4 where the system
@@ -286,6 +305,10 @@ int io_listen_socket_new(const char *addr, int port, int *fd_out, int *port_out)
  * fd. Takes ownership of fd, also on error (the listener closes it). */
 int io_listener_open(io_listener **out, uv_loop_t *loop, int fd, io_tls *tls,
                      const io_config *config, io_on_accept_fn on_accept, void *user);
+
+/* Sets the callback for connections dropped before on_accept (see io_on_dropped_fn);
+ * it gets the listener's user data. NULL (the default): they go silently. */
+void io_listener_set_on_dropped(io_listener *listener, io_on_dropped_fn on_dropped);
 
 /* The bound port (useful after port 0). */
 int io_listener_port(const io_listener *listener);

@@ -52,10 +52,21 @@ int io_tls_failure(SSL *ssl, char *err, size_t err_len);
 
 /* Listener bookkeeping used by connections that came from it. */
 void io_listener_conn_gone(io_listener *listener);
+/* proxy_protocol: the head of the listener's list of connections still reading their
+ * header (conn.c links and unlinks them; io_listener_close aborts them). */
+io_conn **io_listener_awaiting(io_listener *listener);
+/* The header was read: on_accept (unless the listener is closing: then the connection
+ * is aborted), then io_conn_begin_accepted. Also the path of every connection without
+ * the PROXY protocol, right after accepting. */
+void io_listener_accepted(io_listener *listener, io_conn *conn);
+/* A connection closed before on_accept (its header failed or never came): tells the
+ * listener's on_dropped, unless the listener is closing. */
+void io_listener_dropped(io_listener *listener, const char *peer, int status, const char *detail);
 
 /* Accepts a pending connection of `server` into a new io_conn and starts it (TLS accept
  * state, or sniffing). Returns it, or NULL when accepting failed (nothing to free). The
- * caller calls the user's on_accept next. */
+ * caller calls io_listener_accepted next, unless config->proxy_protocol: then the
+ * connection reads its header first and calls io_listener_accepted itself. */
 io_conn *io_conn_accept(uv_stream_t *server, const io_config *config, io_tls *tls,
                         io_listener *listener);
 /* Called by the listener after on_accept set the callbacks: reading starts (or, without

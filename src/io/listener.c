@@ -17,7 +17,9 @@ struct io_listener {
   io_tls *tls;
   io_config config;
   io_on_accept_fn on_accept;
+  io_on_dropped_fn on_dropped;
   void *user;
+  io_conn *awaiting; /* proxy_protocol: accepted, header not read yet (linked by conn.c) */
   uint32_t live;
   uint64_t refused;
   int port;
@@ -58,6 +60,8 @@ const char *io_strerror(int error) {
     return "bad TLS configuration";
   case IO_ERR_PEER_TLS:
     return "the server answered with TLS: use https:// (or --tls)";
+  case IO_ERR_PROXY:
+    return "bad PROXY protocol header";
   default:
     return error < 0 && error > -4200 ? uv_strerror(error) : "unknown error";
   }
@@ -123,6 +127,25 @@ void io_listener_conn_gone(io_listener *l) {
   listener_maybe_free(l);
 }
 
+io_conn **io_listener_awaiting(io_listener *l) { return &l->awaiting; }
+
+void io_listener_accepted(io_listener *l, io_conn *conn) {
+  if (l->closing) { /* a PROXY header completed after io_listener_close */
+    io_conn_abort(conn, UV_ECANCELED);
+    return;
+  }
+  if (l->on_accept) l->on_accept(l, conn, l->user);
+  io_conn_begin_accepted(conn);
+}
+
+void io_listener_dropped(io_listener *l, const char *peer, int status, const char *detail) {
+  if (!l->closing && l->on_dropped) l->on_dropped(l, peer, status, detail, l->user);
+}
+
+void io_listener_set_on_dropped(io_listener *l, io_on_dropped_fn on_dropped) {
+  l->on_dropped = on_dropped;
+}
+
 static void on_refused_closed(uv_handle_t *handle) { free(handle); }
 
 static void on_connection(uv_stream_t *server, int status) {
@@ -141,8 +164,8 @@ static void on_connection(uv_stream_t *server, int status) {
   io_conn *conn = io_conn_accept(server, &l->config, l->tls, l);
   if (!conn) return;
   l->live++;
-  if (l->on_accept) l->on_accept(l, conn, l->user);
-  io_conn_begin_accepted(conn);
+  /* With the PROXY protocol, conn.c calls io_listener_accepted once the header is read. */
+  if (!l->config.proxy_protocol) io_listener_accepted(l, conn);
 }
 
 static int parse_addr(const char *addr, int port, struct sockaddr_storage *ss) {
@@ -284,5 +307,8 @@ static void on_listener_closed(uv_handle_t *handle) {
 void io_listener_close(io_listener *l) {
   if (l->closing) return;
   l->closing = 1;
+  /* Connections still reading their PROXY header are the listener's alone: nobody else
+   * would end them before the handshake timeout. */
+  while (l->awaiting != NULL) io_conn_abort(l->awaiting, UV_ECANCELED);
   uv_close((uv_handle_t *)&l->tcp, on_listener_closed);
 }

@@ -18,8 +18,9 @@ typedef struct lab_header {
   size_t name_len, value_len;
 } lab_header;
 
-/* An absolute URL split into what a client needs. host is lower case; path is the path
- * and query ("/" when the URL has none), without the fragment. */
+/* An absolute URL split into what a client needs. host is canonical (host.h: lower case,
+ * no trailing dot, A-labels, bracketed IPv6); path is the path and query ("/" when the URL
+ * has none), without the fragment. */
 typedef struct lab_url {
   const char *scheme; /* "http" or "https" (static) */
   const char *host;
@@ -58,6 +59,7 @@ enum lab_entry_flag {
   LAB_FLAG_LOCATION_USED = 1u << 8,  /* redirectURL was empty; the target is Location's */
   LAB_FLAG_START_REBUILT = 1u << 9,  /* start_ms rebuilt from finish order and time */
   LAB_FLAG_DOCUMENT_LIKE = 1u << 10, /* requested as a document (Accept text/html..., no XHR) */
+  LAB_FLAG_FROM_CACHE = 1u << 11,    /* answered from the browser's cache (_fromCache) */
 };
 
 typedef struct lab_entry {
@@ -79,6 +81,7 @@ typedef struct lab_entry {
   const char *server_ip;    /* a label from the recording: never an address to use */
   const char *pageref;      /* NULL when absent */
   const char *initiator;    /* _initiator's URL when present, else NULL */
+  int from_cache;           /* _fromCache: the browser answered it from its cache */
   double recorded_start_ms; /* startedDateTime in ms since the epoch */
   double time_ms;
   lab_timings timings;
@@ -140,7 +143,7 @@ int lab_har_fix(lab_har *har);
 const lab_header *lab_header_find(const lab_header *headers, size_t n, const char *name);
 
 /* Parses an absolute http(s) URL into out, copying strings into har's arena. Returns 0 or
- * -1 (not an absolute http(s) URL, or out of memory). */
+ * -1 (not an absolute http(s) URL, a host that is no usable name, or out of memory). */
 int lab_url_parse(lab_har *har, const char *url, lab_url *out);
 
 /* Resolves reference against base (RFC 3986 5.2, enough for Location headers) into har's

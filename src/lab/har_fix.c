@@ -37,9 +37,11 @@ static int64_t content_length(const lab_entry *e) {
   return *p == '\0' ? v : -1;
 }
 
-/* The recorded body size: bodySize, else content.size (-1 when neither). */
+/* The recorded body size: bodySize, else content.size (-1 when neither). An answer from
+ * the browser's cache has no bytes on the wire (bodySize 0 or -1) but the body's own:
+ * content.size then. */
 static int64_t recorded_size(const lab_entry *e) {
-  if (e->recorded_body_size >= 0) return e->recorded_body_size;
+  if (e->recorded_body_size >= 0 && !(e->flags & LAB_FLAG_FROM_CACHE)) return e->recorded_body_size;
   return e->recorded_content_size >= 0 ? e->recorded_content_size : -1;
 }
 
@@ -247,6 +249,7 @@ static int fix_flags_and_urls(lab_har *har) {
     if ((strcmp(e->method, "POST") == 0 || strcmp(e->method, "PUT") == 0) && e->post_data == NULL)
       e->flags |= LAB_FLAG_POST_NO_BODY;
     if (document_like(e)) e->flags |= LAB_FLAG_DOCUMENT_LIKE;
+    if (e->from_cache) e->flags |= LAB_FLAG_FROM_CACHE;
     for (size_t j = 0; j < i; j++) {
       if (strcmp(har->entries[j].url, e->url) == 0) {
         e->flags |= LAB_FLAG_REPEATED_URL;

@@ -21,6 +21,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "host.h"
+
 /* ---- Arena ------------------------------------------------------------------------- */
 
 #define ARENA_CHUNK (64 * 1024)
@@ -118,10 +120,10 @@ int lab_url_parse(lab_har *har, const char *url, lab_url *out) {
     if (port < 1 || port > 65535) return -1;
     out->port = (int)port;
   }
-  char *host = lab_har_strndup(har, authority, host_len);
-  if (host == NULL) return -1;
-  for (char *p = host; *p != '\0'; p++) *p = (char)tolower((unsigned char)*p);
-  out->host = host;
+  char canonical[LAB_HOST_MAX];
+  if (lab_host_canonical(authority, host_len, canonical, sizeof canonical) != 0) return -1;
+  out->host = lab_har_strndup(har, canonical, strlen(canonical));
+  if (out->host == NULL) return -1;
   const char *rest = authority + authority_len;
   size_t rest_len = strcspn(rest, "#");
   if (rest_len == 0 || rest[0] != '/') {
@@ -530,6 +532,9 @@ static int load_entry(loader *ld, const json_t *json, size_t index, lab_entry *e
     e->initiator = get_string(ld, initiator, "url", "", sub);
     if (e->initiator != NULL && e->initiator[0] == '\0') e->initiator = NULL;
   }
+  /* Chrome's "_fromCache": "memory" or "disk" — answered without the network. */
+  const json_t *from_cache = json_object_get(json, "_fromCache");
+  e->from_cache = json_is_string(from_cache) && json_string_length(from_cache) > 0;
   load_timings(ld, json, where, &e->timings);
   if (ld->failed) return -1;
 

@@ -6,9 +6,10 @@
  * HTTP/1.1 sends them), and the final CRLF.
  * SPDY: the pseudo-headers (:method :path :version :host :scheme / :status :version) and
  * the recorded headers lower-cased, without the ones SPDY forbids (Connection,
- * Keep-Alive, Proxy-Connection, Transfer-Encoding, Host), compressed with hdblock's
- * deflater — one context per direction per host, blocks in the order given — plus the
- * frame header and the SYN_STREAM / SYN_REPLY fixed fields.
+ * Keep-Alive, Proxy-Connection, Transfer-Encoding, Host), through libspdy's public header
+ * compressor (spdy_header_compressor_*: the session's own validation, layout and zlib) —
+ * one context per direction per host, blocks in the order given — counted with the frame
+ * header and the SYN_STREAM / SYN_REPLY fixed fields.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "hdr.h"
@@ -18,16 +19,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "frame.h"
-#include "hdblock.h"
-#include "session_int.h"
+#include "spdy/spdy.h"
 
 void lab_hdr_setting_default(lab_hdr_setting *setting) {
-  spdy_options options;
-  spdy_options_init_default(&options);
-  setting->level = options.deflate_level;
-  setting->window_bits = options.deflate_window_bits;
-  setting->mem_level = options.deflate_mem_level;
+  spdy_options_get_deflate_params(NULL, &setting->level, &setting->window_bits,
+                                  &setting->mem_level);
 }
 
 double lab_hdr_reduction(uint64_t http1, uint64_t spdy) {
@@ -145,26 +141,31 @@ static int build_response(const lab_entry *e, message *m) {
 /* The compression contexts of one host. */
 typedef struct host_context {
   const char *host;
-  spdy_hdblock_deflater up, down;
+  spdy_header_compressor *up, *down;
 } host_context;
 
 int lab_hdr_measure(const lab_har *har, const size_t *entries, size_t n, int version,
                     const lab_hdr_setting *setting, lab_hdr_figures *figures, char *err,
                     size_t err_size) {
-  spdy_mem mem;
-  spdy_mem_init_default(&mem);
-  spdy_buf block;
-  spdy_buf_init(&block, 1u << 24);
+  spdy_options *options = NULL;
+  spdy_protocol protocol = version == 2 ? SPDY_PROTOCOL_SPDY2 : SPDY_PROTOCOL_SPDY3_1;
+  if (spdy_options_new(&options) != 0 ||
+      spdy_options_set_deflate_params(options, setting->level, setting->window_bits,
+                                      setting->mem_level) != 0) {
+    spdy_options_del(options);
+    snprintf(err, err_size, "%s: cannot set up zlib at %d,%d,%d", har->name, setting->level,
+             setting->window_bits, setting->mem_level);
+    return -1;
+  }
   host_context *hosts = calloc(n > 0 ? n : 1, sizeof *hosts);
   message request = {0}, response = {0};
   size_t n_hosts = 0;
   int rc = 0;
   if (hosts == NULL) {
+    spdy_options_del(options);
     snprintf(err, err_size, "%s: out of memory", har->name);
     return -1;
   }
-  uint64_t request_overhead = SPDY_FRAME_HEADER_LEN + SPDY_SYN_STREAM_FIXED_LEN;
-  uint64_t response_overhead = SPDY_FRAME_HEADER_LEN + SPDY_SYN_REPLY_FIXED_LEN(version);
   for (size_t i = 0; rc == 0 && i < n; i++) {
     const lab_entry *e = &har->entries[entries[i]];
     if (e->flags & LAB_FLAG_BAD_URL) {
@@ -183,11 +184,9 @@ int lab_hdr_measure(const lab_har *har, const size_t *entries, size_t n, int ver
     if (ctx == NULL) {
       ctx = &hosts[n_hosts];
       ctx->host = host;
-      if (spdy_hdblock_deflater_init(&ctx->up, &mem, version, setting->level, setting->window_bits,
-                                     setting->mem_level) != 0 ||
-          spdy_hdblock_deflater_init(&ctx->down, &mem, version, setting->level,
-                                     setting->window_bits, setting->mem_level) != 0) {
-        spdy_hdblock_deflater_free(&ctx->up);
+      if (spdy_header_compressor_new(&ctx->up, protocol, options) != 0 ||
+          spdy_header_compressor_new(&ctx->down, protocol, options) != 0) {
+        spdy_header_compressor_del(ctx->up);
         snprintf(err, err_size, "%s: cannot set up zlib at %d,%d,%d", har->name, setting->level,
                  setting->window_bits, setting->mem_level);
         rc = -1;
@@ -195,8 +194,7 @@ int lab_hdr_measure(const lab_har *har, const size_t *entries, size_t n, int ver
       }
       n_hosts++;
     }
-    spdy_buf_reset(&block);
-    int r = spdy_hdblock_deflate(&ctx->up, &mem, &block, request.fields, request.n);
+    int64_t r = spdy_header_compressor_frame_size(ctx->up, 0, request.fields, request.n);
     if (r == SPDY_ERR_INVALID_HEADER) {
       /* Validation happens before zlib is touched: the context is still good. */
       fprintf(stderr, "speedy lab: %s: entry %zu: request headers SPDY cannot carry; skipped\n",
@@ -204,46 +202,45 @@ int lab_hdr_measure(const lab_har *har, const size_t *entries, size_t n, int ver
       figures->skipped++;
       continue;
     }
-    if (r != 0) {
+    if (r < 0) {
       snprintf(err, err_size, "%s: entry %zu: compressing request headers: %s", har->name, e->index,
-               spdy_strerror(r));
+               spdy_strerror((int)r));
       rc = -1;
       break;
     }
     figures->entries++;
     figures->request_http1 += request.http1;
-    figures->request_spdy += request_overhead + spdy_buf_len(&block);
+    figures->request_spdy += (uint64_t)r;
     if (e->status == 0) { /* nothing came back */
       figures->no_response++;
       continue;
     }
-    spdy_buf_reset(&block);
-    r = spdy_hdblock_deflate(&ctx->down, &mem, &block, response.fields, response.n);
+    r = spdy_header_compressor_frame_size(ctx->down, 1, response.fields, response.n);
     if (r == SPDY_ERR_INVALID_HEADER) {
       fprintf(stderr, "speedy lab: %s: entry %zu: response headers SPDY cannot carry; skipped\n",
               har->name, e->index);
       figures->no_response++;
       continue;
     }
-    if (r != 0) {
+    if (r < 0) {
       snprintf(err, err_size, "%s: entry %zu: compressing response headers: %s", har->name,
-               e->index, spdy_strerror(r));
+               e->index, spdy_strerror((int)r));
       rc = -1;
       break;
     }
     figures->response_http1 += response.http1;
-    figures->response_spdy += response_overhead + spdy_buf_len(&block);
+    figures->response_spdy += (uint64_t)r;
   }
   figures->hosts += n_hosts;
   for (size_t h = 0; h < n_hosts; h++) {
-    spdy_hdblock_deflater_free(&hosts[h].up);
-    spdy_hdblock_deflater_free(&hosts[h].down);
+    spdy_header_compressor_del(hosts[h].up);
+    spdy_header_compressor_del(hosts[h].down);
   }
   free(hosts);
   free(request.fields);
   free(request.names);
   free(response.fields);
   free(response.names);
-  spdy_buf_free(&block, &mem);
+  spdy_options_del(options);
   return rc;
 }

@@ -73,8 +73,11 @@ static size_t *hdr_selection(const lab_har *har, int all_entries, const lab_page
       for (size_t i = 0; i < har->n_entries; i++) sel[i] = i;
     }
   } else {
-    *n = pages->pages[0].n_entries;
-    memcpy(sel, pages->pages[0].entries, *n * sizeof *sel);
+    /* The first page the lab would replay (the first page when none would). */
+    size_t first = lab_pages_first_usable(har, pages);
+    if (first == pages->n_pages) first = 0;
+    *n = pages->pages[first].n_entries;
+    memcpy(sel, pages->pages[first].entries, *n * sizeof *sel);
   }
   return sel;
 }
@@ -258,7 +261,8 @@ static int pages_main(int argc, char **argv) {
     case 'h':
       printf(
           "Usage: speedy lab pages [OPTION]... HAR...\n"
-          "The pages found in each recording (the first by default).\n\n"
+          "The pages found in each recording: by default the first that can be replayed, and\n"
+          "the pages before it with the reason they are skipped.\n\n"
           "  -a, --all-pages  every page, not only the first\n"
           "  -c, --cutoff S   end of load after S seconds of network idle (default %.0f; 0: none)\n"
           "  -v, --verbose    list each page's entries with their parents\n"
@@ -292,8 +296,14 @@ static int pages_main(int argc, char **argv) {
     printf("%s: %zu entries, %zu pages%s%s\n", har->name, har->n_entries, set.n_pages,
            har->running_total_sizes ? ", sizes were running totals per connection" : "",
            har->whole_second_starts ? ", starts rebuilt from whole seconds" : "");
-    for (size_t p = 0; p < set.n_pages && (all_pages || p == 0); p++) {
+    size_t first = lab_pages_first_usable(har, &set);
+    for (size_t p = 0; p < set.n_pages && (all_pages || p <= first); p++) {
       const lab_page *page = &set.pages[p];
+      char why[400];
+      if (lab_page_skip_reason(har, page, why, sizeof why) != NULL) {
+        printf("  page %zu: skipped: %s\n", p + 1, why);
+        continue;
+      }
       const lab_entry *last =
           page->n_entries ? &har->entries[page->entries[page->n_entries - 1]] : NULL;
       size_t n_304_out = 0;

@@ -21,6 +21,7 @@
 #include "page.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -302,13 +303,16 @@ static long split_by_pageref(const lab_har *har, const size_t *order, size_t **m
     pages[p].pageref = har->pages[p].id;
     pages[p].document = LAB_NO_ENTRY;
     pages[p].document_missing = 1;
-    /* The document: the first document request, after its redirects. */
+    /* The document: the first document request, after its redirects; one that got no
+     * answer (status 0: the browser gave up or asked again) gives way to a later one. */
     const lab_entry *doc = NULL;
     for (size_t i = 0; i < counts[p]; i++) {
       const lab_entry *e = &har->entries[members[p][i]];
-      if (doc == NULL ? (e->flags & LAB_FLAG_DOCUMENT_LIKE) != 0
-                      : (doc->location != NULL && lab_url_same(e->url, doc->location)))
+      if (doc == NULL || (doc->flags & LAB_FLAG_STATUS_ZERO)) {
+        if (e->flags & LAB_FLAG_DOCUMENT_LIKE) doc = e;
+      } else if (doc->location != NULL && lab_url_same(e->url, doc->location)) {
         doc = e;
+      }
     }
     if (doc != NULL && doc->location == NULL) {
       pages[p].document = doc->index;
@@ -460,11 +464,23 @@ static int page_finish(const lab_har *har, const lab_page_options *options, lab_
   return 0;
 }
 
+/* Does log.pages hold the pages? Only when some entry names one of them: exporters that
+ * write log.pages without pagerefs leave the split to the heuristic. */
+static int pages_by_pageref(const lab_har *har) {
+  for (size_t i = 0; i < har->n_entries; i++) {
+    const char *ref = har->entries[i].pageref;
+    for (size_t p = 0; ref != NULL && p < har->n_pages; p++)
+      if (strcmp(har->pages[p].id, ref) == 0) return 1;
+  }
+  return 0;
+}
+
 int lab_pages_extract(const lab_har *har, const lab_page_options *options, lab_page_set *out) {
   memset(out, 0, sizeof *out);
   if (har->n_entries == 0) return 0;
   size_t *order = start_order(har);
-  size_t max_pages = har->n_pages > 0 ? har->n_pages : har->n_entries;
+  size_t n_har_pages = pages_by_pageref(har) ? har->n_pages : 0;
+  size_t max_pages = n_har_pages > 0 ? n_har_pages : har->n_entries;
   size_t *starts = calloc(max_pages + 1, sizeof *starts);
   size_t *counts = calloc(max_pages, sizeof *counts);
   size_t **members = calloc(max_pages, sizeof *members);
@@ -473,8 +489,8 @@ int lab_pages_extract(const lab_har *har, const lab_page_options *options, lab_p
   long n = -1;
   if (order == NULL || starts == NULL || counts == NULL || members == NULL || out->pages == NULL)
     goto done;
-  if (har->n_pages > 0) {
-    for (size_t p = 0; p < har->n_pages; p++) {
+  if (n_har_pages > 0) {
+    for (size_t p = 0; p < n_har_pages; p++) {
       members[p] = malloc(har->n_entries * sizeof **members);
       if (members[p] == NULL) goto done;
     }
@@ -508,7 +524,7 @@ int lab_pages_extract(const lab_har *har, const lab_page_options *options, lab_p
     }
   }
 done:
-  for (size_t p = 0; members != NULL && p < max_pages && p < har->n_pages; p++) free(members[p]);
+  for (size_t p = 0; members != NULL && p < n_har_pages; p++) free(members[p]);
   free(members);
   free(counts);
   free(starts);
@@ -535,4 +551,54 @@ void lab_pages_free(lab_page_set *set) {
   }
   free(set->pages);
   memset(set, 0, sizeof *set);
+}
+
+/* ---- Which pages can be replayed ------------------------------------------------------ */
+
+const char *lab_page_skip_reason(const lab_har *har, const lab_page *page, char *buf, size_t size) {
+  if (page->n_entries == 0) {
+    snprintf(buf, size, "no requests");
+    return buf;
+  }
+  if (page->document == LAB_NO_ENTRY) {
+    /* Without log.pages a missing document is a known gap of some recorders, and the
+     * page's resources are still there to replay (docs/lab.md, "Pages"). */
+    if (page->pageref == NULL) return NULL;
+    for (size_t i = 0; i < page->n_entries; i++) {
+      const lab_entry *e = &har->entries[page->entries[i]];
+      if ((e->flags & LAB_FLAG_DOCUMENT_LIKE) && e->location != NULL) {
+        snprintf(buf, size,
+                 "no document: the redirect to %.120s was not followed in the "
+                 "recording",
+                 page->document_url);
+        return buf;
+      }
+    }
+    const lab_entry *first = &har->entries[page->entries[0]];
+    snprintf(buf, size,
+             "no document: %zu request%s, none a document answered (first %.120s, "
+             "status %d)",
+             page->n_entries, page->n_entries == 1 ? "" : "s", first->url, first->status);
+    return buf;
+  }
+  const lab_entry *doc = &har->entries[page->document];
+  if (doc->flags & LAB_FLAG_STATUS_ZERO)
+    snprintf(buf, size, "the document %.120s got no answer (status 0)", doc->url);
+  else if (doc->flags & LAB_FLAG_BAD_URL)
+    snprintf(buf, size, "the document %.120s is not an http(s) URL with a usable host", doc->url);
+  else if (doc->replay == LAB_REPLAY_LEFT_OUT)
+    snprintf(buf, size, "the document %.120s is a %d without a recorded copy", doc->url,
+             doc->status);
+  else if (doc->replay_status < 200 || doc->replay_status >= 400)
+    snprintf(buf, size, "the document %.120s answered %d", doc->url, doc->replay_status);
+  else
+    return NULL;
+  return buf;
+}
+
+size_t lab_pages_first_usable(const lab_har *har, const lab_page_set *set) {
+  char reason[8];
+  for (size_t p = 0; p < set->n_pages; p++)
+    if (lab_page_skip_reason(har, &set->pages[p], reason, sizeof reason) == NULL) return p;
+  return set->n_pages;
 }

@@ -52,6 +52,17 @@ typedef struct lab_page_set {
 int lab_pages_extract(const lab_har *har, const lab_page_options *options, lab_page_set *out);
 void lab_pages_free(lab_page_set *set);
 
+/* Why page cannot be replayed as a page load, written into buf; NULL when it can. A page
+ * from log.pages needs a document request (its first, after redirects; one without an
+ * answer gives way to a later one); any page's document must have been answered with a
+ * status below 400 that the cold replay can send (a 304 needs a recorded copy). Pages found
+ * without log.pages may miss their document (some recorders lose it): they are replayed. */
+const char *lab_page_skip_reason(const lab_har *har, const lab_page *page, char *buf, size_t size);
+
+/* The first page that lab_page_skip_reason lets through, or set->n_pages when none: what
+ * the lab means by a recording's "first page". */
+size_t lab_pages_first_usable(const lab_har *har, const lab_page_set *set);
+
 /* Is the entry a script / a style sheet / an HTML document (by MIME type, else by URL)? */
 int lab_entry_is_script(const lab_entry *e);
 int lab_entry_is_css(const lab_entry *e);

@@ -149,11 +149,14 @@ static long host_index(builder *b, const lab_url *url) {
   return (long)b->n_hosts++;
 }
 
+/* A canonical host (host.h): a name of [a-z0-9._-] or a bracketed IPv6 literal. */
 static int valid_host_name(const char *h) {
-  if (h[0] == '\0' || h[0] == '.' || strlen(h) > 253) return 0;
+  size_t n = strlen(h);
+  if (n == 0 || h[0] == '.' || n > 253) return 0;
+  if (h[0] == '[') return n > 2 && h[n - 1] == ']' && strspn(h + 1, "0123456789abcdef:.") == n - 2;
   for (const unsigned char *p = (const unsigned char *)h; *p; p++)
-    if (!(*p >= 'a' && *p <= 'z') && !(*p >= 'A' && *p <= 'Z') && !(*p >= '0' && *p <= '9') &&
-        *p != '-' && *p != '_' && *p != '.')
+    if (!(*p >= 'a' && *p <= 'z') && !(*p >= '0' && *p <= '9') && *p != '-' && *p != '_' &&
+        *p != '.')
       return 0;
   return 1;
 }
@@ -167,15 +170,51 @@ static int valid_method(const char *m) {
   return 1;
 }
 
-/* Is entry k replayed? Entries left out by the cold-cache policy, with an unusable URL or
- * method, a status outside what a server can answer, a body larger than it serves or a
- * path too long are not. */
-static int replayed(const lab_entry *e) {
-  if (e->replay == LAB_REPLAY_LEFT_OUT || (e->flags & LAB_FLAG_BAD_URL)) return 0;
-  if (e->replay_status < 200 || e->replay_status > 599) return 0;
-  if (e->replay_size > MAX_BODY_BYTES) return 0;
-  if (!valid_host_name(e->parsed.host) || !valid_method(e->method)) return 0;
-  return 1;
+/* Why entry e is not replayed, or NULL when it is: left out by the cold-cache policy, an
+ * unusable URL or method, a status outside what a server can answer, a body larger than
+ * it serves, a path too long. The reasons are the keys of the plan's "left_out". */
+static const char *left_out_reason(const lab_entry *e) {
+  if (e->flags & LAB_FLAG_BAD_URL) {
+    if (strncasecmp(e->url, "data:", 5) == 0) return "data: URL";
+    if (strncasecmp(e->url, "blob:", 5) == 0) return "blob: URL";
+    if (strncasecmp(e->url, "ws:", 3) == 0 || strncasecmp(e->url, "wss:", 4) == 0)
+      return "websocket";
+    if (strncasecmp(e->url, "http://", 7) == 0 || strncasecmp(e->url, "https://", 8) == 0)
+      return "unusable host or port";
+    return "not an http(s) URL";
+  }
+  if (e->flags & LAB_FLAG_STATUS_ZERO) return "no answer (status 0)";
+  if (e->replay == LAB_REPLAY_LEFT_OUT) return "304 without a recorded copy";
+  if (e->replay_status == 101) return "websocket";
+  if (e->replay_status < 200 || e->replay_status > 599) return "status outside 200-599";
+  if (e->replay_size > MAX_BODY_BYTES) return "body over 1 TiB";
+  if (!valid_host_name(e->parsed.host)) return "unusable host or port";
+  if (!valid_method(e->method)) return "method not a token";
+  return NULL;
+}
+
+/* Do two entries make the same request as a replay server sees it: host name, port (80
+ * and 443 as one: Host names neither), path? */
+static int same_request(const lab_entry *a, const lab_entry *b) {
+  int pa = a->parsed.port, pb = b->parsed.port;
+  int same_port = pa == pb || ((pa == 80 || pa == 443) && (pb == 80 || pb == 443));
+  return same_port && strcmp(a->parsed.host, b->parsed.host) == 0 &&
+         strcmp(a->parsed.path, b->parsed.path) == 0;
+}
+
+/* Is page entry k a redirect to a later replayed entry that makes the same request —
+ * http://x/ to https://x/, or a cookie check to its own URL? A replay cannot tell the two
+ * apart (one server, one port, the same Host and path), so the redirect is left out and
+ * its target stands for both. */
+static int redirects_to_itself(const lab_har *har, const lab_page *page, size_t k) {
+  const lab_entry *e = &har->entries[page->entries[k]];
+  if (!(e->flags & LAB_FLAG_REDIRECT) || e->location == NULL) return 0;
+  for (size_t j = k + 1; j < page->n_entries; j++) {
+    const lab_entry *t = &har->entries[page->entries[j]];
+    if (!lab_url_same(t->url, e->location)) continue;
+    return left_out_reason(t) == NULL && same_request(e, t);
+  }
+  return 0;
 }
 
 /* The nearest replayed ancestor of page entry k, as a resource id, or -1. */
@@ -251,15 +290,28 @@ static json_t *build_resource(builder *b, size_t id, const size_t *parents, json
   return r;
 }
 
+/* Do hosts a and b look the same in a request? Same name, and the same port — where 80
+ * and 443 are one (the Host header names neither, and a replay serves every host on one
+ * port: http://x/ and https://x/ meet in one server). */
+static int same_request_host(const builder *b, json_int_t a, json_int_t c) {
+  if (a == c) return 1;
+  if (a < 0 || c < 0 || (size_t)a >= b->n_hosts || (size_t)c >= b->n_hosts) return 0;
+  int pa = b->host_ports[a], pc = b->host_ports[c];
+  int same_port = pa == pc || ((pa == 80 || pa == 443) && (pc == 80 || pc == 443));
+  return same_port && strcmp(b->host_names[a], b->host_names[c]) == 0;
+}
+
 /* A URL requested again is answered like its first request: the replay server cannot tell
- * repeats apart, and the loader checks each answer against its own resource. */
-static void align_repeats(json_t *resources) {
+ * repeats apart, and the loader checks each answer against its own resource. "Again"
+ * counts what the server sees: the same host as sent in a request, method and path. */
+static void align_repeats(const builder *b, json_t *resources) {
   size_t n = json_array_size(resources);
   for (size_t j = 1; j < n; j++) {
     json_t *rj = json_array_get(resources, j);
     for (size_t i = 0; i < j; i++) {
       json_t *ri = json_array_get(resources, i);
-      if (!json_equal(json_object_get(ri, "host"), json_object_get(rj, "host")) ||
+      if (!same_request_host(b, json_integer_value(json_object_get(ri, "host")),
+                             json_integer_value(json_object_get(rj, "host"))) ||
           !json_equal(json_object_get(ri, "method"), json_object_get(rj, "method")) ||
           !json_equal(json_object_get(ri, "path"), json_object_get(rj, "path")))
         continue;
@@ -276,8 +328,7 @@ static void align_repeats(json_t *resources) {
 json_t *lab_plan_build(const lab_har *har, const lab_page_set *pages, size_t page_index,
                        const lab_plan_options *options, char *err, size_t err_size) {
   if (page_index >= pages->n_pages) {
-    snprintf(err, err_size, "%s: no page %zu (the file has %zu)", har->name, page_index + 1,
-             pages->n_pages);
+    snprintf(err, err_size, "no page %zu (the file has %zu)", page_index + 1, pages->n_pages);
     return NULL;
   }
   const lab_page *page = &pages->pages[page_index];
@@ -287,26 +338,37 @@ json_t *lab_plan_build(const lab_har *har, const lab_page_set *pages, size_t pag
   b.entry_of = malloc(n * sizeof *b.entry_of);
   b.host_names = malloc(LAB_PLAN_MAX_HOSTS * sizeof *b.host_names);
   b.host_ports = malloc(LAB_PLAN_MAX_HOSTS * sizeof *b.host_ports);
-  json_t *plan = NULL, *resources = json_array(), *hosts = json_array();
+  json_t *plan = NULL, *resources = json_array(), *hosts = json_array(), *left_out = NULL;
   if (!b.resource_of || !b.entry_of || !b.host_names || !b.host_ports || !resources || !hosts) {
     snprintf(err, err_size, "out of memory");
     goto out;
   }
   char path[MAX_PATH_BYTES + 1];
+  left_out = json_object();
+  if (left_out == NULL) {
+    snprintf(err, err_size, "out of memory");
+    goto out;
+  }
   for (size_t k = 0; k < page->n_entries; k++) {
     const lab_entry *e = &har->entries[page->entries[k]];
     b.resource_of[k] = -1;
-    if (!replayed(e) || encode_path(e->parsed.path, path, sizeof path) != 0) continue;
+    const char *why = left_out_reason(e);
+    if (why == NULL && encode_path(e->parsed.path, path, sizeof path) != 0) why = "path too long";
+    if (why == NULL && redirects_to_itself(har, page, k)) why = "redirect to the same request";
+    if (why != NULL) {
+      json_int_t count = json_integer_value(json_object_get(left_out, why));
+      json_object_set_new(left_out, why, json_integer(count + 1));
+      continue;
+    }
     if (host_index(&b, &e->parsed) < 0) {
-      snprintf(err, err_size, "%s: page %zu uses more than %d hosts", har->name, page_index + 1,
-               LAB_PLAN_MAX_HOSTS);
+      snprintf(err, err_size, "more than %d hosts", LAB_PLAN_MAX_HOSTS);
       goto out;
     }
     b.resource_of[k] = (long)b.n_resources;
     b.entry_of[b.n_resources++] = k;
   }
   if (b.n_resources == 0) {
-    snprintf(err, err_size, "%s: page %zu has nothing to replay", har->name, page_index + 1);
+    snprintf(err, err_size, "nothing to replay");
     goto out;
   }
   b.n_hosts = 0; /* rebuilt in resource order below (the same order) */
@@ -315,27 +377,36 @@ json_t *lab_plan_build(const lab_har *har, const lab_page_set *pages, size_t pag
     json_t *r = build_resource(&b, id, parents, resources, err, err_size);
     if (r == NULL || json_array_append_new(resources, r) != 0) goto out;
   }
-  align_repeats(resources);
+  align_repeats(&b, resources);
   for (size_t i = 0; i < b.n_hosts; i++)
     json_array_append_new(
         hosts, json_pack("{s:s, s:i}", "name", b.host_names[i], "port", b.host_ports[i]));
   char page_name[64];
   snprintf(page_name, sizeof page_name, page_index == 0 ? "first page" : "page %zu",
            page_index + 1);
-  plan = json_pack("{s:s, s:s, s:s, s:I, s:s, s:b, s:f, s:O, s:O}", "format", LAB_PLAN_FORMAT,
+  plan = json_pack("{s:s, s:s, s:s, s:I, s:s, s:b, s:f, s:O, s:O, s:O}", "format", LAB_PLAN_FORMAT,
                    "source", har->name, "page", page_name, "seed", (json_int_t)options->seed,
                    "graph", options->flat_graph ? "flat" : "estimated", "document_missing",
-                   page->document_missing, "recorded_load_ms", page->load_ms_cut, "hosts", hosts,
-                   "resources", resources);
+                   page->document_missing, "recorded_load_ms", page->load_ms_cut, "left_out",
+                   left_out, "hosts", hosts, "resources", resources);
   if (plan == NULL) snprintf(err, err_size, "out of memory");
 out:
   json_decref(resources);
   json_decref(hosts);
+  json_decref(left_out);
   free(b.resource_of);
   free(b.entry_of);
   free(b.host_names);
   free(b.host_ports);
   return plan;
+}
+
+json_t *lab_plan_page(const lab_har *har, const lab_page_set *pages, size_t page_index,
+                      const lab_plan_options *options, char *why, size_t why_size) {
+  if (page_index < pages->n_pages &&
+      lab_page_skip_reason(har, &pages->pages[page_index], why, why_size) != NULL)
+    return NULL;
+  return lab_plan_build(har, pages, page_index, options, why, why_size);
 }
 
 /* ---- speedy lab plan ---------------------------------------------------------------- */
@@ -421,7 +492,8 @@ int lab_plan_main(int argc, char **argv) {
     case 'h':
       printf("Usage: speedy lab plan [OPTION]... HAR...\n"
              "Page plans (speedy-lab-plan/1, docs/lab-formats.md) for the replay server and the\n"
-             "loader, from the first page of each recording.\n\n"
+             "loader, from the first page of each recording that can be replayed (pages before\n"
+             "it are skipped, with the reason on stderr).\n\n"
              "  -o, --output FILE  write the plan there (one HAR, one page; default: stdout)\n"
              "  -d, --dir DIR      write DIR/<name>.json per page (DIR/<name>-pN.json for page N)\n"
              "  -a, --all-pages    every page of each recording (needs --dir)\n"
@@ -468,13 +540,16 @@ int lab_plan_main(int argc, char **argv) {
       failed = 1;
       continue;
     }
-    for (size_t p = 0; p < pages.n_pages && (all_pages || p == 0); p++) {
-      json_t *plan = lab_plan_build(har, &pages, p, &options, err, sizeof err);
+    /* Every page, or the first that yields a plan: pages before it are skipped, with the
+     * reason (docs/lab.md, "Which pages are replayed"). */
+    int planned = 0;
+    for (size_t p = 0; p < pages.n_pages && (all_pages || !planned); p++) {
+      json_t *plan = lab_plan_page(har, &pages, p, &options, err, sizeof err);
       if (plan == NULL) {
-        fprintf(stderr, "speedy lab: %s\n", err);
-        failed = 1;
+        fprintf(stderr, "speedy lab: %s: page %zu skipped: %s\n", har->name, p + 1, err);
         continue;
       }
+      planned = 1;
       const char *target = output;
       if (dir != NULL) {
         plan_file_name(file, sizeof file, dir, har->name, p);
@@ -486,6 +561,11 @@ int lab_plan_main(int argc, char **argv) {
         failed = 1;
       }
       json_decref(plan);
+    }
+    if (!planned) {
+      fprintf(stderr, "speedy lab: %s: no page to replay (%zu page%s)\n", har->name, pages.n_pages,
+              pages.n_pages == 1 ? "" : "s");
+      failed = 1;
     }
     lab_pages_free(&pages);
     lab_har_free(har);

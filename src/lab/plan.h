@@ -26,10 +26,17 @@ typedef struct lab_plan_options {
 } lab_plan_options;
 
 /* The plan of page number page_index (0-based) of har. Returns a new JSON object (the
- * caller releases it with json_decref), or NULL with one line in err (the page has no
- * replayable resource, more than LAB_PLAN_MAX_HOSTS hosts, or out of memory). */
+ * caller releases it with json_decref), or NULL with why in err: "nothing to replay" (no
+ * replayable resource), "more than 250 hosts", "out of memory". The plan's "left_out"
+ * counts the page's entries that are not replayed, by reason ("data: URL", "websocket",
+ * "no answer (status 0)", "304 without a recorded copy", ...). */
 json_t *lab_plan_build(const lab_har *har, const lab_page_set *pages, size_t page_index,
                        const lab_plan_options *options, char *err, size_t err_size);
+
+/* The same for a page the lab would replay: NULL with the reason in why when
+ * lab_page_skip_reason refuses the page or the plan cannot be made. */
+json_t *lab_plan_page(const lab_har *har, const lab_page_set *pages, size_t page_index,
+                      const lab_plan_options *options, char *why, size_t why_size);
 
 /* "document", "css", "script", "font", "image" or "other", from the MIME type, else the
  * path's extension. */

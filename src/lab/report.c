@@ -149,18 +149,32 @@ static int compare_config(const void *a, const void *b) {
   return d != 0 ? d : strcmp(x, y);
 }
 
+/* Is page p comparable in group g: a valid load of every configuration the group ran? */
+static int comparable(const report *r, size_t g, size_t p) {
+  int any = 0;
+  for (size_t c = 0; c < r->n_configs; c++) {
+    if (!r->group_config[g * r->n_configs + c]) continue;
+    if (!report_cell_at(r, g, c, p)->present) return 0;
+    any = 1;
+  }
+  return any;
+}
+
 static void compute_row(report *r, size_t g, size_t c, uint64_t seed) {
   report_row *row = report_row_at(r, g, c);
   size_t n = r->n_pages;
   double *plt = calloc(n ? n : 1, sizeof *plt), *ratio = calloc(n ? n : 1, sizeof *ratio);
-  double *bound = calloc(n ? n : 1, sizeof *bound);
-  size_t k = 0, paired = 0;
+  double *own = calloc(n ? n : 1, sizeof *own);
+  size_t k = 0, paired = 0, n_own = 0;
   double sum_config = 0, sum_base = 0, sum_bound = 0, log_bound = 0;
   size_t n_bound = 0;
-  if (plt == NULL || ratio == NULL || bound == NULL) goto out;
+  if (plt == NULL || ratio == NULL || own == NULL) goto out;
   for (size_t p = 0; p < n; p++) {
     const report_cell *cell = report_cell_at(r, g, c, p);
     if (!cell->present) continue;
+    own[n_own++] = cell->plt_ms;
+    /* Figures that compare configurations: only over the pages every one of them has. */
+    if (!comparable(r, g, p)) continue;
     plt[k++] = cell->plt_ms;
     if (cell->bound_ms > 0) {
       log_bound += log(cell->plt_ms / cell->bound_ms);
@@ -179,6 +193,9 @@ static void compute_row(report *r, size_t g, size_t c, uint64_t seed) {
   row->median_ms = lab_stats_median(plt, k);
   row->bound_ratio = n_bound ? exp(log_bound / (double)n_bound) : 0;
   row->paired = paired;
+  row->valid_pages = n_own;
+  row->valid_mean_ms = lab_stats_mean(own, n_own);
+  row->valid_median_ms = lab_stats_median(own, n_own);
   if (paired > 0) {
     row->has_ratio =
         lab_stats_bootstrap_geomean(ratio, paired, 2000, seed + g * 31 + c, &row->ratio) == 0;
@@ -193,7 +210,100 @@ static void compute_row(report *r, size_t g, size_t c, uint64_t seed) {
 out:
   free(plt);
   free(ratio);
-  free(bound);
+  free(own);
+}
+
+/* ---- what the figures leave out ------------------------------------------------------- */
+
+/* Counts reason in *list (a new entry the first time, with example). Returns 0 or -1. */
+static int reason_count(report_reason **list, size_t *n, const char *reason, const char *example) {
+  for (size_t i = 0; i < *n; i++)
+    if (strcmp((*list)[i].reason, reason) == 0) {
+      (*list)[i].count++;
+      return 0;
+    }
+  report_reason *grown = realloc(*list, (*n + 1) * sizeof *grown);
+  if (grown == NULL) return -1;
+  *list = grown;
+  report_reason *r = &grown[*n];
+  r->reason = strdup(reason);
+  r->example = strdup(example != NULL ? example : "");
+  r->count = 1;
+  if (r->reason == NULL || r->example == NULL) {
+    free(r->reason);
+    free(r->example);
+    return -1;
+  }
+  (*n)++;
+  return 0;
+}
+
+static void reasons_free(report_reason *list, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    free(list[i].reason);
+    free(list[i].example);
+  }
+  free(list);
+}
+
+static int by_count(const void *a, const void *b) {
+  const report_reason *x = a, *y = b;
+  if (x->count != y->count) return x->count < y->count ? 1 : -1;
+  return strcmp(x->reason, y->reason);
+}
+
+/* A reason as a class, so that the same failure on different pages, resources and sizes
+ * counts once: the loader's "N of M resources wrong; first #I PATH: WHAT" keeps WHAT, URLs
+ * become "URL", and with numbers, digits become "#". */
+static void reason_class(const char *reason, int numbers, char *out, size_t size) {
+  const char *first = strstr(reason, "; first #");
+  if (first != NULL) {
+    const char *what = strstr(first, ": ");
+    if (what != NULL) reason = what + 2;
+  }
+  size_t o = 0;
+  for (const char *p = reason; *p != '\0' && o + 4 < size;) {
+    if (strncmp(p, "http://", 7) == 0 || strncmp(p, "https://", 8) == 0) {
+      memcpy(out + o, "URL", 3);
+      o += 3;
+      p += strcspn(p, " ,;)");
+    } else if (numbers && *p >= '0' && *p <= '9') {
+      out[o++] = '#';
+      p += strspn(p, "0123456789.");
+    } else {
+      out[o++] = *p++;
+    }
+  }
+  out[o] = '\0';
+}
+
+/* A speedy-lab-skip/1 line. Returns 0 or -1 (out of memory). */
+static int take_skip(report *r, const json_t *line) {
+  const char *reason = json_string_value(json_object_get(line, "reason"));
+  const char *key = json_string_value(json_object_get(line, "key"));
+  char class[256];
+  reason_class(reason != NULL ? reason : "no reason given", 0, class, sizeof class);
+  r->n_skipped++;
+  return reason_count(&r->skipped, &r->n_skipped_reasons, class, key);
+}
+
+/* The left_out counts of each page's first line (every line of a page has the same). */
+static int take_left_out(report *r, const json_t *line, char ***seen, size_t *n_seen) {
+  const json_t *left_out = json_object_get(line, "left_out");
+  if (!json_is_object(left_out) || json_object_size(left_out) == 0) return 0;
+  size_t before = *n_seen;
+  if (intern(seen, n_seen, report_page_of(line)) == SIZE_MAX) return -1;
+  if (*n_seen == before) return 0; /* this page's are counted */
+  const char *why;
+  const json_t *count;
+  json_object_foreach((json_t *)left_out, why, count) {
+    for (json_int_t i = 0; i < json_integer_value(count); i++) {
+      if (reason_count(&r->left_out, &r->n_left_out_reasons, why, report_page_of(line)) != 0)
+        return -1;
+      r->n_left_out++;
+    }
+  }
+  return 0;
 }
 
 int report_build(const char *results, uint64_t seed, report *r, char *err, size_t err_size) {
@@ -213,9 +323,19 @@ int report_build(const char *results, uint64_t seed, report *r, char *err, size_
     json_error_t jerr;
     json_t *line = json_loads(text, 0, &jerr);
     const char *format = json_string_value(json_object_get(line, "format"));
+    if (format != NULL && strcmp(format, LAB_RUN_SKIP_FORMAT) == 0) {
+      int rc = take_skip(r, line);
+      json_decref(line);
+      if (rc == 0) continue;
+      snprintf(err, err_size, "out of memory");
+      free(text);
+      fclose(f);
+      return -1;
+    }
     if (line == NULL || format == NULL || strcmp(format, "speedy-lab-result/1") != 0) {
       snprintf(err, err_size, "%s:%zu: %s", results, lineno,
-               line == NULL ? jerr.text : "not a speedy-lab-result/1 line");
+               line == NULL ? jerr.text
+                            : "not a speedy-lab-result/1 or " LAB_RUN_SKIP_FORMAT " line");
       json_decref(line);
       free(text);
       fclose(f);
@@ -258,15 +378,35 @@ int report_build(const char *results, uint64_t seed, report *r, char *err, size_
   r->rows = calloc(r->n_groups * r->n_configs + 1, sizeof *r->rows);
   r->ratios = calloc(r->n_groups * r->n_configs + 1, sizeof *r->ratios);
   r->n_ratios = calloc(r->n_groups * r->n_configs + 1, sizeof *r->n_ratios);
-  if (r->cells == NULL || r->rows == NULL || r->ratios == NULL || r->n_ratios == NULL) {
+  r->comparable = calloc(r->n_groups + 1, sizeof *r->comparable);
+  r->group_config = calloc(r->n_groups * r->n_configs + 1, 1);
+  if (r->cells == NULL || r->rows == NULL || r->ratios == NULL || r->n_ratios == NULL ||
+      r->comparable == NULL || r->group_config == NULL) {
     queue_groups_free(&queues);
     snprintf(err, err_size, "out of memory");
     return -1;
   }
+  char **left_out_pages = NULL;
+  size_t n_left_out_pages = 0;
+  int failed = 0;
   json_array_foreach(r->lines, i, line) {
     r->n_loads++;
+    group_name(&queues, line, group, sizeof group);
+    size_t g_all = intern(&r->groups, &r->n_groups, group);
+    const char *config_all = report_config_of(line);
+    for (size_t c = 0; c < r->n_configs && g_all != SIZE_MAX; c++)
+      if (strcmp(r->configs[c], config_all) == 0) r->group_config[g_all * r->n_configs + c] = 1;
+    if (take_left_out(r, line, &left_out_pages, &n_left_out_pages) != 0) failed = 1;
     if (!json_is_true(json_object_get(line, "valid"))) {
       r->n_invalid++;
+      const char *why = json_string_value(json_object_get(line, "invalid_reason"));
+      char class[256], example[700];
+      reason_class(why != NULL && why[0] != '\0' ? why : "no reason given", 1, class, sizeof class);
+      snprintf(example, sizeof example, "%s",
+               json_string_value(json_object_get(line, "key"))
+                   ? json_string_value(json_object_get(line, "key"))
+                   : report_page_of(line));
+      if (reason_count(&r->invalid, &r->n_invalid_reasons, class, example) != 0) failed = 1;
       continue;
     }
     if (json_is_false(json_object_get(line, "lateness_ok"))) r->n_lateness++;
@@ -293,6 +433,17 @@ int report_build(const char *results, uint64_t seed, report *r, char *err, size_
     cell->present = 1;
   }
   queue_groups_free(&queues);
+  for (size_t k = 0; k < n_left_out_pages; k++) free(left_out_pages[k]);
+  free(left_out_pages);
+  if (failed) {
+    snprintf(err, err_size, "out of memory");
+    return -1;
+  }
+  qsort(r->invalid, r->n_invalid_reasons, sizeof *r->invalid, by_count);
+  qsort(r->skipped, r->n_skipped_reasons, sizeof *r->skipped, by_count);
+  qsort(r->left_out, r->n_left_out_reasons, sizeof *r->left_out, by_count);
+  for (size_t g = 0; g < r->n_groups; g++)
+    for (size_t p = 0; p < r->n_pages; p++) r->comparable[g] += comparable(r, g, p) != 0;
   for (size_t g = 0; g < r->n_groups; g++)
     for (size_t c = 0; c < r->n_configs; c++) compute_row(r, g, c, seed);
   if (report_sweeps_build(r) != 0) {
@@ -314,19 +465,65 @@ void report_free(report *r) {
   free(r->rows);
   free(r->ratios);
   free(r->n_ratios);
+  free(r->comparable);
+  free(r->group_config);
+  reasons_free(r->invalid, r->n_invalid_reasons);
+  reasons_free(r->skipped, r->n_skipped_reasons);
+  reasons_free(r->left_out, r->n_left_out_reasons);
   json_decref(r->lines);
   memset(r, 0, sizeof *r);
+}
+
+size_t report_partial_pages(const report *r, size_t g) {
+  size_t any = 0;
+  for (size_t p = 0; p < r->n_pages; p++)
+    for (size_t c = 0; c < r->n_configs; c++)
+      if (report_cell_at(r, g, c, p)->present) {
+        any++;
+        break;
+      }
+  return any > r->comparable[g] ? any - r->comparable[g] : 0;
+}
+
+/* Every load, page and request the figures leave out, with the reason. */
+static void print_exclusions(FILE *out, const report *r) {
+  fprintf(out, "Left out of the figures\n");
+  fprintf(out, "  invalid loads: %zu of %zu (%.1f%% valid)\n", r->n_invalid, r->n_loads,
+          r->n_loads ? 100.0 * (double)(r->n_loads - r->n_invalid) / (double)r->n_loads : 0.0);
+  for (size_t i = 0; i < r->n_invalid_reasons; i++)
+    fprintf(out, "    %5zu  %s\n           e.g. %s\n", r->invalid[i].count, r->invalid[i].reason,
+            r->invalid[i].example);
+  for (size_t g = 0; g < r->n_groups; g++) {
+    size_t partial = report_partial_pages(r, g);
+    if (partial > 0)
+      fprintf(out, "  %s: %zu page%s valid in some configurations only\n", r->groups[g], partial,
+              partial == 1 ? "" : "s");
+  }
+  fprintf(out, "  pages not replayed: %zu\n", r->n_skipped);
+  for (size_t i = 0; i < r->n_skipped_reasons; i++)
+    fprintf(out, "    %5zu  %s\n           e.g. %s\n", r->skipped[i].count, r->skipped[i].reason,
+            r->skipped[i].example);
+  fprintf(out, "  requests of replayed pages left out of every replay: %zu\n", r->n_left_out);
+  for (size_t i = 0; i < r->n_left_out_reasons; i++)
+    fprintf(out, "    %5zu  %s (e.g. %s)\n", r->left_out[i].count, r->left_out[i].reason,
+            r->left_out[i].example);
+  fputc('\n', out);
 }
 
 void report_print(FILE *out, const report *r) {
   fprintf(out,
           "%zu loads, %zu invalid (left out), %zu on links over the lateness bound; %zu "
-          "pages; baseline %s\n\n",
-          r->n_loads, r->n_invalid, r->n_lateness, r->n_pages,
+          "pages, %zu not replayed; baseline %s\n\n",
+          r->n_loads, r->n_invalid, r->n_lateness, r->n_pages, r->n_skipped,
           r->n_configs ? r->configs[r->baseline] : "-");
   for (size_t g = 0; g < r->n_groups; g++) {
-    fprintf(out, "%s\n%-13s %5s %9s %9s %8s %23s %8s %9s\n", r->groups[g], "config", "pages",
-            "mean ms", "median ms", "1-mean/H", "ratio (95% CI)", "÷bound", "recovered");
+    size_t with_valid = 0; /* configurations with a valid page the comparison leaves out */
+    for (size_t c = 0; c < r->n_configs; c++)
+      with_valid += report_row_at(r, g, c)->valid_pages > report_row_at(r, g, c)->pages;
+    fprintf(out, "%s: %zu page%s valid in every configuration, the figures' pages\n", r->groups[g],
+            r->comparable[g], r->comparable[g] == 1 ? "" : "s");
+    fprintf(out, "%-13s %5s %9s %9s %8s %23s %8s %9s\n", "config", "pages", "mean ms", "median ms",
+            "1-mean/H", "ratio (95% CI)", "÷bound", "recovered");
     for (size_t c = 0; c < r->n_configs; c++) {
       const report_row *row = report_row_at(r, g, c);
       if (row->pages == 0) continue;
@@ -338,8 +535,19 @@ void report_print(FILE *out, const report *r) {
               row->mean_ms, row->median_ms, row->paired ? 100 * row->paper_metric : 0, ci,
               row->bound_ratio, row->paired ? 100 * row->recovered : 0);
     }
+    if (with_valid > 0) {
+      /* Not comparable across rows: each over its own pages. */
+      fprintf(out, "each configuration's own valid pages (not comparable between rows):\n");
+      for (size_t c = 0; c < r->n_configs; c++) {
+        const report_row *row = report_row_at(r, g, c);
+        if (row->valid_pages == 0) continue;
+        fprintf(out, "%-13s %5zu %9.0f %9.0f\n", r->configs[c], row->valid_pages,
+                row->valid_mean_ms, row->valid_median_ms);
+      }
+    }
     fputc('\n', out);
   }
+  print_exclusions(out, r);
   report_sweeps_print(out, r);
   /* Per page. */
   /* The link column: 26 wide, wider for the longer names of sweeps (queue, "-RTT"). */

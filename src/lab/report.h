@@ -22,9 +22,12 @@ typedef struct report_cell {
   const json_t *first; /* the first valid load (for the waterfall), owned by report.lines */
 } report_cell;
 
-/* Per link group and configuration: the table's row. */
+/* Per link group and configuration: the table's row. Every figure is over the group's
+ * comparable pages — those with a valid load in every configuration the group ran — so
+ * that configurations are compared on the same pages; valid_* are over the
+ * configuration's own valid pages, for what the comparison leaves out. */
 typedef struct report_row {
-  size_t pages; /* pages with a valid load */
+  size_t pages; /* pages in the figures: the group's comparable pages this row has */
   double mean_ms, median_ms;
   double paper_metric; /* 1 - mean(config) / mean(baseline), over pages both have */
   lab_ci ratio;        /* geometric mean of per-page config / baseline, 95% CI */
@@ -32,7 +35,16 @@ typedef struct report_row {
   double recovered;    /* (mean baseline - mean config) / (mean baseline - mean bound) */
   size_t paired;       /* pages in the ratio */
   int has_ratio;
+  size_t valid_pages; /* pages with a valid load of this configuration */
+  double valid_mean_ms, valid_median_ms;
 } report_row;
+
+/* A reason and how often it was seen (invalid loads, skipped pages, requests left out). */
+typedef struct report_reason {
+  char *reason;
+  size_t count;
+  char *example; /* the key of the first load or page with it */
+} report_reason;
 
 /* The link of a result line, as the sweeps see it. */
 typedef struct report_link {
@@ -69,6 +81,7 @@ typedef struct report_sweep_point {
   size_t n_pages[REPORT_MAX_CONFIGS];
   double ratio[REPORT_MAX_CONFIGS]; /* 0: no page with both */
   size_t paired[REPORT_MAX_CONFIGS];
+  size_t comparable; /* pages valid in every configuration at this value: the figures' */
 } report_sweep_point;
 
 /* One variable swept within one family (link profile and TLS). */
@@ -100,6 +113,15 @@ typedef struct report {
   size_t *n_ratios;
   report_sweep *sweeps; /* by family, then loss, RTT, queue */
   size_t n_sweeps;
+  /* What the figures leave out, and why. */
+  size_t *comparable;          /* [group]: pages valid in every configuration the group ran */
+  unsigned char *group_config; /* [group * n_configs + config]: the group has lines of it */
+  report_reason *invalid;      /* invalid loads by reason (numbers replaced by #) */
+  size_t n_invalid_reasons;
+  report_reason *skipped; /* pages not replayed (speedy-lab-skip/1 lines), by reason */
+  size_t n_skipped_reasons, n_skipped;
+  report_reason *left_out; /* requests of replayed pages left out of every replay */
+  size_t n_left_out_reasons, n_left_out;
 } report;
 
 /* Reads a results file and computes every figure (bootstrap with seed). Returns 0, or -1
@@ -118,6 +140,10 @@ const char *report_page_of(const json_t *line);
  * or -1 out of memory. Freed by report_free. */
 int report_sweeps_build(report *r);
 void report_sweeps_free(report *r);
+
+/* Pages of link group g with a valid load in some of its configurations but not in all:
+ * left out of the group's figures ("Left out of the figures", text and HTML). */
+size_t report_partial_pages(const report *r, size_t g);
 
 /* The text tables. */
 void report_print(FILE *out, const report *r);

@@ -9,6 +9,8 @@
  *      line with points per configuration;
  *   4. per page, a waterfall of HTTP/1.1 and one of SPDY (multi-domain) on one time axis,
  *      from the per-resource timings of the first valid load of each (report_waterfall.c).
+ * Between the link groups and the sweeps, "Left out of the figures": every exclusion with
+ * its reason, as in the text report.
  * Every chart is an <svg> with class "chart" and a <title>; text is XML-escaped. Colours
  * per configuration are style="" properties, not presentation attributes, where a class
  * rule could override them.
@@ -368,6 +370,51 @@ static void sweep_section(FILE *f, const report *r) {
   }
 }
 
+/* A table of reasons: each reason (escaped: it comes from the results), how often, and an
+ * example (a load's key or a page). */
+static void reasons_table(FILE *f, const char *what, const report_reason *reasons, size_t n) {
+  if (n == 0) return;
+  fprintf(f, "<table class=\"exclusions\"><tr><th>%s</th><th>count</th><th>for example</th></tr>\n",
+          what);
+  for (size_t i = 0; i < n; i++) {
+    fputs("<tr><td>", f);
+    report_html_escape(f, reasons[i].reason);
+    fprintf(f, "</td><td>%zu</td><td>", reasons[i].count);
+    report_html_escape(f, reasons[i].example);
+    fputs("</td></tr>\n", f);
+  }
+  fputs("</table>\n", f);
+}
+
+/* "Left out of the figures", as in the text report: the invalid loads, the pages valid in
+ * some configurations only, the pages not replayed and the requests left out of the
+ * replays, each with its reason. */
+static void exclusions_section(FILE *f, const report *r) {
+  fprintf(f, "<h2>Left out of the figures</h2>\n<p>Invalid loads: %zu of %zu (%.1f%% valid).</p>\n",
+          r->n_invalid, r->n_loads,
+          r->n_loads ? 100.0 * (double)(r->n_loads - r->n_invalid) / (double)r->n_loads : 0.0);
+  reasons_table(f, "why the load is invalid", r->invalid, r->n_invalid_reasons);
+  size_t partial = 0;
+  for (size_t g = 0; g < r->n_groups; g++) partial += report_partial_pages(r, g) > 0;
+  if (partial > 0) {
+    fputs("<p>Pages valid in some configurations only (left out of their link group's "
+          "figures):</p>\n<table class=\"exclusions\"><tr><th>link group</th><th>pages</th></tr>\n",
+          f);
+    for (size_t g = 0; g < r->n_groups; g++) {
+      size_t n = report_partial_pages(r, g);
+      if (n == 0) continue;
+      fputs("<tr><td>", f);
+      report_html_escape(f, r->groups[g]);
+      fprintf(f, "</td><td>%zu</td></tr>\n", n);
+    }
+    fputs("</table>\n", f);
+  }
+  fprintf(f, "<p>Pages not replayed: %zu.</p>\n", r->n_skipped);
+  reasons_table(f, "why the page is not replayed", r->skipped, r->n_skipped_reasons);
+  fprintf(f, "<p>Requests of replayed pages left out of every replay: %zu.</p>\n", r->n_left_out);
+  reasons_table(f, "why the request is left out", r->left_out, r->n_left_out_reasons);
+}
+
 int report_write_html(const report *r, const char *file) {
   FILE *f = fopen(file, "w");
   if (f == NULL) return -1;
@@ -377,6 +424,7 @@ int report_write_html(const report *r, const char *file) {
           "body{font:14px/1.4 sans-serif;margin:2em;color:#222}table{border-collapse:collapse;"
           "margin:1em 0}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}"
           "th:first-child,td:first-child{text-align:left}\n"
+          ".exclusions td:last-child{text-align:left}\n"
           ".grid{stroke:#ddd}.one{stroke:#444;stroke-dasharray:4 3}.ci{stroke:#222}"
           ".tick,.label{font-size:11px;fill:#444}.head{font-size:13px;font-weight:bold}"
           ".cdf-line{stroke-width:2}\n"
@@ -416,6 +464,7 @@ int report_write_html(const report *r, const char *file) {
     bars_chart(f, r, g);
     cdf_chart(f, r, g);
   }
+  exclusions_section(f, r);
   sweep_section(f, r);
   report_html_waterfalls(f, r);
   fprintf(f, "</body></html>\n");

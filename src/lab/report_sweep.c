@@ -250,12 +250,30 @@ static int point_of(const sweep_state *st, size_t setting_index, report_variable
         p->pages++;
         break;
       }
+  /* The configurations at this value, and the pages valid in every one of them: a curve
+   * compares configurations, so each point is over the same pages for all. */
+  int present[REPORT_MAX_CONFIGS] = {0};
+  for (size_t c = 0; c < r->n_configs; c++)
+    for (size_t page = 0; page < r->n_pages && !present[c]; page++)
+      present[c] = accumulated_mean(st, setting_index, c, page) > 0;
+  unsigned char *common = calloc(r->n_pages + 1, 1);
+  if (common == NULL) {
+    free(plt);
+    free(ratio);
+    return -1;
+  }
+  for (size_t page = 0; page < r->n_pages; page++) {
+    common[page] = 1;
+    for (size_t c = 0; c < r->n_configs; c++)
+      if (present[c] && accumulated_mean(st, setting_index, c, page) <= 0) common[page] = 0;
+    p->comparable += common[page];
+  }
   for (size_t c = 0; c < r->n_configs; c++) {
     size_t n = 0, paired = 0;
     for (size_t page = 0; page < r->n_pages; page++) {
       double mine = accumulated_mean(st, setting_index, c, page);
       double base = accumulated_mean(st, setting_index, r->baseline, page);
-      if (mine <= 0) continue;
+      if (mine <= 0 || !common[page]) continue;
       plt[n++] = mine;
       if (base > 0) ratio[paired++] = mine / base;
     }
@@ -264,6 +282,7 @@ static int point_of(const sweep_state *st, size_t setting_index, report_variable
     p->ratio[c] = lab_stats_geomean(ratio, paired);
     p->paired[c] = paired;
   }
+  free(common);
   free(plt);
   free(ratio);
   return 0;
@@ -373,8 +392,9 @@ void report_sweeps_print(FILE *out, const report *r) {
     for (size_t c = 0; c < r->n_configs; c++)
       for (size_t k = 0; k < s->n_points; k++) shown[c] |= s->points[k].n_pages[c] > 0;
     fprintf(out,
-            "Sweep of %s: %s (%s)\ngeometric mean over pages of page load time in ms (and of "
-            "the per-page ratio to %s)\n%-16s %5s",
+            "Sweep of %s: %s (%s)\ngeometric mean over the pages valid in every configuration "
+            "at that value (of all with a valid load) of page load time in ms (and of the "
+            "per-page ratio to %s)\n%-16s %7s",
             report_variable_name(s->variable), s->family, s->held, baseline,
             s->variable == REPORT_LOSS  ? "loss"
             : s->variable == REPORT_RTT ? "RTT"
@@ -387,7 +407,9 @@ void report_sweeps_print(FILE *out, const report *r) {
       const report_sweep_point *p = &s->points[k];
       char value[64];
       report_sweep_format_value(s, p, value, sizeof value);
-      fprintf(out, "%-16s %5zu", value, p->pages);
+      char pages[32];
+      snprintf(pages, sizeof pages, "%zu/%zu", p->comparable, p->pages);
+      fprintf(out, "%-16s %7s", value, pages);
       for (size_t c = 0; c < r->n_configs; c++) {
         char cell[48] = "-";
         if (!shown[c]) continue;

@@ -49,9 +49,9 @@ enum {
 
 /* One character of the 11 px monospace columns: fonts give 0.6 em (6.6 px), plus a margin. */
 #define WF_MONO_CHAR 6.8
-/* One character of the 11 px proportional legend labels, an upper bound (DejaVu Sans, the
- * widest of the usual sans-serif fonts, averages 5.5 px). */
-#define WF_LABEL_CHAR 6.0
+/* One character of the 11 px proportional legend labels, with a margin: DejaVu Sans, the
+ * widest of the usual sans-serif fonts, averages 5.4 px over the labels. */
+#define WF_LABEL_CHAR 5.8
 
 typedef enum wf_phase {
   WF_DNS,
@@ -395,7 +395,7 @@ static void legend_layout(wf_legend *l, double y) {
     double width = 18 + WF_LABEL_CHAR * (double)columns(l->items[i].label);
     if (x + width > WF_WIDTH - 10 && x > 10) x = 10, y += 16;
     l->items[i].x = x, l->items[i].y = y;
-    x += width + 16;
+    x += width + 12;
   }
   l->bottom = y;
 }

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "har.h"
 #include "netem.h"
 #include "page.h"
@@ -61,8 +62,7 @@ int lab_config_is_spdy(lab_config c) { return c >= LAB_SPDY_MULTI; }
 
 typedef struct run_state {
   lab_run_settings settings;
-  lab_run_page *pages;
-  size_t n_pages;
+  lab_run_inputs in;
   lab_run_link links[64];
   size_t n_links;
   int tls[2];
@@ -70,7 +70,6 @@ typedef struct run_state {
   int configs[LAB_N_CONFIGS];
   size_t n_configs;
   int repetitions, lossy_repetitions;
-  int graph_flat, graph_estimated, all_pages;
   lab_run_job *jobs;
   size_t n_jobs;
   /* workers */
@@ -93,138 +92,6 @@ static int ends_with(const char *s, const char *suffix) {
   return n >= m && strcasecmp(s + n - m, suffix) == 0;
 }
 
-static int add_page(run_state *st, json_t *plan, const char *plan_file, const char *graph) {
-  lab_run_page *grown = realloc(st->pages, (st->n_pages + 1) * sizeof *grown);
-  if (grown == NULL) return -1;
-  st->pages = grown;
-  lab_run_page *p = &st->pages[st->n_pages];
-  memset(p, 0, sizeof *p);
-  char err[256], id[1024], dir[4200];
-  if (lab_plan_summarize(plan, &p->summary, err, sizeof err) != 0) {
-    fprintf(stderr, PROG ": %s: %s\n", plan_file, err);
-    return -1;
-  }
-  const char *source = json_string_value(json_object_get(plan, "source"));
-  const char *page = json_string_value(json_object_get(plan, "page"));
-  snprintf(id, sizeof id, "%s#%s (%s)", source ? source : plan_file, page ? page : "first page",
-           graph);
-  p->id = strdup(id);
-  p->plan_file = realpath(plan_file, NULL);
-  p->n_hosts = p->summary.n_hosts;
-  snprintf(dir, sizeof dir, "%s/certs/page%zu", st->settings.work_dir, st->n_pages);
-  p->cert_dir = strdup(dir);
-  snprintf(dir, sizeof dir, "%s/plans/page%zu.push", st->settings.work_dir, st->n_pages);
-  p->manifest = strdup(dir);
-  if (!p->id || !p->plan_file || !p->cert_dir || !p->manifest) return -1;
-  if (lab_run_manifest(plan, p->manifest) != 0) {
-    fprintf(stderr, PROG ": cannot write %s\n", p->manifest);
-    return -1;
-  }
-  st->n_pages++;
-  return 0;
-}
-
-static int write_json(json_t *v, const char *file) {
-  return json_dump_file(v, file, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-}
-
-/* A HAR: its first page (or every page) as plans, in each graph asked for. */
-static int add_har(run_state *st, const char *path) {
-  char err[512];
-  lab_har *har = NULL;
-  if (lab_har_load(path, &har, err, sizeof err) != 0) {
-    fprintf(stderr, "speedy lab: %s\n", err);
-    return -1;
-  }
-  lab_page_options page_options;
-  lab_page_options_default(&page_options);
-  lab_page_set pages;
-  if (lab_pages_extract(har, &page_options, &pages) != 0) {
-    lab_har_free(har);
-    return -1;
-  }
-  int rc = 0;
-  for (size_t p = 0; p < pages.n_pages && (st->all_pages || p == 0); p++)
-    for (int flat = 0; flat < 2; flat++) {
-      if ((flat && !st->graph_flat) || (!flat && !st->graph_estimated)) continue;
-      lab_plan_options options = {.flat_graph = flat, .seed = 1};
-      json_t *plan = lab_plan_build(har, &pages, p, &options, err, sizeof err);
-      if (plan == NULL) {
-        fprintf(stderr, "speedy lab: %s\n", err);
-        rc = -1;
-        continue;
-      }
-      char file[4300];
-      snprintf(file, sizeof file, "%s/plans/%s-p%zu-%s.json", st->settings.work_dir, har->name,
-               p + 1, flat ? "flat" : "estimated");
-      if (write_json(plan, file) != 0 ||
-          add_page(st, plan, file, flat ? "flat" : "estimated") != 0) {
-        fprintf(stderr, PROG ": cannot prepare %s\n", file);
-        rc = -1;
-      }
-      json_decref(plan);
-    }
-  lab_pages_free(&pages);
-  lab_har_free(har);
-  return rc;
-}
-
-static int add_plan_file(run_state *st, const char *path) {
-  json_error_t jerr;
-  json_t *plan = json_load_file(path, 0, &jerr);
-  if (plan == NULL) {
-    fprintf(stderr, PROG ": %s:%d:%d: %s\n", path, jerr.line, jerr.column, jerr.text);
-    return -1;
-  }
-  const char *format = json_string_value(json_object_get(plan, "format"));
-  int rc;
-  if (format == NULL || strcmp(format, LAB_PLAN_FORMAT) != 0) {
-    fprintf(stderr, PROG ": %s: not a page plan (format \"%s\" expected)\n", path, LAB_PLAN_FORMAT);
-    rc = -1;
-  } else {
-    const char *graph = json_string_value(json_object_get(plan, "graph"));
-    rc = add_page(st, plan, path, graph ? graph : "as given");
-  }
-  json_decref(plan);
-  return rc;
-}
-
-static int compare_strings(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int add_input(run_state *st, const char *path) {
-  struct stat sb;
-  if (stat(path, &sb) != 0) {
-    fprintf(stderr, PROG ": cannot open %s: %s\n", path, strerror(errno));
-    return -1;
-  }
-  if (!S_ISDIR(sb.st_mode))
-    return ends_with(path, ".json") ? add_plan_file(st, path) : add_har(st, path);
-  DIR *d = opendir(path);
-  if (d == NULL) return -1;
-  char **names = NULL;
-  size_t n = 0;
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
-    if (!ends_with(e->d_name, ".har") && !ends_with(e->d_name, ".json")) continue;
-    char **grown = realloc(names, (n + 1) * sizeof *names);
-    if (grown == NULL) break;
-    names = grown;
-    if (asprintf(&names[n], "%s/%s", path, e->d_name) < 0) break;
-    n++;
-  }
-  closedir(d);
-  qsort(names, n, sizeof *names, compare_strings);
-  int rc = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (add_input(st, names[i]) != 0) rc = -1;
-    free(names[i]);
-  }
-  free(names);
-  return rc;
-}
-
 /* ---- plain-file sites (--write-site) ------------------------------------------------ */
 
 /* The name of page index's directory under the site root: its plan file's name without
@@ -232,7 +99,7 @@ static int add_input(run_state *st, const char *path) {
  * leading '.', and "-<index>" added when an earlier page already has that name (two
  * directories of inputs may hold plans of the same name). Allocated; the caller frees. */
 static char *site_name(const run_state *st, size_t index) {
-  const char *file = st->pages[index].plan_file;
+  const char *file = st->in.pages[index].plan_file;
   const char *base = strrchr(file, '/');
   base = base ? base + 1 : file;
   size_t len = strlen(base);
@@ -249,7 +116,7 @@ static char *site_name(const run_state *st, size_t index) {
   name[len] = '\0';
   if (len == 0) snprintf(name, len + 32, "page");
   for (size_t p = 0; p < index; p++) {
-    const char *other = strrchr(st->pages[p].site_dir, '/');
+    const char *other = strrchr(st->in.pages[p].site_dir, '/');
     if (other != NULL && strcmp(other + 1, name) == 0) {
       snprintf(name + strlen(name), 32, "-%zu", index);
       break;
@@ -272,15 +139,15 @@ static int write_sites(run_state *st, const char *root) {
     return -1;
   }
   int rc = 0;
-  for (size_t p = 0; p < st->n_pages && rc == 0; p++) {
+  for (size_t p = 0; p < st->in.n_pages && rc == 0; p++) {
     char err[512], *name = site_name(st, p);
     replay_plan *plan = NULL;
-    if (name == NULL || asprintf(&st->pages[p].site_dir, "%s/%s", root_abs, name) < 0) {
-      st->pages[p].site_dir = NULL;
+    if (name == NULL || asprintf(&st->in.pages[p].site_dir, "%s/%s", root_abs, name) < 0) {
+      st->in.pages[p].site_dir = NULL;
       fprintf(stderr, PROG ": out of memory\n");
       rc = -1;
-    } else if (replay_plan_load(&plan, st->pages[p].plan_file, err, sizeof err) != 0 ||
-               replay_write_site(plan, st->pages[p].site_dir, err, sizeof err) != 0) {
+    } else if (replay_plan_load(&plan, st->in.pages[p].plan_file, err, sizeof err) != 0 ||
+               replay_write_site(plan, st->in.pages[p].site_dir, err, sizeof err) != 0) {
       fprintf(stderr, PROG ": --write-site: %s\n", err);
       rc = -1;
     }
@@ -340,7 +207,7 @@ static void link_name(const lab_run_link *l, char *out, size_t size) {
 static size_t build_jobs(run_state *st, size_t *skipped) {
   size_t cap = 0;
   *skipped = 0;
-  for (size_t p = 0; p < st->n_pages; p++)
+  for (size_t p = 0; p < st->in.n_pages; p++)
     for (size_t l = 0; l < st->n_links; l++)
       for (size_t t = 0; t < st->n_tls; t++)
         for (size_t c = 0; c < st->n_configs; c++) {
@@ -357,8 +224,8 @@ static size_t build_jobs(run_state *st, size_t *skipped) {
              * results files keep resuming. */
             if (st->settings.dns_rtt_ms > 0)
               snprintf(dns, sizeof dns, "|dns=%u", st->settings.dns_rtt_ms);
-            snprintf(job.key, sizeof job.key, "%s|%s|loss=%g|tls=%s%s|%s|rep=%d", st->pages[p].id,
-                     ln, st->links[l].loss * 100, job.tls ? "on" : "off", dns,
+            snprintf(job.key, sizeof job.key, "%s|%s|loss=%g|tls=%s%s|%s|rep=%d",
+                     st->in.pages[p].id, ln, st->links[l].loss * 100, job.tls ? "on" : "off", dns,
                      lab_config_name(job.config), r);
             if (is_done(job.key)) {
               (*skipped)++;
@@ -422,7 +289,8 @@ static void *worker(void *arg) {
     const lab_run_job *job = &st->jobs[st->next_job++];
     pthread_mutex_unlock(&st->lock);
     int late = 0;
-    int rc = lab_run_load(&st->settings, &st->pages[job->page], &st->links[job->link], job, &late);
+    int rc =
+        lab_run_load(&st->settings, &st->in.pages[job->page], &st->links[job->link], job, &late);
     pthread_mutex_lock(&st->lock);
     if (rc == 0)
       st->done++;
@@ -473,13 +341,19 @@ static int wait_workers(run_state *st, const sigset_t *stop) {
 
 /* ---- options ------------------------------------------------------------------------ */
 
-/* Calls add(item) for each comma-separated item of list; -1 when one fails. */
-static int each_item(const char *list, int (*add)(run_state *, const char *), run_state *st) {
-  char *copy = strdup(list), *save = NULL;
+/* Calls add(item) for each comma-separated item of list, empty items included (they are
+ * refused); -1 when one fails, with a copy of it in *bad (the caller frees it). */
+static int each_item(const char *list, int (*add)(run_state *, const char *), run_state *st,
+                     char **bad) {
+  char *copy = strdup(list);
   if (copy == NULL) return -1;
   int rc = 0;
-  for (char *item = strtok_r(copy, ",", &save); item && rc == 0; item = strtok_r(NULL, ",", &save))
-    rc = add(st, item);
+  for (char *item = copy, *next; item != NULL && rc == 0; item = next) {
+    next = strchr(item, ',');
+    if (next != NULL) *next++ = '\0';
+    rc = item[0] == '\0' ? -1 : add(st, item);
+    if (rc != 0) *bad = strdup(item);
+  }
   free(copy);
   return rc;
 }
@@ -497,7 +371,10 @@ static int add_config(run_state *st, const char *name) {
 
 static int add_tls(run_state *st, const char *name) {
   if (strcmp(name, "off") != 0 && strcmp(name, "on") != 0) return -1;
-  if (st->n_tls < 2) st->tls[st->n_tls++] = strcmp(name, "on") == 0;
+  int on = strcmp(name, "on") == 0;
+  for (size_t i = 0; i < st->n_tls; i++)
+    if (st->tls[i] == on) return 0;
+  st->tls[st->n_tls++] = on;
   return 0;
 }
 
@@ -506,9 +383,13 @@ static size_t n_link_profiles;
 static double loss_values[16], rtt_values[16];
 static size_t n_loss_values, n_rtt_values;
 
+/* A profile the link emulator knows (netem_config_profile), at most 16 of them. */
 static int add_profile(run_state *st, const char *name) {
   (void)st;
-  if (n_link_profiles == 16 || strlen(name) >= 16) return -1;
+  netem_config probe;
+  memset(&probe, 0, sizeof probe);
+  if (n_link_profiles == 16 || strlen(name) >= 16 || netem_config_profile(&probe, name) != 0)
+    return -1;
   snprintf(link_profiles[n_link_profiles++], 16, "%s", name);
   return 0;
 }
@@ -516,7 +397,9 @@ static int add_profile(run_state *st, const char *name) {
 static int add_number(double *values, size_t *n, const char *text, double lo, double hi) {
   char *end;
   double v = strtod(text, &end);
-  if (end == text || *end != '\0' || v < lo || v > hi || *n == 16) return -1;
+  /* Plain decimals: strtod also takes "nan", "inf", hex and leading spaces. */
+  if (strspn(text, "0123456789.") != strlen(text)) return -1;
+  if (end == text || *end != '\0' || !(v >= lo && v <= hi) || *n == 16) return -1;
   values[(*n)++] = v;
   return 0;
 }
@@ -529,6 +412,21 @@ static int add_loss(run_state *st, const char *text) {
 static int add_rtt(run_state *st, const char *text) {
   (void)st;
   return add_number(rtt_values, &n_rtt_values, text, 0, 10000);
+}
+
+/* The valid values of each option, for its error (cli_option_error's ACCEPTED). */
+#define ACCEPT_CONFIGS                                                                             \
+  "http1-fcfs, http1-prio, http1-single, spdy-multi, spdy-single, spdy-push, spdy-hint or all, "   \
+  "comma-separated"
+
+/* Reads a list option with add(); on a bad item prints the option error and returns 2. */
+static int list_option(run_state *st, const char *option, const char *value,
+                       int (*add)(run_state *, const char *), const char *accepted) {
+  char *bad = NULL;
+  if (each_item(value, add, st, &bad) == 0) return 0;
+  int rc = cli_option_error(PROG, option, bad != NULL ? bad : value, "%s", accepted);
+  free(bad);
+  return rc;
 }
 
 static char *dir_of(const char *path) {
@@ -659,14 +557,18 @@ int lab_run_main(int argc, char **argv) {
   s->seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
   st.repetitions = 5;
   st.lossy_repetitions = -1;
-  st.graph_estimated = 1;
+  st.in.graph_estimated = 1;
   int jobs = 2, dry_run = 0, c;
   const char *speedyd = NULL, *work_dir = NULL, *write_site = NULL;
   char *end;
   optind = 1;
+  char profiles_accepted[128];
+  snprintf(profiles_accepted, sizeof profiles_accepted, "%s, comma-separated",
+           netem_profile_names());
   while ((c = getopt_long(argc, argv, "o:l:c:n:aj:vh", long_options, NULL)) != -1) {
-    long v;
+    uint64_t v;
     double d;
+    int bad = 0;
     switch (c) {
     case 'o':
       s->results = optarg;
@@ -675,63 +577,69 @@ int lab_run_main(int argc, char **argv) {
       work_dir = optarg;
       break;
     case 'l':
-      if (each_item(optarg, add_profile, &st) != 0) goto bad;
+      bad = list_option(&st, "links", optarg, add_profile, profiles_accepted);
       break;
     case O_LOSS:
-      if (each_item(optarg, add_loss, &st) != 0) goto bad;
+      bad = list_option(&st, "loss", optarg, add_loss,
+                        "loss in percent from 0 to 50, comma-separated (at most 16)");
       break;
     case O_RTT:
-      if (each_item(optarg, add_rtt, &st) != 0) goto bad;
+      bad = list_option(&st, "rtt", optarg, add_rtt,
+                        "round-trip times in ms from 0 to 10000, comma-separated (at most 16)");
       break;
     case O_TLS:
-      if (each_item(optarg, add_tls, &st) != 0) goto bad;
+      bad = list_option(&st, "tls", optarg, add_tls, "off or on, comma-separated");
+      break;
+    case 'c':
+      bad = list_option(&st, "configs", optarg, add_config, ACCEPT_CONFIGS);
       break;
     case O_DNS_RTT:
       /* Whole milliseconds, digits only: no sign, no fraction, no unit. */
-      v = strtol(optarg, &end, 10);
-      if (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' || v < 0 || v > 10000) {
-        fprintf(stderr, PROG ": bad --dns-rtt '%s' (whole ms, 0 to 10000; see '" PROG " --help')\n",
-                optarg);
-        return 2;
-      }
+      if (cli_parse_u64(optarg, 0, 10000, &v) != 0)
+        return cli_option_error(PROG, "dns-rtt", optarg, "whole ms from 0 to 10000");
       s->dns_rtt_ms = (unsigned)v;
-      break;
-    case 'c':
-      if (each_item(optarg, add_config, &st) != 0) goto bad;
       break;
     case 'n':
     case O_LOSSY:
-    case 'j':
-    case O_INITCWND:
-      v = strtol(optarg, &end, 10);
-      if (end == optarg || *end != '\0' || v < (c == 'j' || c == O_INITCWND ? 1 : 0) || v > 1000)
-        goto bad;
+      if (cli_parse_u64(optarg, 0, 1000, &v) != 0)
+        return cli_option_error(PROG, c == 'n' ? "repetitions" : "lossy-repetitions", optarg,
+                                "a whole number from 0 to 1000");
       if (c == 'n')
         st.repetitions = (int)v;
-      else if (c == O_LOSSY)
+      else
         st.lossy_repetitions = (int)v;
-      else if (c == 'j')
+      break;
+    case 'j':
+    case O_INITCWND:
+      if (cli_parse_u64(optarg, 1, 1000, &v) != 0)
+        return cli_option_error(PROG, c == 'j' ? "jobs" : "initcwnd", optarg,
+                                "a whole number from 1 to 1000");
+      if (c == 'j')
         jobs = (int)v;
       else
         s->initcwnd = (int)v;
       break;
     case O_GRAPH:
       if (strcmp(optarg, "both") == 0)
-        st.graph_flat = st.graph_estimated = 1;
+        st.in.graph_flat = st.in.graph_estimated = 1;
       else if (strcmp(optarg, "flat") == 0)
-        st.graph_flat = 1, st.graph_estimated = 0;
+        st.in.graph_flat = 1, st.in.graph_estimated = 0;
       else if (strcmp(optarg, "estimated") == 0)
-        st.graph_flat = 0, st.graph_estimated = 1;
+        st.in.graph_flat = 0, st.in.graph_estimated = 1;
       else
-        goto bad;
+        return cli_option_error(PROG, "graph", optarg, "estimated, flat or both");
       break;
     case 'a':
-      st.all_pages = 1;
+      st.in.all_pages = 1;
       break;
     case O_LATENESS:
     case O_TIMEOUT:
       d = strtod(optarg, &end);
-      if (end == optarg || *end != '\0' || !(d > 0) || d > 86400) goto bad;
+      if (strspn(optarg, "0123456789.") != strlen(optarg) || end == optarg || *end != '\0' ||
+          !(d > 0) || d > 86400)
+        return cli_option_error(PROG, c == O_LATENESS ? "lateness" : "timeout", optarg,
+                                c == O_LATENESS ? "ms above 0, at most 86400"
+                                                : "seconds above 0, at most 86400");
       if (c == O_LATENESS)
         s->lateness_p99_ms = d;
       else
@@ -741,11 +649,15 @@ int lab_run_main(int argc, char **argv) {
       /* As `speedy netem --queue`: at least one packet, at most 1 GB. */
       d = strtod(optarg, &end);
       if (end != optarg && (*end == 'k' || *end == 'M')) d *= *end++ == 'k' ? 1e3 : 1e6;
-      if (end == optarg || *end != '\0' || !(d >= 1500) || d > (double)(1u << 30)) goto bad;
+      if (optarg[0] < '0' || optarg[0] > '9' || end == optarg || *end != '\0' || !(d >= 1500) ||
+          d > (double)(1u << 30))
+        return cli_option_error(PROG, "queue", optarg,
+                                "bytes from 1500 to 1073741824, with an optional suffix k or M");
       s->queue_bytes = (uint64_t)d;
       break;
     case O_TCP:
-      if (strcmp(optarg, "modern") != 0 && strcmp(optarg, "2009") != 0) goto bad;
+      if (strcmp(optarg, "modern") != 0 && strcmp(optarg, "2009") != 0)
+        return cli_option_error(PROG, "tcp", optarg, "modern or 2009");
       snprintf(s->tcp_preset, sizeof s->tcp_preset, "%s", optarg);
       break;
     case O_TLS_VERSION:
@@ -754,12 +666,12 @@ int lab_run_main(int argc, char **argv) {
       else if (strcmp(optarg, "1.3") == 0)
         s->tls_version = 13;
       else
-        goto bad;
+        return cli_option_error(PROG, "tls-version", optarg, "1.2 or 1.3");
       break;
     case O_SEED:
-      errno = 0;
-      s->seed = strtoull(optarg, &end, 10);
-      if (errno || end == optarg || *end != '\0' || optarg[0] == '-') goto bad;
+      if (cli_parse_u64(optarg, 0, UINT64_MAX, &s->seed) != 0)
+        return cli_option_error(PROG, "seed", optarg, "a whole number from 0 to %llu",
+                                (unsigned long long)UINT64_MAX);
       break;
     case O_SPEEDYD:
       speedyd = optarg;
@@ -782,10 +694,7 @@ int lab_run_main(int argc, char **argv) {
     default:
       return 2;
     }
-    continue;
-  bad:
-    fprintf(stderr, PROG ": bad option value '%s' (see '" PROG " --help')\n", optarg);
-    return 2;
+    if (bad) return bad;
   }
   if (optind >= argc) {
     fprintf(stderr, PROG ": no pages (HAR files, plans or directories; try '" PROG " --help')\n");
@@ -804,10 +713,6 @@ int lab_run_main(int argc, char **argv) {
         link->rtt_ms = n_rtt_values ? rtt_values[r] : -1;
         link->loss = loss_values[l] / 100;
       }
-  if (!dry_run && geteuid() != 0) {
-    fprintf(stderr, PROG ": needs root for the emulated links' network namespaces\n");
-    return 1;
-  }
   /* Work directory. */
   char *work = NULL;
   if (work_dir != NULL)
@@ -827,12 +732,29 @@ int lab_run_main(int argc, char **argv) {
   snprintf(sub, sizeof sub, "%s/plans", work_abs);
   mkdir(sub, 0777);
   int rc = 0;
-  for (int i = optind; i < argc; i++)
-    if (add_input(&st, argv[i]) != 0) rc = 1;
   char self[PATH_MAX];
+  char *speedyd_path = NULL;
+  /* Every input is read before anything runs: one that cannot be used stops the run. */
+  st.in.work_dir = work_abs;
+  for (int i = optind; i < argc; i++)
+    if (lab_run_add_input(&st.in, argv[i]) != 0) rc = 1;
+  if (st.in.n_unusable > 0 || rc != 0) {
+    fprintf(stderr, PROG ": %zu input%s could not be used; nothing run\n",
+            st.in.n_unusable ? st.in.n_unusable : 1, st.in.n_unusable > 1 ? "s" : "");
+    rc = 1;
+    goto out;
+  }
+  for (size_t i = 0; i < st.in.n_skips; i++)
+    fprintf(stderr, PROG ": %s: %s skipped: %s\n", st.in.skips[i].source, st.in.skips[i].page,
+            st.in.skips[i].reason);
+  if (!dry_run && geteuid() != 0) {
+    fprintf(stderr, PROG ": needs root for the emulated links' network namespaces\n");
+    rc = 1;
+    goto out;
+  }
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   self[n > 0 ? n : 0] = '\0';
-  char *speedyd_path = speedyd ? strdup(speedyd) : find_speedyd(self);
+  speedyd_path = speedyd ? strdup(speedyd) : find_speedyd(self);
   s->speedy_path = self;
   s->speedyd_path = speedyd_path;
   if (read_done_keys(s->results) != 0) {
@@ -848,6 +770,18 @@ int lab_run_main(int argc, char **argv) {
             s->results, (unsigned long long)s->seed);
     goto out;
   }
+  /* Pages not replayed: one line each in the results, once, for the report to count. */
+  for (size_t i = 0; i < st.in.n_skips; i++) {
+    if (is_done(st.in.skips[i].key)) continue;
+    char *line = lab_run_skip_line(&st.in.skips[i]);
+    if (line == NULL || lab_run_append(s, line) != 0) {
+      fprintf(stderr, PROG ": cannot append to %s: %s\n", s->results, strerror(errno));
+      free(line);
+      rc = 1;
+      goto out;
+    }
+    free(line);
+  }
   /* Sites, once per run and before any load (also when every load is done already: the
    * files are what a resumed run's server command will serve). */
   if (write_site != NULL && write_sites(&st, write_site) != 0) {
@@ -858,10 +792,10 @@ int lab_run_main(int argc, char **argv) {
   int any_tls = 0;
   for (size_t t = 0; t < st.n_tls; t++) any_tls |= st.tls[t];
   snprintf(sub, sizeof sub, "%s/certs", work_abs);
-  for (size_t p = 0; any_tls && p < st.n_pages && st.n_jobs > 0; p++) {
+  for (size_t p = 0; any_tls && p < st.in.n_pages && st.n_jobs > 0; p++) {
     char err[512];
-    json_t *plan = json_load_file(st.pages[p].plan_file, 0, NULL);
-    if (plan == NULL || lab_run_certs(sub, st.pages[p].cert_dir, plan, err, sizeof err) != 0) {
+    json_t *plan = json_load_file(st.in.pages[p].plan_file, 0, NULL);
+    if (plan == NULL || lab_run_certs(sub, st.in.pages[p].cert_dir, plan, err, sizeof err) != 0) {
       fprintf(stderr, PROG ": %s\n", plan ? err : "cannot reread a plan");
       json_decref(plan);
       rc = 1;
@@ -872,7 +806,7 @@ int lab_run_main(int argc, char **argv) {
   fprintf(stderr,
           PROG ": %zu loads (%zu already in %s), %zu pages, order seed %llu, %d link%s at "
                "once\n",
-          st.n_jobs, skipped, s->results, st.n_pages, (unsigned long long)s->seed, jobs,
+          st.n_jobs, skipped, s->results, st.in.n_pages, (unsigned long long)s->seed, jobs,
           jobs == 1 ? "" : "s");
   /* Links of a run that could not clean up (SIGKILL, a crash, a second signal): removed
    * once here, not by the first netem_start of every worker at the same time. */
@@ -937,14 +871,7 @@ int lab_run_main(int argc, char **argv) {
           st.done, st.failed, st.invalid_lateness, wall);
   if (st.failed > 0) rc = 1;
 out:
-  for (size_t i = 0; i < st.n_pages; i++) {
-    free(st.pages[i].id);
-    free(st.pages[i].plan_file);
-    free(st.pages[i].cert_dir);
-    free(st.pages[i].manifest);
-    free(st.pages[i].site_dir);
-  }
-  free(st.pages);
+  lab_run_inputs_free(&st.in);
   free(st.jobs);
   for (size_t i = 0; i < n_done_keys; i++) free(done_keys[i]);
   free(done_keys);

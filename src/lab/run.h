@@ -33,14 +33,46 @@ int lab_config_is_single(lab_config config);
 int lab_config_is_spdy(lab_config config);
 
 typedef struct lab_run_page {
-  char *id;        /* "source#page (graph)": the page's name in results */
-  char *plan_file; /* the plan the server and the loader read */
-  char *cert_dir;  /* the page's leaf certificate (TLS runs) */
-  char *manifest;  /* push manifest for spdy-push / spdy-hint */
-  char *site_dir;  /* --write-site: the page's plain-file site (DIR/<name>), else NULL */
+  char *id;         /* "source#page (graph)": the page's name in results */
+  char *plan_file;  /* the plan the server and the loader read */
+  char *cert_dir;   /* the page's leaf certificate (TLS runs) */
+  char *manifest;   /* push manifest for spdy-push / spdy-hint */
+  char *site_dir;   /* --write-site: the page's plain-file site (DIR/<name>), else NULL */
+  json_t *left_out; /* the plan's "left_out": entries not replayed, by reason (owned) */
   lab_plan_summary summary;
   size_t n_hosts;
 } lab_run_page;
+
+/* A page of a HAR that is not replayed, and why. The run appends it to the results as a
+ * line of its own, {"format": "speedy-lab-skip/1", "key", "source", "page", "reason"},
+ * once (its key), so that the report counts every page left out. */
+#define LAB_RUN_SKIP_FORMAT "speedy-lab-skip/1"
+typedef struct lab_run_skip {
+  char *key;    /* "<source>#page N|skipped" */
+  char *source; /* the HAR's file name */
+  char *page;   /* "page N" (1-based, in the recording's page order) */
+  char *reason;
+} lab_run_skip;
+
+/* The pages a run replays and skips (run_input.c). Set work_dir and the selection, then
+ * add inputs; free with lab_run_inputs_free. */
+typedef struct lab_run_inputs {
+  const char *work_dir; /* plans go to work_dir/plans, which must exist */
+  int all_pages, graph_flat, graph_estimated;
+  lab_run_page *pages;
+  size_t n_pages;
+  lab_run_skip *skips;
+  size_t n_skips;
+  size_t n_unusable; /* inputs that could not be read as a HAR or a plan */
+} lab_run_inputs;
+
+/* Adds a HAR, a plan, or a directory's *.har and *.json (in name order). Returns 0, or -1
+ * after a message on stderr (n_unusable counts unreadable inputs). */
+int lab_run_add_input(lab_run_inputs *in, const char *path);
+void lab_run_inputs_free(lab_run_inputs *in);
+
+/* The results line of a skipped page (allocated; NULL when out of memory). */
+char *lab_run_skip_line(const lab_run_skip *skip);
 
 typedef struct lab_run_link {
   char profile[16];

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host.h"
 #include "netem.h"
 #include "run.h"
 
@@ -113,6 +114,74 @@ static int run_shell(const char *script) {
 
 static int safe_path(const char *p) { return strchr(p, '\'') == NULL; }
 
+/* Appends one subjectAltName entry for a host name as the plan spells it: IP:... for an
+ * IPv4 or bracketed IPv6 literal, DNS:... for a name; nothing for what no certificate can
+ * name. Duplicates are left out. Returns 0 or -1 (out of memory). */
+static int san_add(char **san, size_t *len, size_t *cap, const char *name) {
+  char entry[LAB_HOST_MAX + 8];
+  size_t n = strlen(name);
+  if (n == 0 || n > LAB_HOST_MAX - 1) return 0;
+  if (name[0] == '[') {
+    if (n < 3 || name[n - 1] != ']') return 0;
+    snprintf(entry, sizeof entry, "IP:%.*s", (int)(n - 2), name + 1);
+  } else if (lab_host_is_ip(name)) {
+    snprintf(entry, sizeof entry, "IP:%s", name);
+  } else {
+    for (size_t i = 0; i < n; i++) {
+      char c = name[i];
+      int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '-' || c == '_' || c == '.';
+      if (!ok) return 0;
+    }
+    snprintf(entry, sizeof entry, "DNS:%s", name);
+  }
+  size_t entry_len = strlen(entry);
+  for (const char *at = *san; at != NULL && (at = strstr(at, entry)) != NULL; at += entry_len)
+    if ((at == *san || at[-1] == ',') && (at[entry_len] == ',' || at[entry_len] == '\0')) return 0;
+  if (*len + entry_len + 2 > *cap) {
+    size_t grown = (*cap + entry_len + 2) * 2;
+    char *p = realloc(*san, grown);
+    if (p == NULL) return -1;
+    *san = p;
+    *cap = grown;
+  }
+  if (*len > 0) (*san)[(*len)++] = ',';
+  memcpy(*san + *len, entry, entry_len + 1);
+  *len += entry_len;
+  return 0;
+}
+
+/* The leaf's subjectAltName value for every host of the plan (allocated), or NULL when
+ * out of memory or when no host can be named in a certificate. */
+static char *certificate_names(const json_t *plan) {
+  char *san = NULL;
+  size_t len = 0, cap = 0;
+  const json_t *hosts = json_object_get(plan, "hosts");
+  for (size_t i = 0; i < json_array_size(hosts); i++) {
+    const char *name = json_string_value(json_object_get(json_array_get(hosts, i), "name"));
+    char canonical[LAB_HOST_MAX];
+    if (name == NULL) continue;
+    if ((lab_host_canonical(name, strlen(name), canonical, sizeof canonical) == 0 &&
+         san_add(&san, &len, &cap, canonical) != 0) ||
+        san_add(&san, &len, &cap, name) != 0) {
+      free(san);
+      return NULL;
+    }
+  }
+  return san;
+}
+
+/* 1 when file holds exactly text. */
+static int file_equals(const char *file, const char *text) {
+  FILE *f = fopen(file, "r");
+  if (f == NULL) return 0;
+  size_t n = strlen(text), i = 0;
+  int c, same = 1;
+  while (same && (c = fgetc(f)) != EOF) same = i < n && (char)c == text[i++];
+  fclose(f);
+  return same && i == n;
+}
+
 int lab_run_certs(const char *dir, const char *page_dir, const json_t *plan, char *err,
                   size_t err_size) {
   if (!safe_path(dir) || !safe_path(page_dir)) {
@@ -146,41 +215,62 @@ int lab_run_certs(const char *dir, const char *page_dir, const json_t *plan, cha
       return -1;
     }
   }
-  char chain[4200];
-  snprintf(chain, sizeof chain, "%s/chain.pem", page_dir);
-  if (stat(chain, &st) == 0) return 0;
-  if (mkdir(page_dir, 0700) != 0 && errno != EEXIST) {
-    snprintf(err, err_size, "cannot create %s: %s", page_dir, strerror(errno));
+  /* The leaf names every host of the page in every form a client may check: the
+   * canonical one (host.h) and, for a plan written by hand, the name as the plan spells it
+   * (OpenSSL compares a trailing dot exactly). A leaf made earlier is kept only when it
+   * names the same hosts: page numbers are per run, and a resumed run may have others. */
+  char *san = certificate_names(plan);
+  if (san == NULL) {
+    snprintf(err, err_size, "no host of the page can be named in a certificate");
     return -1;
   }
-  /* subjectAltName: every host of the page (host names in plans are [a-z0-9._-]). */
-  char san[8192] = "subjectAltName=";
-  size_t used = strlen(san);
-  const json_t *hosts = json_object_get(plan, "hosts");
-  for (size_t i = 0; i < json_array_size(hosts); i++) {
-    const char *name = json_string_value(json_object_get(json_array_get(hosts, i), "name"));
-    if (name == NULL || strpbrk(name, "'\"\\ ,") != NULL) continue;
-    int n = snprintf(san + used, sizeof san - used, "%sDNS:%s", i ? "," : "", name);
-    if (n < 0 || (size_t)n >= sizeof san - used) break;
-    used += (size_t)n;
+  char chain[4200], names_file[4200], ext_file[4200];
+  snprintf(chain, sizeof chain, "%s/chain.pem", page_dir);
+  snprintf(names_file, sizeof names_file, "%s/names.txt", page_dir);
+  snprintf(ext_file, sizeof ext_file, "%s/leaf.ext", page_dir);
+  if (stat(chain, &st) == 0 && file_equals(names_file, san)) {
+    free(san);
+    return 0;
+  }
+  if (mkdir(page_dir, 0700) != 0 && errno != EEXIST) {
+    snprintf(err, err_size, "cannot create %s: %s", page_dir, strerror(errno));
+    free(san);
+    return -1;
+  }
+  remove(chain);
+  FILE *ext = fopen(ext_file, "w");
+  int written = ext != NULL && fprintf(ext,
+                                       "subjectAltName=%s\nbasicConstraints=CA:false\n"
+                                       "keyUsage=critical,digitalSignature,keyEncipherment\n"
+                                       "extendedKeyUsage=serverAuth\nsubjectKeyIdentifier=hash\n"
+                                       "authorityKeyIdentifier=keyid\n",
+                                       san) > 0;
+  if (ext != NULL && fclose(ext) != 0) written = 0;
+  if (!written) {
+    snprintf(err, err_size, "cannot write %s: %s", ext_file, strerror(errno));
+    free(san);
+    return -1;
   }
   snprintf(script, sizeof script,
            "set -e; cd '%s'; exec >openssl.log 2>&1\n"
-           "printf '%%s\\nbasicConstraints=CA:false\\nkeyUsage=critical,digitalSignature,"
-           "keyEncipherment\\nextendedKeyUsage=serverAuth\\nsubjectKeyIdentifier=hash\\n"
-           "authorityKeyIdentifier=keyid\\n' '%s' >leaf.ext\n"
            "openssl req -newkey rsa:2048 -nodes -keyout key.pem -out leaf.csr "
            "-subj '/C=US/O=speedy lab/CN=replayed page'\n"
            "openssl x509 -req -in leaf.csr -CA '%s/intermediate.pem' -CAkey "
            "'%s/intermediate.key' -CAcreateserial -out leaf.pem -days 825 -extfile leaf.ext\n"
            "cat leaf.pem '%s/intermediate.pem' >chain.pem.tmp && mv chain.pem.tmp chain.pem\n",
-           page_dir, san, dir, dir, dir);
+           page_dir, dir, dir, dir);
   if (run_shell(script) != 0) {
     snprintf(err, err_size, "openssl could not make the page's certificate (see %s/openssl.log)",
              page_dir);
+    free(san);
     return -1;
   }
-  return 0;
+  FILE *names = fopen(names_file, "w");
+  int rc = names != NULL && fputs(san, names) >= 0 ? 0 : -1;
+  if (names != NULL && fclose(names) != 0) rc = -1;
+  if (rc != 0) snprintf(err, err_size, "cannot write %s: %s", names_file, strerror(errno));
+  free(san);
+  return rc;
 }
 
 static int urgency(const char *type) {
@@ -680,6 +770,9 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
                       json_integer((json_int_t)tcp_delta(
                           &before, &after, offsetof(netem_tcp_counters, syn_retrans))));
   json_object_set_new(result, "netem", netem_json(&before, &after, running));
+  /* The page's requests that no configuration replays, by reason: the report counts them. */
+  if (page->left_out != NULL)
+    json_object_set_new(result, "left_out", json_deep_copy(page->left_out)); /* not shared */
   lab_bound_link bl = {.rtt_ms = (double)netem_config_rtt_ns(running) / 1e6,
                        .down_bps = (double)running->down.rate_bps,
                        .up_bps = (double)running->up.rate_bps,

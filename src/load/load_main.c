@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "io_session.h"
 #include "load.h"
 #include "load_int.h"
 
@@ -198,7 +199,7 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
         spdy_protocol protocol;
         if (cli_parse_spdy_version(optarg, &protocol) != 0)
           return cli_option_error(LOAD_PROGRAM, "spdy", optarg, "3.1, 3 or 2");
-        opt->spdy = (io_proto)protocol; /* io_proto uses spdy_protocol's values */
+        opt->spdy = io_proto_of_session(protocol);
       }
       break;
     case OPT_CONNECTIONS:

@@ -5,8 +5,10 @@
  * A plan that breaks a rule is refused as a whole with the field's JSON path: the loader
  * never guesses, so every configuration of a page replays the same requests.
  */
+#define _POSIX_C_SOURCE 200809L /* strndup */
 #include "load_plan.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdarg.h>
@@ -75,6 +77,16 @@ static int is_token(const char *s, size_t len, size_t max) {
   for (size_t i = 0; i < len; i++)
     if (!is_tchar((unsigned char)s[i])) return 0;
   return 1;
+}
+
+/* "[" IPv6 address "]", as a URL's host holds one. */
+static int is_ipv6_literal(const char *s, size_t len) {
+  char text[INET6_ADDRSTRLEN + 1];
+  unsigned char addr[16];
+  if (len < 4 || s[0] != '[' || s[len - 1] != ']' || len - 2 >= sizeof text) return 0;
+  memcpy(text, s + 1, len - 2);
+  text[len - 2] = '\0';
+  return inet_pton(AF_INET6, text, addr) == 1;
 }
 
 /* A header value: no control bytes but tab (non-ASCII bytes pass: recorded values may
@@ -271,7 +283,8 @@ static int read_plan(reader *r, json_t *root, load_plan *plan) {
       json_array_size(hosts) > LOAD_PLAN_MAX_HOSTS)
     return fail(r, "hosts: expected an array of 1 to %d hosts", LOAD_PLAN_MAX_HOSTS);
   plan->hosts = calloc(json_array_size(hosts), sizeof(*plan->hosts));
-  if (!plan->hosts) return fail(r, "out of memory");
+  plan->server_names = calloc(json_array_size(hosts), sizeof(*plan->server_names));
+  if (!plan->hosts || !plan->server_names) return fail(r, "out of memory");
   for (size_t i = 0; i < json_array_size(hosts); i++) {
     json_t *h = json_array_get(hosts, i);
     char where[32];
@@ -281,7 +294,13 @@ static int read_plan(reader *r, json_t *root, load_plan *plan) {
     snprintf(key, sizeof(key), "%s.name", where);
     load_host *host = &plan->hosts[plan->n_hosts++];
     if (!(host->name = dup_string(r, json_object_get(h, "name"), key, 255))) return -1;
-    if (!is_token(host->name, strlen(host->name), 255)) return fail(r, "%s: not a host name", key);
+    size_t name_len = strlen(host->name);
+    if (!is_token(host->name, name_len, 255) && !is_ipv6_literal(host->name, name_len))
+      return fail(r, "%s: not a host name", key);
+    /* An IPv6 literal is checked by TLS as the address, without its brackets. */
+    int bracketed = host->name[0] == '[';
+    plan->server_names[i] = strndup(host->name + bracketed, name_len - 2 * (size_t)bracketed);
+    if (!plan->server_names[i]) return fail(r, "out of memory");
     int64_t port;
     if (get_int(r, h, "port", where, 1, 65535, &port)) return -1;
     host->port = (int)port;
@@ -357,7 +376,11 @@ int load_plan_read(const char *file, load_plan **out, char *err, size_t err_len)
 
 void load_plan_del(load_plan *plan) {
   if (!plan) return;
-  for (size_t i = 0; i < plan->n_hosts; i++) free(plan->hosts[i].name);
+  for (size_t i = 0; i < plan->n_hosts; i++) {
+    free(plan->hosts[i].name);
+    if (plan->server_names) free(plan->server_names[i]);
+  }
+  free(plan->server_names);
   for (size_t i = 0; plan->resources && i < plan->n_resources; i++) {
     load_resource *res = &plan->resources[i];
     for (size_t j = 0; j < res->n_request_headers; j++) {
@@ -373,6 +396,12 @@ void load_plan_del(load_plan *plan) {
   free(plan->source);
   free(plan->page);
   free(plan);
+}
+
+const char *load_plan_server_name(const load_plan *plan, size_t host) {
+  if (plan->server_names != NULL && plan->server_names[host] != NULL)
+    return plan->server_names[host];
+  return plan->hosts[host].name;
 }
 
 int load_plan_find_host(const load_plan *plan, const char *name, size_t len) {

@@ -38,7 +38,8 @@ typedef struct load_header {
 } load_header;
 
 typedef struct load_host {
-  char *name; /* recorded host name: a label only, never resolved */
+  char *name; /* recorded host name: a label only, never resolved; an IPv6 literal keeps
+                 its brackets, as Host needs them */
   int port;
 } load_host;
 
@@ -65,6 +66,9 @@ typedef struct load_plan {
   int64_t seed;
   load_host *hosts;
   size_t n_hosts;
+  char **server_names; /* per host: the name TLS checks (SNI, certificate), without the
+                          brackets of an IPv6 literal; NULL in plans not read by
+                          load_plan_parse (see load_plan_server_name) */
   load_resource *resources;
   size_t n_resources;
 } load_plan;
@@ -81,6 +85,9 @@ void load_plan_del(load_plan *plan);
 
 /* The host index whose name equals name (ASCII case-insensitive; a ":port" suffix in name
  * is ignored), or -1. */
+/* The name TLS checks for host i: its name without an IPv6 literal's brackets. */
+const char *load_plan_server_name(const load_plan *plan, size_t host);
+
 int load_plan_find_host(const load_plan *plan, const char *name, size_t len);
 
 #endif /* SPEEDY_LOAD_PLAN_H */

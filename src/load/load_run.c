@@ -413,10 +413,10 @@ int load_run_execute(load_run *run) {
     if (opt->single) {
       group->addr = opt->single_addr;
       /* one origin: the page's own host names the connection */
-      group->server_name = run->plan->hosts[run->plan->resources[0].host].name;
+      group->server_name = load_plan_server_name(run->plan, (size_t)run->plan->resources[0].host);
     } else {
       group->addr = opt->host_addr[g];
-      group->server_name = run->plan->hosts[g].name;
+      group->server_name = load_plan_server_name(run->plan, (size_t)g);
     }
   }
   if (lookups_make(run) != 0) return -1;

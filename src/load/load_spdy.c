@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "io_session.h"
 #include "load_int.h"
 
 #define MAX_SPDY_HEADERS (LOAD_PLAN_MAX_HEADERS + 8)
@@ -281,9 +282,10 @@ int load_spdy_start(load_conn *conn) {
   spdy_callbacks_set_on_frame(cb, on_frame);
   spdy_options_set_stream_window(so, opt->stream_window);
   spdy_options_set_session_window(so, opt->session_window);
+  spdy_protocol engine_protocol = SPDY_PROTOCOL_SPDY3_1; /* conn->proto is a SPDY one */
+  (void)io_proto_session(conn->proto, &engine_protocol);
   spdy_options_set_max_concurrent_streams(so, 1000); /* pushes */
-  int rv =
-      spdy_session_new(&conn->session, (spdy_protocol)conn->proto, SPDY_ROLE_CLIENT, cb, so, conn);
+  int rv = spdy_session_new(&conn->session, engine_protocol, SPDY_ROLE_CLIENT, cb, so, conn);
   spdy_callbacks_del(cb);
   spdy_options_del(so);
   if (rv != 0) return -1;
@@ -294,19 +296,12 @@ int load_spdy_start(load_conn *conn) {
 
 void load_spdy_writable(load_conn *conn, size_t room) {
   if (!conn->session || conn->closed) return;
-  while (room > 0) {
-    const uint8_t *p;
-    int64_t n = spdy_session_peek_output(conn->session, &p, room);
-    if (n < 0) {
-      io_conn_abort(conn->io, UV_EPROTO);
-      return;
-    }
-    if (n == 0) break;
-    if (io_conn_write(conn->io, p, (size_t)n) != 0) return;
-    spdy_session_consume_output(conn->session, (size_t)n);
-    room -= (size_t)n;
+  io_pump_result pumped = io_session_pump(conn->io, conn->session, room, 0, 0, NULL, NULL);
+  if (pumped == IO_PUMP_SESSION_ERROR) {
+    io_conn_abort(conn->io, UV_EPROTO);
+    return;
   }
-  if (room == 0 && spdy_session_want_write(conn->session)) io_conn_want_writable(conn->io);
+  if (pumped == IO_PUMP_WRITE_ERROR) return;
   if (conn->goaway_sent && !spdy_session_want_write(conn->session)) io_conn_close(conn->io);
 }
 

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "forward.h"
 #include "netem.h"
 
@@ -29,8 +30,9 @@ static void usage(FILE *out) {
           "\n"
           "With a client command: start the server command (if any) on the server side, wait\n"
           "until it listens, run the client command on the client side, stop the server and\n"
-          "exit with the client's status. Without one: keep the link up until SIGINT/SIGTERM\n"
-          "(enter a side with `ip netns exec NAME ...`).\n"
+          "exit with the client's status. A server that exits before it listens is reported\n"
+          "with its exit status and the client is not run. Without a client command: keep the\n"
+          "link up until SIGINT/SIGTERM (enter a side with `ip netns exec NAME ...`).\n"
           "Commands see SPEEDY_NETEM_CLIENT_ADDR, SPEEDY_NETEM_SERVER_ADDR and\n"
           "SPEEDY_NETEM_SERVER_ADDRS. The client is 198.18.0.1, servers 198.19.0.1, ...\n"
           "\n"
@@ -64,8 +66,12 @@ static void usage(FILE *out) {
           "  -q, --quiet            print no link description or statistics\n"
           "  -h, --help             this help\n"
           "\n"
-          "Exit status: the client command's; 1 if the link fails, 2 for bad usage.\n");
+          "Exit status: the client command's; 1 if the link fails or the server command exits\n"
+          "before it opens a socket (the client is then not run), 2 for bad usage.\n");
 }
+
+#define RATE_ACCEPTED "a rate in bit/s up to 1000G, with an optional suffix k, M or G"
+#define TIME_ACCEPTED "a time up to 3600s in ms, or with a suffix s, ms or us"
 
 /* Parses "2M", "375k", "1.5M", "100000": bits per second. */
 static int parse_rate(const char *text, uint64_t *out) {
@@ -121,45 +127,73 @@ static int parse_count(const char *text, uint64_t max, uint64_t *out) {
   return 0;
 }
 
-static int bad_value(const char *option, const char *value) {
-  fprintf(stderr, ME ": bad value for --%s: '%s' (see --help)\n", option, value);
-  return 2;
-}
+/* What waiting for the server ended with. */
+typedef enum server_wait {
+  SERVER_LISTENS,   /* a listening TCP or bound UDP socket on the server side */
+  SERVER_SLOW,      /* neither before the time was up */
+  SERVER_EXITED,    /* the server ended (left for the caller to reap) */
+  SERVER_SIGNALLED, /* SIGINT, SIGTERM or SIGHUP arrived (taken: the caller acts on it) */
+} server_wait;
 
-/* Waits until the server side has a listening TCP socket or a bound UDP socket, the
- * server exits, or the time is up. Returns 0 when something listens. */
-static int wait_for_listener(netem_link *link, pid_t server, double seconds) {
-  if (netem_enter(link, NETEM_SIDE_SERVER) != 0) return -1;
+/* Waits until the server side has a listening TCP socket or a bound UDP socket, the server
+ * exits, one of the signals in `watched` (blocked) arrives, or the time is up. Between looks
+ * at the socket tables it sleeps in sigtimedwait(), so a server that ends or a Ctrl-C ends
+ * the wait at once (SIGCHLD is watched too), and the looks, which cost a read of
+ * /proc/net/tcp each, come at 1, 2, 4 ... ms, then every 50 ms: no core spent polling. */
+static server_wait wait_for_listener(netem_link *link, pid_t server, double seconds,
+                                     const sigset_t *watched, int *signal_out) {
+  if (netem_enter(link, NETEM_SIDE_SERVER) != 0) return SERVER_SLOW;
   int tcp_fd = open("/proc/thread-self/net/tcp", O_RDONLY | O_CLOEXEC);
   int udp_fd = open("/proc/thread-self/net/udp", O_RDONLY | O_CLOEXEC);
   netem_leave(link);
-  int rc = -1;
-  uint64_t deadline = netem_now_ns() + (uint64_t)(seconds * 1e9);
+  server_wait result = SERVER_SLOW;
+  uint64_t deadline = netem_now_ns() + (uint64_t)(seconds * 1e9), pause_ns = 1000000;
   char text[8192];
-  while (tcp_fd >= 0 && udp_fd >= 0 && netem_now_ns() < deadline) {
+  while (tcp_fd >= 0 && udp_fd >= 0) {
     ssize_t n = pread(tcp_fd, text, sizeof text - 1, 0);
     text[n > 0 ? n : 0] = '\0';
     /* st column 0A is TCP_LISTEN */
     if (strstr(text, " 0A ") != NULL) {
-      rc = 0;
+      result = SERVER_LISTENS;
       break;
     }
     n = pread(udp_fd, text, sizeof text - 1, 0);
     text[n > 0 ? n : 0] = '\0';
     if (strchr(text, '\n') != NULL && strchr(strchr(text, '\n') + 1, ':') != NULL) {
-      rc = 0;
+      result = SERVER_LISTENS;
       break;
     }
     siginfo_t info = {0};
     if (waitid(P_PID, (id_t)server, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-        info.si_pid == server)
-      break; /* the server ended (left for the caller to reap) */
-    struct timespec pause = {.tv_nsec = 2000000};
-    nanosleep(&pause, NULL);
+        info.si_pid == server) {
+      result = SERVER_EXITED;
+      break;
+    }
+    uint64_t now = netem_now_ns();
+    if (now >= deadline) break;
+    uint64_t sleep_ns = deadline - now < pause_ns ? deadline - now : pause_ns;
+    struct timespec timeout = {.tv_sec = (time_t)(sleep_ns / 1000000000u),
+                               .tv_nsec = (long)(sleep_ns % 1000000000u)};
+    int sig = sigtimedwait(watched, &info, &timeout);
+    if (sig > 0 && sig != SIGCHLD) {
+      *signal_out = sig;
+      result = SERVER_SIGNALLED;
+      break;
+    }
+    if (pause_ns < 50000000u) pause_ns *= 2;
   }
   if (tcp_fd >= 0) close(tcp_fd);
   if (udp_fd >= 0) close(udp_fd);
-  return rc;
+  return result;
+}
+
+/* Prints how a command ended: "exited with status N" or "was killed by signal N (NAME)". */
+static void report_end(const char *what, int wstatus) {
+  if (WIFEXITED(wstatus))
+    fprintf(stderr, ME ": %s exited with status %d", what, WEXITSTATUS(wstatus));
+  else
+    fprintf(stderr, ME ": %s was killed by signal %d (%s)", what, WTERMSIG(wstatus),
+            strsignal(WTERMSIG(wstatus)));
 }
 
 static void describe(const netem_link *link) {
@@ -253,28 +287,32 @@ static int parse_options(int argc, char **argv, netem_config *config, struct run
   int initcwnd = -1, ssai = -1;
   uint64_t rtt = UINT64_MAX, jitter = 0, queue = 0, queue_packets = 0, value;
   int opt;
-  /* '+': stop at the first non-option, so the client command keeps its own options. */
-  while ((opt = getopt_long(argc, argv, "+p:s:qh", options, NULL)) != -1) {
+  /* '+': stop at the first non-option, so the client command keeps its own options; ':' and
+   * opterr 0: our own messages, in the one style. */
+  opterr = 0;
+  while ((opt = getopt_long(argc, argv, "+:p:s:qh", options, NULL)) != -1) {
     switch (opt) {
     case 'p':
-      if (netem_config_profile(config, optarg) != 0) {
-        fprintf(stderr, ME ": unknown profile '%s' (known: %s)\n", optarg, netem_profile_names());
-        return 2;
-      }
+      if (netem_config_profile(config, optarg) != 0)
+        return cli_option_error(ME, "profile", optarg, "one of %s", netem_profile_names());
       break;
     case OPT_DOWN:
-      if (parse_rate(optarg, &config->down.rate_bps) != 0) return bad_value("down", optarg);
+      if (parse_rate(optarg, &config->down.rate_bps) != 0)
+        return cli_option_error(ME, "down", optarg, "%s", RATE_ACCEPTED);
       snprintf(config->profile, sizeof config->profile, "custom");
       break;
     case OPT_UP:
-      if (parse_rate(optarg, &config->up.rate_bps) != 0) return bad_value("up", optarg);
+      if (parse_rate(optarg, &config->up.rate_bps) != 0)
+        return cli_option_error(ME, "up", optarg, "%s", RATE_ACCEPTED);
       snprintf(config->profile, sizeof config->profile, "custom");
       break;
     case OPT_RTT:
-      if (parse_time(optarg, &rtt) != 0) return bad_value("rtt", optarg);
+      if (parse_time(optarg, &rtt) != 0)
+        return cli_option_error(ME, "rtt", optarg, "%s", TIME_ACCEPTED);
       break;
     case OPT_JITTER:
-      if (parse_time(optarg, &jitter) != 0) return bad_value("jitter", optarg);
+      if (parse_time(optarg, &jitter) != 0)
+        return cli_option_error(ME, "jitter", optarg, "%s", TIME_ACCEPTED);
       break;
     case OPT_REORDER:
       config->reorder = true;
@@ -284,61 +322,69 @@ static int parse_options(int argc, char **argv, netem_config *config, struct run
       loss = strtod(optarg, &end);
       if (end == optarg || (strcmp(end, "") != 0 && strcmp(end, "%") != 0) ||
           !(loss >= 0 && loss <= 100))
-        return bad_value("loss", optarg);
+        return cli_option_error(ME, "loss", optarg, "a percentage from 0 to 100");
       break;
     }
     case OPT_BURST: {
       char *end;
       burst = strtod(optarg, &end);
       if (end == optarg || *end != '\0' || !(burst >= 0 && burst <= 1e6))
-        return bad_value("burst", optarg);
+        return cli_option_error(ME, "burst", optarg,
+                                "a mean burst length from 0 to 1000000 packets");
       break;
     }
     case OPT_LOSS_DIR:
       if (strcmp(optarg, "both") != 0 && strcmp(optarg, "down") != 0 && strcmp(optarg, "up") != 0)
-        return bad_value("loss-dir", optarg);
+        return cli_option_error(ME, "loss-dir", optarg, "both, down or up");
       loss_dir = optarg;
       break;
     case OPT_QUEUE:
       if (parse_count(optarg, 1u << 30, &queue) != 0 || queue < NETEM_MTU)
-        return bad_value("queue", optarg);
+        return cli_option_error(ME, "queue", optarg,
+                                "bytes from %d to 1073741824, with an optional suffix k or M",
+                                NETEM_MTU);
       break;
     case OPT_QUEUE_PACKETS:
       if (parse_count(optarg, 60000, &queue_packets) != 0 || queue_packets < 1)
-        return bad_value("queue-packets", optarg);
+        return cli_option_error(ME, "queue-packets", optarg, "1 to 60000 packets");
       break;
     case OPT_SERVERS:
       if (parse_count(optarg, NETEM_MAX_SERVER_ADDRS, &value) != 0 || value < 1)
-        return bad_value("servers", optarg);
+        return cli_option_error(ME, "servers", optarg, "1 to %d", NETEM_MAX_SERVER_ADDRS);
       config->server_addrs = (unsigned)value;
       break;
     case OPT_SEED: {
       /* strtoull takes a sign ("-1" is 2^64 - 1) and leading spaces: a digit first. */
-      if (optarg[0] < '0' || optarg[0] > '9') return bad_value("seed", optarg);
-      char *end;
+      char *end = optarg;
       errno = 0;
-      config->seed = strtoull(optarg, &end, 0);
-      if (errno != 0 || end == optarg || *end != '\0') return bad_value("seed", optarg);
+      if (optarg[0] >= '0' && optarg[0] <= '9') config->seed = strtoull(optarg, &end, 0);
+      if (optarg[0] < '0' || optarg[0] > '9' || errno != 0 || end == optarg || *end != '\0')
+        return cli_option_error(ME, "seed", optarg,
+                                "an unsigned number below 2^64, decimal or 0x hexadecimal");
       break;
     }
     case OPT_NO_REALTIME:
       config->realtime = false;
       break;
     case OPT_TCP:
-      if (netem_tcp_preset(&config->tcp, optarg) != 0) return bad_value("tcp", optarg);
+      if (netem_tcp_preset(&config->tcp, optarg) != 0)
+        return cli_option_error(ME, "tcp", optarg, "modern or 2009");
       break;
     case OPT_CC:
       if (strlen(optarg) == 0 || strlen(optarg) >= sizeof config->tcp.congestion_control)
-        return bad_value("cc", optarg);
+        return cli_option_error(ME, "cc", optarg,
+                                "a congestion control name of 1 to %zu characters",
+                                sizeof config->tcp.congestion_control - 1);
       cc = optarg;
       break;
     case OPT_INITCWND:
-      if (parse_count(optarg, 1000, &value) != 0 || value < 1) return bad_value("initcwnd", optarg);
+      if (parse_count(optarg, 1000, &value) != 0 || value < 1)
+        return cli_option_error(ME, "initcwnd", optarg, "1 to 1000 packets");
       initcwnd = (int)value;
       break;
     case OPT_SSAI:
       if (strcmp(optarg, "0") != 0 && strcmp(optarg, "1") != 0)
-        return bad_value("slow-start-after-idle", optarg);
+        return cli_option_error(ME, "slow-start-after-idle", optarg, "0 or 1");
       ssai = optarg[0] - '0';
       break;
     case 's':
@@ -348,7 +394,7 @@ static int parse_options(int argc, char **argv, netem_config *config, struct run
       char *end;
       run->server_wait = strtod(optarg, &end);
       if (end == optarg || *end != '\0' || !(run->server_wait >= 0 && run->server_wait <= 600))
-        return bad_value("server-wait", optarg);
+        return cli_option_error(ME, "server-wait", optarg, "seconds from 0 to 600");
       break;
     }
     case OPT_STATS_JSON:
@@ -360,9 +406,12 @@ static int parse_options(int argc, char **argv, netem_config *config, struct run
     case 'h':
       usage(stdout);
       return 0;
+    case ':':
+      return cli_usage_error(ME, "option '%s' needs a value", argv[optind - 1]);
     default:
-      fprintf(stderr, "Try 'speedy netem --help'.\n");
-      return 2;
+      if (strncmp(argv[optind - 1], "--", 2) == 0 || optopt <= 0 || optopt >= 256)
+        return cli_usage_error(ME, "unknown option '%s'", argv[optind - 1]);
+      return cli_usage_error(ME, "unknown option '-%c'", optopt);
     }
   }
   /* Options that refine a preset apply after it, whatever their order. */
@@ -432,9 +481,31 @@ int netem_cli_main(int argc, char **argv) {
       exit_status = 1;
       goto done;
     }
-    if (client_argv != NULL && wait_for_listener(link, server, run.server_wait) != 0 && !run.quiet)
-      fprintf(stderr, ME ": the server has not opened a socket after %.1f s; going on\n",
-              run.server_wait);
+    int sig = 0;
+    switch (client_argv != NULL ? wait_for_listener(link, server, run.server_wait, &watched, &sig)
+                                : SERVER_LISTENS) {
+    case SERVER_LISTENS:
+      break;
+    case SERVER_SLOW:
+      if (!run.quiet)
+        fprintf(stderr, ME ": the server has not opened a socket after %.1f s; going on\n",
+                run.server_wait);
+      break;
+    case SERVER_EXITED: {
+      /* A client would only fail against it, and hide why. */
+      int wstatus = 0;
+      waitpid(server, &wstatus, 0);
+      server = -1;
+      report_end("the server command", wstatus);
+      fprintf(stderr, " before it opened a socket; the client was not run\n");
+      exit_status = 1;
+      goto done;
+    }
+    case SERVER_SIGNALLED:
+      fprintf(stderr, ME ": %s: stopping the link\n", strsignal(sig));
+      exit_status = 1;
+      goto done;
+    }
   }
   if (client_argv != NULL) {
     int rc = netem_spawn(link, NETEM_SIDE_CLIENT, client_argv, &client);
@@ -456,18 +527,22 @@ int netem_cli_main(int argc, char **argv) {
       exit_status = 1;
       break;
     }
-    if (client > 0) {
-      int wstatus;
-      if (waitpid(client, &wstatus, WNOHANG) == client) {
-        if (WIFEXITED(wstatus)) {
-          exit_status = WEXITSTATUS(wstatus);
-        } else {
-          fprintf(stderr, ME ": %s was killed by %s\n", client_argv[0],
-                  strsignal(WTERMSIG(wstatus)));
-          exit_status = 1;
-        }
-        break;
+    int wstatus;
+    /* A server that ends by itself is told (its exit status says why); the link stays. */
+    if (server > 0 && waitpid(server, &wstatus, WNOHANG) == server) {
+      server = -1;
+      report_end("the server command", wstatus);
+      fputc('\n', stderr);
+    }
+    if (client > 0 && waitpid(client, &wstatus, WNOHANG) == client) {
+      if (WIFEXITED(wstatus)) {
+        exit_status = WEXITSTATUS(wstatus);
+      } else {
+        report_end(client_argv[0], wstatus);
+        fputc('\n', stderr);
+        exit_status = 1;
       }
+      break;
     }
   }
 done:;

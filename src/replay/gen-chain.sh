@@ -20,13 +20,26 @@ shift
 mkdir -p "$out"
 cd "$out"
 
+# Every form a client may check: names in lower case, with and without a trailing dot
+# (OpenSSL compares it exactly); IPv4 and IPv6 literals, bracketed or not, as IP entries;
+# a ":port" after a name or a bracketed literal is no part of it.
 san=""
 for host in "$@"; do
+  host=$(printf '%s' "$host" | tr 'A-Z' 'a-z')
   case $host in
-    *[!0-9.]*) entry="DNS:$host" ;;
+    \[*\]:*) host=${host%:*} ;;
+    *:*:*) ;;
+    *:*) host=${host%:*} ;;
+  esac
+  case $host in
+    \[*\]) entry="IP:$(printf '%s' "$host" | tr -d '[]')" ;;
+    *:*) entry="IP:$host" ;;
+    *[!0-9.]*)
+      entry="DNS:${host%.}"
+      [ "${host%.}" = "$host" ] || entry="$entry,DNS:$host"
+      ;;
     *) entry="IP:$host" ;;
   esac
-  case $host in \[*\]) entry="IP:$(echo "$host" | tr -d '[]')" ;; esac
   san="${san:+$san,}$entry"
 done
 

@@ -65,10 +65,18 @@ const replay_host *replay_plan_host(const replay_plan *plan, size_t index);
 size_t replay_plan_resource_count(const replay_plan *plan);
 const replay_resource *replay_plan_resource(const replay_plan *plan, size_t index);
 
-/* The host an authority ("www.example.com", "WWW.example.com:8080", "[::1]:443") names:
- * a host whose name and port both match, else the first whose name matches (the port a
- * lab server listens on is rarely the recorded one). Returns the index or -1. */
+/* The host an authority ("www.example.com", "WWW.example.com.:8080", "[::1]:443") names.
+ * Names compare case-insensitively, without a trailing dot. Of the hosts of that name: the
+ * one whose port is the authority's; else one the port reaches — no port, 80 and 443 reach
+ * a host on 80 or 443 (a client names neither, and the lab serves every scheme on one
+ * port); else the first (the port a lab server listens on is rarely the recorded one).
+ * Returns the index or -1. */
 int replay_plan_find_host(const replay_plan *plan, const char *authority);
+/* The resource a request for (authority, method, path) gets: the one on
+ * replay_plan_find_host's host, else on another host of that name the port reaches (a
+ * page with both http://x/a and https://x/b: "x" names both). NULL when none. */
+const replay_resource *replay_plan_find_for(const replay_plan *plan, const char *authority,
+                                            const char *method, const char *path);
 /* The resource for (host, method, path): the first of the plan when a URL repeats. HEAD
  * finds a HEAD resource, else the GET one. Returns NULL when there is none. */
 const replay_resource *replay_plan_find(const replay_plan *plan, size_t host, const char *method,

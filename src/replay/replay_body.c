@@ -112,16 +112,15 @@ static int answer(const replay_plan *plan, const replay_resource *r, const http_
 int replay_serve(const replay_plan *plan, int host_index, const http_request *request,
                  http_response *response) {
   if (plan == NULL || request == NULL || response == NULL) return HTTP_ERR_INVALID_ARGUMENT;
-  int host = host_index;
-  if (host < 0) {
-    if (request->authority != NULL)
-      host = replay_plan_find_host(plan, request->authority);
-    else if (replay_plan_host_count(plan) == 1)
-      host = 0;
-  }
   const replay_resource *r = NULL;
-  if (host >= 0 && (size_t)host < replay_plan_host_count(plan))
-    r = replay_plan_find(plan, (size_t)host, request->method, request->path);
+  if (host_index >= 0) {
+    if ((size_t)host_index < replay_plan_host_count(plan))
+      r = replay_plan_find(plan, (size_t)host_index, request->method, request->path);
+  } else if (request->authority != NULL) {
+    r = replay_plan_find_for(plan, request->authority, request->method, request->path);
+  } else if (replay_plan_host_count(plan) == 1) {
+    r = replay_plan_find(plan, 0, request->method, request->path);
+  }
   if (r == NULL) return http_response_set_error(response, 404, NULL);
   int rv = answer(plan, r, request, response);
   if (rv != 0) http_response_reset(response, 500);

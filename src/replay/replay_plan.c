@@ -443,31 +443,72 @@ const replay_resource *replay_plan_resource(const replay_plan *plan, size_t inde
   return index < plan->n_resources ? &plan->resources[index] : NULL;
 }
 
-int replay_plan_find_host(const replay_plan *plan, const char *authority) {
-  if (plan == NULL || authority == NULL) return -1;
+/* Splits an authority into its name (without a trailing dot) and port (-1 when none).
+ * Returns 0, or -1 when the port is not a number from 1 to 65535. */
+static int split_authority(const char *authority, size_t *name_len, int *port) {
   size_t len = strlen(authority);
   const char *end = authority + len;
-  int port = -1;
+  *port = -1;
   /* The port follows the last ':' — after the ']' of an IPv6 literal. */
   const char *colon = strrchr(authority, ':');
   const char *bracket = strrchr(authority, ']');
   if (colon != NULL && (authority[0] != '[' || (bracket != NULL && colon > bracket))) {
     char *stop;
     long p = strtol(colon + 1, &stop, 10);
-    if (*stop != '\0' || colon[1] == '\0' || p < 1 || p > 65535) return -1;
-    port = (int)p;
+    if (*stop != '\0' || colon[1] < '0' || colon[1] > '9' || p < 1 || p > 65535) return -1;
+    *port = (int)p;
     end = colon;
   }
-  size_t name_len = (size_t)(end - authority);
-  if (name_len > 0 && authority[name_len - 1] == '.') name_len--; /* "example.com." */
-  int by_name = -1;
+  *name_len = (size_t)(end - authority);
+  if (*name_len > 1 && authority[*name_len - 1] == '.') (*name_len)--; /* "example.com." */
+  return 0;
+}
+
+/* Is h's name the authority's name? Case-insensitive, a trailing dot on either ignored. */
+static int same_name(const replay_host *h, const char *name, size_t name_len) {
+  size_t h_len = strlen(h->name);
+  if (h_len > 1 && h->name[h_len - 1] == '.') h_len--; /* a recorded "example.com." too */
+  return h_len == name_len && strncasecmp(h->name, name, name_len) == 0;
+}
+
+/* Does an authority's port (-1: none) reach h's port? Equal ports do; so do "none", 80 and
+ * 443 with 80 and 443: a client names neither in Host, and a lab server answers every
+ * recorded scheme on one port. */
+static int port_reaches(int port, int host_port) {
+  if (port == host_port) return 1;
+  int authority_default = port == -1 || port == 80 || port == 443;
+  return authority_default && (host_port == 80 || host_port == 443);
+}
+
+int replay_plan_find_host(const replay_plan *plan, const char *authority) {
+  if (plan == NULL || authority == NULL) return -1;
+  size_t name_len;
+  int port;
+  if (split_authority(authority, &name_len, &port) != 0) return -1;
+  int by_port = -1, by_name = -1;
   for (size_t i = 0; i < plan->n_hosts; i++) {
     const replay_host *h = &plan->hosts[i];
-    size_t h_len = strlen(h->name);
-    if (h_len > 1 && h->name[h_len - 1] == '.') h_len--; /* a recorded "example.com." too */
-    if (h_len != name_len || strncasecmp(h->name, authority, name_len) != 0) continue;
+    if (!same_name(h, authority, name_len)) continue;
     if (h->port == port) return (int)i;
+    if (by_port < 0 && port_reaches(port, h->port)) by_port = (int)i;
     if (by_name < 0) by_name = (int)i;
   }
-  return by_name;
+  return by_port >= 0 ? by_port : by_name;
+}
+
+const replay_resource *replay_plan_find_for(const replay_plan *plan, const char *authority,
+                                            const char *method, const char *path) {
+  int first = replay_plan_find_host(plan, authority);
+  if (first < 0) return NULL;
+  const replay_resource *r = replay_plan_find(plan, (size_t)first, method, path);
+  size_t name_len;
+  int port;
+  if (r != NULL || split_authority(authority, &name_len, &port) != 0) return r;
+  /* Another host the same request could be for: http://x/ and https://x/. */
+  for (size_t i = 0; i < plan->n_hosts && r == NULL; i++) {
+    const replay_host *h = &plan->hosts[i];
+    if (i != (size_t)first && same_name(h, authority, name_len) && port_reaches(port, h->port))
+      r = replay_plan_find(plan, i, method, path);
+  }
+  return r;
 }

@@ -27,22 +27,47 @@ typedef struct speedy_command {
 static const speedy_command commands[] = {
     {"bench", bench_main, "load a SPDY or HTTP/1.1 server: requests/s, latency, errors"},
     {"get", get_main, "fetch URLs over SPDY (or HTTP/1.1), like curl"},
-    {"lab", lab_main, "the page-load lab: header compression and pages of HAR recordings"},
+    {"lab", lab_main, "the page-load lab: HAR pages replayed over emulated links, measured"},
     {"load", load_main, "load a lab page plan like a browser, over SPDY or HTTP/1.1"},
     {"netem", netem_cli_main, "emulate a DSL, cable or mobile link between two namespaces"},
 };
 
+/* Writes item to a comma-separated list wrapped before 80 columns; *column is where the
+ * line stands. */
+static void list_item(FILE *out, const char *item, int *column) {
+  int len = (int)strlen(item);
+  if (*column + 2 + len > 79) {
+    fputs(",\n", out);
+    *column = 0;
+  } else if (*column > 0) {
+    fputs(", ", out);
+    *column += 2;
+  }
+  fputs(item, out);
+  *column += len;
+}
+
 static void usage(FILE *out) {
+  const size_t n = sizeof commands / sizeof commands[0];
   fprintf(out, "Usage: speedy COMMAND [OPTION]...\n"
-               "SPDY tools: the link emulator (more commands come with later releases).\n\n"
+               "SPDY tools: a client, a load generator, a link emulator and a page-load lab\n"
+               "(the server is speedyd).\n\n"
                "Commands:\n");
-  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+  for (size_t i = 0; i < n; i++) fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
   fprintf(out, "\nOptions:\n"
                "  -h, --help     this help\n"
                "  -V, --version  print the version\n\n"
-               "'speedy COMMAND --help' describes a command's options.\n"
-               "Exit status: 0 success, 1 failure, 2 bad usage.\n");
+               "'speedy COMMAND --help' lists a command's options; 'man speedy-COMMAND'\n"
+               "describes it.\n");
+  int column = 0;
+  list_item(out, "Manual pages: speedy(1)", &column);
+  for (size_t i = 0; i < n; i++) {
+    char page[48];
+    snprintf(page, sizeof page, "speedy-%s(1)", commands[i].name);
+    list_item(out, page, &column);
+  }
+  list_item(out, "speedyd(8) for the server.", &column);
+  fprintf(out, "\nExit status: 0 success, 1 failure, 2 bad usage.\n");
 }
 
 int main(int argc, char **argv) {

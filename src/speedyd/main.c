@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io_session.h"
 #include "speedyd.h"
 
 /* ---- connections ---- */
@@ -74,11 +75,12 @@ static void pending_on_open(io_conn *io, void *user) {
   speedyd_conn *c = user;
   speedyd_server *server = c->server;
   io_proto proto = io_conn_protocol(io);
+  spdy_protocol engine_protocol;
   int rv;
   if (proto == IO_PROTO_HTTP1)
     rv = speedyd_h1_start(c);
-  else if (proto == IO_PROTO_SPDY2 || proto == IO_PROTO_SPDY3 || proto == IO_PROTO_SPDY3_1)
-    rv = speedyd_spdy_start(c, (spdy_protocol)proto);
+  else if (io_proto_session(proto, &engine_protocol))
+    rv = speedyd_spdy_start(c, engine_protocol);
   else
     rv = -1;
   if (rv != 0) {
@@ -92,6 +94,17 @@ static void pending_on_open(io_conn *io, void *user) {
  * an estimate: those allocations are not seen one by one). */
 #define SPEEDYD_CONN_CHARGE (sizeof(speedyd_conn) + 4096u)
 #define SPEEDYD_TLS_CONN_CHARGE 40960u
+
+/* A ,proxy listener's connection that ended before its PROXY header was read (no
+ * speedyd_conn exists yet): the balancer (peer) sent none, a malformed one, or not in
+ * time. A close without a byte (a balancer's TCP health check) is not logged. */
+static void on_dropped(io_listener *listener, const char *peer, int status, const char *detail,
+                       void *user) {
+  (void)listener;
+  if (status == UV_EOF || status == UV_ECONNRESET || status == UV_ECANCELED) return;
+  speedyd_log_error(user, peer, "connection refused: %s%s%s", io_strerror(status),
+                    detail[0] ? ": " : "", detail);
+}
 
 static void held_on_close(io_conn *io, int status, void *user) {
   (void)io, (void)status;
@@ -236,9 +249,9 @@ void speedyd_print_listening(const speedyd_server *server) {
   for (size_t i = 0; i < config->n_listens && used < sizeof(line); i++) {
     const speedyd_listen *l = &config->listens[i];
     int ipv6 = strchr(l->addr, ':') != NULL;
-    int n =
-        snprintf(line + used, sizeof(line) - used, "%s%s%s%s:%d (%s)", i ? ", " : "",
-                 ipv6 ? "[" : "", l->addr, ipv6 ? "]" : "", l->port, l->tls ? "TLS" : "plaintext");
+    int n = snprintf(line + used, sizeof(line) - used, "%s%s%s%s:%d (%s%s)", i ? ", " : "",
+                     ipv6 ? "[" : "", l->addr, ipv6 ? "]" : "", l->port,
+                     l->tls ? "TLS" : "plaintext", l->proxy ? ", PROXY protocol" : "");
     if (n < 0) break;
     used += (size_t)n;
   }
@@ -461,6 +474,7 @@ static int listen_and_arm(speedyd_server *server, int *fds, int ready_fd) {
   io.plaintext_v3 = config->plaintext_v3;
   for (size_t i = 0; i < config->n_listens; i++) {
     speedyd_listen *l = &config->listens[i];
+    io.proxy_protocol = l->proxy;
     int rv;
     if (fds != NULL) {
       rv = io_listener_open(&server->listeners[i], server->loop, fds[i],
@@ -478,6 +492,7 @@ static int listen_and_arm(speedyd_server *server, int *fds, int ready_fd) {
       return -1;
     }
     server->n_listeners++;
+    io_listener_set_on_dropped(server->listeners[i], on_dropped);
     l->port = io_listener_port(server->listeners[i]);
   }
   if (fds == NULL) {

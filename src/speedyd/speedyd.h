@@ -59,6 +59,7 @@ typedef struct speedyd_listen {
   char addr[64]; /* "0.0.0.0", "::1", ... */
   int port;      /* 0: any free port (see --port-file) */
   int tls;
+  int proxy; /* ",proxy": connections begin with a PROXY protocol header (v1 or v2) */
 } speedyd_listen;
 
 typedef struct speedyd_config {

@@ -100,13 +100,19 @@ static const struct option long_options[] = {
 
 static void print_help(void) {
   printf(
-      "Usage: speedyd --listen [ADDR:]PORT[,tls] ... --docroot DIR|--replay PLAN [OPTION]...\n"
+      "Usage: speedyd --listen [ADDR:]PORT[,tls][,proxy] ... --docroot DIR|--replay PLAN\n"
+      "               [OPTION]...\n"
       "Serve static files over SPDY/2, SPDY/3, SPDY/3.1 and HTTP/1.1 on the same ports.\n"
       "\n"
       "Listening and TLS:\n"
-      "  -l, --listen [ADDR:]PORT[,tls]  listen on ADDR (default 0.0.0.0; IPv6 as [::1]),\n"
-      "                             PORT (0: any free port); ',tls' for TLS; repeatable\n"
-      "                             (default: 8080, plaintext)\n"
+      "  -l, --listen [ADDR:]PORT[,tls][,proxy]\n"
+      "                             listen on ADDR (default 0.0.0.0; IPv6 as [::1]),\n"
+      "                             PORT (0: any free port); ',tls' for TLS; ',proxy': every\n"
+      "                             connection must begin with a PROXY protocol header (v1\n"
+      "                             or v2, as L4 load balancers send), whose client address\n"
+      "                             is logged and limited instead of the balancer's; only\n"
+      "                             for ports no one but the balancers can reach; repeatable\n"
+      "                             (default: 8080, plaintext, no PROXY header)\n"
       "      --cert FILE            PEM certificate chain (required with ,tls)\n"
       "      --key FILE             PEM private key (required with ,tls)\n"
       "      --protocols LIST       ALPN/NPN preference, comma-separated\n"
@@ -146,7 +152,8 @@ static void print_help(void) {
       "                             every hit)\n"
       "\n"
       "Limits and timeouts (milliseconds; 0: none):\n"
-      "      --handshake-timeout MS TLS handshake or plaintext sniff (default: 10000)\n"
+      "      --handshake-timeout MS PROXY header, TLS handshake or plaintext sniff\n"
+      "                             (default: 10000)\n"
       "      --header-timeout MS    until the first request's headers (default: 20000)\n"
       "      --idle-timeout MS      no bytes moved on a connection (default: 120000)\n"
       "      --shutdown-timeout MS  after SIGTERM, how long in-flight streams may finish\n"
@@ -190,7 +197,8 @@ static void print_help(void) {
 /* cli_option_error's "PROGRAM: bad --OPTION 'VALUE': expected ACCEPTED (try ...)". */
 #define BAD(option, ...) cli_option_error(PROGRAM, option, optarg, __VA_ARGS__)
 
-/* "[ADDR:]PORT[,tls]": ADDR may be an IPv4 literal, a bracketed IPv6 literal or "*". */
+/* "[ADDR:]PORT[,tls][,proxy]": ADDR may be an IPv4 literal, a bracketed IPv6 literal or
+ * "*"; the flags in either order, each at most once. */
 static int parse_listen(const char *text, speedyd_listen *out) {
   memset(out, 0, sizeof(*out));
   char buf[128];
@@ -200,8 +208,16 @@ static int parse_listen(const char *text, speedyd_listen *out) {
   char *comma = strchr(buf, ',');
   if (comma != NULL) {
     *comma = '\0';
-    if (strcmp(comma + 1, "tls") != 0) return -1;
-    out->tls = 1;
+    /* strtok_r would skip empty flags: "8080,", "8080,,tls" and "8080,tls," are refused. */
+    if (comma[1] == '\0' || strstr(comma + 1, ",,") != NULL || buf[len - 1] == ',') return -1;
+    for (char *save = NULL, *flag = strtok_r(comma + 1, ",", &save); flag != NULL;
+         flag = strtok_r(NULL, ",", &save)) {
+      int *set = strcmp(flag, "tls") == 0     ? &out->tls
+                 : strcmp(flag, "proxy") == 0 ? &out->proxy
+                                              : NULL;
+      if (set == NULL || *set) return -1;
+      *set = 1;
+    }
   }
   const char *addr = "0.0.0.0";
   char *port = buf;
@@ -283,7 +299,7 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
       if (config->n_listens == SPEEDYD_MAX_LISTENS)
         return cli_usage_error(PROGRAM, "too many --listen options (at most 16)");
       if (parse_listen(optarg, &config->listens[config->n_listens]) != 0)
-        return BAD("listen", "[ADDR:]PORT[,tls]");
+        return BAD("listen", "[ADDR:]PORT[,tls][,proxy]");
       config->n_listens++;
       break;
     case OPT_CERT:

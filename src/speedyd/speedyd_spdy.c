@@ -24,6 +24,7 @@
 
 #include "http_err.h"
 #include "http_spdy.h"
+#include "io_session.h"
 #include "speedyd.h"
 
 typedef struct sd_stream sd_stream;
@@ -43,14 +44,11 @@ typedef struct speedyd_spdy_conn {
   unsigned settings_seen; /* SETTINGS frames received (the first is free) */
   speedyd_glitch_meter glitches;
   int64_t window_updates_owed; /* DATA frames sent + streams, minus WINDOW_UPDATEs received */
-  /* Frame boundaries of the input, for the slow-peer deadline. */
-  uint8_t frame_head[8];
-  uint8_t frame_head_have;
-  uint8_t frame_is_data;
-  uint32_t frame_left; /* payload bytes still to come; valid once the head is whole */
-  int in_payload;
-  uint32_t data_progress;
-  int64_t partial_since_ns; /* first byte of the incomplete frame, or 0 at a boundary */
+  /* The slow-peer deadline: the engine's input counters at the last progress, and when
+   * the frame in progress last made some (0 at a frame boundary). */
+  uint64_t frames_seen;
+  uint64_t data_seen;
+  int64_t partial_since_ns;
   /* Resources already pushed on this connection (hashes of authority and path, a ring):
    * a page requested again is not followed by the same pushes. */
   uint64_t pushed[SD_PUSH_MEMORY];
@@ -456,41 +454,31 @@ static int on_window_update(spdy_session *session, int32_t stream_id, uint32_t d
 
 /* ---- I/O ---- */
 
-/* Closes when the session is over, or the peer has left and nothing is in flight. */
+/* Closes when the session is over, or the peer has left and nothing is in flight, or the
+ * peer has left and what remains can only move with its help: a stream waits for its
+ * WINDOW_UPDATE or for the rest of an upload, which a closed side never sends (without
+ * this such connections sat in CLOSE-WAIT until --idle-timeout). */
 static void maybe_close(speedyd_spdy_conn *conn) {
   int finished = !spdy_session_want_read(conn->session) && !spdy_session_want_write(conn->session);
   int idle = spdy_session_open_streams(conn->session) == 0 &&
              spdy_session_pending_streams(conn->session) == 0;
-  if (finished || conn->closing || ((conn->peer_eof || conn->goaway_sent) && idle))
+  int stuck = conn->peer_eof && !spdy_session_want_write(conn->session);
+  if (finished || conn->closing || stuck || ((conn->peer_eof || conn->goaway_sent) && idle))
     io_conn_close(conn->base->io);
 }
 
 /* Moves the engine's output into the connection, at most room bytes. */
 static void produce(speedyd_spdy_conn *conn, size_t room, int unbounded) {
-  for (;;) {
-    if (!unbounded && room == 0) {
-      io_conn_want_writable(conn->base->io);
-      return;
-    }
-    /* In slices: the engine's buffer stays small (and is reused) however much room the
-     * socket has, instead of growing by doublings to the whole room on every burst. */
-    size_t slice = unbounded || room > SD_OUTPUT_SLICE ? SD_OUTPUT_SLICE : room;
-    const uint8_t *p;
-    int64_t n = spdy_session_peek_output(conn->session, &p, slice);
-    if (n < 0) {
-      speedyd_log_error(conn->base->server, io_conn_peer(conn->base->io), "session: %s",
-                        spdy_strerror((int)n));
-      conn->closing = 1;
-      break;
-    }
-    if (n == 0) break;
-    if (io_conn_write(conn->base->io, p, (size_t)n) != 0) {
-      conn->closing = 1;
-      break;
-    }
-    spdy_session_consume_output(conn->session, (size_t)n);
-    if (!unbounded) room -= (size_t)n;
-  }
+  /* In slices: the engine's buffer stays small (and is reused) however much room the
+   * socket has, instead of growing by doublings to the whole room on every burst. */
+  int error = 0;
+  io_pump_result pumped = io_session_pump(conn->base->io, conn->session, room, unbounded,
+                                          SD_OUTPUT_SLICE, &error, NULL);
+  if (pumped == IO_PUMP_FULL) return;
+  if (pumped == IO_PUMP_SESSION_ERROR)
+    speedyd_log_error(conn->base->server, io_conn_peer(conn->base->io), "session: %s",
+                      spdy_strerror(error));
+  if (pumped < 0) conn->closing = 1;
   if (conn->flooded && !conn->closing) {
     /* Our own resets overflowed the meter (a peer provoking them): GOAWAY is queued. */
     speedyd_log_error(conn->base->server, io_conn_peer(conn->base->io),
@@ -512,54 +500,19 @@ static void on_writable(io_conn *io, size_t room, void *user) {
   produce(conn, room, conn->closing);
 }
 
-/* Follows frame boundaries in the bytes the engine consumed. Returns 1 when a frame
- * ended or at least 1 KiB of DATA payload arrived (progress). */
-static int track_frames(speedyd_spdy_conn *conn, const uint8_t *p, size_t n) {
-  int progress = 0;
-  while (n > 0) {
-    if (!conn->in_payload) {
-      size_t take = sizeof(conn->frame_head) - conn->frame_head_have;
-      if (take > n) take = n;
-      memcpy(conn->frame_head + conn->frame_head_have, p, take);
-      conn->frame_head_have = (uint8_t)(conn->frame_head_have + take);
-      p += take;
-      n -= take;
-      if (conn->frame_head_have < sizeof(conn->frame_head)) break;
-      conn->frame_head_have = 0;
-      conn->frame_is_data = (conn->frame_head[0] & 0x80) == 0;
-      conn->frame_left = (uint32_t)conn->frame_head[5] << 16 | (uint32_t)conn->frame_head[6] << 8 |
-                         conn->frame_head[7];
-      if (conn->frame_left == 0)
-        progress = 1;
-      else
-        conn->in_payload = 1;
-      continue;
-    }
-    size_t take = conn->frame_left < n ? conn->frame_left : n;
-    conn->frame_left -= (uint32_t)take;
-    p += take;
-    n -= take;
-    if (conn->frame_is_data) {
-      conn->data_progress += (uint32_t)take;
-      if (conn->data_progress >= 1024) {
-        conn->data_progress = 0;
-        progress = 1;
-      }
-    }
-    if (conn->frame_left == 0) {
-      conn->in_payload = 0;
-      progress = 1;
-    }
-  }
-  return progress;
-}
-
-/* 1 when the peer has been sending one frame for longer than --header-timeout. */
-static int too_slow(speedyd_spdy_conn *conn, const uint8_t *data, size_t consumed, int64_t now_ns) {
+/* 1 when the peer has been sending one frame for longer than --header-timeout. Progress
+ * is a frame begun (so the one before ended) or another KiB of DATA payload, as the
+ * engine counts them: a peer trickling one frame a byte at a time makes none. */
+static int too_slow(speedyd_spdy_conn *conn, int64_t now_ns) {
   uint32_t timeout_ms = conn->base->server->config.header_timeout_ms;
-  int progress = track_frames(conn, data, consumed);
-  int boundary = !conn->in_payload && conn->frame_head_have == 0;
-  if (boundary)
+  uint64_t frames = spdy_session_recv_frames(conn->session);
+  uint64_t data = spdy_session_recv_data_bytes(conn->session);
+  int progress = frames != conn->frames_seen || data - conn->data_seen >= 1024;
+  if (progress) {
+    conn->frames_seen = frames;
+    conn->data_seen = data;
+  }
+  if (!spdy_session_recv_in_frame(conn->session))
     conn->partial_since_ns = 0;
   else if (progress || conn->partial_since_ns == 0)
     conn->partial_since_ns = now_ns;
@@ -573,7 +526,7 @@ static size_t on_read(io_conn *io, const uint8_t *data, size_t len, void *user) 
   int64_t now_ns = speedyd_now_ns();
   spdy_session_set_now(conn->session, now_ns);
   int64_t n = spdy_session_recv(conn->session, data, len);
-  if (n >= 0 && !conn->flooded && too_slow(conn, data, (size_t)n, now_ns)) {
+  if (n >= 0 && !conn->flooded && too_slow(conn, now_ns)) {
     speedyd_log_error(conn->base->server, io_conn_peer(io),
                       "too slow: one frame took longer than --header-timeout");
     io_conn_abort(io, UV_ECANCELED);

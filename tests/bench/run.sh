@@ -8,6 +8,7 @@ SPEEDYD=$2
 WORK=$3
 CASE=$4
 SRC=${SPEEDY_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+source "$SRC/tests/checks.sh"
 FAILS=0
 PIDS=()
 rm -rf "$WORK"
@@ -21,15 +22,6 @@ trap 'echo "interrupted"; exit 1' INT TERM
 
 skip() { echo "SKIP: $*"; exit 77; }
 command -v python3 >/dev/null 2>&1 || skip "python3 is not installed"
-
-check() {
-  if [ "$2" == "$3" ]; then
-    echo "ok: $1"
-  else
-    echo "FAIL: $1: got '$2', expected '$3'"
-    FAILS=$((FAILS + 1))
-  fi
-}
 
 # jq-like: json FILE EXPR (python expression over r)
 json() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }

@@ -5,7 +5,7 @@
 #   <cmd>_no_protocol_closes  a TLS 1.3 server that chooses no protocol by ALPN or NPN and
 #                             closes at once (no_protocol_server.py): the command is not
 #                             killed by SIGPIPE (status 141), exits non-zero, and says why
-#                             in one line on stderr (bench and load: "try --npn")
+#                             in one line on stderr, with what to try ("try --npn")
 #   <cmd>_plaintext_to_tls    a plaintext URL (or no --tls) aimed at speedyd's TLS port:
 #                             the command fails within 2 s with "the server answered with
 #                             TLS: use https:// (or --tls)" instead of hanging 10 s
@@ -18,6 +18,7 @@ SPEEDYD=$2
 WORK=$3
 CASE=$4
 SRC=${SPEEDY_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+source "$SRC/tests/checks.sh"
 HERE=$SRC/tests/clients
 PLAN=$SRC/tests/load/plan.json
 FAILS=0
@@ -35,26 +36,6 @@ skip() { echo "SKIP: $*"; exit 77; }
 PYTHON=$(command -v python3) || skip "python3 is not installed"
 "$PYTHON" -c 'import ssl; assert ssl.HAS_TLSv1_3' 2>/dev/null || skip "python3 has no TLS 1.3"
 command -v openssl >/dev/null 2>&1 || skip "openssl is not installed (certificates)"
-
-check() {
-  if [ "$2" == "$3" ]; then
-    echo "ok: $1"
-  else
-    echo "FAIL: $1: got '$2', expected '$3'"
-    FAILS=$((FAILS + 1))
-  fi
-}
-
-# check_grep WHAT FIXED-STRING FILE
-check_grep() {
-  if grep -qF -- "$2" "$3"; then
-    echo "ok: $1"
-  else
-    echo "FAIL: $1: '$2' not in $3:"
-    head -c 2000 "$3"
-    FAILS=$((FAILS + 1))
-  fi
-}
 
 wait_file() {
   for _ in $(seq 1 100); do [ -s "$1" ] && return 0; sleep 0.1; done
@@ -108,7 +89,7 @@ ended_in_one_line() {
   check "$2: not killed by SIGPIPE (141)" "$([ "$RC" -ne 141 ] && echo yes)" yes
   check "$2: exit 1" "$RC" 1
   check "$2: one line on stderr" "$(wc -l <"$WORK/$1.stderr" | tr -d ' ')" 1
-  check_grep "$2: the line names the command" "speedy $2: " "$WORK/$1.stderr"
+  check_grep_fixed "$2: the line names the command" "speedy $2: " "$WORK/$1.stderr"
 }
 
 TLS_LINE="the server answered with TLS: use https:// (or --tls)"
@@ -120,19 +101,20 @@ get_no_protocol_closes)
   # no ALPN answer: HTTP/1.1 by default, written to a closed connection
   run get get -s -k -o /dev/null "https://127.0.0.1:$PORT/"
   ended_in_one_line get get
+  check_grep_fixed "get: says what to try" "$NPN_LINE" "$WORK/get.stderr"
   ;;
 bench_no_protocol_closes)
   start_no_protocol_server
   run bench bench -k -n 5 "https://127.0.0.1:$PORT/"
   ended_in_one_line bench bench
-  check_grep "bench: says what to try" "$NPN_LINE" "$WORK/bench.stderr"
+  check_grep_fixed "bench: says what to try" "$NPN_LINE" "$WORK/bench.stderr"
   ;;
 load_no_protocol_closes)
   start_no_protocol_server
   # SPDY wanted: the negotiation's outcome is the reason
   run load load "$PLAN" --single "127.0.0.1:$PORT" --tls -k --strict --timeout 10 --result "$WORK/r"
   ended_in_one_line load load
-  check_grep "load: says what to try" "$NPN_LINE" "$WORK/load.stderr"
+  check_grep_fixed "load: says what to try" "$NPN_LINE" "$WORK/load.stderr"
   # HTTP/1.1 wanted (no ALPN answer is HTTP/1.1): the request meets the closed connection
   run load1 load "$PLAN" --single "127.0.0.1:$PORT" --tls -k --http1 --strict --timeout 10 \
     --result "$WORK/r"
@@ -143,21 +125,21 @@ get_plaintext_to_tls)
   run get get -s -o /dev/null "http://127.0.0.1:$PORT/index.html"
   check "get: exit 1" "$RC" 1
   check "get: within 2 s (took $MS ms)" "$([ "$MS" -lt 2000 ] && echo yes)" yes
-  check_grep "get: says the server speaks TLS" "$TLS_LINE" "$WORK/get.stderr"
+  check_grep_fixed "get: says the server speaks TLS" "$TLS_LINE" "$WORK/get.stderr"
   ;;
 bench_plaintext_to_tls)
   start_speedyd_tls
   run bench bench -n 5 -c 2 "http://127.0.0.1:$PORT/index.html"
   ended_in_one_line bench bench
   check "bench: within 2 s (took $MS ms)" "$([ "$MS" -lt 2000 ] && echo yes)" yes
-  check_grep "bench: says the server speaks TLS" "$TLS_LINE" "$WORK/bench.stderr"
+  check_grep_fixed "bench: says the server speaks TLS" "$TLS_LINE" "$WORK/bench.stderr"
   ;;
 load_plaintext_to_tls)
   start_speedyd_tls
   run load load "$PLAN" --single "127.0.0.1:$PORT" --strict --timeout 10 --result "$WORK/r"
   ended_in_one_line load load
   check "load: within 2 s (took $MS ms)" "$([ "$MS" -lt 2000 ] && echo yes)" yes
-  check_grep "load: says the server speaks TLS" "$TLS_LINE" "$WORK/load.stderr"
+  check_grep_fixed "load: says the server speaks TLS" "$TLS_LINE" "$WORK/load.stderr"
   ;;
 *)
   echo "unknown case $CASE"

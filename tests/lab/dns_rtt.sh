@@ -35,7 +35,7 @@ for bad in -5 abc 10001 1.5 "" 20ms " 7"; do
   "$speedy" lab run --dry-run -o "$tmp/results.jsonl" --dns-rtt "$bad" "$plan" \
     >/dev/null 2>"$tmp/err" || rc=$?
   [[ $rc == 2 ]] || fail "--dns-rtt '$bad': exit $rc, want 2"
-  grep -qF "speedy lab run: bad --dns-rtt '$bad' (whole ms, 0 to 10000" "$tmp/err" ||
+  grep -qF "speedy lab run: bad --dns-rtt '$bad': expected whole ms from 0 to 10000" "$tmp/err" ||
     fail "--dns-rtt '$bad': $(cat "$tmp/err")"
 done
 "$speedy" lab run --help | grep -q -- "--dns-rtt MS" || fail "--help lacks --dns-rtt"

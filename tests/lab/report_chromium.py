@@ -561,6 +561,11 @@ def check_waterfall(c, name, chart, svg, texts, rows, plans):
         if len(lines) != 1 or abs(left + float(lines[0]["x1"]) - want) > 1.5:
             c.fail(f"{name}: the {what} ({ms:g} ms) should be one vertical line at x "
                    f"{want:.1f}: {[left + float(a['x1']) for a in lines]}")
+    # Legend labels end before the next item's swatch (18 px before its label).
+    labels = sorted((y, x, w, text) for cls, text, x, y, w, h in texts if cls == "label")
+    for (y0, x0, w0, t0), (y1, x1, _, t1) in zip(labels, labels[1:]):
+        if abs(y0 - y1) < 1 and x0 + w0 > x1 - 18:
+            c.fail(f"{name}: legend label {t0!r} runs into the swatch of {t1!r}")
     drawn = {a.get("class") for tag, a, _ in chart.elements if tag == "rect"
              and a.get("class", "").split()[0] in ("dns", "connect", "queued", "wait", "recv")}
     legend = {a["class"].split(" ", 1)[1] for tag, a, _ in chart.elements if tag == "rect"

@@ -212,13 +212,13 @@ Test(sweeps, text_report_has_a_table_per_sweep) {
   cr_assert_not_null(strstr(text, "Sweep of loss: cable, TLS off (RTT 28 ms, queue 24 kB (one "
                                   "BDP))\n"),
                      "%s", text);
-  cr_assert_not_null(strstr(text, "\nloss             pages       http1-fcfs       spdy-multi\n"
-                                  "0%                   2             2000     1000 (0.500)\n"
-                                  "1%                   2             4000     2400 (0.600)\n"),
+  cr_assert_not_null(strstr(text, "\nloss               pages       http1-fcfs       spdy-multi\n"
+                                  "0%                   2/2             2000     1000 (0.500)\n"
+                                  "1%                   2/2             4000     2400 (0.600)\n"),
                      "%s", text);
-  cr_assert_not_null(strstr(text, "\n100 ms               2             5000     2000 (0.400)\n"),
+  cr_assert_not_null(strstr(text, "\n100 ms               2/2             5000     2000 (0.400)\n"),
                      "%s", text);
-  cr_assert_not_null(strstr(text, "\n1 MB                 2             1800     1440 (0.800)\n"),
+  cr_assert_not_null(strstr(text, "\n1 MB                 2/2             1800     1440 (0.800)\n"),
                      "%s", text);
   free(text);
 }
@@ -342,4 +342,138 @@ Test(report, loads_with_dns_lookups_form_their_own_group) {
   cr_expect_str_eq(built.groups[0], "cable, loss 0%, TLS off");
   cr_expect_str_eq(built.groups[1], "cable, loss 0%, TLS off, DNS 200 ms");
   report_free(&built);
+}
+
+/* ---- figures over comparable pages, and what they leave out ---------------------------- */
+
+/* One result line of page, configuration and page load time (valid when reason is NULL). */
+static void put_line(FILE *f, const char *page, const char *config, double plt, const char *reason,
+                     const char *left_out) {
+  fprintf(f,
+          "{\"format\":\"speedy-lab-result/1\",\"page\":\"%s\",\"config\":\"%s\",\"tls\":true,"
+          "\"link\":{\"profile\":\"dsl\",\"rtt_ms\":50,\"loss\":0},\"valid\":%s,"
+          "\"invalid_reason\":\"%s\",\"plt_ms\":%g,\"plt_cutoff_ms\":%g,\"lower_bound_ms\":100,"
+          "\"key\":\"%s|%s\"%s%s}\n",
+          page, config, reason ? "false" : "true", reason ? reason : "", plt, plt, page, config,
+          left_out ? ",\"left_out\":" : "", left_out ? left_out : "");
+}
+
+static void build_file(report *rep, void (*write)(FILE *)) {
+  char path[] = "/tmp/speedy-report-pages-XXXXXX", err[256];
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  FILE *f = fdopen(fd, "w");
+  write(f);
+  fclose(f);
+  int rc = report_build(path, 1, rep, err, sizeof err);
+  unlink(path);
+  cr_assert_eq(rc, 0, "%s", err);
+}
+
+/* Pages a and b valid in both; c valid only in spdy-single (HTTP/1.1's load failed). */
+static void three_pages(FILE *f) {
+  put_line(f, "a", "http1-fcfs", 1000, NULL, "{\"data: URL\": 2, \"websocket\": 1}");
+  put_line(f, "a", "spdy-single", 800, NULL, "{\"data: URL\": 2, \"websocket\": 1}");
+  put_line(f, "b", "http1-fcfs", 2000, NULL, NULL);
+  put_line(f, "b", "spdy-single", 1000, NULL, NULL);
+  put_line(f, "c", "http1-fcfs", 0,
+           "14 of 39 resources wrong; first #3 /a.png: status 404, planned 200", NULL);
+  put_line(f, "c", "spdy-single", 100, NULL, NULL);
+  put_line(f, "d", "http1-fcfs", 0,
+           "2 of 9 resources wrong; first #1 /b.png: status 404, planned 200", NULL);
+  put_line(f, "d", "spdy-single", 0,
+           "9 of 9 resources wrong; first #0 /: failed: cannot connect to 192.0.2.1: the "
+           "certificate did not verify",
+           NULL);
+  fprintf(f, "{\"format\":\"speedy-lab-skip/1\",\"key\":\"x.har#page 1|skipped\",\"source\":"
+             "\"x.har\",\"page\":\"page 1\",\"reason\":\"no document: 1 request, none a document "
+             "answered (first http://p.test/beacon, status 0)\"}\n");
+}
+
+Test(report_comparable, figures_are_over_the_pages_valid_in_every_configuration) {
+  report rep;
+  build_file(&rep, three_pages);
+  size_t h = 0, s = 1;
+  cr_assert_str_eq(rep.configs[h], "http1-fcfs");
+  cr_assert_eq(rep.comparable[0], 2, "a and b");
+  const report_row *http1 = report_row_at(&rep, 0, h), *spdy = report_row_at(&rep, 0, s);
+  cr_assert_eq(spdy->pages, 2, "c is left out of the comparison");
+  cr_assert(CLOSE(spdy->mean_ms, 900, 1e-9), "(800 + 1000) / 2, not with c's 100");
+  cr_assert(CLOSE(http1->mean_ms, 1500, 1e-9));
+  cr_assert(CLOSE(spdy->paper_metric, 1 - 1800.0 / 3000.0, 1e-9));
+  cr_assert_eq(spdy->valid_pages, 3, "its own valid pages are shown apart");
+  cr_assert(CLOSE(spdy->valid_mean_ms, 1900.0 / 3, 1e-9));
+  report_free(&rep);
+}
+
+Test(report_comparable, every_exclusion_is_counted_with_its_reason) {
+  report rep;
+  build_file(&rep, three_pages);
+  cr_assert_eq(rep.n_loads, 8, "the skip line is no load");
+  cr_assert_eq(rep.n_invalid, 3);
+  cr_assert_eq(rep.n_invalid_reasons, 2, "404s on different pages are one reason");
+  cr_assert_eq(rep.invalid[0].count, 2);
+  cr_assert_str_eq(rep.invalid[0].reason, "status #, planned #");
+  cr_assert(strstr(rep.invalid[1].reason, "certificate did not verify") != NULL);
+  cr_assert_eq(rep.n_skipped, 1);
+  cr_assert(strstr(rep.skipped[0].reason, "no document") != NULL, "%s", rep.skipped[0].reason);
+  cr_assert_str_eq(rep.skipped[0].example, "x.har#page 1|skipped");
+  cr_assert_eq(rep.n_left_out, 3, "a's requests counted once, not once per configuration");
+  cr_assert_str_eq(rep.left_out[0].reason, "data: URL");
+  cr_assert_eq(rep.left_out[0].count, 2);
+  char *text = NULL;
+  size_t size = 0;
+  FILE *out = open_memstream(&text, &size);
+  report_print(out, &rep);
+  fclose(out);
+  cr_assert(strstr(text, "2 pages valid in every configuration") != NULL, "%s", text);
+  cr_assert(strstr(text, "invalid loads: 3 of 8 (62.5% valid)") != NULL, "%s", text);
+  cr_assert(strstr(text, "pages not replayed: 1") != NULL, "%s", text);
+  cr_assert(strstr(text, "each configuration's own valid pages") != NULL, "%s", text);
+  free(text);
+  report_free(&rep);
+}
+
+/* A skip reason and an invalid reason with markup in them (they come from recordings). */
+static void pages_with_markup(FILE *f) {
+  three_pages(f);
+  put_line(f, "e", "http1-fcfs", 0, "1 of 2 resources wrong; first #1 /x: <b>bold</b> & more",
+           NULL);
+  fprintf(f, "{\"format\":\"speedy-lab-skip/1\",\"key\":\"y.har#page 1|skipped\",\"source\":"
+             "\"y.har\",\"page\":\"page 1\",\"reason\":\"document answered 404 <script>\"}\n");
+}
+
+Test(report_comparable, html_shows_every_exclusion_escaped) {
+  report rep;
+  build_file(&rep, pages_with_markup);
+  char path[] = "/tmp/speedy-report-html-XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  close(fd);
+  cr_assert_eq(report_write_html(&rep, path), 0);
+  FILE *f = fopen(path, "r");
+  cr_assert_not_null(f);
+  static char html[1 << 20];
+  size_t n = fread(html, 1, sizeof html - 1, f);
+  html[n] = '\0';
+  fclose(f);
+  unlink(path);
+  report_free(&rep);
+  const char *section = strstr(html, "<h2>Left out of the figures</h2>");
+  cr_assert_not_null(section, "no exclusions section");
+  cr_assert(strstr(section, "Invalid loads: 4 of 9 (55.6% valid).") != NULL, "%s", section);
+  cr_assert(strstr(section, "<td>status #, planned #</td><td>2</td><td>c|http1-fcfs</td>") != NULL,
+            "invalid loads by reason with an example: %s", section);
+  cr_assert(strstr(section, "<td>dsl, loss 0%, TLS on</td><td>1</td>") != NULL,
+            "c is valid in some configurations only: %s", section);
+  cr_assert(strstr(section, "Pages not replayed: 2.") != NULL, "%s", section);
+  cr_assert(strstr(section, "<td>x.har#page 1|skipped</td>") != NULL, "%s", section);
+  cr_assert(strstr(section, "Requests of replayed pages left out of every replay: 3.") != NULL,
+            "%s", section);
+  cr_assert(strstr(section, "<td>data: URL</td><td>2</td><td>a</td>") != NULL, "%s", section);
+  /* Escaped: nothing from the results becomes markup. */
+  cr_assert(strstr(section, "&lt;b&gt;bold&lt;/b&gt; &amp; more") != NULL, "%s", section);
+  cr_assert(strstr(section, "document answered 404 &lt;script&gt;") != NULL, "%s", section);
+  cr_assert_null(strstr(html, "<b>"));
+  cr_assert_null(strstr(html, "<script>"));
 }

@@ -48,9 +48,10 @@ static const char *refused_option(const char *option, const char *value) {
   cr_assert_eq(rv, 2, "%s %s: exit status %d, expected 2 (bad usage); stderr: %s", option, value,
                rv, messages);
   static char which[32];
-  const char *at = strstr(messages, "bad value for --");
-  cr_assert_not_null(at, "%s %s: no 'bad value' message: %s", option, value, messages);
-  sscanf(at + strlen("bad value for --"), "%31[a-z-]", which);
+  /* cli_option_error's one style: "speedy netem: bad --OPTION 'VALUE': expected ..." */
+  const char *at = strstr(messages, "speedy netem: bad --");
+  cr_assert_not_null(at, "%s %s: no 'bad --OPTION' message: %s", option, value, messages);
+  sscanf(at + strlen("speedy netem: bad --"), "%31[a-z-]", which);
   return which;
 }
 

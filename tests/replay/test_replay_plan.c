@@ -247,6 +247,44 @@ Test(replay_plan, find_host_prefers_the_matching_port) {
   replay_plan_del(plan);
 }
 
+/* A client names neither 80 nor 443 in Host: an authority without a port is for the host
+ * on 80 or 443 of that name, not for one on another port listed first. */
+Test(replay_plan, find_host_without_a_port_finds_the_default_port) {
+  replay_plan *plan = parse_ok(
+      "{\"format\":\"speedy-lab-plan/1\",\"seed\":1,\"hosts\":[{\"name\":\"a.test\",\"port\":8080},"
+      "{\"name\":\"a.test\",\"port\":80},{\"name\":\"a.test\",\"port\":443}],\"resources\":[]}");
+  cr_assert_eq(replay_plan_find_host(plan, "a.test"), 1);
+  cr_assert_eq(replay_plan_find_host(plan, "A.TEST."), 1);
+  cr_assert_eq(replay_plan_find_host(plan, "a.test:80"), 1);
+  cr_assert_eq(replay_plan_find_host(plan, "a.test:443"), 2);
+  cr_assert_eq(replay_plan_find_host(plan, "a.test:8080"), 0);
+  replay_plan_del(plan);
+}
+
+/* http://x/a and https://x/b: "x" names both hosts; each path is found on its own. */
+Test(replay_plan, find_for_looks_in_every_host_the_authority_reaches) {
+  replay_plan *plan = parse_ok(
+      "{\"format\":\"speedy-lab-plan/1\",\"seed\":1,\"hosts\":[{\"name\":\"x.test\",\"port\":80},"
+      "{\"name\":\"x.test\",\"port\":443},{\"name\":\"x.test.\",\"port\":443},"
+      "{\"name\":\"x.test\",\"port\":8080}],\"resources\":["
+      "{\"id\":0,\"host\":0,\"method\":\"GET\",\"path\":\"/a\",\"status\":200,"
+      "\"response_headers\":[],\"body_size\":1},"
+      "{\"id\":1,\"host\":1,\"method\":\"GET\",\"path\":\"/b\",\"status\":200,"
+      "\"response_headers\":[],\"body_size\":2},"
+      "{\"id\":2,\"host\":2,\"method\":\"GET\",\"path\":\"/c\",\"status\":200,"
+      "\"response_headers\":[],\"body_size\":3},"
+      "{\"id\":3,\"host\":3,\"method\":\"GET\",\"path\":\"/d\",\"status\":200,"
+      "\"response_headers\":[],\"body_size\":4}]}");
+  cr_assert_eq(replay_plan_find_for(plan, "x.test", "GET", "/a")->id, 0);
+  cr_assert_eq(replay_plan_find_for(plan, "x.test", "GET", "/b")->id, 1);
+  cr_assert_eq(replay_plan_find_for(plan, "x.test.", "GET", "/c")->id, 2, "a trailing dot");
+  cr_assert_null(replay_plan_find_for(plan, "x.test", "GET", "/d"), "8080 is another server");
+  cr_assert_eq(replay_plan_find_for(plan, "x.test:8080", "GET", "/d")->id, 3);
+  cr_assert_null(replay_plan_find_for(plan, "x.test:8080", "GET", "/a"));
+  cr_assert_null(replay_plan_find_for(plan, "y.test", "GET", "/a"));
+  replay_plan_del(plan);
+}
+
 Test(replay_plan, repeated_url_finds_the_first_resource) {
   replay_plan *plan =
       parse_ok(PLAN_HEAD "{\"id\":0,\"host\":0,\"method\":\"GET\",\"path\":\"/a\",\"status\":200,"

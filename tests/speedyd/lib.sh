@@ -85,25 +85,7 @@ stop_server() {
   STOP_STATUS=$?
 }
 
-check() {
-  if [ "$2" == "$3" ]; then
-    echo "ok: $1"
-  else
-    echo "FAIL: $1: got '$2', expected '$3'"
-    FAILS=$((FAILS + 1))
-  fi
-}
-
-# check_grep WHAT PATTERN FILE
-check_grep() {
-  if grep -q -- "$2" "$3"; then
-    echo "ok: $1"
-  else
-    echo "FAIL: $1: '$2' not found in $3:"
-    head -c 2000 "$3"
-    FAILS=$((FAILS + 1))
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../checks.sh"
 
 sha() { sha256sum "$1" | cut -d' ' -f1; }
 

@@ -22,7 +22,7 @@ check "one-line message names it" "$(cat "$WORK/e1")" \
 "$SPEEDYD" --listen 1 2>/dev/null; check "no --docroot exits 2" "$?" 2
 "$SPEEDYD" --docroot "$WORK/site" --listen nope 2>"$WORK/e7"; check "a bad --listen exits 2" "$?" 2
 check "its message, in the one style of option errors" "$(cat "$WORK/e7")" \
-  "speedyd: bad --listen 'nope': expected [ADDR:]PORT[,tls] (try 'speedyd --help')"
+  "speedyd: bad --listen 'nope': expected [ADDR:]PORT[,tls][,proxy] (try 'speedyd --help')"
 "$SPEEDYD" --docroot "$WORK/site" --protocols spdy/3,spdy/4 2>"$WORK/e8"
 check "a bad --protocols exits 2" "$?" 2
 check "its message shows the whole value" "$(cat "$WORK/e8")" \

@@ -79,6 +79,15 @@ client --port "$PORT_main" --version 3 --tls --ca "$WORK/certs/ca.pem" --port "$
 check "a Content-Length below the DATA received is a 400 reply" "$(json "$out" r.status)" 400
 
 check_grep "access log: SPDY stream with protocol and stream id" '"GET /css/site.css HTTP/1.1" 200 629 .* spdy/3.1 [0-9]' "$WORK/access.log"
+# A client that leaves (half-close) while a stream waits for its window or its upload:
+# speedyd closes at once instead of sitting in CLOSE-WAIT until --idle-timeout.
+if [ -x /usr/bin/python3 ]; then
+  for what in download upload; do
+    status=0
+    /usr/bin/python3 "$TESTS/dead_peer.py" "$PORT_main" $what || status=$?
+    check "a client gone mid-$what is let go at once" "$status" 0
+  done
+fi
 stop_server main
 check "server exits 0 on SIGTERM" "$STOP_STATUS" 0
 finish

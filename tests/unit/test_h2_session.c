@@ -67,3 +67,32 @@ Test(h2_session, s8_1_a_get_and_its_response_go_both_ways) {
   cr_assert(test_log_has(server, "close 1 NONE"));
   delete_pair(client, server);
 }
+
+/* spdy_header_compressor for HTTP/2 counts exactly the HEADERS a session sends. */
+Test(h2_session, header_compressor_counts_what_an_h2_session_sends) {
+  static const char *const paths[] = {"/", "/style.css", "/img/logo.png", "/style.css"};
+  h2_rig rig;
+  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
+  spdy_header_compressor *compressor;
+  cr_assert_eq(spdy_header_compressor_new(&compressor, SPDY_PROTOCOL_H2, NULL), 0);
+  for (size_t i = 0; i < 4; i++) {
+    spdy_header headers[] = {{":method", 7, "GET", 3},
+                             {":scheme", 7, "https", 5},
+                             {":authority", 10, "example.test", 12},
+                             {":path", 5, paths[i], strlen(paths[i])},
+                             {"user-agent", 10, "speedy-test", 11}};
+    cr_assert_gt(spdy_submit_request(rig.peer->session, 3, headers, 5, NULL, NULL, NULL), 0);
+    h2_output out;
+    h2_output_take(&out, &rig);
+    cr_assert_eq(out.n, 1);
+    int64_t counted = spdy_header_compressor_frame_size(compressor, 0, headers, 5);
+    cr_assert_eq(counted, (int64_t)(9 + out.frames[0].hd.length), "request %zu: %lld, sent %u", i,
+                 (long long)counted, 9 + out.frames[0].hd.length);
+    h2_output_free(&out);
+  }
+  spdy_header bad[] = {{":status", 7, "200", 3}};
+  cr_assert_eq(spdy_header_compressor_frame_size(compressor, 0, bad, 1), SPDY_ERR_INVALID_HEADER,
+               "a request with :status breaks 8.3");
+  spdy_header_compressor_del(compressor);
+  h2_rig_close(&rig);
+}

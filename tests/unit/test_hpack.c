@@ -889,6 +889,15 @@ Test(hpack, truncated_block_at_every_octet_is_an_error_or_a_shorter_list) {
     cr_assert_eq(g.n, whole, "cut at %zu: %zu fields emitted, %zu complete", cut, g.n, whole);
     got_free(&g);
     speedy_hpack_decoder_del(d);
+    /* The same when the block's end comes as an empty last piece. */
+    d = decoder_new();
+    speedy_hpack_decoder_set_initial_table_size(d, 256);
+    cr_assert_eq(speedy_hpack_decode(d, in, cut, 0, collect, &g), 0);
+    rc = speedy_hpack_decode(d, NULL, 0, 1, collect, &g);
+    cr_assert_eq(rc, boundary ? 0 : SPEEDY_HPACK_ERR_TRUNCATED, "cut at %zu, then the end", cut);
+    cr_assert_eq(g.n, whole);
+    got_free(&g);
+    speedy_hpack_decoder_del(d);
   }
   mem_check();
 }

@@ -11,6 +11,10 @@
 #       libspdy.so.0 and needs nothing but zlib and libc
 #   (e) libspdy.pc has Requires.private: zlib
 #   (f) the header compiles and links as C++ (extern "C"), when a C++ compiler is found
+#   (g) with the programs: `make install PREFIX=...` is this `cmake --install`; it installs
+#       every docs/*.1 and docs/*.8 of the source tree, among them every page `speedy
+#       --help` names; each page names every option its command's --help lists (and each
+#       of `speedy lab`'s subcommands'); `man -l` (or groff) renders each without a warning
 # Temporary files are removed on exit, whatever happens.
 #
 # Usage: run-install-test.sh BUILD_DIR C_COMPILER SANITIZE(ON|OFF) [COMPILE_OPTIONS...]
@@ -175,6 +179,80 @@ if command -v "$cxx" >/dev/null 2>&1; then
   LD_LIBRARY_PATH="$libdir" "$work/consumer-cxx" || fail "C++ consumer failed"
 else
   step "(f) skipped: no C++ compiler ($cxx) found"
+fi
+
+# --- (g) the manual pages -----------------------------------------------------------------
+src_dir="$(sed -n 's/^speedy_SOURCE_DIR:STATIC=//p' "$build_dir/CMakeCache.txt")"
+speedy="$prefix/bin/speedy"
+if [[ ! -x "$speedy" ]]; then
+  step "(g) skipped: the programs are not built (SPEEDY_LIB_ONLY=ON)"
+else
+  step "(g) manual pages: installed by make install, named by speedy --help, every option, rendered"
+  # `make install PREFIX=P` runs what this test ran (after building, which ctest's build did).
+  recipe="$(make -n -s -C "$src_dir" install PREFIX="$prefix" BUILD_DIR="$build_dir" 2>&1 |
+    grep -F 'cmake --install' || true)"
+  [[ "$recipe" == "cmake --install $build_dir --prefix \"$prefix\"" ]] ||
+    fail "make install PREFIX=... does not run 'cmake --install BUILD --prefix PREFIX': '$recipe'"
+  mandir="$prefix/share/man"
+  pages=()
+  for page in "$src_dir"/docs/*.1 "$src_dir"/docs/*.8; do
+    [[ -e "$page" ]] || continue
+    name="$(basename "$page")"
+    installed="$mandir/man${name##*.}/$name"
+    cmp -s "$page" "$installed" || fail "docs/$name is not installed as $installed"
+    pages+=("$installed")
+  done
+  ((${#pages[@]} > 0)) || fail "no manual page found in $src_dir/docs"
+  help="$("$speedy" --help)"
+  for ref in $(grep -oE '\b[a-z][a-z-]*\([18]\)' <<<"$help"); do
+    name="${ref%(*}" section="${ref//[^0-9]/}"
+    [[ -f "$mandir/man$section/$name.$section" ]] ||
+      fail "speedy --help names $ref, which is not installed ($mandir/man$section/$name.$section)"
+  done
+
+  # commands HELP: the first word of each line of the "Commands:" or "Subcommands:" list.
+  commands() { awk '/^(Sub)?[Cc]ommands:$/ { on = 1; next } on && NF == 0 { on = 0 } on { print $1 }' <<<"$1"; }
+  # options_in PAGE COMMAND...: every option COMMAND --help lists is in PAGE (as \-\-name).
+  options_in() {
+    local page="$1" option missing=()
+    shift
+    for option in $("$@" --help | grep -oE '(^|[ ,[])--?[a-zA-Z][a-zA-Z0-9-]*' |
+      sed 's/^[ ,[]//' | sort -u); do
+      grep -qF -- "${option//-/\\-}" "$page" || missing+=("$option")
+    done
+    ((${#missing[@]} == 0)) || fail "$(basename "$page") lacks what '$* --help' lists: ${missing[*]}"
+  }
+  options_in "$mandir/man1/speedy.1" "$speedy"
+  for command in $(commands "$help"); do
+    page="$mandir/man1/speedy-$command.1"
+    [[ -f "$page" ]] || continue # named by --help: checked above
+    options_in "$page" "$speedy" "$command"
+    for sub in $(commands "$("$speedy" "$command" --help)"); do
+      options_in "$page" "$speedy" "$command" "$sub"
+    done
+  done
+  if [[ -x "$prefix/sbin/speedyd" ]]; then
+    options_in "$mandir/man8/speedyd.8" "$prefix/sbin/speedyd"
+  else
+    fail "speedyd is not installed in $prefix/sbin"
+  fi
+
+  # Rendered as man(1) does, with groff's warnings on: none may come.
+  for page in "${pages[@]}"; do
+    if command -v man >/dev/null; then
+      LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings=w -l "$page" >"$work/page.txt" 2>"$work/page.err" ||
+        fail "man -l $(basename "$page") failed: $(head -c 300 "$work/page.err")"
+    elif command -v groff >/dev/null; then
+      groff -k -man -Tutf8 -ww "$page" >"$work/page.txt" 2>"$work/page.err" ||
+        fail "groff $(basename "$page") failed: $(head -c 300 "$work/page.err")"
+    else
+      step "(g) note: neither man nor groff found: the pages are not rendered"
+      break
+    fi
+    [[ ! -s "$work/page.err" ]] || fail "$(basename "$page") renders with warnings: $(head -c 300 "$work/page.err")"
+    grep -q "^NAME" "$work/page.txt" || fail "$(basename "$page") renders without a NAME section"
+  done
+  step "(g) ${#pages[@]} pages installed and rendered: $(words "$(basename -a "${pages[@]}")")"
 fi
 
 step "all checks passed"
