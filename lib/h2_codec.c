@@ -210,6 +210,7 @@ static int lay_out(spdy_session *session, speedy_h2_message_kind kind, spdy_bloc
   frame->role = (uint8_t)role;
   frame->n_headers = total;
   h2_layout *layout = (h2_layout *)(void *)frame->block;
+  layout->has_priority = 0;
   uint8_t *at = frame->block + record;
   size_t k = 0;
   /* Two passes: pseudo-header fields, then the others, each in the order given. */
@@ -263,6 +264,7 @@ static int prepare_block(spdy_session *session, spdy_block_role role, const spdy
     *out = NULL;
     return SPDY_ERR_INVALID_HEADER;
   }
+  (*out)->head_request = message.method == SPEEDY_H2_METHOD_HEAD;
   return 0;
 }
 

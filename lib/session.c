@@ -144,6 +144,16 @@ void spdy_session_apply_local_settings(spdy_session *session, const spdy_setting
       for (uint32_t b = 0; b < session->n_buckets; b++)
         for (spdy_stream *s = session->buckets[b]; s != NULL; s = s->hash_next)
           s->recv_window += delta;
+      /* A smaller window lowers the threshold of credit returns: what is already due goes
+       * now, or a peer whose window went negative would wait for it forever. */
+      for (uint32_t b = 0; b < session->n_buckets; b++)
+        for (spdy_stream *s = session->buckets[b]; s != NULL; s = s->hash_next)
+          if (!s->remote_closed && s->recv_unacked > 0 &&
+              s->recv_unacked >= session->local_initial_window / 2 &&
+              spdy_queue_window_update(session, s->id, s->recv_unacked) == 0) {
+            s->recv_window += s->recv_unacked;
+            s->recv_unacked = 0;
+          }
     }
   }
 }

@@ -135,7 +135,8 @@ struct spdy_outframe {
   uint8_t urgency;    /* opening blocks: the stream's urgency */
   uint8_t flags;      /* SPDY_OUT_SETTINGS: the frame flags the application gave */
   uint8_t n_settings;
-  uint8_t has_value; /* SPDY_OUT_SETTINGS_ACK: value is a table size to apply then */
+  uint8_t has_value;    /* SETTINGS_ACK: value is a table size to apply then; PING: opaque */
+  uint8_t head_request; /* a request with the HEAD method (its response has no content) */
   int32_t stream_id;
   int32_t associated_id; /* pushes and promises: the stream they belong to */
   uint32_t reason;       /* RST, GOAWAY: spdy_rst_status */

@@ -63,6 +63,7 @@ static int32_t open_local_stream(spdy_session *session, spdy_outframe *syn, spdy
   stream->source = source;
   stream->data_state = read_fn != NULL ? SPDY_DATA_WAITING : SPDY_DATA_NONE;
   if (read_fn == NULL) stream->local_closed = 1;
+  stream->head_request = syn->head_request;
   if (syn->role == SPDY_BLOCK_PUSH) {
     stream->remote_closed = 1; /* a push is one-way */
     stream->associated_id = syn->associated_id;
