@@ -6,5 +6,7 @@
 int lab_main(int argc, char **argv);
 /* `speedy lab agree RUN1 RUN2` (agree.c): argv[0] is "agree". */
 int lab_agree_main(int argc, char **argv);
+/* `speedy lab merge OUT IN...` (merge.c): argv[0] is "merge". */
+int lab_merge_main(int argc, char **argv);
 
 #endif

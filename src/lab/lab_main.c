@@ -35,6 +35,7 @@ static void usage(FILE *out) {
           "  run     the experiment: pages x links x protocols through emulated links\n"
           "  report  the experiment's tables and an HTML report with charts\n"
           "  agree   whether two runs of the same matrix agree (repeatability)\n"
+          "  merge   join the results files of a matrix's shards into one\n"
           "  synth   write the example corpus of synthetic pages\n\n"
           "'speedy lab SUBCOMMAND --help' lists a subcommand's options. See docs/lab.md.\n");
 }
@@ -346,6 +347,7 @@ int lab_main(int argc, char **argv) {
   }
   if (strcmp(sub, "agree") == 0) return lab_agree_main(argc - 1, argv + 1);
   if (strcmp(sub, "hdr") == 0) return hdr_main(argc - 1, argv + 1);
+  if (strcmp(sub, "merge") == 0) return lab_merge_main(argc - 1, argv + 1);
   if (strcmp(sub, "pages") == 0) return pages_main(argc - 1, argv + 1);
   if (strcmp(sub, "plan") == 0) return lab_plan_main(argc - 1, argv + 1);
   if (strcmp(sub, "report") == 0) return lab_report_main(argc - 1, argv + 1);

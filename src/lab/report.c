@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "hdr.h"
+#include "matrix.h"
 #include "run.h"
 
 static size_t intern(char ***list, size_t *n, const char *s) {
@@ -49,6 +50,12 @@ static const char *plain_config(const char *name) {
 /* The configuration of a line: its "config", else derived from the loader's fields. */
 const char *report_config_of(const json_t *line) {
   const char *c = json_string_value(json_object_get(line, "config"));
+  /* Loads of --client chromium are configurations of their own beside the loader's. */
+  const char *client = json_string_value(json_object_get(line, "client"));
+  if (client != NULL && strcmp(client, "chromium") == 0)
+    return c != NULL && strcmp(c, "http1-single") == 0 ? "chromium-single"
+           : c != NULL && strcmp(c, "http1-fcfs") == 0 ? "chromium-fcfs"
+                                                       : "chromium-other";
   if (c != NULL) return plain_config(c);
   const char *protocol = json_string_value(json_object_get(line, "protocol"));
   const char *mode = json_string_value(json_object_get(line, "mode"));
@@ -323,6 +330,10 @@ int report_build(const char *results, uint64_t seed, report *r, char *err, size_
     json_error_t jerr;
     json_t *line = json_loads(text, 0, &jerr);
     const char *format = json_string_value(json_object_get(line, "format"));
+    if (format != NULL && strcmp(format, LAB_MATRIX_FORMAT) == 0) { /* what the run was */
+      json_decref(line);
+      continue;
+    }
     if (format != NULL && strcmp(format, LAB_RUN_SKIP_FORMAT) == 0) {
       int rc = take_skip(r, line);
       json_decref(line);
@@ -439,9 +450,13 @@ int report_build(const char *results, uint64_t seed, report *r, char *err, size_
     snprintf(err, err_size, "out of memory");
     return -1;
   }
-  qsort(r->invalid, r->n_invalid_reasons, sizeof *r->invalid, by_count);
-  qsort(r->skipped, r->n_skipped_reasons, sizeof *r->skipped, by_count);
-  qsort(r->left_out, r->n_left_out_reasons, sizeof *r->left_out, by_count);
+  /* qsort wants a valid pointer even for no elements, and an empty list has none. */
+  if (r->n_invalid_reasons > 0)
+    qsort(r->invalid, r->n_invalid_reasons, sizeof *r->invalid, by_count);
+  if (r->n_skipped_reasons > 0)
+    qsort(r->skipped, r->n_skipped_reasons, sizeof *r->skipped, by_count);
+  if (r->n_left_out_reasons > 0)
+    qsort(r->left_out, r->n_left_out_reasons, sizeof *r->left_out, by_count);
   for (size_t g = 0; g < r->n_groups; g++)
     for (size_t p = 0; p < r->n_pages; p++) r->comparable[g] += comparable(r, g, p) != 0;
   for (size_t g = 0; g < r->n_groups; g++)

@@ -1,7 +1,8 @@
-/* run.c — `speedy lab run` (run.h): the matrix, its inputs (HARs become plans), the
- * plain-file sites of --write-site, resuming from the results file, the random
- * interleaving, parallel links bounded by the emulator's lateness, the progress bar, and
- * interruption. One load is run_load.c's.
+/* run.c — `speedy lab run` (run.h): the matrix (matrix.c: its order, keys and shards;
+ * --shard K/N runs one shard), its inputs (HARs become plans), the plain-file sites of
+ * --write-site, resuming from the results file, the random interleaving, parallel links
+ * bounded by the emulator's lateness, the progress bar, interruption, and the results
+ * file put in the matrix's order at the end. One load is run_load.c's.
  *
  * Interruption: while the loads run, SIGINT and SIGTERM are blocked in every thread and
  * taken by the main thread with sigtimedwait() (no handler, so nothing has to be
@@ -29,6 +30,7 @@
 
 #include "cli.h"
 #include "har.h"
+#include "matrix.h"
 #include "netem.h"
 #include "page.h"
 #include "plan.h"
@@ -70,7 +72,9 @@ typedef struct run_state {
   int configs[LAB_N_CONFIGS];
   size_t n_configs;
   int repetitions, lossy_repetitions;
-  lab_run_job *jobs;
+  lab_matrix matrix;        /* the whole matrix, every shard's loads */
+  unsigned shard, n_shards; /* --shard K/N: shard = K - 1; n_shards 0 without it */
+  lab_run_job *jobs;        /* this run's: its shard's, less those in the results */
   size_t n_jobs;
   /* workers */
   pthread_mutex_t lock;
@@ -197,50 +201,87 @@ static int is_done(const char *key) {
          bsearch(&key, done_keys, n_done_keys, sizeof *done_keys, done_key_cmp) != NULL;
 }
 
-static void link_name(const lab_run_link *l, char *out, size_t size) {
-  if (l->rtt_ms >= 0)
-    snprintf(out, size, "%s-rtt%g", l->profile, l->rtt_ms);
-  else
-    snprintf(out, size, "%s", l->profile);
+static int compare_page_ids(const void *a, const void *b) {
+  return strcmp(((const lab_run_page *)a)->id, ((const lab_run_page *)b)->id);
 }
 
-static size_t build_jobs(run_state *st, size_t *skipped) {
-  size_t cap = 0;
-  *skipped = 0;
-  for (size_t p = 0; p < st->in.n_pages; p++)
-    for (size_t l = 0; l < st->n_links; l++)
-      for (size_t t = 0; t < st->n_tls; t++)
-        for (size_t c = 0; c < st->n_configs; c++) {
-          int reps = st->links[l].loss > 0 ? st->lossy_repetitions : st->repetitions;
-          for (int r = 1; r <= reps; r++) {
-            lab_run_job job = {.page = p,
-                               .link = l,
-                               .tls = st->tls[t],
-                               .config = (lab_config)st->configs[c],
-                               .repetition = r};
-            char ln[64], dns[32] = "";
-            link_name(&st->links[l], ln, sizeof ln);
-            /* Without lookups the key is what it was before --dns-rtt existed, so older
-             * results files keep resuming. */
-            if (st->settings.dns_rtt_ms > 0)
-              snprintf(dns, sizeof dns, "|dns=%u", st->settings.dns_rtt_ms);
-            snprintf(job.key, sizeof job.key, "%s|%s|loss=%g|tls=%s%s|%s|rep=%d",
-                     st->in.pages[p].id, ln, st->links[l].loss * 100, job.tls ? "on" : "off", dns,
-                     lab_config_name(job.config), r);
-            if (is_done(job.key)) {
-              (*skipped)++;
-              continue;
-            }
-            if (st->n_jobs == cap) {
-              cap = cap ? cap * 2 : 64;
-              lab_run_job *grown = realloc(st->jobs, cap * sizeof *grown);
-              if (grown == NULL) return st->n_jobs;
-              st->jobs = grown;
-            }
-            st->jobs[st->n_jobs++] = job;
-          }
-        }
-  /* Interleaved in random order: drift of the machine spreads over every configuration. */
+/* The run's matrix (matrix.h) from its inputs and options. The pages and links are put in
+ * the matrix's order, so that a job's indices name both. Returns 0, or -1 after a message
+ * (two inputs with the same page, out of memory). */
+static int make_matrix(run_state *st) {
+  lab_matrix *m = &st->matrix;
+  const lab_run_settings *s = &st->settings;
+  qsort(st->in.pages, st->in.n_pages, sizeof *st->in.pages, compare_page_ids);
+  for (size_t p = 1; p < st->in.n_pages; p++)
+    if (strcmp(st->in.pages[p - 1].id, st->in.pages[p].id) == 0) {
+      /* Their loads would have the same keys: one would pass for the other's. */
+      fprintf(stderr,
+              PROG ": two inputs give the page '%s' (a page is named by its file's name): "
+                   "give each page once\n",
+              st->in.pages[p].id);
+      return -1;
+    }
+  for (size_t i = 0; i < st->in.n_skips; i++)
+    for (size_t k = 0; k < i; k++)
+      if (strcmp(st->in.skips[i].key, st->in.skips[k].key) == 0) {
+        fprintf(stderr, PROG ": two inputs give the page '%s#%s': give each page once\n",
+                st->in.skips[i].source, st->in.skips[i].page);
+        return -1;
+      }
+  int rc = 0;
+  for (size_t p = 0; p < st->in.n_pages && rc == 0; p++)
+    rc = lab_matrix_add_page(m, st->in.pages[p].id);
+  for (size_t i = 0; i < st->in.n_skips && rc == 0; i++)
+    rc = lab_matrix_add_skip(m, st->in.skips[i].key);
+  for (size_t l = 0; l < st->n_links && rc == 0; l++) rc = lab_matrix_add_link(m, &st->links[l]);
+  for (size_t t = 0; t < st->n_tls; t++) m->tls[m->n_tls++] = st->tls[t];
+  for (size_t c = 0; c < st->n_configs; c++)
+    m->configs[m->n_configs++] = (lab_config)st->configs[c];
+  m->repetitions = st->repetitions;
+  m->lossy_repetitions = st->lossy_repetitions;
+  m->dns_rtt_ms = s->dns_rtt_ms;
+  m->chromium = s->chromium;
+  /* What changes a load but is not in its key: shards that differ in it are not one run. */
+  m->settings = json_pack("{s:s, s:i, s:I, s:s, s:f, s:f, s:o}", "tcp", s->tcp_preset, "initcwnd",
+                          s->initcwnd, "queue_bytes", (json_int_t)s->queue_bytes, "tls_version",
+                          s->tls_version == 13 ? "1.3" : "1.2", "timeout_s", s->timeout_s,
+                          "lateness_p99_ms", s->lateness_p99_ms, "server_cmd",
+                          s->server_cmd != NULL ? json_string(s->server_cmd) : json_null());
+  /* Only with the browser: a speedy matrix's line is what it was before --client. */
+  if (m->settings != NULL && s->chromium)
+    json_object_set_new(m->settings, "client", json_string("chromium"));
+  if (rc != 0 || m->settings == NULL) {
+    fprintf(stderr, PROG ": out of memory\n");
+    return -1;
+  }
+  lab_matrix_sort(m);
+  memcpy(st->links, m->links, m->n_links * sizeof *m->links);
+  st->n_links = m->n_links;
+  return 0;
+}
+
+/* This run's loads: the matrix's in its order, less those of other shards and those in
+ * the results already. Returns 0 or -1 (out of memory). */
+static int build_jobs(run_state *st, size_t *in_shard, size_t *skipped) {
+  size_t n_all = 0;
+  *in_shard = *skipped = 0;
+  if (lab_matrix_jobs(&st->matrix, &st->jobs, &n_all) != 0) return -1;
+  st->n_jobs = 0;
+  for (size_t i = 0; i < n_all; i++) {
+    const lab_run_job *job = &st->jobs[i];
+    if (st->n_shards > 0 && lab_matrix_shard_of_job(&st->matrix, job, st->n_shards) != st->shard)
+      continue;
+    (*in_shard)++;
+    if (is_done(job->key))
+      (*skipped)++;
+    else
+      st->jobs[st->n_jobs++] = *job;
+  }
+  return 0;
+}
+
+/* Interleaved in random order: drift of the machine spreads over every configuration. */
+static void shuffle_jobs(run_state *st) {
   lab_rng rng;
   lab_rng_seed(&rng, st->settings.seed);
   for (size_t i = st->n_jobs; i > 1; i--) {
@@ -249,7 +290,11 @@ static size_t build_jobs(run_state *st, size_t *skipped) {
     st->jobs[i - 1] = st->jobs[j];
     st->jobs[j] = tmp;
   }
-  return st->n_jobs;
+}
+
+/* Is this skipped page's line this run's to write (its shard's)? */
+static int skip_in_shard(const run_state *st, const lab_run_skip *skip) {
+  return st->n_shards == 0 || lab_matrix_shard_of(skip->key, st->n_shards) == st->shard;
 }
 
 /* ---- workers and progress ----------------------------------------------------------- */
@@ -429,6 +474,22 @@ static int list_option(run_state *st, const char *option, const char *value,
   return rc;
 }
 
+/* --shard K/N: digits, a slash, digits, 1 <= K <= N; *shard gets K - 1. */
+static int parse_shard(const char *text, unsigned *shard, unsigned *n_shards) {
+  const char *slash = strchr(text, '/');
+  uint64_t k, n;
+  if (slash == NULL || slash - text > 10) return -1;
+  char part[16];
+  memcpy(part, text, (size_t)(slash - text));
+  part[slash - text] = '\0';
+  if (cli_parse_u64(part, 1, LAB_MATRIX_SHARDS_MAX, &k) != 0 ||
+      cli_parse_u64(slash + 1, 1, LAB_MATRIX_SHARDS_MAX, &n) != 0 || k > n)
+    return -1;
+  *shard = (unsigned)(k - 1);
+  *n_shards = (unsigned)n;
+  return 0;
+}
+
 static char *dir_of(const char *path) {
   char *copy = strdup(path);
   if (copy == NULL) return NULL;
@@ -467,6 +528,8 @@ static void usage(void) {
          "      --rtt LIST         RTTs in ms replacing the profile's (a sweep; default: the "
          "profile's)\n"
          "      --tls LIST         off, on (default off,on)\n"
+         "      --client C         speedy (speedy load) or chromium (headless Chromium over the\n"
+         "                         DevTools protocol; http1-fcfs and http1-single only)\n"
          "      --dns-rtt MS       emulated DNS: the loader waits MS ms before its first\n"
          "                         connection to each host name (0 to 10000; default 0: none)\n"
          "  -c, --configs LIST     http1-fcfs, http1-prio, http1-single, spdy-multi, spdy-single,\n"
@@ -491,7 +554,9 @@ static void usage(void) {
          "                         own directory (for configuration, pid and temporary files)\n"
          "      --write-site DIR   write each page's bodies as plain files, one directory per\n"
          "                         host, under DIR/<page>/ before the loads (for --server-cmd)\n"
-         "      --dry-run          list the loads that would run, run none\n"
+         "      --shard K/N        run shard K of N of the matrix (another machine runs another;\n"
+         "                         'speedy lab merge' joins their results files)\n"
+         "      --dry-run          list the loads that would run, in the results' order\n"
          "  -v, --verbose          one line per load\n"
          "  -h, --help             this help\n");
 }
@@ -515,7 +580,9 @@ int lab_run_main(int argc, char **argv) {
     O_DRY_RUN,
     O_WORK_DIR,
     O_WRITE_SITE,
-    O_DNS_RTT
+    O_DNS_RTT,
+    O_SHARD,
+    O_CLIENT
   };
   static const struct option long_options[] = {
       {"results", required_argument, NULL, 'o'},
@@ -525,6 +592,8 @@ int lab_run_main(int argc, char **argv) {
       {"rtt", required_argument, NULL, O_RTT},
       {"tls", required_argument, NULL, O_TLS},
       {"dns-rtt", required_argument, NULL, O_DNS_RTT},
+      {"shard", required_argument, NULL, O_SHARD},
+      {"client", required_argument, NULL, O_CLIENT},
       {"configs", required_argument, NULL, 'c'},
       {"repetitions", required_argument, NULL, 'n'},
       {"lossy-repetitions", required_argument, NULL, O_LOSSY},
@@ -598,6 +667,12 @@ int lab_run_main(int argc, char **argv) {
       if (cli_parse_u64(optarg, 0, 10000, &v) != 0)
         return cli_option_error(PROG, "dns-rtt", optarg, "whole ms from 0 to 10000");
       s->dns_rtt_ms = (unsigned)v;
+      break;
+    case O_SHARD:
+      if (parse_shard(optarg, &st.shard, &st.n_shards) != 0)
+        return cli_option_error(PROG, "shard", optarg,
+                                "K/N, shard K of N: whole numbers with 1 <= K <= N <= %u",
+                                LAB_MATRIX_SHARDS_MAX);
       break;
     case 'n':
     case O_LOSSY:
@@ -682,6 +757,11 @@ int lab_run_main(int argc, char **argv) {
     case O_WRITE_SITE:
       write_site = optarg;
       break;
+    case O_CLIENT:
+      if (strcmp(optarg, "speedy") != 0 && strcmp(optarg, "chromium") != 0)
+        return cli_option_error(PROG, "client", optarg, "speedy or chromium");
+      s->chromium = strcmp(optarg, "chromium") == 0;
+      break;
     case O_DRY_RUN:
       dry_run = 1;
       break;
@@ -703,6 +783,18 @@ int lab_run_main(int argc, char **argv) {
   if (n_link_profiles == 0) add_profile(&st, "dsl"), add_profile(&st, "cable");
   if (n_loss_values == 0) loss_values[n_loss_values++] = 0, loss_values[n_loss_values++] = 1;
   if (st.n_tls == 0) st.tls[0] = 0, st.tls[1] = 1, st.n_tls = 2;
+  if (s->chromium) {
+    /* The browser's HTTP/1.1 only, for now: no SPDY, and its own request order. */
+    if (st.n_configs == 0) add_config(&st, "http1-fcfs"), add_config(&st, "http1-single");
+    for (size_t k = 0; k < st.n_configs; k++)
+      if (st.configs[k] != LAB_HTTP1_FCFS && st.configs[k] != LAB_HTTP1_SINGLE)
+        return cli_option_error(PROG, "configs", lab_config_name((lab_config)st.configs[k]),
+                                "http1-fcfs or http1-single with --client chromium (the "
+                                "browser's HTTP/1.1 only, for now)");
+    s->node_path = "node";
+    s->driver_path = SPEEDY_LAB_CHROMIUM_DRIVER;
+    s->chromium_path = "/usr/bin/chromium";
+  }
   if (st.n_configs == 0) add_config(&st, "all");
   if (st.lossy_repetitions < 0) st.lossy_repetitions = 2 * st.repetitions;
   for (size_t p = 0; p < n_link_profiles; p++)
@@ -744,14 +836,14 @@ int lab_run_main(int argc, char **argv) {
     rc = 1;
     goto out;
   }
-  for (size_t i = 0; i < st.in.n_skips; i++)
-    fprintf(stderr, PROG ": %s: %s skipped: %s\n", st.in.skips[i].source, st.in.skips[i].page,
-            st.in.skips[i].reason);
-  if (!dry_run && geteuid() != 0) {
-    fprintf(stderr, PROG ": needs root for the emulated links' network namespaces\n");
+  if (make_matrix(&st) != 0) {
+    fprintf(stderr, PROG ": nothing run\n");
     rc = 1;
     goto out;
   }
+  for (size_t i = 0; i < st.in.n_skips; i++)
+    fprintf(stderr, PROG ": %s: %s skipped: %s\n", st.in.skips[i].source, st.in.skips[i].page,
+            st.in.skips[i].reason);
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   self[n > 0 ? n : 0] = '\0';
   speedyd_path = speedyd ? strdup(speedyd) : find_speedyd(self);
@@ -762,17 +854,48 @@ int lab_run_main(int argc, char **argv) {
     rc = 1;
     goto out;
   }
-  size_t skipped;
-  build_jobs(&st, &skipped);
-  if (dry_run) {
-    for (size_t i = 0; i < st.n_jobs; i++) printf("%s\n", st.jobs[i].key);
-    fprintf(stderr, PROG ": %zu loads to run, %zu already in %s (seed %llu)\n", st.n_jobs, skipped,
-            s->results, (unsigned long long)s->seed);
+  size_t skipped, in_shard;
+  if (build_jobs(&st, &in_shard, &skipped) != 0) {
+    fprintf(stderr, PROG ": out of memory\n");
+    rc = 1;
     goto out;
   }
-  /* Pages not replayed: one line each in the results, once, for the report to count. */
+  char shard_text[128] = "";
+  if (st.n_shards > 0)
+    snprintf(shard_text, sizeof shard_text, "; shard %u/%u holds %zu of the matrix's %zu loads",
+             st.shard + 1, st.n_shards, in_shard, lab_matrix_n_loads(&st.matrix));
+  if (dry_run) {
+    /* In the results' order, which the run puts them in when it ends. */
+    for (size_t i = 0; i < st.n_jobs; i++) printf("%s\n", st.jobs[i].key);
+    fprintf(stderr, PROG ": %zu loads to run, %zu already in %s (seed %llu)%s\n", st.n_jobs,
+            skipped, s->results, (unsigned long long)s->seed, shard_text);
+    goto out;
+  }
+  /* A run with every load in the results already needs no link (and no root): it still
+   * writes what is missing of the matrix line and the skipped pages, and puts the file in
+   * order. */
+  if (st.n_jobs > 0 && geteuid() != 0) {
+    fprintf(stderr, PROG ": needs root for the emulated links' network namespaces\n");
+    rc = 1;
+    goto out;
+  }
+  shuffle_jobs(&st);
+  /* The matrix line first, once (not for a matrix of no loads: `-n 0` writes sites only);
+   * then the pages not replayed (those of this shard), one line each, once, for the report
+   * to count. */
+  char header_key[64];
+  lab_matrix_header_key(&st.matrix, header_key, sizeof header_key);
+  int want_header = !is_done(header_key) && lab_matrix_n_loads(&st.matrix) > 0;
+  char *header = want_header ? lab_matrix_header(&st.matrix) : NULL;
+  if (want_header && (header == NULL || lab_run_append(s, header) != 0)) {
+    fprintf(stderr, PROG ": cannot append to %s: %s\n", s->results, strerror(errno));
+    free(header);
+    rc = 1;
+    goto out;
+  }
+  free(header);
   for (size_t i = 0; i < st.in.n_skips; i++) {
-    if (is_done(st.in.skips[i].key)) continue;
+    if (is_done(st.in.skips[i].key) || !skip_in_shard(&st, &st.in.skips[i])) continue;
     char *line = lab_run_skip_line(&st.in.skips[i]);
     if (line == NULL || lab_run_append(s, line) != 0) {
       fprintf(stderr, PROG ": cannot append to %s: %s\n", s->results, strerror(errno));
@@ -805,9 +928,9 @@ int lab_run_main(int argc, char **argv) {
   }
   fprintf(stderr,
           PROG ": %zu loads (%zu already in %s), %zu pages, order seed %llu, %d link%s at "
-               "once\n",
+               "once%s\n",
           st.n_jobs, skipped, s->results, st.in.n_pages, (unsigned long long)s->seed, jobs,
-          jobs == 1 ? "" : "s");
+          jobs == 1 ? "" : "s", shard_text);
   /* Links of a run that could not clean up (SIGKILL, a crash, a second signal): removed
    * once here, not by the first netem_start of every worker at the same time. */
   int stale = st.n_jobs > 0 ? netem_cleanup_stale() : 0;
@@ -870,7 +993,16 @@ int lab_run_main(int argc, char **argv) {
                "bound; %.0f s\n",
           st.done, st.failed, st.invalid_lateness, wall);
   if (st.failed > 0) rc = 1;
+  /* The file in the matrix's order: the same whatever order the loads ended in, and what
+   * `speedy lab merge` writes from the shards' files. */
+  char err[512];
+  if (lab_matrix_n_loads(&st.matrix) > 0 &&
+      lab_matrix_order_file(&st.matrix, s->results, err, sizeof err) != 0) {
+    fprintf(stderr, PROG ": %s\n", err);
+    rc = 1;
+  }
 out:
+  lab_matrix_free(&st.matrix);
   lab_run_inputs_free(&st.in);
   free(st.jobs);
   for (size_t i = 0; i < n_done_keys; i++) free(done_keys[i]);

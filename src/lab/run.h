@@ -95,6 +95,11 @@ typedef struct lab_run_settings {
   double lateness_p99_ms; /* a link above this is flagged */
   uint64_t seed;          /* order of the loads; recorded */
   int verbose;
+  /* --client chromium: the driver (node DRIVER) loads each page in headless Chromium. */
+  int chromium;
+  const char *node_path;     /* "node" */
+  const char *driver_path;   /* src/lab/chromium/driver.js */
+  const char *chromium_path; /* /usr/bin/chromium */
   /* Set (to the signal number) by the run on SIGINT or SIGTERM; a load in progress sees
    * it within a few ms and ends (lab_run_load). NULL: never set. */
   const atomic_int *interrupted;
@@ -125,7 +130,8 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
                  const lab_run_link *link, const lab_run_job *job, int *lateness_exceeded);
 
 /* Appends one line to the results file with one write(), atomically with respect to
- * other workers. */
+ * other workers, under the file's flock (lab_matrix_order_file replaces the file under
+ * it: an append waiting meanwhile goes to the new file). */
 int lab_run_append(const lab_run_settings *settings, const char *line);
 
 /* For a second interruption, just before _exit(): SIGKILLs the process group of every

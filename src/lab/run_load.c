@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -73,10 +74,29 @@ static int is_interrupted(const lab_run_settings *settings) {
   return settings->interrupted != NULL && atomic_load(settings->interrupted) != 0;
 }
 
+/* The results file opened for appending under its flock: the file that has the name now,
+ * not one that lab_matrix_order_file replaced while this waited for the lock. */
+static int open_locked(const char *file) {
+  for (int tries = 0; tries < 100; tries++) {
+    int fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return -1;
+    /* No locks on this file system: as before there were any (the run orders its file
+     * after its own appends, so only another process could be lost). */
+    if (flock(fd, LOCK_EX) != 0) return fd;
+    struct stat held, named;
+    if (fstat(fd, &held) == 0 && stat(file, &named) == 0 && held.st_dev == named.st_dev &&
+        held.st_ino == named.st_ino)
+      return fd;
+    close(fd);
+  }
+  errno = EAGAIN;
+  return -1;
+}
+
 int lab_run_append(const lab_run_settings *settings, const char *line) {
   pthread_mutex_lock(&append_lock);
   int rc = -1;
-  int fd = open(settings->results, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  int fd = open_locked(settings->results);
   if (fd >= 0) {
     size_t len = strlen(line), done = 0;
     rc = 0;
@@ -504,6 +524,38 @@ static int load_files_make(const lab_run_settings *settings, const lab_run_job *
   return 0;
 }
 
+/* --client chromium: the page's plan with "bodies": "page" (docs/lab-replay.md, "Page
+ * bodies") in the load's directory, so that the replay answers the browser with markup.
+ * Returns 0 or -1. */
+static int page_body_plan(const char *plan_file, const load_files *f, char *out, size_t size) {
+  snprintf(out, size, "%s/plan-page-bodies.json", f->dir);
+  json_t *plan = json_load_file(plan_file, 0, NULL);
+  if (plan == NULL || json_object_set_new(plan, "bodies", json_string("page")) != 0 ||
+      json_dump_file(plan, out, JSON_COMPACT | JSON_PRESERVE_ORDER) != 0) {
+    json_decref(plan);
+    return -1;
+  }
+  json_decref(plan);
+  return 0;
+}
+
+/* The base64 SHA-256 of the SubjectPublicKeyInfo of key_file (the page's leaf key): what
+ * Chromium's --ignore-certificate-errors-spki-list trusts, and nothing else. */
+static int spki_hash(const char *key_file, char *out, size_t size) {
+  if (!safe_path(key_file)) return -1;
+  char cmd[4400];
+  snprintf(cmd, sizeof cmd,
+           "openssl pkey -in '%s' -pubout -outform der 2>/dev/null | openssl dgst -sha256 -binary "
+           "| openssl base64 -A",
+           key_file);
+  FILE *p = popen(cmd, "r");
+  if (p == NULL) return -1;
+  size_t n = fread(out, 1, size - 1, p);
+  int status = pclose(p);
+  out[n] = '\0';
+  return status == 0 && n == 44 ? 0 : -1; /* 32 bytes in base64 */
+}
+
 static json_t *link_json(const netem_config *c) {
   return json_pack("{s:s, s:I, s:I, s:f, s:f, s:I, s:I}", "profile", c->profile, "down_bps",
                    (json_int_t)c->down.rate_bps, "up_bps", (json_int_t)c->up.rate_bps, "rtt_ms",
@@ -589,6 +641,20 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   snprintf(key, sizeof key, "%s/key.pem", page->cert_dir);
   snprintf(cacert, sizeof cacert, "%s/certs/root.pem", settings->work_dir);
   const char *tls_max = settings->tls_version == 13 ? "1.3" : "1.2";
+  char *plan_file = page->plan_file, page_plan[4300], spki[64] = "";
+  if (settings->chromium) {
+    if (page_body_plan(page->plan_file, &files, page_plan, sizeof page_plan) != 0) {
+      fprintf(stderr, "speedy lab run: %s: cannot write %s\n", job->key, page_plan);
+      netem_stop(link);
+      return -1;
+    }
+    plan_file = page_plan;
+    if (job->tls && spki_hash(key, spki, sizeof spki) != 0) {
+      fprintf(stderr, "speedy lab run: %s: openssl could not hash the key %s\n", job->key, key);
+      netem_stop(link);
+      return -1;
+    }
+  }
   /* Server: sh keeps its stderr in the load's log; exec leaves speedyd as the process. */
   char *server_argv[40];
   size_t s = 0;
@@ -605,7 +671,7 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   if (settings->server_cmd == NULL) {
     server_argv[s++] = (char *)settings->speedyd_path;
     server_argv[s++] = "--replay";
-    server_argv[s++] = page->plan_file;
+    server_argv[s++] = plan_file;
     server_argv[s++] = "--listen";
     server_argv[s++] = job->tls ? listen_tls : listen_plain;
     server_argv[s++] = "--port-file";
@@ -636,7 +702,7 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
      * server namespace holds only the addresses the loader connects to, so listening on
      * the port of every address (speedyd's way, nginx's `listen 80`) needs no list; a
      * server that wants one finds it in $SPEEDY_NETEM_SERVER_ADDRS (netem_spawn). */
-    server_argv[s++] = page->plan_file;
+    server_argv[s++] = plan_file;
     server_argv[s++] = cert;
     server_argv[s++] = key;
     server_argv[s++] = job->tls ? "443" : "80";
@@ -659,6 +725,30 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   loader_argv[l++] = "sh";
   loader_argv[l++] = files.loader_log;
   size_t loader_start = l;
+  if (settings->chromium) {
+    /* The same link, replay and addresses; the browser's own HTTP/1.1 (docs/lab.md). */
+    loader_argv[l++] = (char *)settings->node_path;
+    loader_argv[l++] = (char *)settings->driver_path;
+    loader_argv[l++] = "--plan";
+    loader_argv[l++] = plan_file;
+    loader_argv[l++] = "--chromium";
+    loader_argv[l++] = (char *)settings->chromium_path;
+    loader_argv[l++] = single ? "--single" : "--addr-base";
+    loader_argv[l++] = single ? addr_single : "198.19.0.1";
+    if (job->tls) {
+      loader_argv[l++] = "--tls";
+      loader_argv[l++] = "--spki";
+      loader_argv[l++] = spki;
+    }
+    loader_argv[l++] = "--result";
+    loader_argv[l++] = files.result;
+    loader_argv[l++] = "--repetition";
+    loader_argv[l++] = repetition;
+    loader_argv[l++] = "--timeout";
+    loader_argv[l++] = timeout;
+    loader_argv[l] = NULL;
+    goto loader_ready;
+  }
   loader_argv[l++] = (char *)settings->speedy_path;
   loader_argv[l++] = "load";
   loader_argv[l++] = page->plan_file;
@@ -695,6 +785,7 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
     loader_argv[l++] = dns_rtt;
   }
   loader_argv[l] = NULL;
+loader_ready:;
 
   int rc = -1;
   double started = now_ms();

@@ -5,6 +5,7 @@
  *                   of (host, method, path) → resource
  *   replay_body.c   the deterministic body bytes, the http_body that pulls them, and
  *                   replay_serve: one http_request → one http_response
+ *   replay_page.c   page bodies for a browser ("bodies": "page"): markup naming the children
  *   replay_site.c   replay_write_site: the same bytes as plain files for any web server
  *
  * speedyd --replay PLAN answers through replay_serve (src/speedyd/speedyd_serve.c);
@@ -45,7 +46,20 @@ typedef struct replay_resource {
                                     content-encoding (removed at load time) */
   uint64_t body_size;
   int64_t redirect_to; /* id of the target, or -1 */
+  /* The loader's fields, kept for page bodies (replay_page.c): */
+  int kind;               /* REPLAY_KIND_*, from "type" (other when absent or unknown) */
+  int64_t parent;         /* "parent": the resource that makes this one requestable, or -1 */
+  double discover_offset; /* "discover_offset": bytes of an HTML parent, or -1 */
 } replay_resource;
+
+enum {
+  REPLAY_KIND_OTHER,
+  REPLAY_KIND_DOCUMENT,
+  REPLAY_KIND_CSS,
+  REPLAY_KIND_SCRIPT,
+  REPLAY_KIND_FONT,
+  REPLAY_KIND_IMAGE
+};
 
 typedef struct replay_plan replay_plan;
 
@@ -60,6 +74,9 @@ int replay_plan_parse(replay_plan **out, const char *text, size_t len, const cha
 void replay_plan_del(replay_plan *plan);
 
 uint64_t replay_plan_seed(const replay_plan *plan);
+/* 1 when the plan asks for page bodies ("bodies": "page", docs/lab-replay.md): documents,
+ * style sheets and scripts whose markup makes a browser fetch their children. */
+int replay_plan_page_bodies(const replay_plan *plan);
 size_t replay_plan_host_count(const replay_plan *plan);
 const replay_host *replay_plan_host(const replay_plan *plan, size_t index);
 size_t replay_plan_resource_count(const replay_plan *plan);
@@ -107,6 +124,20 @@ int replay_location(const replay_plan *plan, const replay_resource *target, cons
  * HTTP_ERR_NOMEM (answer 500 if you can). */
 int replay_serve(const replay_plan *plan, int host_index, const http_request *request,
                  http_response *response);
+
+/* ---- replay_page.c ---- */
+
+/* Does resource get a page body (a 200 document, style sheet or script of a plan with page
+ * bodies, not a redirect)? */
+int replay_page_body_applies(const replay_plan *plan, const replay_resource *resource);
+/* The text of resource's page body: markup referencing its children in plan order, each at
+ * its discover_offset when it has one, padded with spaces to body_size (longer when the
+ * references do not fit). *out is malloc'd (free it), *out_len its length. Returns 0 or
+ * HTTP_ERR_NOMEM. */
+int replay_page_body_text(const replay_plan *plan, const replay_resource *resource, char **out,
+                          size_t *out_len);
+/* The Content-Type a page body is sent with: text/html, text/css or text/javascript. */
+const char *replay_page_content_type(const replay_resource *resource);
 
 /* ---- replay_site.c ---- */
 

@@ -66,6 +66,46 @@ int replay_body_new(http_body **out, const replay_plan *plan, const replay_resou
   return http_body_new_callback(out, generated_pull, g, free, (int64_t)resource->body_size);
 }
 
+/* A page body (replay_page.c): its text, then spaces up to size. */
+typedef struct page_text {
+  char *text;
+  size_t len;
+  uint64_t offset, size;
+} page_text;
+
+static void page_text_free(void *context) {
+  page_text *p = context;
+  free(p->text);
+  free(p);
+}
+
+static int64_t page_text_pull(void *context, uint8_t *buf, size_t len, int *eof) {
+  page_text *p = context;
+  uint64_t left = p->size - p->offset;
+  size_t n = left < len ? (size_t)left : len;
+  if (n > INT64_MAX) n = INT64_MAX;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t o = p->offset + i;
+    buf[i] = o < p->len ? (uint8_t)p->text[o] : ' ';
+  }
+  p->offset += n;
+  *eof = p->offset == p->size;
+  return (int64_t)n;
+}
+
+static int page_body_new(http_body **out, page_text **made, const replay_plan *plan,
+                         const replay_resource *resource) {
+  page_text *p = calloc(1, sizeof(*p));
+  if (p == NULL) return HTTP_ERR_NOMEM;
+  if (replay_page_body_text(plan, resource, &p->text, &p->len) != 0) {
+    free(p);
+    return HTTP_ERR_NOMEM;
+  }
+  p->size = p->len > resource->body_size ? p->len : resource->body_size;
+  *made = p;
+  return http_body_new_callback(out, page_text_pull, p, page_text_free, (int64_t)p->size);
+}
+
 int replay_location(const replay_plan *plan, const replay_resource *target, const char *scheme,
                     char *out, size_t out_len) {
   const replay_host *h = replay_plan_host(plan, target->host);
@@ -86,9 +126,29 @@ static int answer(const replay_plan *plan, const replay_resource *r, const http_
     if (http_headers_add(&response->headers, h->name, h->name_len, h->value, h->value_len) != 0)
       return HTTP_ERR_NOMEM;
   }
+  /* A browser fetches fonts (and module scripts) in CORS mode: page bodies let every
+   * origin read every answer, unless the recording says otherwise. */
+  if (replay_plan_page_bodies(plan) &&
+      http_headers_get(&response->headers, "access-control-allow-origin") == NULL &&
+      http_headers_set(&response->headers, "access-control-allow-origin", "*") != 0)
+    return HTTP_ERR_NOMEM;
+  uint64_t size = r->body_size;
+  http_body *page = NULL;
+  if (replay_page_body_applies(plan, r)) {
+    page_text *made = NULL;
+    if (page_body_new(&page, &made, plan, r) != 0) return HTTP_ERR_NOMEM;
+    size = made->size;
+    if (http_headers_set(&response->headers, "content-type", replay_page_content_type(r)) != 0) {
+      http_body_del(page);
+      return HTTP_ERR_NOMEM;
+    }
+  }
   char length[24];
-  snprintf(length, sizeof(length), "%llu", (unsigned long long)r->body_size);
-  if (http_headers_set(&response->headers, "content-length", length) != 0) return HTTP_ERR_NOMEM;
+  snprintf(length, sizeof(length), "%llu", (unsigned long long)size);
+  if (http_headers_set(&response->headers, "content-length", length) != 0) {
+    if (page != NULL) http_body_del(page);
+    return HTTP_ERR_NOMEM;
+  }
   if (r->redirect_to >= 0) {
     /* The scheme of the request when known: a replay over TLS redirects to https. */
     const char *scheme = request->scheme;
@@ -102,7 +162,13 @@ static int answer(const replay_plan *plan, const replay_resource *r, const http_
   }
   int no_body = r->body_size == 0 || r->status == 204 || r->status == 304 ||
                 (request->method != NULL && strcmp(request->method, "HEAD") == 0);
-  if (no_body) return 0;
+  if (no_body || page != NULL) {
+    if (page != NULL && no_body)
+      http_body_del(page);
+    else if (page != NULL)
+      http_response_set_body(response, page);
+    return 0;
+  }
   http_body *body;
   if (replay_body_new(&body, plan, r) != 0) return HTTP_ERR_NOMEM;
   http_response_set_body(response, body);

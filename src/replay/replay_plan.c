@@ -22,6 +22,7 @@
 
 struct replay_plan {
   uint64_t seed;
+  int page_bodies;
   replay_host *hosts;
   size_t n_hosts;
   replay_resource *resources;
@@ -336,6 +337,19 @@ static int load_resource(plan_error *e, replay_plan *plan, const json_t *obj, si
     return fail(e, "%s.redirect_to: set to %lld but status %lld is not a redirect", where,
                 redirect_to, status);
   if (redirect_to == (long long)i) return fail(e, "%s.redirect_to: redirects to itself", where);
+  r->kind = REPLAY_KIND_OTHER;
+  const char *type = NULL;
+  if (get_string(e, obj, where, "type", 0, &type) != 0) return -1;
+  static const char *const kinds[] = {"other", "document", "css", "script", "font", "image"};
+  for (int k = 0; type != NULL && k < (int)(sizeof(kinds) / sizeof(kinds[0])); k++)
+    if (strcmp(type, kinds[k]) == 0) r->kind = k;
+  const json_t *parent = json_object_get(obj, "parent");
+  r->parent = json_is_integer(parent) && json_integer_value(parent) >= 0 &&
+                      json_integer_value(parent) < (json_int_t)n_resources
+                  ? (int64_t)json_integer_value(parent)
+                  : -1;
+  const json_t *offset = json_object_get(obj, "discover_offset");
+  r->discover_offset = json_is_number(offset) ? json_number_value(offset) : -1;
   r->id = (uint32_t)id;
   r->host = (uint32_t)host;
   r->status = (int)status;
@@ -361,6 +375,11 @@ static int load_plan(plan_error *e, replay_plan *plan, const json_t *root) {
   long long seed;
   if (get_int(e, root, "plan", "seed", 0, INT64_MAX, 1, &seed) != 0) return -1;
   plan->seed = (uint64_t)seed;
+  const char *bodies = NULL;
+  if (get_string(e, root, "plan", "bodies", 0, &bodies) != 0) return -1;
+  if (bodies != NULL && strcmp(bodies, "page") != 0 && strcmp(bodies, "generated") != 0)
+    return fail(e, "bodies: expected \"generated\" or \"page\", got \"%.40s\"", bodies);
+  plan->page_bodies = bodies != NULL && strcmp(bodies, "page") == 0;
   const json_t *hosts = json_object_get(root, "hosts");
   if (hosts == NULL) return fail(e, "missing \"hosts\"");
   if (load_hosts(e, plan, hosts) != 0) return -1;
@@ -432,6 +451,7 @@ void replay_plan_del(replay_plan *plan) {
 }
 
 uint64_t replay_plan_seed(const replay_plan *plan) { return plan->seed; }
+int replay_plan_page_bodies(const replay_plan *plan) { return plan->page_bodies; }
 size_t replay_plan_host_count(const replay_plan *plan) { return plan->n_hosts; }
 size_t replay_plan_resource_count(const replay_plan *plan) { return plan->n_resources; }
 

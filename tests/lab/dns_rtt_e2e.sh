@@ -24,6 +24,9 @@ run --dns-rtt 300 2>"$tmp/run1.err" || { cat "$tmp/run1.err"; exit 1; }
 python3 - "$tmp/results.jsonl" <<'PY'
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
+# One matrix line per run: lookups make another matrix.
+assert sum(d["format"] == "speedy-lab-matrix/1" for d in lines) == 2, lines
+lines = [d for d in lines if d["format"] == "speedy-lab-result/1"]
 assert len(lines) == 6, f"6 loads expected, got {len(lines)}"
 by = {}
 for d in lines:

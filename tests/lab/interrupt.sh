@@ -59,7 +59,7 @@ wait_until() { # seconds condition...: polls every 50 ms
     sleep 0.05
   done
 }
-has_line() { [[ -s $1 ]]; }
+has_line() { grep -qF '"format":"speedy-lab-result/1"' "$1" 2>/dev/null; }
 # A third link is up: a worker went on after its first load (links are numbered from 0).
 third_load_started() { ip netns list | grep -qE "^spnm-$pid-([2-9]|[1-9][0-9]+)-"; }
 # A loader runs: its log is made when it starts (the load's directory is the key's).
@@ -106,7 +106,8 @@ no_live_process() {
     awk '$3 !~ /^Z/ || $2 != 1 {found=1} END {exit !found}'
 }
 
-# Every line whole and a complete result; the keys unique; prints the count.
+# Every line whole and a complete result (besides the one matrix line, written first); the
+# keys unique; prints the count of results.
 check_lines() { # results
   python3 - "$1" <<'PY'
 import json, sys
@@ -116,6 +117,9 @@ keys = set()
 for n, raw in enumerate(data.splitlines(), 1):
     d = json.loads(raw)
     assert isinstance(d, dict), f"line {n} is not an object"
+    if d.get("format") == "speedy-lab-matrix/1":
+        assert n == 1, f"line {n}: the matrix line is not first"
+        continue
     for field in ("key", "plt_ms", "valid", "lower_bound_ms", "netem", "settings", "resources"):
         assert field in d, f"line {n}: no {field}"
     assert d["valid"], f"line {n}: invalid: {d.get('invalid_reason')}"

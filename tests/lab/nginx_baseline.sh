@@ -51,6 +51,7 @@ import json, statistics, sys
 medians = {}
 for name, file in zip(("speedyd", "nginx"), sys.argv[1:]):
     lines = [json.loads(l) for l in open(file)]
+    lines = [d for d in lines if d["format"] == "speedy-lab-result/1"]
     assert len(lines) == 5, f"{name}: 5 loads expected, got {len(lines)}"
     for d in lines:
         assert d["valid"], f"{name}: {d['key']}: invalid: {d.get('invalid_reason')}"

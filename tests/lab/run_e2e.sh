@@ -20,9 +20,17 @@ run() {
 }
 run 2>"$tmp/run1.err" || { cat "$tmp/run1.err"; exit 1; }
 cat "$tmp/run1.err"
-python3 - "$tmp/results.jsonl" <<'PY'
+"$speedy" lab run --dry-run -o "$tmp/none.jsonl" -l cable --loss 0 --tls off \
+  -c http1-fcfs,spdy-multi -n 1 "$tmp/corpus/synth-tiny.har" "$tmp/corpus/synth-small.har" \
+  >"$tmp/keys" 2>/dev/null
+python3 - "$tmp/results.jsonl" "$tmp/keys" <<'PY'
 import json, sys
-lines = [json.loads(l) for l in open(sys.argv[1])]
+every = [json.loads(l) for l in open(sys.argv[1])]
+# The matrix line first, then the loads in the matrix's order (the dry run's), whatever
+# order they ended in.
+assert every[0]["format"] == "speedy-lab-matrix/1" and every[0]["loads"] == 4, every[0]
+lines = every[1:]
+assert [d["key"] for d in lines] == open(sys.argv[2]).read().split("\n")[:-1], "order"
 assert len(lines) == 4, f"4 loads expected, got {len(lines)}"
 seen = set()
 for d in lines:
@@ -41,7 +49,7 @@ PY
 # Resumed: nothing left to run, nothing appended.
 run 2>"$tmp/run2.err"
 grep -q "0 loads (4 already in" "$tmp/run2.err" || { cat "$tmp/run2.err"; exit 1; }
-[[ $(wc -l <"$tmp/results.jsonl") == 4 ]]
+[[ $(wc -l <"$tmp/results.jsonl") == 5 ]] # and the matrix line
 "$speedy" lab report --html "$tmp/report.html" "$tmp/results.jsonl" | tee "$tmp/table.txt"
 grep -q '^spdy-multi' "$tmp/table.txt"
 grep -q '<svg class="chart waterfall"' "$tmp/report.html"

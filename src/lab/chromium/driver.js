@@ -1,0 +1,298 @@
+#!/usr/bin/env node
+// driver.js — one page load of a plan in headless Chromium, for `speedy lab run --client
+// chromium` (docs/lab.md, "Chromium as the client"). Runs inside the client namespace:
+// starts Chromium with a fresh profile, maps the plan's hosts to the replay addresses,
+// trusts the lab's leaf key by its SPKI hash, forces HTTP/1.1, drives it over the
+// DevTools protocol (chrome-remote-interface), and appends one speedy-lab-result/1 line
+// (docs/lab-formats.md) with "client": "chromium".
+//
+//   node driver.js --plan P --result F [--single ADDR | --addr-base A] [--tls --spki HASH]
+//                  [--repetition N] [--timeout S] [--chromium PATH] [--dispatch fcfs]
+'use strict';
+
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawn } = require('child_process');
+const CDP = require('chrome-remote-interface');
+
+function parseArgs(argv) {
+  const o = { repetition: 1, timeout: 120, chromium: '/usr/bin/chromium', tls: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const next = () => {
+      if (i + 1 >= argv.length) throw new Error(`${a} needs a value`);
+      return argv[++i];
+    };
+    if (a === '--plan') o.plan = next();
+    else if (a === '--result') o.result = next();
+    else if (a === '--single') o.single = next();
+    else if (a === '--addr-base') o.addrBase = next();
+    else if (a === '--tls') o.tls = true;
+    else if (a === '--spki') o.spki = next();
+    else if (a === '--repetition') o.repetition = Number(next());
+    else if (a === '--timeout') o.timeout = Number(next());
+    else if (a === '--chromium') o.chromium = next();
+    else if (a === '--dispatch') o.dispatch = next();
+    else throw new Error(`unknown argument ${a}`);
+  }
+  if (!o.plan || !o.result) throw new Error('--plan and --result are required');
+  return o;
+}
+
+// 198.19.0.1 + i, as the lab numbers the server addresses.
+function addrOf(base, i) {
+  const p = base.split('.').map(Number);
+  p[3] += i;
+  return p.join('.');
+}
+
+function hostRules(plan, o) {
+  const rules = [];
+  plan.hosts.forEach((h, i) => {
+    const name = h.name.replace(/^\[|\]$/g, '');
+    const addr = o.single ? o.single.replace(/:\d+$/, '') : addrOf(o.addrBase || '198.19.0.1', i);
+    rules.push(`MAP ${name} ${addr}`);
+  });
+  rules.push('EXCLUDE localhost');
+  return rules.join(', ');
+}
+
+function waitFile(file, ms) {
+  const until = Date.now() + ms;
+  return new Promise((resolve, reject) => {
+    const tick = () => {
+      try {
+        const t = fs.readFileSync(file, 'utf8');
+        if (t.includes('\n')) return resolve(t);
+      } catch (e) {
+        /* not yet */
+      }
+      if (Date.now() > until) return reject(new Error(`Chromium did not start (${file})`));
+      setTimeout(tick, 20);
+    };
+    tick();
+  });
+}
+
+function round1(x) {
+  return x == null || !isFinite(x) ? null : Math.round(x * 10) / 10;
+}
+
+async function load(o, plan) {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'speedy-chromium-'));
+  const args = [
+    '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    '--disable-http2',
+    // One renderer for every frame (so one DevTools target sees every request), and no
+    // automatic https:// attempts for http:// pages (TLS-off runs listen on port 80 only).
+    '--disable-features=IsolateOrigins,site-per-process,HttpsUpgrades,HttpsFirstBalancedModeAutoEnable',
+    '--disable-dev-shm-usage', `--user-data-dir=${profile}`,
+    `--host-resolver-rules=${hostRules(plan, o)}`, '--remote-debugging-address=127.0.0.1',
+    '--remote-debugging-port=0', 'about:blank',
+  ];
+  if (o.spki) args.push(`--ignore-certificate-errors-spki-list=${o.spki}`);
+  const chrome = spawn(o.chromium, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let chromeErr = '';
+  chrome.stderr.on('data', (d) => {
+    chromeErr = (chromeErr + d).slice(-2000);
+  });
+  let client;
+  try {
+    const port = Number((await waitFile(path.join(profile, 'DevToolsActivePort'), 15000))
+                            .split('\n')[0]);
+    client = await CDP({ host: '127.0.0.1', port });
+    const { Network, Page, Runtime } = client;
+    const requests = new Map();
+    const all = []; // every request, redirects included, in the order they began
+    client.on('Network.requestWillBeSent', (p) => {
+      const old = requests.get(p.requestId);
+      if (old && p.redirectResponse) {
+        // The redirect keeps its own entry; the request it leads to takes the id.
+        old.status = p.redirectResponse.status;
+        old.protocol = p.redirectResponse.protocol;
+        old.connection = p.redirectResponse.connectionId;
+        old.end = p.timestamp;
+        old.bytes = p.redirectResponse.encodedDataLength || 0;
+        // Chromium's own redirects (HSTS preload list, upgrades) never reach the network.
+        old.internal = p.redirectResponse.statusText === 'Internal Redirect';
+        const timing = p.redirectResponse.timing;
+        if (timing) old.ttfb = timing.requestTime + timing.receiveHeadersEnd / 1000;
+      }
+      const r = { url: p.request.url, start: p.timestamp };
+      all.push(r);
+      requests.set(p.requestId, r);
+    });
+    client.on('Network.requestWillBeSentExtraInfo', (p) => {
+      const r = requests.get(p.requestId);
+      if (!r || !p.headers) return;
+      // name: value CRLF per field, the request line and a final CRLF (HTTP/1.1).
+      r.requestHeaderBytes = Object.entries(p.headers)
+                                 .reduce((n, [k, v]) => n + k.length + String(v).length + 4,
+                                         r.url.length + 16);
+    });
+    client.on('Network.responseReceivedExtraInfo', (p) => {
+      const r = requests.get(p.requestId);
+      if (r && p.headersText) r.responseHeaderBytes = p.headersText.length;
+    });
+    client.on('Network.responseReceived', (p) => {
+      const r = requests.get(p.requestId);
+      if (!r) return;
+      const res = p.response;
+      r.status = res.status;
+      r.protocol = res.protocol;
+      r.connection = res.connectionId;
+      r.headersText = res.headersText;
+      if (res.timing) {
+        r.requestTime = res.timing.requestTime;
+        r.ttfb = res.timing.requestTime + res.timing.receiveHeadersEnd / 1000;
+      }
+    });
+    client.on('Network.loadingFinished', (p) => {
+      const r = requests.get(p.requestId);
+      if (!r) return;
+      r.end = p.timestamp;
+      r.bytes = p.encodedDataLength;
+    });
+    client.on('Network.loadingFailed', (p) => {
+      const r = requests.get(p.requestId);
+      if (!r) return;
+      r.end = p.timestamp;
+      r.error = p.errorText || 'failed';
+    });
+    await Network.enable();
+    await Network.setCacheDisabled({ cacheDisabled: true });
+    await Page.enable();
+    const doc = plan.resources[0];
+    const host = plan.hosts[doc.host].name;
+    const url = `${o.tls ? 'https' : 'http'}://${host}${doc.path}`;
+    const loaded = new Promise((resolve) => client.once('Page.loadEventFired', resolve));
+    const timeout = new Promise((resolve) => setTimeout(() => resolve('timeout'), o.timeout * 1000));
+    const nav = await Page.navigate({ url });
+    const outcome = nav.errorText ? nav.errorText : await Promise.race([loaded, timeout]);
+    // Let requests the load event did not wait for finish (up to 2 s of quiet).
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const t = await Runtime.evaluate({
+      returnByValue: true,
+      expression: `(() => { const n = performance.getEntriesByType('navigation')[0] || {};
+        const f = performance.getEntriesByName('first-contentful-paint')[0];
+        return { load: n.loadEventStart || null, fcp: f ? f.startTime : null,
+                 origin: performance.timeOrigin }; })()`,
+    });
+    return { outcome, timing: t.result.value || {}, requests: all };
+  } finally {
+    if (client) await client.close().catch(() => {});
+    chrome.kill('SIGKILL');
+    await new Promise((resolve) => {
+      if (chrome.exitCode !== null || chrome.signalCode !== null) resolve();
+      else chrome.once('exit', resolve);
+    });
+    try {
+      // Chromium's helpers may still be writing for a moment after it exits.
+      fs.rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    } catch (e) {
+      process.stderr.write(`speedy lab chromium driver: ${profile} left: ${e.message}\n`);
+    }
+    if (process.env.SPEEDY_CHROMIUM_LOG) process.stderr.write(chromeErr);
+  }
+}
+
+function findResource(plan, url) {
+  let u;
+  try {
+    u = new URL(url);
+  } catch (e) {
+    return -1;
+  }
+  const name = u.hostname.toLowerCase();
+  const p = u.pathname + u.search;
+  for (const r of plan.resources)
+    if (plan.hosts[r.host].name.replace(/^\[|\]$/g, '') === name && r.path === p) return r.id;
+  return -1;
+}
+
+function result(o, plan, run) {
+  const reqs = run.requests.filter((r) => /^https?:/.test(r.url) && !r.internal);
+  const doc = reqs.length ? reqs[0] : null;
+  const t0 = doc ? doc.start : 0;
+  const rel = (x) => (x == null ? null : round1((x - t0) * 1000));
+  const connections = new Set();
+  let bytesDown = 0, reqHdr = 0, respHdr = 0, failed = 0, lastEnd = null, lastEndCut = null;
+  const resources = reqs.map((r) => {
+    const id = findResource(plan, r.url);
+    if (r.connection != null) connections.add(r.connection);
+    bytesDown += r.bytes || 0;
+    reqHdr += r.requestHeaderBytes || 0;
+    respHdr += r.responseHeaderBytes || 0;
+    if (r.error || r.end == null) failed++;
+    const end = rel(r.end);
+    if (end != null && (lastEnd == null || end > lastEnd)) lastEnd = end;
+    const cut = id >= 0 && plan.resources[id].after_cutoff;
+    if (end != null && !cut && (lastEndCut == null || end > lastEndCut)) lastEndCut = end;
+    return {
+      id, url: r.url, start_ms: rel(r.start), ttfb_ms: rel(r.ttfb), end_ms: end,
+      bytes: r.bytes || 0, status: r.status || 0, protocol: r.protocol || null,
+      connection: r.connection != null ? Number(r.connection) : -1, error: r.error || null,
+    };
+  });
+  const plt = run.timing.load != null ? round1(run.timing.load) : null;
+  let reason = '';
+  if (run.outcome === 'timeout') reason = `no load event within ${o.timeout} s`;
+  else if (typeof run.outcome === 'string') reason = `navigation failed: ${run.outcome}`;
+  else if (!plt || plt <= 0) reason = 'no load event time';
+  else if (failed) reason = `${failed} of ${reqs.length} requests failed`;
+  const matched = new Set(resources.filter((r) => r.id >= 0).map((r) => r.id));
+  return {
+    format: 'speedy-lab-result/1',
+    plan: `${plan.source}#${plan.page}`,
+    protocol: 'http/1.1',
+    mode: o.single ? 'single-domain' : 'multi-domain',
+    dispatch: 'browser',
+    tls: o.tls,
+    push: false,
+    hint: false,
+    link: null,
+    repetition: o.repetition,
+    seed: plan.seed,
+    valid: reason === '',
+    invalid_reason: reason,
+    plt_ms: plt,
+    plt_cutoff_ms: plt,
+    last_byte_ms: lastEnd,
+    last_byte_cutoff_ms: lastEndCut,
+    fcp_ms: round1(run.timing.fcp),
+    ttfb_ms: doc ? rel(doc.ttfb) : null,
+    bytes_up: null,
+    bytes_down: bytesDown,
+    bytes_counted_by: 'loader',
+    connections: connections.size,
+    tcp_retransmits: null,
+    tcp_timeouts: null,
+    lower_bound_ms: null,
+    request_header_bytes: reqHdr,
+    response_header_bytes: respHdr,
+    pushed: 0,
+    hinted: 0,
+    requests: reqs.length,
+    plan_resources_fetched: matched.size,
+    plan_resources: plan.resources.length,
+    resources,
+    client: 'chromium',
+    settings: { loader: 'chromium', timeout_ms: o.timeout * 1000 },
+  };
+}
+
+async function main() {
+  const o = parseArgs(process.argv.slice(2));
+  const plan = JSON.parse(fs.readFileSync(o.plan, 'utf8'));
+  const run = await load(o, plan);
+  fs.appendFileSync(o.result, JSON.stringify(result(o, plan, run)) + '\n');
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    process.stderr.write(`speedy lab chromium driver: ${e.message}\n`);
+    process.exit(1);
+  });

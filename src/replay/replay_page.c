@@ -1,0 +1,247 @@
+/* replay_page.c — page bodies for a browser (docs/lab-replay.md, "Page bodies"): recordings
+ * hold no bodies, so a plan with "bodies": "page" makes its documents, style sheets and
+ * scripts out of its dependency graph, so that a real browser fetches what was recorded.
+ *
+ *   document   <link rel=stylesheet>, <script src>, <img>, <iframe> per child in plan
+ *              order, each placed at its discover_offset; fonts, non-GET and other
+ *              children by an inline fetch(); then one element per resource that a style
+ *              sheet names (class r<id>) so that its background or font is used
+ *   css        @import for style sheets, .r<id>{background-image:url()} for images and the
+ *              rest, @font-face plus .r<id>{font-family} for fonts
+ *   script     inserts its children when it runs: script and link elements, Image,
+ *              iframe, fetch()
+ *
+ * URLs are scheme-relative and port-less ("//host/path"): the browser keeps the page's
+ * scheme, and the lab serves every host on one port. Each body is padded with spaces to
+ * the recorded size; markup that does not fit makes it longer.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http_err.h"
+#include "replay.h"
+
+#define PAGE_BODY_MAX_IN_PLACE ((uint64_t)32 << 20) /* larger bodies ignore offsets */
+
+typedef struct text {
+  char *buf;
+  size_t len, cap;
+  int failed;
+} text;
+
+static void put_n(text *t, const char *s, size_t n) {
+  if (t->failed) return;
+  if (t->len + n + 1 > t->cap) {
+    size_t cap = t->cap == 0 ? 1024 : t->cap;
+    while (cap < t->len + n + 1) cap *= 2;
+    char *b = realloc(t->buf, cap);
+    if (b == NULL) {
+      t->failed = 1;
+      return;
+    }
+    t->buf = b;
+    t->cap = cap;
+  }
+  memcpy(t->buf + t->len, s, n);
+  t->len += n;
+  t->buf[t->len] = '\0';
+}
+
+static void put(text *t, const char *s) { put_n(t, s, strlen(s)); }
+
+static void pad_to(text *t, uint64_t size) {
+  while (!t->failed && t->len < size) {
+    static const char spaces[] = "                                                            "
+                                 "                                                            ";
+    uint64_t n = size - t->len;
+    put_n(t, spaces, n < sizeof(spaces) - 1 ? (size_t)n : sizeof(spaces) - 1);
+  }
+}
+
+enum { ESC_HTML, ESC_CSS, ESC_JS };
+
+/* "//host/path", escaped for an HTML attribute in double quotes, a CSS string in double
+ * quotes or a JavaScript string in double quotes. */
+static void put_url(text *t, const replay_plan *plan, const replay_resource *r, int context) {
+  const replay_host *h = replay_plan_host(plan, r->host);
+  put(t, "//");
+  put(t, h != NULL ? h->name : "");
+  for (const char *p = r->path; *p != '\0' && !t->failed; p++) {
+    char c[8] = {*p, '\0'};
+    if (context == ESC_HTML && *p == '&')
+      snprintf(c, sizeof(c), "&amp;");
+    else if (context == ESC_HTML && *p == '"')
+      snprintf(c, sizeof(c), "&quot;");
+    else if (context == ESC_HTML && *p == '<')
+      snprintf(c, sizeof(c), "&lt;");
+    else if (context != ESC_HTML && (*p == '"' || *p == '\\'))
+      snprintf(c, sizeof(c), "\\%c", *p);
+    else if (context == ESC_JS && (*p == '<' || *p == '>'))
+      snprintf(c, sizeof(c), "\\x%02x", (unsigned)*p);
+    put(t, c);
+  }
+}
+
+static void put_id(text *t, const char *before, uint32_t id, const char *after) {
+  char s[24];
+  snprintf(s, sizeof(s), "%u", id);
+  put(t, before);
+  put(t, s);
+  put(t, after);
+}
+
+static int is_get(const replay_resource *r) { return strcmp(r->method, "GET") == 0; }
+
+/* Is c a child that parent's body must reference (not the target its redirect leads to:
+ * the browser follows that by itself)? */
+static int is_child(const replay_resource *parent, const replay_resource *c) {
+  return c->parent == (int64_t)parent->id && parent->redirect_to != (int64_t)c->id;
+}
+
+static void put_fetch(text *t, const replay_plan *plan, const replay_resource *c) {
+  put(t, "fetch(\"");
+  put_url(t, plan, c, ESC_JS);
+  put(t, "\",{method:\"");
+  put(t, c->method); /* a token: no escaping needed */
+  put(t, "\",mode:\"no-cors\",credentials:\"include\"}).catch(function(){});");
+}
+
+static void html_child(text *t, const replay_plan *plan, const replay_resource *c) {
+  if (!is_get(c) || c->kind == REPLAY_KIND_FONT || c->kind == REPLAY_KIND_OTHER) {
+    put(t, "<script>");
+    put_fetch(t, plan, c);
+    put(t, "</script>\n");
+    return;
+  }
+  static const char *const open[] = {[REPLAY_KIND_DOCUMENT] = "<iframe src=\"",
+                                     [REPLAY_KIND_CSS] = "<link rel=\"stylesheet\" href=\"",
+                                     [REPLAY_KIND_SCRIPT] = "<script src=\"",
+                                     [REPLAY_KIND_IMAGE] = "<img alt=\"\" src=\""};
+  static const char *const close[] = {[REPLAY_KIND_DOCUMENT] = "\"></iframe>\n",
+                                      [REPLAY_KIND_CSS] = "\">\n",
+                                      [REPLAY_KIND_SCRIPT] = "\"></script>\n",
+                                      [REPLAY_KIND_IMAGE] = "\">\n"};
+  put(t, open[c->kind]);
+  put_url(t, plan, c, ESC_HTML);
+  put(t, close[c->kind]);
+}
+
+static int named_by_css(const replay_plan *plan, const replay_resource *c) {
+  if (c->parent < 0 || c->kind == REPLAY_KIND_CSS) return 0;
+  const replay_resource *p = replay_plan_resource(plan, (size_t)c->parent);
+  return p != NULL && p->kind == REPLAY_KIND_CSS && is_child(p, c) &&
+         replay_page_body_applies(plan, p);
+}
+
+static void document_body(text *t, const replay_plan *plan, const replay_resource *r) {
+  size_t n = replay_plan_resource_count(plan);
+  put(t, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>replay</title></head>"
+         "<body>\n<h1>replay</h1>\n"); /* text: a first contentful paint */
+  int in_place = r->body_size <= PAGE_BODY_MAX_IN_PLACE;
+  for (size_t i = 0; i < n; i++) {
+    const replay_resource *c = replay_plan_resource(plan, i);
+    if (!is_child(r, c)) continue;
+    if (in_place && c->discover_offset > 0 && c->discover_offset < (double)r->body_size)
+      pad_to(t, (uint64_t)c->discover_offset);
+    html_child(t, plan, c);
+  }
+  /* Elements that make the style sheets' images and fonts used: every resource of the plan
+   * a page-body style sheet names (the element may sit in a parent frame: harmless). */
+  for (size_t i = 0; i < n; i++) {
+    const replay_resource *c = replay_plan_resource(plan, i);
+    if (named_by_css(plan, c)) put_id(t, "<p class=\"r", c->id, "\">x</p>\n");
+  }
+  put(t, "</body></html>\n");
+}
+
+static void css_body(text *t, const replay_plan *plan, const replay_resource *r) {
+  size_t n = replay_plan_resource_count(plan);
+  /* @import must come before every other rule. */
+  for (size_t i = 0; i < n; i++) {
+    const replay_resource *c = replay_plan_resource(plan, i);
+    if (!is_child(r, c) || c->kind != REPLAY_KIND_CSS) continue;
+    put(t, "@import url(\"");
+    put_url(t, plan, c, ESC_CSS);
+    put(t, "\");\n");
+  }
+  for (size_t i = 0; i < n; i++) {
+    const replay_resource *c = replay_plan_resource(plan, i);
+    if (!is_child(r, c) || c->kind == REPLAY_KIND_CSS) continue;
+    if (c->kind == REPLAY_KIND_FONT) {
+      put_id(t, "@font-face{font-family:\"r", c->id, "\";src:url(\"");
+      put_url(t, plan, c, ESC_CSS);
+      put_id(t, "\")}\n.r", c->id, "{font-family:\"r");
+      put_id(t, "", c->id, "\"}\n");
+    } else {
+      put_id(t, ".r", c->id, "{background-image:url(\"");
+      put_url(t, plan, c, ESC_CSS);
+      put(t, "\")}\n");
+    }
+  }
+}
+
+static void script_body(text *t, const replay_plan *plan, const replay_resource *r) {
+  size_t n = replay_plan_resource_count(plan);
+  put(t, "(function(){var d=document,e;\n");
+  for (size_t i = 0; i < n; i++) {
+    const replay_resource *c = replay_plan_resource(plan, i);
+    if (!is_child(r, c)) continue;
+    if (!is_get(c) || c->kind == REPLAY_KIND_FONT || c->kind == REPLAY_KIND_OTHER) {
+      put_fetch(t, plan, c);
+      put(t, "\n");
+      continue;
+    }
+    switch (c->kind) {
+    case REPLAY_KIND_SCRIPT:
+      put(t, "e=d.createElement(\"script\");e.src=\"");
+      break;
+    case REPLAY_KIND_CSS:
+      put(t, "e=d.createElement(\"link\");e.rel=\"stylesheet\";e.href=\"");
+      break;
+    case REPLAY_KIND_DOCUMENT:
+      put(t, "e=d.createElement(\"iframe\");e.src=\"");
+      break;
+    default:
+      put(t, "e=new Image();e.src=\"");
+      put_url(t, plan, c, ESC_JS);
+      put(t, "\";(d.body||d.documentElement).appendChild(e);\n");
+      continue;
+    }
+    put_url(t, plan, c, ESC_JS);
+    put(t, "\";(d.head||d.body||d.documentElement).appendChild(e);\n");
+  }
+  put(t, "})();\n");
+}
+
+int replay_page_body_applies(const replay_plan *plan, const replay_resource *r) {
+  return replay_plan_page_bodies(plan) && r->status == 200 && r->redirect_to < 0 &&
+         (r->kind == REPLAY_KIND_DOCUMENT || r->kind == REPLAY_KIND_CSS ||
+          r->kind == REPLAY_KIND_SCRIPT);
+}
+
+const char *replay_page_content_type(const replay_resource *r) {
+  return r->kind == REPLAY_KIND_CSS      ? "text/css"
+         : r->kind == REPLAY_KIND_SCRIPT ? "text/javascript"
+                                         : "text/html; charset=utf-8";
+}
+
+int replay_page_body_text(const replay_plan *plan, const replay_resource *r, char **out,
+                          size_t *out_len) {
+  text t = {0};
+  if (r->kind == REPLAY_KIND_DOCUMENT)
+    document_body(&t, plan, r);
+  else if (r->kind == REPLAY_KIND_CSS)
+    css_body(&t, plan, r);
+  else if (r->kind == REPLAY_KIND_SCRIPT)
+    script_body(&t, plan, r);
+  if (r->body_size <= PAGE_BODY_MAX_IN_PLACE) pad_to(&t, r->body_size);
+  put(&t, ""); /* a buffer even when empty */
+  if (t.failed) {
+    free(t.buf);
+    return HTTP_ERR_NOMEM;
+  }
+  *out = t.buf;
+  *out_len = t.len;
+  return 0;
+}

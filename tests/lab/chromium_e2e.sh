@@ -1,0 +1,66 @@
+#!/bin/bash
+# chromium_e2e.sh SPEEDY SPEEDYD SOURCE_DIR — `speedy lab run --client chromium` end to end:
+# headless Chromium in the client namespace loads pages through one emulated link (cable,
+# no loss) against the replay's page bodies, both HTTP/1.1 configurations, TLS off and on
+# (the lab CA's leaf trusted by its SPKI hash). Pages: the synthetic corpus's smallest and,
+# with $SPEEDY_SHARED_DIR, the recording mnot-craigslist.org.har (a redirect, style sheet,
+# scripts). Every line is valid, marked "client": "chromium", has PLT and FCP above 0,
+# HTTP/1.1 on every request, and fetched nearly every resource of the plan.
+# Skips (77) without root, /dev/net/tun, ip, the replay server, chromium, node or the
+# project's node_modules (scripts/install-deps).
+set -euo pipefail
+speedy=$1
+speedyd=$2
+src=$3
+. "$(dirname "$0")/common.sh"
+lab_need_links "$speedy" "$speedyd"
+[[ -x /usr/bin/chromium ]] || skip "no /usr/bin/chromium"
+command -v node >/dev/null || skip "no node"
+[[ -d $src/node_modules/chrome-remote-interface ]] ||
+  skip "no node_modules/chrome-remote-interface (run scripts/install-deps)"
+command -v openssl >/dev/null || skip "no openssl"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$speedy" lab synth "$tmp/corpus" >/dev/null
+pages=("$tmp/corpus/synth-tiny.har")
+har=${SPEEDY_SHARED_DIR:-}/corpus/har/mnot-craigslist.org.har
+[[ -n ${SPEEDY_SHARED_DIR:-} && -f $har ]] && pages+=("$har")
+# Refused: SPDY with the browser, and an unknown client.
+if "$speedy" lab run --client chromium -c spdy-multi --dry-run "${pages[0]}" 2>"$tmp/err"; then
+  echo "spdy-multi with --client chromium was accepted"; exit 1
+fi
+grep -q "bad --configs 'spdy-multi': expected http1-fcfs or http1-single with --client chromium" "$tmp/err" || { cat "$tmp/err"; exit 1; }
+if "$speedy" lab run --client firefox --dry-run "${pages[0]}" 2>"$tmp/err"; then
+  echo "--client firefox was accepted"; exit 1
+fi
+grep -q "speedy or chromium" "$tmp/err" || { cat "$tmp/err"; exit 1; }
+"$speedy" lab run --client chromium -o "$tmp/results.jsonl" -l cable --loss 0 --tls off,on \
+  -n 1 --seed 5 -j 1 --speedyd "$speedyd" --timeout 60 "${pages[@]}" 2>"$tmp/run.err" ||
+  { cat "$tmp/run.err"; exit 1; }
+# The plans the run replayed, by page id, for the resource counts.
+python3 - "$tmp/results.jsonl" "${#pages[@]}" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+matrix = [d for d in lines if d["format"] == "speedy-lab-matrix/1"]
+assert len(matrix) == 1 and matrix[0]["settings"]["client"] == "chromium", matrix
+loads = [d for d in lines if d["format"] == "speedy-lab-result/1"]
+expected = 4 * int(sys.argv[2])
+assert len(loads) == expected, f"{expected} loads expected, got {len(loads)}"
+for d in loads:
+    k = d["key"]
+    assert d["client"] == "chromium" and "|client=chromium|" in k, k
+    assert d["valid"], f"{k}: invalid: {d['invalid_reason']}"
+    assert d["plt_ms"] > 0 and d["fcp_ms"] > 0, (k, d["plt_ms"], d["fcp_ms"])
+    assert d["plt_ms"] >= d["lower_bound_ms"] > 0, k
+    assert d["config"] in ("http1-fcfs", "http1-single"), k
+    assert d["connections"] >= 1 and d["bytes_down"] > 0, k
+    assert all(r["protocol"] == "http/1.1" for r in d["resources"]), k
+    n, fetched = d["plan_resources"], d["plan_resources_fetched"]
+    assert fetched >= max(1, n - max(1, n // 10)), f"{k}: fetched {fetched} of {n} resources"
+    assert d["resources"][0]["id"] == 0, k
+print(f"{len(loads)} chromium loads valid")
+PY
+# The report keeps the browser's loads apart from the loader's.
+"$speedy" lab report "$tmp/results.jsonl" >"$tmp/report.txt"
+grep -q "^chromium-fcfs " "$tmp/report.txt" || { cat "$tmp/report.txt"; exit 1; }
+grep -q "^chromium-single " "$tmp/report.txt" || { cat "$tmp/report.txt"; exit 1; }
