@@ -251,12 +251,6 @@ size_t spdy_frame_encode_settings(uint8_t *out, int version, uint8_t flags,
 
 /* ---- NOOP, PING -------------------------------------------------------------------- */
 
-size_t spdy_frame_encode_noop(uint8_t *out) {
-  /* NOOP exists only in SPDY/2. */
-  spdy_frame_hd_encode_control(out, 2, SPDY_FRAME_NOOP, 0, 0);
-  return SPDY_FRAME_HEADER_LEN;
-}
-
 int spdy_frame_decode_ping(const uint8_t *payload, size_t len, uint32_t *id) {
   if (len != SPDY_PING_LEN) return SPDY_ERR_PROTOCOL;
   *id = spdy_get_u32(payload);
@@ -348,33 +342,4 @@ int spdy_frame_decode_credential(const uint8_t *payload, size_t len, spdy_creden
   out->proof_len = proof_len;
   out->n_certificates = n_certificates;
   return 0;
-}
-
-size_t spdy_frame_encode_credential(uint8_t *out, uint16_t slot, const uint8_t *proof,
-                                    size_t proof_len, const uint8_t *const *certs,
-                                    const size_t *cert_lens, size_t n_certs) {
-  /* Sum the payload first, checking each step against the 24-bit limit. */
-  size_t payload_len = SPDY_CREDENTIAL_FIXED_LEN;
-  assert(proof_len <= SPDY_MAX_FRAME_LENGTH - payload_len);
-  payload_len += proof_len;
-  for (size_t i = 0; i < n_certs; i++) {
-    assert(cert_lens[i] <= SPDY_MAX_FRAME_LENGTH - SPDY_CREDENTIAL_CERT_LEN_LEN);
-    assert(payload_len <= SPDY_MAX_FRAME_LENGTH - SPDY_CREDENTIAL_CERT_LEN_LEN - cert_lens[i]);
-    payload_len += SPDY_CREDENTIAL_CERT_LEN_LEN + cert_lens[i];
-  }
-  /* CREDENTIAL exists only in SPDY/3. */
-  spdy_frame_hd_encode_control(out, 3, SPDY_FRAME_CREDENTIAL, 0, (uint32_t)payload_len);
-  uint8_t *p = out + SPDY_FRAME_HEADER_LEN;
-  spdy_put_u16(p, slot);
-  spdy_put_u32(p + 2, (uint32_t)proof_len);
-  p += SPDY_CREDENTIAL_FIXED_LEN;
-  if (proof_len > 0) memcpy(p, proof, proof_len);
-  p += proof_len;
-  for (size_t i = 0; i < n_certs; i++) {
-    spdy_put_u32(p, (uint32_t)cert_lens[i]);
-    p += SPDY_CREDENTIAL_CERT_LEN_LEN;
-    if (cert_lens[i] > 0) memcpy(p, certs[i], cert_lens[i]);
-    p += cert_lens[i];
-  }
-  return SPDY_FRAME_HEADER_LEN + payload_len;
 }

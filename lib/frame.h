@@ -89,9 +89,6 @@ void spdy_frame_settings_entry(int version, const uint8_t *payload, uint32_t ind
 size_t spdy_frame_encode_settings(uint8_t *out, int version, uint8_t flags,
                                   const spdy_setting *settings, size_t n);
 
-/* NOOP (v2): empty payload. */
-size_t spdy_frame_encode_noop(uint8_t *out);
-
 /* PING: 4-byte id. */
 int spdy_frame_decode_ping(const uint8_t *payload, size_t len, uint32_t *id);
 size_t spdy_frame_encode_ping(uint8_t *out, int version, uint32_t id);
@@ -117,12 +114,6 @@ typedef struct spdy_credential {
   uint32_t n_certificates;
 } spdy_credential;
 int spdy_frame_decode_credential(const uint8_t *payload, size_t len, spdy_credential *out);
-/* Builds a CREDENTIAL frame (tests and tools only) into out, which must hold
- * 8 + 2 + 4 + proof_len + sum(4 + cert_len[i]) bytes. Returns the length written. */
-size_t spdy_frame_encode_credential(uint8_t *out, uint16_t slot, const uint8_t *proof,
-                                    size_t proof_len, const uint8_t *const *certs,
-                                    const size_t *cert_lens, size_t n_certs);
-
 /* Big-endian helpers. */
 static inline uint32_t spdy_get_u32(const uint8_t *p) {
   return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];

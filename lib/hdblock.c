@@ -435,7 +435,7 @@ static int writer_put_block(deflate_writer *w, int version, const spdy_header *h
 }
 
 /* The field checks and the grouping every block goes through, at submit time
- * (spdy_hdblock_check) and again when it is compressed. On success groups is built and
+ * (spdy_hdblock_measure) and again when it is compressed. On success groups is built and
  * the caller frees it. */
 static int submitted_check(int version, spdy_mem *mem, const spdy_header *headers, size_t n_headers,
                            header_groups *groups, size_t *serialised) {
@@ -459,15 +459,6 @@ int spdy_hdblock_measure(int version, spdy_mem *mem, const spdy_header *headers,
   int rv = submitted_check(version, mem, headers, n_headers, &groups, serialised);
   if (rv != 0) return rv;
   groups_free(&groups, mem);
-  return 0;
-}
-
-int spdy_hdblock_check(int version, spdy_mem *mem, const spdy_header *headers, size_t n_headers,
-                       size_t *compressed_max) {
-  size_t serialised = 0;
-  int rv = spdy_hdblock_measure(version, mem, headers, n_headers, &serialised);
-  if (rv != 0) return rv;
-  if (compressed_max != NULL) *compressed_max = spdy_hdblock_compressed_max(serialised);
   return 0;
 }
 

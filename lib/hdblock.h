@@ -65,13 +65,9 @@ int spdy_hdblock_deflate(spdy_hdblock_deflater *d, spdy_mem *mem, spdy_buf *out,
 
 /* Checks a submitted header list as spdy_hdblock_deflate will (each field, repeated
  * names, the version's length fields) without compressing it, so that a session refuses
- * at submit time what it could not send later. *compressed_max (may be NULL) gets the
- * most bytes the compressed block can take. Returns 0, SPDY_ERR_INVALID_HEADER,
- * SPDY_ERR_FRAME_TOO_LARGE, SPDY_ERR_INVALID_ARGUMENT or SPDY_ERR_NOMEM. */
-int spdy_hdblock_check(int version, spdy_mem *mem, const spdy_header *headers, size_t n_headers,
-                       size_t *compressed_max);
-
-/* The same check, giving the size of the uncompressed block in *serialised. */
+ * at submit time what it could not send later; *serialised gets the size of the
+ * uncompressed block. Returns 0, SPDY_ERR_INVALID_HEADER, SPDY_ERR_FRAME_TOO_LARGE,
+ * SPDY_ERR_INVALID_ARGUMENT or SPDY_ERR_NOMEM. */
 int spdy_hdblock_measure(int version, spdy_mem *mem, const spdy_header *headers, size_t n_headers,
                          size_t *serialised);
 /* The most bytes a serialised block of that size can take compressed. */

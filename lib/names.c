@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "frame.h"
+#include "h2_frame.h"
 #include "spdy/spdy.h"
 
 const char *spdy_version(void) { return SPDY_VERSION_STRING; }
@@ -22,7 +23,7 @@ const char *spdy_strerror(int error) {
   case SPDY_ERR_CALLBACK_FAILURE:
     return "a callback failed";
   case SPDY_ERR_PROTOCOL:
-    return "the peer violated the SPDY protocol";
+    return "the peer violated the protocol";
   case SPDY_ERR_COMPRESSION:
     return "a header block could not be decompressed";
   case SPDY_ERR_HEADER_BLOCK_TOO_LARGE:
@@ -51,6 +52,8 @@ const char *spdy_strerror(int error) {
     return "flow control window would exceed 2^31-1";
   case SPDY_ERR_TOO_MANY_STREAMS:
     return "too many streams waiting to open";
+  case SPDY_ERR_SETTINGS_TIMEOUT:
+    return "the peer did not acknowledge our SETTINGS in time";
   default:
     return "unknown error";
   }
@@ -67,6 +70,7 @@ int spdy_error_is_fatal(int error) {
   case SPDY_ERR_UNSUPPORTED_VERSION:
   case SPDY_ERR_FLOW_CONTROL:
   case SPDY_ERR_FLOOD:
+  case SPDY_ERR_SETTINGS_TIMEOUT:
     return 1;
   default:
     return 0;
@@ -74,7 +78,9 @@ int spdy_error_is_fatal(int error) {
 }
 
 const char *spdy_protocol_name(spdy_protocol protocol) {
-  switch (protocol) {
+  switch ((int)protocol) {
+  case SPDY_PROTOCOL_H2:
+    return "h2";
   case SPDY_PROTOCOL_SPDY2:
     return "spdy/2";
   case SPDY_PROTOCOL_SPDY3:
@@ -88,7 +94,7 @@ const char *spdy_protocol_name(spdy_protocol protocol) {
 
 int spdy_protocol_from_name(const char *name, size_t len, spdy_protocol *out) {
   static const spdy_protocol all[] = {SPDY_PROTOCOL_SPDY2, SPDY_PROTOCOL_SPDY3,
-                                      SPDY_PROTOCOL_SPDY3_1};
+                                      SPDY_PROTOCOL_SPDY3_1, SPDY_PROTOCOL_H2};
   if (name == NULL || out == NULL) return SPDY_ERR_INVALID_ARGUMENT;
   for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
     const char *id = spdy_protocol_name(all[i]);
@@ -112,7 +118,13 @@ const char *spdy_rst_status_name(uint32_t status) {
                                       "STREAM_IN_USE",
                                       "STREAM_ALREADY_CLOSED",
                                       "INVALID_CREDENTIALS",
-                                      "FRAME_TOO_LARGE"};
+                                      "FRAME_TOO_LARGE",
+                                      "SETTINGS_TIMEOUT",
+                                      "COMPRESSION_ERROR",
+                                      "CONNECT_ERROR",
+                                      "ENHANCE_YOUR_CALM",
+                                      "INADEQUATE_SECURITY",
+                                      "HTTP_1_1_REQUIRED"};
   return status < sizeof(names) / sizeof(names[0]) ? names[status] : "UNKNOWN";
 }
 
@@ -133,4 +145,18 @@ int spdy_detect_version(const uint8_t *bytes, size_t len) {
   /* A client opens with SYN_STREAM, SETTINGS, PING or (rarely) WINDOW_UPDATE. */
   if (type < SPDY_FRAME_SYN_STREAM || type > SPDY_FRAME_CREDENTIAL) return -1;
   return version;
+}
+
+const char *spdy_protocol_frame_type_name(spdy_protocol protocol, int type) {
+  if ((int)protocol == SPDY_PROTOCOL_H2)
+    return type >= 0 ? speedy_h2_frame_type_name((unsigned)type) : "UNKNOWN";
+  return spdy_frame_type_name(type);
+}
+
+int spdy_detect_h2_preface(const uint8_t *bytes, size_t len) {
+  if (len == 0) return 0;
+  if (bytes == NULL) return -1;
+  size_t n = len < SPEEDY_H2_PREFACE_LEN ? len : SPEEDY_H2_PREFACE_LEN;
+  if (memcmp(bytes, SPEEDY_H2_PREFACE, n) != 0) return -1;
+  return n == SPEEDY_H2_PREFACE_LEN ? 1 : 0;
 }

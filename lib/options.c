@@ -22,6 +22,15 @@ void spdy_options_init_default(spdy_options *options) {
   options->deflate_mem_level = 4;
   options->send_initial_settings = 1;
   options->frame_summaries = 1;
+  options->max_frame_size = 16384;
+  options->header_table_size = 4096;
+  options->enable_push = 1;
+  options->max_continuations = 32;
+  options->settings_timeout_ns = 10 * (int64_t)1000000000;
+  options->reset_burst = 1000;
+  options->reset_rate = 100;
+  options->empty_frame_burst = 1000;
+  options->empty_frame_rate = 100;
 }
 
 int spdy_options_new(spdy_options **out) {
@@ -68,6 +77,7 @@ void spdy_options_set_stream_window(spdy_options *options, uint32_t bytes) {
   if (bytes < 1) bytes = 1;
   if (bytes > SPDY_MAX_WINDOW) bytes = SPDY_MAX_WINDOW;
   options->stream_window = bytes;
+  options->stream_window_set = 1;
 }
 
 void spdy_options_set_v3_autodetect(spdy_options *options, int enable) {
@@ -79,6 +89,7 @@ void spdy_options_set_session_window(spdy_options *options, uint32_t bytes) {
   if (bytes < SPDY_DEFAULT_WINDOW) bytes = SPDY_DEFAULT_WINDOW;
   if (bytes > SPDY_MAX_WINDOW) bytes = SPDY_MAX_WINDOW;
   options->session_window = bytes;
+  options->session_window_set = 1;
 }
 
 void spdy_options_set_max_concurrent_streams(spdy_options *options, uint32_t n) {
@@ -120,6 +131,39 @@ void spdy_options_set_send_initial_settings(spdy_options *options, int send) {
 
 void spdy_options_set_frame_summaries(spdy_options *options, int on) {
   options->frame_summaries = on != 0;
+}
+
+void spdy_options_set_max_frame_size(spdy_options *options, uint32_t bytes) {
+  if (bytes < 16384) bytes = 16384;
+  if (bytes > 16777215) bytes = 16777215;
+  options->max_frame_size = bytes;
+}
+
+void spdy_options_set_header_table_size(spdy_options *options, uint32_t bytes) {
+  options->header_table_size = bytes > 1024 * 1024 ? 1024 * 1024 : bytes;
+}
+
+void spdy_options_set_push(spdy_options *options, int enable) {
+  options->enable_push = enable != 0;
+}
+
+void spdy_options_set_max_continuations(spdy_options *options, uint32_t n) {
+  options->max_continuations = n;
+}
+
+void spdy_options_set_settings_timeout(spdy_options *options, int64_t timeout_ns) {
+  options->settings_timeout_ns = timeout_ns < 0 ? 0 : timeout_ns;
+}
+
+void spdy_options_set_reset_budget(spdy_options *options, uint32_t burst, uint32_t per_second) {
+  options->reset_burst = burst;
+  options->reset_rate = per_second;
+}
+
+void spdy_options_set_empty_frame_budget(spdy_options *options, uint32_t burst,
+                                         uint32_t per_second) {
+  options->empty_frame_burst = burst;
+  options->empty_frame_rate = per_second;
 }
 
 int spdy_callbacks_new(spdy_callbacks **out) {

@@ -1,10 +1,13 @@
-/* session_int.h — the session's private state, shared by the session modules:
+/* session_int.h — the session core's private state, shared by the core modules and the
+ * codecs (codec.h says who owns what):
  *
  *   options.c       spdy_options and spdy_callbacks objects
  *   stream.c        stream table (hash by id) and stream lifetime
- *   session.c       create/delete, accessors, submit functions, control-frame queue
- *   session_recv.c  input: frame parser state machine and what each frame means
- *   session_send.c  output: control frames first, then DATA by priority and flow control
+ *   session.c       create/delete, accessors, the frame queue, credit, budgets
+ *   submit.c        every spdy_submit_* function
+ *   session_recv.c  what received frames mean, in protocol-neutral helpers for codecs
+ *   session_send.c  output: queued frames first (each checked again), then DATA by
+ *                   urgency within flow control
  *
  * Nothing here is public. Pointers to streams are never held across an application
  * callback: callbacks may reset or close streams, so code looks streams up again by id.
@@ -16,14 +19,22 @@
 #include <stdint.h>
 
 #include "buf.h"
-#include "frame.h"
-#include "hdblock.h"
+#include "codec.h"
+#include "h2_codec.h"
 #include "mem.h"
 #include "spdy/spdy.h"
+#include "spdy_codec.h"
 
 #define SPDY_URGENCY_LEVELS 8
+#define SPDY_DEFAULT_URGENCY 3
 #define SPDY_DEFAULT_WINDOW 65536
+#define SPDY_MAX_WINDOW_SIZE 0x7fffffff
 #define SPDY_MAX_OUTSTANDING_PINGS 8
+#define SPDY_MAX_DATA_HEADER_LEN 9
+/* Settings a session remembers: SPDY's ids 1-8, then the HTTP/2-only ones. */
+#define SPDY_SETTING_SLOTS (SPDY_SETTINGS_MAX_ID + 1 + 6)
+/* Streams whose closing the session remembers (how it ended). */
+#define SPDY_CLOSED_MEMORY 32
 
 struct spdy_options {
   spdy_mem mem; /* allocator hooks (in_use unused here) */
@@ -42,6 +53,15 @@ struct spdy_options {
   int send_initial_settings;
   int frame_summaries; /* format on_frame's summary */
   int v3_autodetect;   /* SPDY/3.1 sessions start undecided between 3 and 3.1 */
+  uint8_t stream_window_set, session_window_set; /* else HTTP/2 keeps its 65,535 */
+  /* HTTP/2 */
+  uint32_t max_frame_size;    /* SETTINGS_MAX_FRAME_SIZE we announce */
+  uint32_t header_table_size; /* SETTINGS_HEADER_TABLE_SIZE we announce */
+  int enable_push;            /* client: accept pushes */
+  uint32_t max_continuations; /* CONTINUATION frames in one field block */
+  int64_t settings_timeout_ns;
+  uint32_t reset_burst, reset_rate;             /* rapid-reset budget */
+  uint32_t empty_frame_burst, empty_frame_rate; /* frames that carry nothing */
 };
 
 struct spdy_callbacks {
@@ -76,17 +96,24 @@ struct spdy_stream {
   int32_t id;
   int32_t associated_id;
   uint8_t urgency;       /* 0 most urgent .. 7 */
+  uint8_t incremental;   /* shares its urgency round-robin (RFC 9218) */
   uint8_t local_closed;  /* we sent FIN, or we may never send (inbound push) */
   uint8_t remote_closed; /* peer sent FIN, or it may never send (our push) */
   uint8_t locally_initiated;
-  uint8_t opened_on_wire;  /* our SYN_STREAM was serialised (locally initiated) */
-  uint8_t reply_done;      /* server: SYN_REPLY submitted; client: SYN_REPLY received */
-  uint8_t response_seen;   /* client: :status received (SYN_REPLY or push HEADERS) */
+  uint8_t opened_on_wire;  /* our opening header block was serialised (locally initiated) */
+  uint8_t reply_done;      /* server: response submitted; client: SYN_REPLY received */
+  uint8_t response_seen;   /* client: final :status received */
+  uint8_t reserved;        /* HTTP/2: promised, its response headers not yet sent or seen */
+  uint8_t reset_sent;      /* we queued RST_STREAM for it */
   uint8_t data_state;      /* spdy_data_state */
-  uint8_t waiting_slot;    /* ours, its SYN_STREAM waits for a concurrency slot */
+  uint8_t waiting_slot;    /* ours, its opening frame waits for a concurrency slot */
+  uint8_t head_request;    /* client: we asked with HEAD (the response has no content) */
+  uint8_t no_content;      /* the received message may not carry content (204, 304, HEAD) */
   uint32_t headers_queued; /* header-bearing frames queued, not yet serialised: a stream
                             * done in both directions closes only when they are out */
-  int64_t send_window;     /* may go negative after SETTINGS (v3 2.6.8) */
+  int64_t content_length;  /* received content-length, -1 when none */
+  uint64_t data_received;  /* DATA payload received */
+  int64_t send_window;     /* may go negative after SETTINGS */
   int64_t recv_window;     /* what the peer may still send on this stream */
   uint32_t recv_unacked;   /* consumed, not yet returned with WINDOW_UPDATE */
   spdy_data_read_fn read_fn;
@@ -96,45 +123,56 @@ struct spdy_stream {
   spdy_stream *sched_prev, *sched_next; /* urgency list while ACTIVE */
 };
 
-/* A control frame waiting to be serialised. Header-bearing frames carry their header
- * list checked and laid out as the uncompressed block; it is compressed only when the
- * frame is serialised, in output order. */
-typedef struct spdy_outframe spdy_outframe;
+/* A frame waiting to be serialised, in neutral terms (codec.h). Header-bearing frames
+ * carry their header list checked and laid out by the codec; it is compressed only when
+ * the frame is serialised, in output order. */
 struct spdy_outframe {
   spdy_outframe *next;
-  uint8_t type; /* spdy_frame_type */
-  uint8_t flags;
-  uint8_t peer_owed; /* counted against max_queued_control_frames */
-  uint8_t priority;  /* SYN_STREAM: wire priority */
+  uint8_t kind;       /* spdy_out_kind */
+  uint8_t role;       /* SPDY_OUT_HEADERS: spdy_block_role */
+  uint8_t end_stream; /* SPDY_OUT_HEADERS: the block ends our side of the stream */
+  uint8_t peer_owed;  /* counted against max_queued_control_frames */
+  uint8_t urgency;    /* opening blocks: the stream's urgency */
+  uint8_t flags;      /* SPDY_OUT_SETTINGS: the frame flags the application gave */
+  uint8_t n_settings;
+  uint8_t has_value;    /* SETTINGS_ACK: value is a table size to apply then; PING: opaque */
+  uint8_t head_request; /* a request with the HEAD method (its response has no content) */
   int32_t stream_id;
-  int32_t associated_id;
-  uint8_t *block;   /* the uncompressed header block (after the record, one allocation) */
-  size_t block_len; /* 0 and NULL for fixed frames */
-  size_t n_headers; /* fields submitted (for the trace) */
-  size_t fixed_len; /* pre-encoded frame for frames without header blocks */
-  uint8_t fixed[8 + 4 + 8 * (SPDY_SETTINGS_MAX_ID + 1)];
+  int32_t associated_id; /* pushes and promises: the stream they belong to */
+  uint32_t reason;       /* RST, GOAWAY: spdy_rst_status */
+  uint32_t value;        /* delta, ping id, last stream id, table size */
+  uint8_t opaque[8];     /* HTTP/2 PING payload */
+  uint8_t *block;        /* laid-out header list or debug data (after the record) */
+  size_t block_len;      /* 0 and NULL for fixed frames */
+  size_t n_headers;      /* fields submitted (for the trace) */
+  spdy_setting settings[SPDY_SETTINGS_MAX_ID + 1];
 };
 
-/* A stream of ours waiting for a concurrency slot; its SYN frame is kept here. */
+/* A stream of ours waiting for a concurrency slot; its opening frame is kept here. */
 typedef struct spdy_pending spdy_pending;
 struct spdy_pending {
   spdy_pending *next;
-  spdy_outframe *syn; /* its SYN_STREAM, owned */
+  spdy_outframe *syn; /* its opening header block, owned */
 };
 
-/* Input parser states. */
-typedef enum spdy_recv_state {
-  SPDY_RECV_HEAD,    /* collecting the 8-byte frame header */
-  SPDY_RECV_CONTROL, /* collecting a control frame's payload into inbuf */
-  SPDY_RECV_DATA,    /* passing DATA payload to the application */
-  SPDY_RECV_DISCARD, /* skipping a payload (unknown type, dead stream) */
-  SPDY_RECV_DEAD     /* after a fatal error: input is ignored */
-} spdy_recv_state;
+/* A token bucket: burst tokens, refilled at rate per second of the application's clock. */
+typedef struct spdy_budget {
+  uint32_t tokens;
+  uint32_t burst;
+  uint32_t rate;
+  int64_t refilled_ns;
+} spdy_budget;
 
 typedef struct spdy_ping_record {
   uint32_t id;
   int64_t sent_ns;
 } spdy_ping_record;
+
+/* How a stream we no longer have ended. */
+typedef struct spdy_closed_record {
+  int32_t id;
+  uint8_t reset_by_us; /* we sent RST_STREAM: the peer's late frames are ignored */
+} spdy_closed_record;
 
 struct spdy_session {
   spdy_mem mem;
@@ -143,12 +181,15 @@ struct spdy_session {
   void *user;
   spdy_protocol protocol;
   spdy_role role;
-  int wire_version; /* 2 or 3 */
+  const spdy_codec *codec;
+  spdy_codec_caps caps; /* the codec's, copied at creation */
   int64_t now_ns;
 
-  /* Header compression: one context per direction. */
-  spdy_hdblock_deflater deflater;
-  spdy_hdblock_inflater inflater;
+  /* The codec's own state. */
+  union {
+    spdy_codec_state spdy;
+    speedy_h2_state h2;
+  } wire;
 
   /* Streams. */
   spdy_stream **buckets;
@@ -161,27 +202,30 @@ struct spdy_session {
   int64_t next_stream_id;         /* 64 bits: it passes 2^31-1 once the ids run out */
   int32_t last_recv_stream_id;    /* highest peer stream we processed (GOAWAY last-good) */
   int32_t highest_peer_stream_id; /* highest peer stream id seen, processed or ignored */
-  int32_t highest_local_id_sent;
+  int32_t highest_local_on_wire;  /* highest id of ours the peer has seen */
+  spdy_closed_record closed[SPDY_CLOSED_MEMORY];
+  uint32_t closed_next;
 
   /* Peer's settings as applied. */
   uint32_t remote_max_concurrent;
   int64_t remote_initial_window;
-  int64_t remote_settings[SPDY_SETTINGS_MAX_ID + 1]; /* -1: never sent */
+  uint32_t send_max_frame;                     /* the largest frame payload the peer accepts */
+  int64_t remote_settings[SPDY_SETTING_SLOTS]; /* -1: never sent */
 
-  /* Flow control, session level (v3.1). */
+  /* Flow control, session level. */
   int64_t session_send_window;
   int64_t session_recv_window;
   uint32_t session_recv_unacked;
-  /* Undecided between SPDY/3 and /3.1 (spdy_options_set_v3_autodetect): protocol says
-   * 3.1, no WINDOW_UPDATE on stream 0 goes out, and stream credit the peer returned
-   * is counted as evidence. */
-  uint8_t v3_undecided;
-  uint64_t v3_stream_credit;
-  uint32_t local_initial_window; /* our stream receive window */
-  /* The largest initial window the peer may still believe in: the protocol's 64 KiB or
-   * the largest we announced. SPDY has no SETTINGS acknowledgement, so DATA sent before
-   * the peer saw a smaller window must not be punished (see begin_data). */
+  uint8_t hold_session_credit;   /* no WINDOW_UPDATE on stream 0 for now (SPDY autodetect) */
+  uint32_t local_initial_window; /* our stream receive window in force */
+  /* The largest initial window the peer may still believe in: the protocol's default or
+   * the largest we announced. Without SETTINGS acknowledgement, DATA sent before the
+   * peer saw a smaller window must not be punished (the SPDY codec's recv_window_slack). */
   uint32_t max_local_initial_window;
+
+  /* Defences (used by codecs whose protocol calls for them). */
+  spdy_budget reset_budget;
+  spdy_budget empty_frame_budget;
 
   /* Output. */
   spdy_buf outbuf;
@@ -191,21 +235,17 @@ struct spdy_session {
   uint32_t n_pending;
   spdy_stream *sched_head[SPDY_URGENCY_LEVELS];
   spdy_stream *sched_tail[SPDY_URGENCY_LEVELS];
-  uint32_t n_sched;
   /* A zero-copy DATA frame decided while output was still buffered. */
   int32_t nocopy_stream_id;
   size_t nocopy_len;
-  uint8_t nocopy_header[SPDY_FRAME_HEADER_LEN];
+  uint8_t nocopy_header[SPDY_MAX_DATA_HEADER_LEN];
   void *nocopy_source;
-  uint8_t send_holding; /* spdy_session_send holds copied bytes not yet written */
+  uint8_t send_holding;      /* spdy_session_send holds copied bytes not yet written */
+  int32_t reading_stream_id; /* the stream whose read_fn is running */
 
-  /* Input. */
-  spdy_recv_state recv_state;
-  uint8_t head[SPDY_FRAME_HEADER_LEN];
-  size_t head_len;
-  spdy_frame_hd frame;
+  /* Input shared by codecs: one frame's payload, and the DATA frame being delivered. */
   spdy_buf inbuf;
-  uint32_t payload_left; /* DATA / DISCARD bytes still to come */
+  uint32_t payload_left; /* DATA / discarded bytes still to come */
   int32_t data_stream_id;
   uint8_t data_deliver;     /* 1: pass DATA payload to the application */
   uint8_t in_recv;          /* inside spdy_session_recv (callbacks answer peer input) */
@@ -222,9 +262,14 @@ struct spdy_session {
   void *closing_stream_user;
 
   /* Shutdown. */
-  uint8_t goaway_sent;
+  uint8_t goaway_sent;     /* no new streams: GOAWAY queued (its final one, HTTP/2) */
+  uint8_t goaway_draining; /* HTTP/2 server: GOAWAY(2^31-1) sent, the final one not yet */
   uint8_t goaway_received;
-  int fatal_error; /* 0, or the fatal SPDY_ERR_* that ended the session */
+  int32_t goaway_last_id; /* the lowest last-stream-id the peer sent */
+  uint32_t goaway_reason; /* the peer's last GOAWAY, neutral */
+  uint8_t goaway_debug[128];
+  size_t goaway_debug_len;
+  int fatal_error; /* 0, or the fatal SPDY_ERR_* that ended the session (input ignored) */
 };
 
 /* ---- stream.c ---- */
@@ -240,42 +285,95 @@ int spdy_stream_close(spdy_session *session, spdy_stream *stream, uint32_t statu
 int spdy_stream_close_if_done(spdy_session *session, spdy_stream *stream);
 /* Frees every stream without callbacks (session deletion). */
 void spdy_stream_free_all(spdy_session *session);
+/* How a stream no longer in the table ended, if the session still remembers: 1 and
+ * *reset_by_us, or 0. */
+int spdy_stream_closed_recently(const spdy_session *session, int32_t id, int *reset_by_us);
 
 /* ---- session_send.c: scheduler ---- */
 void spdy_sched_add(spdy_session *session, spdy_stream *stream);
 void spdy_sched_remove(spdy_session *session, spdy_stream *stream);
 
 /* ---- session.c: queue and shared helpers ---- */
-/* Allocates a zeroed control frame without a header block. NULL on NOMEM. */
-spdy_outframe *spdy_outframe_new(spdy_session *session, int type);
+/* Allocates a zeroed frame with room for extra bytes behind it (block points there when
+ * extra > 0). NULL on NOMEM. */
+spdy_outframe *spdy_outframe_new(spdy_session *session, int kind, size_t extra);
 void spdy_outframe_free(spdy_session *session, spdy_outframe *frame);
-/* Appends to the control queue. peer_owed frames count towards the flood cap: returns
+/* Appends to the queue. peer_owed frames count towards the flood cap: returns
  * SPDY_ERR_FLOOD (frame freed) when the cap is reached. */
 int spdy_queue_control(spdy_session *session, spdy_outframe *frame, int peer_owed);
-int spdy_queue_rst(spdy_session *session, int32_t stream_id, uint32_t status, int peer_owed);
+int spdy_queue_rst(spdy_session *session, int32_t stream_id, uint32_t reason, int peer_owed);
 int spdy_queue_window_update(spdy_session *session, int32_t stream_id, uint32_t delta);
-/* Queues GOAWAY once (later calls do nothing). */
-int spdy_queue_goaway(spdy_session *session, uint32_t status);
-/* Ends the session for a fatal error: GOAWAY with status, input ignored from now on.
- * Returns error. */
-int spdy_session_fail(spdy_session *session, int error, uint32_t goaway_status);
+/* Queues GOAWAY with our last processed peer stream, once (later calls do nothing). */
+int spdy_queue_goaway(spdy_session *session, uint32_t reason, const char *debug);
+/* Ends the session for a fatal error: GOAWAY with reason (neutral), input ignored from
+ * now on. Returns error. */
+int spdy_session_fail(spdy_session *session, int error, uint32_t reason);
+/* The same with a short reason for the GOAWAY's debug data (HTTP/2). */
+int spdy_session_fail_debug(spdy_session *session, int error, uint32_t reason, const char *debug);
 /* Drops the pending entry of stream_id if it still waits for a slot; returns 1 if found. */
 int spdy_session_drop_pending(spdy_session *session, int32_t stream_id);
-/* Moves pending streams into the control queue while the peer's limit allows. */
+/* Moves pending streams into the queue while the peer's limit allows. */
 int spdy_session_start_pending(spdy_session *session);
-/* Settles an undecided session (v3_undecided) as SPDY/3 or /3.1. */
-int spdy_session_settle(spdy_session *session, spdy_protocol protocol);
-/* Settles an undecided session as SPDY/3 if our session window is used up and the peer
- * returned half of it in stream credit without a session WINDOW_UPDATE, which a 3.1 peer
- * sends by then. */
-int spdy_session_settle_by_credit(spdy_session *session);
 /* Credits consumed receive bytes; queues WINDOW_UPDATEs when half a window is due. */
 int spdy_session_credit(spdy_session *session, int32_t stream_id, size_t n);
-/* Wire priority for an urgency, and back. */
-uint8_t spdy_urgency_to_wire(const spdy_session *session, int urgency);
-uint8_t spdy_urgency_from_wire(const spdy_session *session, uint8_t priority);
+/* Returns held-back session credit once half the session window is due. */
+int spdy_session_return_session_credit(spdy_session *session);
+/* Our own settings take effect (at once, or when the peer acknowledged them). */
+void spdy_session_apply_local_settings(spdy_session *session, const spdy_setting *settings,
+                                       size_t n);
+/* Where a neutral setting id is remembered, or -1. */
+int spdy_setting_slot(uint32_t id);
+/* Takes a token from a budget, refilled by the application's clock. 1: taken; 0: empty. */
+int spdy_budget_take(spdy_session *session, spdy_budget *budget);
 /* Frame trace, if the application asked for it. */
 void spdy_trace(spdy_session *session, int sent, int type, uint8_t flags, int32_t stream_id,
                 uint32_t length, const char *summary);
+/* Is id one the peer opens (clients odd, servers even)? */
+int spdy_session_is_peer_id(const spdy_session *session, int32_t id);
+
+/* ---- session_recv.c: what received frames mean, for codecs ---- */
+/* Ends the session for an error: callbacks and memory as INTERNAL_ERROR, a flood as
+ * ENHANCE_YOUR_CALM (SPDY says PROTOCOL_ERROR), everything else as PROTOCOL_ERROR. Returns
+ * error. */
+int spdy_session_fail_with(spdy_session *session, int error);
+/* Resets a stream for the peer's mistake: RST_STREAM (counted against the flood cap), then
+ * the stream is closed if we have it. Returns 0 or a fatal error (session failed). */
+int spdy_session_reset_stream(spdy_session *session, int32_t stream_id, uint32_t reason);
+/* A header block for the application: on_begin_headers, then fields, then
+ * on_headers_end. Returns 0 or a fatal error (session failed). */
+int spdy_session_emit_begin(spdy_session *session, int32_t stream_id, spdy_headers_kind kind,
+                            int32_t associated_id);
+int spdy_session_emit_field(spdy_session *session, int32_t stream_id, const spdy_header *field);
+int spdy_session_emit_end(spdy_session *session, int32_t stream_id, int end_stream);
+/* Closes the stream if both directions are done, after callbacks that may have closed it. */
+int spdy_session_settle_stream(spdy_session *session, int32_t stream_id);
+/* A DATA frame's payload starts: deliver (1) its bytes to stream_id, or only account for
+ * them (0). */
+void spdy_session_data_start(spdy_session *session, int32_t stream_id, uint32_t payload,
+                             int deliver);
+/* Passes n payload bytes on (or drops them). Returns 0, SPDY_ERR_PAUSE or fatal. */
+int spdy_session_data_chunk(spdy_session *session, const uint8_t *p, size_t n);
+/* The DATA frame ended: credit it (plus extra bytes that were never payload, such as
+ * padding), then, when end_stream, the peer's side is done. */
+int spdy_session_data_end(spdy_session *session, int end_stream, uint32_t extra_credit);
+/* Our PING came back (unknown ids are ignored). */
+int spdy_session_ping_acked(spdy_session *session, uint32_t id);
+/* The peer sent GOAWAY: on_goaway with status, then our streams above last_id are closed
+ * with REFUSED_STREAM. */
+int spdy_session_goaway_received(spdy_session *session, int32_t last_id, uint32_t status);
+/* Applies a WINDOW_UPDATE the codec checked (no overflow): stream 0 is the session. */
+int spdy_session_window_update(spdy_session *session, int32_t stream_id, uint32_t delta);
+/* The peer's INITIAL_WINDOW_SIZE: every stream's send window moves by the change. Returns
+ * the id of a stream of ours still sending whose window passed 2^31-1, or 0. */
+int32_t spdy_session_peer_initial_window(spdy_session *session, uint32_t value);
+/* The peer's MAX_CONCURRENT_STREAMS. Returns 0 or a fatal error. */
+int spdy_session_peer_max_concurrent(spdy_session *session, uint32_t value);
+/* on_setting for one entry the codec applied. */
+int spdy_session_report_setting(spdy_session *session, uint32_t id, uint8_t flags, uint32_t value);
+/* Reports a received frame to on_frame; the summary is formatted only when someone
+ * listens and wants it. */
+void spdy_session_trace_recv(spdy_session *session, int type, uint8_t flags, int32_t stream_id,
+                             uint32_t length, const char *format, ...)
+    __attribute__((format(printf, 6, 7)));
 
 #endif

@@ -1,6 +1,7 @@
-/* session_send.c — the output side: serialises queued control frames (compressing header
- * blocks in exactly the order they go out), then DATA strictly by urgency and round-robin
- * among streams of equal urgency, one frame at a time, never past a flow-control window.
+/* session_send.c — the output side: serialises queued frames through the codec
+ * (compressing header blocks in exactly the order they go out), then DATA strictly by
+ * urgency — round-robin among incremental streams of equal urgency, one after another for
+ * the others — one frame at a time, never past a flow-control window.
  *
  * Frames are produced only while the caller asks for more bytes than are buffered, so
  * the buffer never runs far ahead of the socket and a newly urgent stream waits at most
@@ -13,17 +14,25 @@
 
 /* ---- scheduler --------------------------------------------------------------------- */
 
+/* Streams of one urgency form a list: those sent one after another (not incremental,
+ * RFC 9218 4.2) first, by stream id, then the incremental ones, which take turns. */
 void spdy_sched_add(spdy_session *session, spdy_stream *stream) {
   int u = stream->urgency;
   stream->data_state = SPDY_DATA_ACTIVE;
-  stream->sched_next = NULL;
-  stream->sched_prev = session->sched_tail[u];
-  if (session->sched_tail[u] != NULL)
-    session->sched_tail[u]->sched_next = stream;
+  spdy_stream *before = NULL; /* insert before this one; NULL: at the tail */
+  if (!stream->incremental)
+    for (before = session->sched_head[u]; before != NULL; before = before->sched_next)
+      if (before->incremental || before->id > stream->id) break;
+  stream->sched_next = before;
+  stream->sched_prev = before != NULL ? before->sched_prev : session->sched_tail[u];
+  if (stream->sched_prev != NULL)
+    stream->sched_prev->sched_next = stream;
   else
     session->sched_head[u] = stream;
-  session->sched_tail[u] = stream;
-  session->n_sched++;
+  if (before != NULL)
+    before->sched_prev = stream;
+  else
+    session->sched_tail[u] = stream;
 }
 
 /* Unlinks an ACTIVE stream; the caller sets its next data_state. */
@@ -39,97 +48,41 @@ void spdy_sched_remove(spdy_session *session, spdy_stream *stream) {
     session->sched_tail[u] = stream->sched_prev;
   stream->sched_prev = stream->sched_next = NULL;
   stream->data_state = SPDY_DATA_NONE;
-  session->n_sched--;
 }
 
-/* Moves the stream to the back of its urgency list (round robin after each frame). */
+/* After a frame, an incremental stream goes to the back of its urgency list (round robin);
+ * one sent in order keeps its place until it is done. */
 static void sched_rotate(spdy_session *session, spdy_stream *stream) {
-  if (session->sched_tail[stream->urgency] == stream) return;
+  if (!stream->incremental || session->sched_tail[stream->urgency] == stream) return;
   spdy_sched_remove(session, stream);
   spdy_sched_add(session, stream);
 }
 
-/* ---- control frames ---------------------------------------------------------------- */
+/* ---- queued frames ------------------------------------------------------------------ */
 
-/* Serialises a header-bearing frame: prefix, then the block compressed straight into the
- * output buffer, then the prefix is filled in with the compressed length. */
-static int serialise_header_frame(spdy_session *session, spdy_outframe *frame) {
-  int version = session->wire_version;
-  size_t prefix = SPDY_FRAME_HEADER_LEN + (frame->type == SPDY_FRAME_SYN_STREAM
-                                               ? SPDY_SYN_STREAM_FIXED_LEN
-                                               : (size_t)SPDY_SYN_REPLY_FIXED_LEN(version));
-  int rv = spdy_buf_reserve(&session->outbuf, &session->mem, prefix);
-  if (rv != 0) return rv;
-  /* Offsets, not pointers: the buffer may slide or move while the block is appended. */
-  size_t offset = spdy_buf_len(&session->outbuf);
-  spdy_buf_commit(&session->outbuf, prefix);
-  rv = spdy_hdblock_deflate_serialised(&session->deflater, &session->mem, &session->outbuf,
-                                       frame->block, frame->block_len);
-  if (rv != 0) {
-    session->outbuf.end = session->outbuf.start + offset; /* take the prefix back */
-    return rv;
-  }
-  size_t block_len = spdy_buf_len(&session->outbuf) - offset - prefix;
-  if (block_len + prefix - SPDY_FRAME_HEADER_LEN > SPDY_MAX_FRAME_LENGTH)
-    return SPDY_ERR_FRAME_TOO_LARGE;
-  uint8_t *at = spdy_buf_head(&session->outbuf) + offset;
-  if (frame->type == SPDY_FRAME_SYN_STREAM)
-    spdy_frame_encode_syn_stream_prefix(at, version, frame->flags, frame->stream_id,
-                                        frame->associated_id, frame->priority, block_len);
-  else
-    spdy_frame_encode_stream_headers_prefix(at, version, frame->type, frame->flags,
-                                            frame->stream_id, block_len);
-  if (session->callbacks.on_frame == NULL) return 0;
-  char summary[64] = "";
-  int describe = session->options.frame_summaries;
-  if (describe && frame->type == SPDY_FRAME_SYN_STREAM)
-    snprintf(summary, sizeof(summary), "assoc=%d pri=%u headers=%zu", (int)frame->associated_id,
-             (unsigned)frame->priority, frame->n_headers);
-  else if (describe)
-    snprintf(summary, sizeof(summary), "headers=%zu", frame->n_headers);
-  spdy_trace(session, 1, frame->type, frame->flags, frame->stream_id,
-             (uint32_t)(block_len + prefix - SPDY_FRAME_HEADER_LEN), summary);
-  return 0;
+static int is_opening(const spdy_outframe *frame) {
+  return frame->kind == SPDY_OUT_HEADERS &&
+         (frame->role == SPDY_BLOCK_REQUEST || frame->role == SPDY_BLOCK_PUSH);
 }
 
-static void trace_fixed(spdy_session *session, const spdy_outframe *frame) {
-  if (session->callbacks.on_frame == NULL) return;
-  const uint8_t *p = frame->fixed;
-  char summary[64] = "";
-  switch (session->options.frame_summaries ? frame->type : -1) {
-  case SPDY_FRAME_RST_STREAM:
-    snprintf(summary, sizeof(summary), "status=%s", spdy_rst_status_name(spdy_get_u32(p + 12)));
-    break;
-  case SPDY_FRAME_PING:
-    snprintf(summary, sizeof(summary), "id=%u", spdy_get_u32(p + 8));
-    break;
-  case SPDY_FRAME_GOAWAY:
-    if (session->wire_version == 2) /* SPDY/2's GOAWAY has no status */
-      snprintf(summary, sizeof(summary), "last_good=%u", spdy_get_u32(p + 8) & 0x7fffffff);
-    else
-      snprintf(summary, sizeof(summary), "last_good=%u status=%u", spdy_get_u32(p + 8) & 0x7fffffff,
-               spdy_get_u32(p + 12));
-    break;
-  case SPDY_FRAME_WINDOW_UPDATE:
-    snprintf(summary, sizeof(summary), "delta=%u", spdy_get_u32(p + 12) & 0x7fffffff);
-    break;
-  case SPDY_FRAME_SETTINGS:
-    snprintf(summary, sizeof(summary), "entries=%u", spdy_get_u32(p + 8));
-    break;
-  default:
-    break;
-  }
-  spdy_trace(session, 1, frame->type, frame->flags, frame->stream_id,
-             (uint32_t)(frame->fixed_len - SPDY_FRAME_HEADER_LEN), summary);
-}
-
-/* What serialising this frame means for its stream. */
+/* What serialising a header block means for its stream. */
 static int after_header_frame(spdy_session *session, const spdy_outframe *frame) {
   spdy_stream *stream = spdy_stream_find(session, frame->stream_id);
   if (stream == NULL) return 0; /* reset while the frame was queued */
-  if (frame->type == SPDY_FRAME_SYN_STREAM) stream->opened_on_wire = 1;
+  if (!spdy_session_is_peer_id(session, frame->stream_id) &&
+      frame->stream_id > session->highest_local_on_wire)
+    session->highest_local_on_wire = frame->stream_id;
+  /* A promise puts the stream's id on the wire; it opens with its own header block. */
+  if (frame->role == SPDY_BLOCK_PROMISE) {
+    stream->opened_on_wire = 1;
+    return 0;
+  }
+  if (is_opening(frame)) {
+    stream->opened_on_wire = 1;
+    stream->reserved = 0;
+  }
   /* The body may start once the opening frame is out. */
-  int opening = frame->type == SPDY_FRAME_SYN_REPLY || frame->type == SPDY_FRAME_SYN_STREAM;
+  int opening = frame->role == SPDY_BLOCK_RESPONSE || is_opening(frame);
   if (opening && stream->data_state == SPDY_DATA_WAITING) spdy_sched_add(session, stream);
   /* Done in both directions: it waited only for this frame to go out. */
   return spdy_stream_close_if_done(session, stream);
@@ -138,21 +91,25 @@ static int after_header_frame(spdy_session *session, const spdy_outframe *frame)
 /* Every frame is checked again when it is serialised, not only when it was submitted:
  * while it waited its stream may have been closed or reset, or a GOAWAY may have been
  * sent or received. Returns 0 if the frame may go out, or why it may not:
- * - SYN_STREAM, SYN_REPLY, HEADERS: their stream must still exist (a frame on a closed
- *   stream is the peer's protocol error), and no new stream opens after the peer's GOAWAY;
+ * - header blocks: their stream must still exist (a frame on a closed stream is the
+ *   peer's protocol error), and no new stream opens after the peer's GOAWAY; a promise
+ *   goes only on a stream we have not finished;
  * - WINDOW_UPDATE for a stream the peer has finished sending on is useless, and strict
  *   peers (spdy-transport) answer it with RST_STREAM INVALID_STREAM.
- * Header blocks are compressed only here, so a dropped frame leaves zlib untouched. */
+ * Header blocks are compressed only here, so a dropped frame leaves the compression
+ * context untouched. */
 static int frame_check_at_serialisation(const spdy_session *session, const spdy_outframe *frame) {
   const spdy_stream *stream;
-  switch (frame->type) {
-  case SPDY_FRAME_SYN_STREAM:
-    if (session->goaway_received) return SPDY_ERR_SESSION_CLOSING;
+  switch (frame->kind) {
+  case SPDY_OUT_HEADERS:
+    if (is_opening(frame) && session->goaway_received) return SPDY_ERR_SESSION_CLOSING;
+    if (frame->role == SPDY_BLOCK_PROMISE) {
+      if (session->goaway_received) return SPDY_ERR_SESSION_CLOSING;
+      stream = spdy_stream_find(session, frame->associated_id);
+      if (stream == NULL || stream->local_closed) return SPDY_ERR_STREAM_CLOSED;
+    }
     return spdy_stream_find(session, frame->stream_id) != NULL ? 0 : SPDY_ERR_STREAM_CLOSED;
-  case SPDY_FRAME_SYN_REPLY:
-  case SPDY_FRAME_HEADERS:
-    return spdy_stream_find(session, frame->stream_id) != NULL ? 0 : SPDY_ERR_STREAM_CLOSED;
-  case SPDY_FRAME_WINDOW_UPDATE:
+  case SPDY_OUT_WINDOW_UPDATE:
     if (frame->stream_id == 0) return 0;
     stream = spdy_stream_find(session, frame->stream_id);
     return stream == NULL || stream->remote_closed ? SPDY_ERR_STREAM_CLOSED : 0;
@@ -162,41 +119,38 @@ static int frame_check_at_serialisation(const spdy_session *session, const spdy_
 }
 
 static int serialise_control(spdy_session *session, spdy_outframe *frame) {
-  if (frame->type == SPDY_FRAME_SYN_STREAM || frame->type == SPDY_FRAME_SYN_REPLY ||
-      frame->type == SPDY_FRAME_HEADERS) {
+  if (frame->kind == SPDY_OUT_HEADERS) {
     spdy_stream *stream = spdy_stream_find(session, frame->stream_id);
     if (stream != NULL && stream->headers_queued > 0) stream->headers_queued--;
   }
   int rv = frame_check_at_serialisation(session, frame);
+  if (rv == 0 && session->codec->check_frame != NULL)
+    rv = session->codec->check_frame(session, frame);
   if (rv != 0) {
     if (session->callbacks.on_frame_not_sent != NULL)
-      session->callbacks.on_frame_not_sent(session, (spdy_frame_type)frame->type, frame->stream_id,
-                                           rv, session->user);
+      session->callbacks.on_frame_not_sent(session,
+                                           (spdy_frame_type)session->codec->frame_type(frame),
+                                           frame->stream_id, rv, session->user);
     /* A stream that can no longer open is refused, so the application may retry it. */
     spdy_stream *stream = spdy_stream_find(session, frame->stream_id);
     if (rv == SPDY_ERR_SESSION_CLOSING && stream != NULL)
       return spdy_stream_close(session, stream, SPDY_RST_REFUSED_STREAM);
+    if (frame->role == SPDY_BLOCK_PROMISE && stream != NULL)
+      return spdy_stream_close(session, stream, SPDY_RST_CANCEL); /* never promised */
     return 0;
   }
-  if (frame->type == SPDY_FRAME_SYN_STREAM || frame->type == SPDY_FRAME_SYN_REPLY ||
-      frame->type == SPDY_FRAME_HEADERS) {
-    rv = serialise_header_frame(session, frame);
-    if (rv == SPDY_ERR_FRAME_TOO_LARGE) {
-      /* The block did not fit and zlib was not touched: only this stream fails. */
-      spdy_stream *stream = spdy_stream_find(session, frame->stream_id);
-      rv = stream != NULL && stream->opened_on_wire
-               ? spdy_queue_rst(session, frame->stream_id, SPDY_RST_INTERNAL_ERROR, 0)
-               : 0;
-      if (rv == 0 && stream != NULL)
-        rv = spdy_stream_close(session, stream, SPDY_RST_INTERNAL_ERROR);
-      return rv;
-    }
-    if (rv == 0) rv = after_header_frame(session, frame);
-  } else {
-    rv = spdy_buf_append(&session->outbuf, &session->mem, frame->fixed, frame->fixed_len);
-    if (rv == 0) trace_fixed(session, frame);
+  rv = session->codec->serialise(session, frame);
+  if (frame->kind != SPDY_OUT_HEADERS) return rv;
+  if (rv == SPDY_ERR_FRAME_TOO_LARGE) {
+    /* The block did not fit and compression was not touched: only this stream fails. */
+    spdy_stream *stream = spdy_stream_find(session, frame->stream_id);
+    rv = stream != NULL && stream->opened_on_wire
+             ? spdy_queue_rst(session, frame->stream_id, SPDY_RST_INTERNAL_ERROR, 0)
+             : 0;
+    if (rv == 0 && stream != NULL) rv = spdy_stream_close(session, stream, SPDY_RST_INTERNAL_ERROR);
+    return rv;
   }
-  return rv;
+  return rv == 0 ? after_header_frame(session, frame) : rv;
 }
 
 /* ---- DATA -------------------------------------------------------------------------- */
@@ -232,33 +186,45 @@ static int nocopy_can_emit(const spdy_session *session) {
 static int produce_data(spdy_session *session) {
   spdy_stream *stream = next_data_stream(session);
   if (stream == NULL) return 0;
-  if (session->protocol == SPDY_PROTOCOL_SPDY3_1 && session->session_send_window <= 0) {
-    int rv = spdy_session_settle_by_credit(session);
+  if (session->caps.session_window && session->session_send_window <= 0 &&
+      session->codec->send_window_exhausted != NULL) {
+    int rv = session->codec->send_window_exhausted(session);
     if (rv != 0) return rv;
   }
-  int v31 = session->protocol == SPDY_PROTOCOL_SPDY3_1;
-  if (v31 && session->session_send_window <= 0) return 0;
+  int session_window = session->caps.session_window;
+  if (session_window && session->session_send_window <= 0) return 0;
   int64_t max = session->options.data_frame_size;
-  if (session->wire_version >= 3) {
+  if (max > session->send_max_frame) max = session->send_max_frame;
+  if (session->caps.flow_control) {
     if (stream->send_window <= 0) {
       spdy_sched_remove(session, stream);
       stream->data_state = SPDY_DATA_BLOCKED;
       return 1;
     }
     if (stream->send_window < max) max = stream->send_window;
-    if (v31 && session->session_send_window < max) max = session->session_send_window;
+    if (session_window && session->session_send_window < max) max = session->session_send_window;
   }
-  int rv = spdy_buf_reserve(&session->outbuf, &session->mem, SPDY_FRAME_HEADER_LEN + (size_t)max);
+  size_t header_len = session->caps.data_header_len;
+  int rv = spdy_buf_reserve(&session->outbuf, &session->mem, header_len + (size_t)max);
   if (rv != 0) return rv;
   size_t offset = spdy_buf_len(&session->outbuf);
   int32_t id = stream->id;
   uint32_t flags = 0;
-  int64_t n = stream->read_fn(session, id, spdy_buf_tail(&session->outbuf) + SPDY_FRAME_HEADER_LEN,
+  int closed_before = stream->local_closed;
+  session->reading_stream_id = id;
+  int64_t n = stream->read_fn(session, id, spdy_buf_tail(&session->outbuf) + header_len,
                               (size_t)max, &flags, stream->source, session->user);
+  session->reading_stream_id = 0;
   stream = spdy_stream_find(session, id); /* the callback may have reset it */
   if (stream == NULL || stream->data_state != SPDY_DATA_ACTIVE) return 1;
-  int fin = (flags & SPDY_DATA_FLAG_EOF) != 0;
-  if (n == SPDY_ERR_DEFERRED || (n == 0 && !fin)) {
+  int eof = (flags & SPDY_DATA_FLAG_EOF) != 0;
+  /* Trailers submitted from the callback end the stream; the body may not. */
+  int trailers = stream->local_closed && !closed_before;
+  if (trailers && !eof && n != SPDY_ERR_DEFERRED) n = SPDY_ERR_INVALID_STATE;
+  /* The body ends, but the stream goes on: trailers follow (spdy_submit_headers). */
+  int fin = eof && !trailers && !(flags & SPDY_DATA_FLAG_NO_END_STREAM);
+  if (trailers && n == SPDY_ERR_DEFERRED) n = SPDY_ERR_INVALID_STATE;
+  if (n == SPDY_ERR_DEFERRED || (n == 0 && !eof)) {
     spdy_sched_remove(session, stream);
     stream->data_state = SPDY_DATA_DEFERRED;
     return 1;
@@ -270,24 +236,26 @@ static int produce_data(spdy_session *session) {
     rv = spdy_stream_close(session, stream, SPDY_RST_INTERNAL_ERROR);
     return rv != 0 ? rv : 1;
   }
-  uint8_t wire_flags = fin ? SPDY_FLAG_FIN : 0;
+  if (eof && !fin && n == 0) { /* nothing to send: the body just ends */
+    spdy_sched_remove(session, stream);
+    return 1;
+  }
   if (flags & SPDY_DATA_FLAG_NO_COPY) {
-    spdy_frame_hd_encode_data(session->nocopy_header, id, wire_flags, (uint32_t)n);
+    session->codec->data_header(session->nocopy_header, id, fin, (uint32_t)n);
     session->nocopy_stream_id = id;
     session->nocopy_len = (size_t)n;
     session->nocopy_source = stream->source;
   } else {
-    spdy_frame_hd_encode_data(spdy_buf_head(&session->outbuf) + offset, id, wire_flags,
-                              (uint32_t)n);
-    spdy_buf_commit(&session->outbuf, SPDY_FRAME_HEADER_LEN + (size_t)n);
+    session->codec->data_header(spdy_buf_head(&session->outbuf) + offset, id, fin, (uint32_t)n);
+    spdy_buf_commit(&session->outbuf, header_len + (size_t)n);
   }
   stream->send_window -= n;
-  if (v31) session->session_send_window -= n;
-  spdy_trace(session, 1, SPDY_FRAME_DATA, wire_flags, id, (uint32_t)n, "");
-  if (fin) {
+  if (session_window) session->session_send_window -= n;
+  spdy_trace(session, 1, SPDY_FRAME_DATA, fin ? 1 : 0, id, (uint32_t)n, "");
+  if (eof) {
     spdy_sched_remove(session, stream);
-    stream->local_closed = 1;
-    if (!(flags & SPDY_DATA_FLAG_NO_COPY)) { /* else: closed once the frame is written */
+    if (fin) stream->local_closed = 1;
+    if (fin && !(flags & SPDY_DATA_FLAG_NO_COPY)) { /* else: closed once the frame is written */
       rv = spdy_stream_close_if_done(session, stream);
       if (rv != 0) return rv;
     }
@@ -310,6 +278,9 @@ static int fill_output(spdy_session *session, size_t want) {
     if (rv != 0) return rv;
   }
   while (spdy_buf_len(&session->outbuf) < want) {
+    /* A zero-copy DATA frame the application has not written yet comes before anything
+     * queued after it (trailers submitted from its read callback, say). */
+    if (session->nocopy_stream_id != 0) break;
     if (session->ctrl_head != NULL) {
       spdy_outframe *frame = session->ctrl_head;
       session->ctrl_head = frame->next;
@@ -320,7 +291,7 @@ static int fill_output(spdy_session *session, size_t want) {
       if (rv != 0) return rv;
       continue;
     }
-    if (session->fatal_error != 0 || session->nocopy_stream_id != 0) break;
+    if (session->fatal_error != 0) break;
     int rv = produce_data(session);
     if (rv < 0) return rv;
     if (rv == 0) break;
@@ -333,8 +304,7 @@ int64_t spdy_session_peek_output(spdy_session *session, const uint8_t **out, siz
   int rv = fill_output(session, max);
   if (rv != 0) {
     /* Our own failure (memory, compression, a callback): tell the peer and stop. */
-    uint32_t status = SPDY_GOAWAY_INTERNAL_ERROR;
-    spdy_session_fail(session, rv, status);
+    spdy_session_fail(session, rv, SPDY_RST_INTERNAL_ERROR);
     (void)fill_output(session, max); /* the GOAWAY, if it could be queued */
     if (spdy_buf_len(&session->outbuf) == 0) return rv;
   }

@@ -75,6 +75,8 @@ spdy_stream *spdy_stream_create(spdy_session *session, int32_t id, int locally_i
   stream->locally_initiated = (uint8_t)(locally_initiated != 0);
   stream->send_window = session->remote_initial_window;
   stream->recv_window = session->local_initial_window;
+  stream->incremental = session->caps.incremental_default;
+  stream->content_length = -1;
   if (session->n_streams >= session->n_buckets) grow_table(session);
   uint32_t b = bucket_of(session, id);
   stream->hash_next = session->buckets[b];
@@ -101,9 +103,29 @@ static void unlink_stream(spdy_session *session, spdy_stream *stream) {
   if (session->nocopy_stream_id == stream->id) session->nocopy_stream_id = 0;
 }
 
+/* Remembers how the stream ended, for frames that arrive after it is gone. */
+static void remember_closed(spdy_session *session, const spdy_stream *stream) {
+  spdy_closed_record *record = &session->closed[session->closed_next % SPDY_CLOSED_MEMORY];
+  record->id = stream->id;
+  record->reset_by_us = stream->reset_sent;
+  session->closed_next++;
+}
+
+int spdy_stream_closed_recently(const spdy_session *session, int32_t id, int *reset_by_us) {
+  for (uint32_t i = 0; i < SPDY_CLOSED_MEMORY; i++) {
+    const spdy_closed_record *record = &session->closed[i];
+    if (record->id == id && id != 0) {
+      *reset_by_us = record->reset_by_us;
+      return 1;
+    }
+  }
+  return 0;
+}
+
 int spdy_stream_close(spdy_session *session, spdy_stream *stream, uint32_t status) {
   int32_t id = stream->id;
   int was_local = stream->locally_initiated;
+  remember_closed(session, stream);
   unlink_stream(session, stream);
   /* The stream is gone from the table (nothing can act on it any more), but its user
    * data stays readable during on_stream_close, so the application can free it there.

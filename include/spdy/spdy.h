@@ -1,4 +1,4 @@
-/* spdy.h — the public API of libspdy, a sans-I/O SPDY/2, /3 and /3.1 protocol engine.
+/* spdy.h — the public API of libspdy, a sans-I/O SPDY/2, /3, /3.1 and HTTP/2 protocol engine.
  *
  * The engine never touches a socket or a clock. The application feeds it the bytes it
  * read (spdy_session_recv), asks it for the bytes to write (spdy_session_send), and
@@ -17,11 +17,19 @@
  * spdy_session_consume and the stream user-data functions may be called from any
  * callback. spdy_session_recv, spdy_session_send and spdy_session_del must not.
  *
- * Protocol versions share one API: applications always use the SPDY/3 header names
- * (":method", ":path", ":version", ":host", ":scheme"; ":status", ":version"); for a
- * SPDY/2 session the library translates to and from "method", "url", "version", "host",
- * "scheme", "status". Priority is an urgency 0 (most urgent) to 7; SPDY/2's 0-3 maps onto
- * it (urgency / 2 on the wire, wire * 2 on receipt).
+ * Protocol versions share one API: applications use the SPDY/3 header names for every SPDY
+ * version (":method", ":path", ":version", ":host", ":scheme"; ":status", ":version"); for
+ * a SPDY/2 session the library translates to and from "method", "url", "version", "host",
+ * "scheme", "status". HTTP/2 sessions (SPDY_PROTOCOL_H2) use HTTP/2's names: ":method",
+ * ":scheme", ":authority", ":path" in requests, ":status" (three digits) in responses.
+ * Priority is an urgency 0 (most urgent) to 7; SPDY/2's 0-3 maps onto it (urgency / 2 on the
+ * wire, wire * 2 on receipt), HTTP/2 carries it as RFC 9218's priority field.
+ *
+ * Reasons, settings and frame types: the spdy_rst_status reasons and spdy_settings_id ids
+ * are the same names for every protocol. For SPDY they are the wire values; for HTTP/2 the
+ * library maps them to RFC 9113's error codes and settings (the HTTP/2-only ones are at the
+ * end of each list). Frame types in on_frame and on_frame_not_sent are the session
+ * protocol's own (spdy_protocol_frame_type_name names them).
  */
 #ifndef SPDY_SPDY_H
 #define SPDY_SPDY_H
@@ -74,7 +82,8 @@ enum spdy_error {
   SPDY_ERR_INVALID_HEADER = -517,         /* submitted headers break the spec's rules */
   SPDY_ERR_FLOOD = -518,                  /* peer made us queue too many control frames (fatal) */
   SPDY_ERR_WINDOW_OVERFLOW = -519,        /* window update would exceed 2^31-1 */
-  SPDY_ERR_TOO_MANY_STREAMS = -520        /* our own queue of pending streams is full */
+  SPDY_ERR_TOO_MANY_STREAMS = -520,       /* our own queue of pending streams is full */
+  SPDY_ERR_SETTINGS_TIMEOUT = -521        /* HTTP/2: our SETTINGS went unacknowledged (fatal) */
 };
 
 /* Returns a sentence describing any SPDY_ERR_* code (never NULL). */
@@ -92,7 +101,12 @@ typedef enum spdy_protocol {
   SPDY_PROTOCOL_SPDY3_1 = 31
 } spdy_protocol;
 
-/* Returns "spdy/2", "spdy/3" or "spdy/3.1" (the ALPN/NPN id), or NULL. */
+/* HTTP/2 (RFC 9113), "h2" in ALPN; also used for prior-knowledge cleartext (h2c). Not an
+ * enumerator, so that switches over the SPDY versions keep compiling under -Wswitch; it
+ * joins the enumeration with the protocol-neutral API. */
+#define SPDY_PROTOCOL_H2 ((spdy_protocol)20)
+
+/* Returns "spdy/2", "spdy/3", "spdy/3.1" or "h2" (the ALPN/NPN id), or NULL. */
 SPDY_API const char *spdy_protocol_name(spdy_protocol protocol);
 
 /* Parses an ALPN/NPN protocol id; returns 0 and sets *out, or SPDY_ERR_INVALID_ARGUMENT. */
@@ -100,7 +114,8 @@ SPDY_API int spdy_protocol_from_name(const char *name, size_t len, spdy_protocol
 
 typedef enum spdy_role { SPDY_ROLE_CLIENT = 0, SPDY_ROLE_SERVER = 1 } spdy_role;
 
-/* RST_STREAM status codes (protocol values, a type apart from library errors). */
+/* Why a stream ended: RST_STREAM status codes (SPDY's values; HTTP/2 maps them to its error
+ * codes, and those it adds follow SPDY's), a type apart from library errors. */
 typedef enum spdy_rst_status {
   SPDY_RST_NONE = 0, /* in on_stream_close: the stream ended normally */
   SPDY_RST_PROTOCOL_ERROR = 1,
@@ -113,13 +128,21 @@ typedef enum spdy_rst_status {
   SPDY_RST_STREAM_IN_USE = 8,         /* v3+ */
   SPDY_RST_STREAM_ALREADY_CLOSED = 9, /* v3+ */
   SPDY_RST_INVALID_CREDENTIALS = 10,  /* v3 only */
-  SPDY_RST_FRAME_TOO_LARGE = 11       /* v3+ */
+  SPDY_RST_FRAME_TOO_LARGE = 11,      /* v3+; HTTP/2 FRAME_SIZE_ERROR */
+  SPDY_RST_SETTINGS_TIMEOUT = 12,     /* HTTP/2 only, from here on */
+  SPDY_RST_COMPRESSION_ERROR = 13,
+  SPDY_RST_CONNECT_ERROR = 14,
+  SPDY_RST_ENHANCE_YOUR_CALM = 15,
+  SPDY_RST_INADEQUATE_SECURITY = 16,
+  SPDY_RST_HTTP_1_1_REQUIRED = 17
 } spdy_rst_status;
 
 /* Returns the spec's name of a RST_STREAM status ("CANCEL"), or "UNKNOWN". */
 SPDY_API const char *spdy_rst_status_name(uint32_t status);
 
-/* GOAWAY status codes (v3, v3.1; SPDY/2 GOAWAY carries none and reports OK). */
+/* GOAWAY status codes (v3, v3.1; SPDY/2 GOAWAY carries none and reports OK). HTTP/2:
+ * NO_ERROR, PROTOCOL_ERROR and INTERNAL_ERROR have these values; any other code received
+ * is reported as PROTOCOL_ERROR, and spdy_session_goaway_reason tells which it was. */
 typedef enum spdy_goaway_status {
   SPDY_GOAWAY_OK = 0,
   SPDY_GOAWAY_PROTOCOL_ERROR = 1,
@@ -135,7 +158,15 @@ typedef enum spdy_settings_id {
   SPDY_SETTINGS_CURRENT_CWND = 5,
   SPDY_SETTINGS_DOWNLOAD_RETRANS_RATE = 6,
   SPDY_SETTINGS_INITIAL_WINDOW_SIZE = 7,
-  SPDY_SETTINGS_CLIENT_CERTIFICATE_VECTOR_SIZE = 8
+  SPDY_SETTINGS_CLIENT_CERTIFICATE_VECTOR_SIZE = 8,
+  /* HTTP/2 only (RFC 9113 6.5.2, RFC 9218 2.1); an HTTP/2 session also knows
+   * MAX_CONCURRENT_STREAMS and INITIAL_WINDOW_SIZE above. */
+  SPDY_SETTINGS_HEADER_TABLE_SIZE = 0x101,
+  SPDY_SETTINGS_ENABLE_PUSH = 0x102,
+  SPDY_SETTINGS_MAX_FRAME_SIZE = 0x103,
+  SPDY_SETTINGS_MAX_HEADER_LIST_SIZE = 0x104,
+  SPDY_SETTINGS_ENABLE_CONNECT_PROTOCOL = 0x105,
+  SPDY_SETTINGS_NO_RFC7540_PRIORITIES = 0x106
 } spdy_settings_id;
 #define SPDY_SETTINGS_MAX_ID 8
 
@@ -161,11 +192,17 @@ typedef enum spdy_frame_type {
 
 /* Returns "SYN_STREAM" etc., or "UNKNOWN". */
 SPDY_API const char *spdy_frame_type_name(int type);
+/* The same for a protocol's own frame types: HTTP/2's "HEADERS", "PUSH_PROMISE" ... */
+SPDY_API const char *spdy_protocol_frame_type_name(spdy_protocol protocol, int type);
 
 /* Looks at the first bytes of a plaintext connection. Returns 2 or 3 for a SPDY control
  * frame of that version (3 also means 3.1), 0 when more bytes are needed (fewer than 4),
  * or -1 when the bytes are not SPDY (for example an HTTP/1.1 request line). */
 SPDY_API int spdy_detect_version(const uint8_t *bytes, size_t len);
+
+/* Looks at the first bytes of a plaintext connection for HTTP/2's client preface: 1 when
+ * they are it, 0 when more bytes are needed to tell (they match so far), -1 when not. */
+SPDY_API int spdy_detect_h2_preface(const uint8_t *bytes, size_t len);
 
 /* One header field. Submitted headers are copied; received ones are valid during the
  * callback only. Names are lower case. */
@@ -215,12 +252,13 @@ SPDY_API void spdy_options_set_max_header_block(spdy_options *options, uint32_t 
  * frames let a high-priority stream overtake sooner. */
 SPDY_API void spdy_options_set_data_frame_size(spdy_options *options, uint32_t bytes);
 
-/* Our receive window per stream (v3, v3.1; default 65,536). A non-default value is
- * announced in the first SETTINGS frame as INITIAL_WINDOW_SIZE. */
+/* Our receive window per stream (v3, v3.1, HTTP/2; default 65,536, or HTTP/2's 65,535). A
+ * non-default value is announced in the first SETTINGS frame as INITIAL_WINDOW_SIZE (for
+ * HTTP/2 it applies once the peer acknowledged it). */
 SPDY_API void spdy_options_set_stream_window(spdy_options *options, uint32_t bytes);
 
-/* Our receive window for the whole session (v3.1; default 65,536). A larger value is
- * announced with a WINDOW_UPDATE on stream 0 at session start. */
+/* Our receive window for the whole session (v3.1, HTTP/2; default 65,536, or HTTP/2's
+ * 65,535). A larger value is announced with a WINDOW_UPDATE on stream 0 at session start. */
 SPDY_API void spdy_options_set_session_window(spdy_options *options, uint32_t bytes);
 
 /* 1: a SPDY/3.1 session starts undecided between SPDY/3 and SPDY/3.1 (default 0). For
@@ -277,15 +315,52 @@ SPDY_API void spdy_options_set_send_initial_settings(spdy_options *options, int 
  * costs a snprintf per frame; a server that only counts frames turns it off. */
 SPDY_API void spdy_options_set_frame_summaries(spdy_options *options, int on);
 
+/* ---- HTTP/2 options (ignored by SPDY sessions) ---- */
+
+/* SETTINGS_MAX_FRAME_SIZE we announce: the largest frame the peer may send us once it
+ * acknowledged it (default 16,384; 16,384 .. 16,777,215). */
+SPDY_API void spdy_options_set_max_frame_size(spdy_options *options, uint32_t bytes);
+/* SETTINGS_HEADER_TABLE_SIZE we announce: the HPACK table the peer may use towards us
+ * (default 4,096; at most 1 MiB). */
+SPDY_API void spdy_options_set_header_table_size(spdy_options *options, uint32_t bytes);
+/* Client: 0 refuses server push (SETTINGS_ENABLE_PUSH = 0: a PUSH_PROMISE is then a
+ * connection error). Default 1. */
+SPDY_API void spdy_options_set_push(spdy_options *options, int enable);
+/* CONTINUATION frames one field block may take (default 32); more ends the session with
+ * GOAWAY ENHANCE_YOUR_CALM and SPDY_ERR_FLOOD. The block's assembled size is capped by
+ * spdy_options_set_max_header_block. */
+SPDY_API void spdy_options_set_max_continuations(spdy_options *options, uint32_t n);
+/* How long our SETTINGS may go unacknowledged, on the clock of spdy_session_set_now
+ * (default 10 s; 0: forever). Past it the session ends with GOAWAY SETTINGS_TIMEOUT and
+ * SPDY_ERR_SETTINGS_TIMEOUT. */
+SPDY_API void spdy_options_set_settings_timeout(spdy_options *options, int64_t timeout_ns);
+/* Rapid reset defence: streams the peer may reset (or make us reset) in a burst, refilled
+ * at per_second on the clock of spdy_session_set_now (default 1,000 and 100). Past it the
+ * session ends with GOAWAY ENHANCE_YOUR_CALM and SPDY_ERR_FLOOD. */
+SPDY_API void spdy_options_set_reset_budget(spdy_options *options, uint32_t burst,
+                                            uint32_t per_second);
+/* Frames that carry nothing (DATA and field-block fragments that are empty and end
+ * nothing, PRIORITY, WINDOW_UPDATE for closed streams, unknown types) the peer may send in
+ * a burst, refilled at per_second (default 1,000 and 100); past it as above. (Frames that
+ * need an answer — SETTINGS, PING, those answered with RST_STREAM — are capped by
+ * spdy_options_set_max_queued_control_frames.) */
+SPDY_API void spdy_options_set_empty_frame_budget(spdy_options *options, uint32_t burst,
+                                                  uint32_t per_second);
+
 /* ---- Callbacks --------------------------------------------------------------------- */
 
 /* What a header block means, in on_begin_headers. */
 typedef enum spdy_headers_kind {
-  SPDY_HEADERS_REQUEST = 1,  /* server: a SYN_STREAM opened a stream */
-  SPDY_HEADERS_RESPONSE = 2, /* client: SYN_REPLY */
-  SPDY_HEADERS_PUSH = 3,     /* client: a pushed stream's SYN_STREAM (request headers;
-                                for SPDY/2 its response headers too) */
-  SPDY_HEADERS_EXTRA = 4     /* a HEADERS frame: a push's response headers, trailers */
+  SPDY_HEADERS_REQUEST = 1,      /* server: a SYN_STREAM (HTTP/2: HEADERS) opened a stream */
+  SPDY_HEADERS_RESPONSE = 2,     /* client: SYN_REPLY; HTTP/2: the final response, a
+                                    pushed stream's included */
+  SPDY_HEADERS_PUSH = 3,         /* client: a pushed stream's SYN_STREAM (request headers;
+                                    for SPDY/2 its response headers too); HTTP/2: the
+                                    PUSH_PROMISE's request */
+  SPDY_HEADERS_EXTRA = 4,        /* a HEADERS frame: a SPDY push's response headers,
+                                    trailers */
+  SPDY_HEADERS_INFORMATIONAL = 5 /* client, HTTP/2: a 1xx response (103 Early Hints ...)
+                                    before the final one */
 } spdy_headers_kind;
 
 /* Every callback returns 0, or a negative value to fail the session
@@ -316,7 +391,7 @@ typedef int (*spdy_on_stream_close_fn)(spdy_session *session, int32_t stream_id,
 typedef int (*spdy_on_ping_ack_fn)(spdy_session *session, uint32_t ping_id, int64_t rtt_ns,
                                    void *user);
 /* The peer sent GOAWAY: streams above last_good_id were not processed and are closed
- * with REFUSED_STREAM; retry them elsewhere. */
+ * with REFUSED_STREAM; retry them elsewhere. status: spdy_goaway_status. */
 typedef int (*spdy_on_goaway_fn)(spdy_session *session, int32_t last_good_id, uint32_t status,
                                  void *user);
 /* One SETTINGS entry from the peer (after the library applied it). */
@@ -340,10 +415,11 @@ typedef void (*spdy_on_frame_fn)(spdy_session *session, int sent, spdy_frame_typ
 typedef void (*spdy_on_frame_not_sent_fn)(spdy_session *session, spdy_frame_type type,
                                           int32_t stream_id, int reason, void *user);
 /* Zero-copy DATA: a data source set SPDY_DATA_FLAG_NO_COPY. The application must write
- * the 8-byte frame header and then `length` body bytes from its own source, in that
- * order, before any further output of spdy_session_send. */
+ * the frame header (8 bytes for SPDY, 9 for HTTP/2: spdy_session_data_header_length) and
+ * then `length` body bytes from its own source, in that order, before any further output
+ * of spdy_session_send. */
 typedef int (*spdy_on_send_data_fn)(spdy_session *session, int32_t stream_id,
-                                    const uint8_t frame_header[8], size_t length, void *source,
+                                    const uint8_t *frame_header, size_t length, void *source,
                                     void *user);
 
 SPDY_API int spdy_callbacks_new(spdy_callbacks **out);
@@ -366,6 +442,10 @@ SPDY_API void spdy_callbacks_set_on_frame_not_sent(spdy_callbacks *c, spdy_on_fr
 
 #define SPDY_DATA_FLAG_EOF 0x01     /* this read ends the body (FIN goes with it) */
 #define SPDY_DATA_FLAG_NO_COPY 0x02 /* the application writes the payload (on_send_data) */
+/* With EOF: the body ends but the stream does not; trailers follow with
+ * spdy_submit_headers(..., end_stream = 1), from this very call of the read callback or
+ * later. (Trailers submitted from the callback also end the body: that call must set EOF.) */
+#define SPDY_DATA_FLAG_NO_END_STREAM 0x04
 
 /* Called when the stream may send: copy up to `len` bytes into buf and return the count
  * (set SPDY_DATA_FLAG_EOF in *flags on the last read; 0 bytes with EOF is fine). With
@@ -390,8 +470,10 @@ SPDY_API int spdy_header_compressor_new(spdy_header_compressor **out, spdy_proto
 SPDY_API void spdy_header_compressor_del(spdy_header_compressor *compressor);
 /* Compresses the list as the next block of this context and returns the bytes of the
  * frame a session would send for it: frame header, fixed fields (SYN_STREAM's for a
- * request, SYN_REPLY's when response is 1) and the block. SPDY_ERR_INVALID_HEADER, with
- * the context untouched, for a list the protocol cannot carry. */
+ * request, SYN_REPLY's when response is 1) and the block; for HTTP/2, HEADERS and the
+ * CONTINUATION frames a 16,384-octet frame size needs, the block HPACK-encoded (4,096-octet
+ * table). SPDY_ERR_INVALID_HEADER, with the context untouched, for a list the protocol
+ * cannot carry (HTTP/2: a message its rules refuse). */
 SPDY_API int64_t spdy_header_compressor_frame_size(spdy_header_compressor *compressor, int response,
                                                    const spdy_header *headers, size_t n);
 
@@ -426,11 +508,21 @@ SPDY_API void spdy_session_consume_output(spdy_session *session, size_t n);
 SPDY_API int spdy_session_want_read(const spdy_session *session);
 SPDY_API int spdy_session_want_write(const spdy_session *session);
 
-/* Sets the session's monotonic clock (nanoseconds). Used for PING round trips. */
-SPDY_API void spdy_session_set_now(spdy_session *session, int64_t now_ns);
+/* Sets the session's monotonic clock (nanoseconds): PING round trips, the HTTP/2 SETTINGS
+ * timeout and the budgets of the defences. Returns 0, or SPDY_ERR_SETTINGS_TIMEOUT when
+ * our HTTP/2 SETTINGS went unacknowledged too long: the session then ends (GOAWAY queued;
+ * send it and close). */
+SPDY_API int spdy_session_set_now(spdy_session *session, int64_t now_ns);
 
 SPDY_API spdy_protocol spdy_session_protocol(const spdy_session *session);
 SPDY_API spdy_role spdy_session_role(const spdy_session *session);
+/* Bytes of a DATA frame's header: 8 for SPDY, 9 for HTTP/2. */
+SPDY_API size_t spdy_session_data_header_length(const spdy_session *session);
+/* The peer's last GOAWAY: its reason (spdy_rst_status; SPDY_RST_NONE for NO_ERROR) and,
+ * for HTTP/2, its debug data (at most 128 octets kept; valid until the next call into the
+ * session). Returns -1 if no GOAWAY came. */
+SPDY_API int64_t spdy_session_goaway_reason(const spdy_session *session, const uint8_t **debug,
+                                            size_t *debug_len);
 /* Input progress, for a server that times out peers trickling a frame (slowloris):
  * frames whose header has been read so far, DATA payload bytes read (delivered or
  * discarded), and 1 while part of a frame has been read but not all of it. */
@@ -481,22 +573,27 @@ SPDY_API int spdy_session_consume(spdy_session *session, int32_t stream_id, size
 /* ---- Submitting frames ------------------------------------------------------------- */
 
 /* Client: opens a stream with a request. headers must include :method, :path, :version,
- * :host and :scheme. read_fn == NULL means no body (FIN on the SYN_STREAM). Returns the
- * new stream id (> 0) or a negative error. The stream may wait in a queue while the peer's
- * MAX_CONCURRENT_STREAMS is reached; its id is assigned now. */
+ * :host and :scheme (HTTP/2: :method, :scheme, :authority, :path; CONNECT is refused).
+ * read_fn == NULL means no body (FIN on the SYN_STREAM). Returns the new stream id (> 0) or
+ * a negative error. The stream may wait in a queue while the peer's
+ * MAX_CONCURRENT_STREAMS is reached; its id is assigned now. HTTP/2: an urgency other
+ * than 3 goes as a priority field ("u=N") unless headers carry one. */
 SPDY_API int32_t spdy_submit_request(spdy_session *session, int urgency, const spdy_header *headers,
                                      size_t n_headers, spdy_data_read_fn read_fn, void *source,
                                      void *stream_user);
 
-/* Server: answers stream_id. headers must include :status and :version. read_fn == NULL
- * means no body. */
+/* Server: answers stream_id. headers must include :status and :version (HTTP/2: :status,
+ * three digits, not 1xx). read_fn == NULL means no body. */
 SPDY_API int spdy_submit_response(spdy_session *session, int32_t stream_id,
                                   const spdy_header *headers, size_t n_headers,
                                   spdy_data_read_fn read_fn, void *source);
 
 /* Server: pushes a resource associated with the open stream associated_id.
  * request_headers carry :scheme, :host and :path; response_headers carry :status and
- * :version. Returns the new (even) stream id or a negative error. */
+ * :version. HTTP/2: :scheme, :authority, :path and :method (GET or HEAD; GET when absent)
+ * go in a PUSH_PROMISE at once, :status in the pushed stream's HEADERS when the client's
+ * MAX_CONCURRENT_STREAMS allows; SPDY_ERR_INVALID_STATE if the client disabled push.
+ * Returns the new (even) stream id or a negative error. */
 SPDY_API int32_t spdy_submit_push(spdy_session *session, int32_t associated_id, int urgency,
                                   const spdy_header *request_headers, size_t n_request,
                                   const spdy_header *response_headers, size_t n_response,
@@ -504,7 +601,10 @@ SPDY_API int32_t spdy_submit_push(spdy_session *session, int32_t associated_id, 
 
 /* Sends a HEADERS frame on an open stream (trailers when end_stream is 1).
  * SPDY_ERR_INVALID_STATE while the stream still waits for a concurrency slot (its
- * SYN_STREAM has not gone out), and, with end_stream, while its body is being sent. */
+ * SYN_STREAM has not gone out), and, with end_stream, while its body is being sent (a
+ * body followed by trailers ends with SPDY_DATA_FLAG_NO_END_STREAM). HTTP/2 server: before
+ * the response, headers with a 1xx :status (not 101) send an informational response,
+ * 103 Early Hints for example. */
 SPDY_API int spdy_submit_headers(spdy_session *session, int32_t stream_id,
                                  const spdy_header *headers, size_t n_headers, int end_stream);
 
@@ -515,15 +615,18 @@ SPDY_API int spdy_submit_rst(spdy_session *session, int32_t stream_id, uint32_t 
 SPDY_API int spdy_submit_ping(spdy_session *session, uint32_t *id_out);
 
 /* Sends GOAWAY with our last-good-stream-id; no new streams start afterwards. Streams in
- * flight finish; the session ends when they have. */
+ * flight finish; the session ends when they have. HTTP/2 server with SPDY_GOAWAY_OK: a
+ * graceful shutdown in two steps — GOAWAY with 2^31-1 and a PING, then, when the PING comes
+ * back, GOAWAY with the last stream really accepted (streams opened meanwhile are served). */
 SPDY_API int spdy_submit_goaway(spdy_session *session, uint32_t status);
 
 /* Sends a SETTINGS frame. Our own values for MAX_CONCURRENT_STREAMS and
- * INITIAL_WINDOW_SIZE take effect at once. SPDY_ERR_WINDOW_OVERFLOW (nothing sent) when
- * raising INITIAL_WINDOW_SIZE would take an open stream's window past 2^31-1: the peer
- * adjusts its windows by the difference and would have to reset that stream.
- * SPDY_ERR_INVALID_ARGUMENT when an id appears twice (the peer would take the first
- * value, this session the last). */
+ * INITIAL_WINDOW_SIZE take effect at once (HTTP/2: all of them once the peer acknowledged
+ * the frame; frame_flags unused; ids are the HTTP/2 ones of spdy_settings_id).
+ * SPDY_ERR_WINDOW_OVERFLOW (nothing sent) when raising INITIAL_WINDOW_SIZE would take an open
+ * stream's window past 2^31-1: the peer adjusts its windows by the difference and would have to
+ * reset that stream. SPDY_ERR_INVALID_ARGUMENT when an id appears twice (the peer would take the
+ * first value, this session the last). */
 SPDY_API int spdy_submit_settings(spdy_session *session, uint8_t frame_flags,
                                   const spdy_setting *settings, size_t n_settings);
 

@@ -62,6 +62,8 @@ static const char *kind_name(spdy_headers_kind kind) {
     return "push";
   case SPDY_HEADERS_EXTRA:
     return "extra";
+  case SPDY_HEADERS_INFORMATIONAL:
+    return "informational";
   }
   return "?";
 }
@@ -175,7 +177,7 @@ static int on_setting(spdy_session *s, uint32_t id, uint8_t flags, uint32_t valu
 
 static void on_frame(spdy_session *s, int sent, spdy_frame_type type, uint8_t flags, int32_t id,
                      uint32_t length, const char *summary, void *user);
-static int on_send_data(spdy_session *s, int32_t id, const uint8_t frame_header[8], size_t length,
+static int on_send_data(spdy_session *s, int32_t id, const uint8_t *frame_header, size_t length,
                         void *source, void *user);
 
 test_peer *test_peer_new(spdy_protocol protocol, spdy_role role, spdy_options *options) {
@@ -505,13 +507,13 @@ int64_t test_body_read_nocopy(spdy_session *session, int32_t stream_id, uint8_t 
   return (int64_t)n;
 }
 
-static int on_send_data(spdy_session *s, int32_t id, const uint8_t frame_header[8], size_t length,
+static int on_send_data(spdy_session *s, int32_t id, const uint8_t *frame_header, size_t length,
                         void *source, void *user) {
-  (void)s, (void)id;
+  (void)id;
   test_peer *peer = user;
   test_body *body = source;
   if (body == NULL || length > body->offset) return -1;
-  side_append(peer, frame_header, 8);
+  side_append(peer, frame_header, spdy_session_data_header_length(s));
   uint8_t chunk[4096];
   size_t start = body->offset - length;
   for (size_t done = 0; done < length;) {

@@ -110,6 +110,22 @@ void raw_window_update(raw_buf *b, unsigned version, uint32_t stream_id, uint32_
   raw_put_u32(b, delta);
 }
 
+void raw_noop(raw_buf *b) { raw_control_header(b, 2, SPDY_FRAME_NOOP, 0, 0); }
+
+void raw_credential(raw_buf *b, uint16_t slot, const uint8_t *proof, size_t proof_len,
+                    const uint8_t *const *certs, const size_t *cert_lens, size_t n_certs) {
+  size_t payload = 2 + 4 + proof_len;
+  for (size_t i = 0; i < n_certs; i++) payload += 4 + cert_lens[i];
+  raw_control_header(b, 3, SPDY_FRAME_CREDENTIAL, 0, (uint32_t)payload);
+  raw_put_u16(b, slot);
+  raw_put_u32(b, (uint32_t)proof_len);
+  raw_put(b, proof, proof_len);
+  for (size_t i = 0; i < n_certs; i++) {
+    raw_put_u32(b, (uint32_t)cert_lens[i]);
+    raw_put(b, certs[i], cert_lens[i]);
+  }
+}
+
 void raw_settings_entry(raw_buf *b, unsigned version, uint32_t id, uint8_t flags, uint32_t value) {
   if (version == 2) {
     uint8_t p[4] = {(uint8_t)id, (uint8_t)(id >> 8), (uint8_t)(id >> 16), flags};

@@ -53,6 +53,11 @@ void raw_ping(raw_buf *b, unsigned version, uint32_t id);
 /* v2: 4-byte payload (last-good id only); v3: last-good id and status. */
 void raw_goaway(raw_buf *b, unsigned version, uint32_t last_good, uint32_t status);
 void raw_window_update(raw_buf *b, unsigned version, uint32_t stream_id, uint32_t delta);
+/* NOOP (SPDY/2): an empty control frame of type 5. */
+void raw_noop(raw_buf *b);
+/* CREDENTIAL (SPDY/3): slot, proof, then each certificate with its 32-bit length. */
+void raw_credential(raw_buf *b, uint16_t slot, const uint8_t *proof, size_t proof_len,
+                    const uint8_t *const *certs, const size_t *cert_lens, size_t n_certs);
 /* One SETTINGS entry in the version's layout (v2: id little-endian, then flags). */
 void raw_settings_entry(raw_buf *b, unsigned version, uint32_t id, uint8_t flags, uint32_t value);
 /* A whole SETTINGS frame with a truthful count and length. */

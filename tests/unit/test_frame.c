@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "frame.h"
+#include "rawframe.h"
 
 static const int versions[] = {2, 3};
 #define N_VERSIONS (sizeof versions / sizeof versions[0])
@@ -460,10 +461,15 @@ Test(settings, rejects_counts_whose_size_wraps_in_32_bits) {
 /* ---- NOOP and PING ----------------------------------------------------------------- */
 
 Test(noop, encodes_as_v2_type_5_with_empty_payload) {
-  uint8_t out[8];
-  cr_assert_eq(spdy_frame_encode_noop(out), 8);
+  raw_buf b = {0};
+  raw_noop(&b);
+  cr_assert_eq(b.len, 8);
   const uint8_t expected[8] = {0x80, 0x02, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00};
-  cr_assert_arr_eq(out, expected, 8);
+  cr_assert_arr_eq(b.data, expected, 8);
+  spdy_frame_hd hd;
+  spdy_frame_hd_decode(b.data, &hd);
+  cr_assert(hd.is_control && hd.version == 2 && hd.type == SPDY_FRAME_NOOP && hd.length == 0);
+  raw_buf_free(&b);
 }
 
 Test(ping, v2_spec_bytes_decode) {
@@ -639,8 +645,10 @@ Test(credential, round_trips_a_chain_of_three_certificates) {
   const uint8_t leaf[3] = {'l', 'e', 'a'}, mid[1] = {'m'}, root[4] = {'r', 'o', 'o', 't'};
   const uint8_t *const certs[3] = {leaf, mid, root};
   const size_t cert_lens[3] = {sizeof leaf, sizeof mid, sizeof root};
-  uint8_t frame[64];
-  size_t n = spdy_frame_encode_credential(frame, 8, proof, sizeof proof, certs, cert_lens, 3);
+  raw_buf built = {0};
+  raw_credential(&built, 8, proof, sizeof proof, certs, cert_lens, 3);
+  const uint8_t *frame = built.data;
+  size_t n = built.len;
   cr_assert_eq(n, 8 + 2 + 4 + 5 + (4 + 3) + (4 + 1) + (4 + 4));
   expect_control_header(frame, n, 3, SPDY_FRAME_CREDENTIAL);
   uint8_t *in = exact_copy(frame + 8, n - 8);
@@ -651,6 +659,7 @@ Test(credential, round_trips_a_chain_of_three_certificates) {
   cr_assert_arr_eq(c.proof, proof, sizeof proof);
   cr_assert_eq(c.n_certificates, 3);
   free(in);
+  raw_buf_free(&built);
 }
 
 Test(credential, rejects_every_truncated_length) {

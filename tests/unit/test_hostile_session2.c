@@ -309,9 +309,7 @@ static void put_credential(raw_buf *b) {
   static const uint8_t cert2[] = {0x30, 0x00};
   const uint8_t *const certs[] = {cert1, cert2};
   const size_t lens[] = {sizeof(cert1), sizeof(cert2)};
-  uint8_t frame[64];
-  size_t n = spdy_frame_encode_credential(frame, 1, proof, sizeof(proof), certs, lens, 2);
-  raw_put(b, frame, n);
+  raw_credential(b, 1, proof, sizeof(proof), certs, lens, 2);
 }
 
 /* CREDENTIAL payloads that break its rules. */

@@ -1,0 +1,175 @@
+/* h2_message.c — HTTP/2 message rules (RFC 9113 8.1-8.5), field by field (see
+ * h2_message.h). Each check cites its section.
+ */
+#include "h2_message.h"
+
+#include <string.h>
+
+static int name_is(const uint8_t *name, size_t len, const char *want) {
+  size_t n = strlen(want);
+  return len == n && memcmp(name, want, n) == 0;
+}
+
+static int malformed(speedy_h2_message *m, const char *why) {
+  if (!m->malformed) m->why = why;
+  m->malformed = 1;
+  return -1;
+}
+
+void speedy_h2_message_begin(speedy_h2_message *m, speedy_h2_message_kind kind) {
+  memset(m, 0, sizeof(*m));
+  m->kind = kind;
+  m->content_length = -1;
+  m->priority.urgency = SPEEDY_PRIORITY_DEFAULT_URGENCY;
+}
+
+/* 8.2.1: no 0x00-0x20, no upper case, no 0x7f-0xff; a colon only as a pseudo-header
+ * field's first character. */
+static int name_valid(const uint8_t *name, size_t len) {
+  if (len == 0) return 0;
+  for (size_t i = 0; i < len; i++) {
+    uint8_t c = name[i];
+    if (c <= 0x20 || (c >= 0x41 && c <= 0x5a) || c >= 0x7f) return 0;
+    if (c == ':' && i > 0) return 0;
+  }
+  return !(len == 1 && name[0] == ':');
+}
+
+/* 8.2.1: no NUL, LF or CR anywhere; no SP or HTAB at either end. */
+static int value_valid(const uint8_t *value, size_t len) {
+  for (size_t i = 0; i < len; i++)
+    if (value[i] == 0 || value[i] == '\n' || value[i] == '\r') return 0;
+  if (len > 0 &&
+      (value[0] == ' ' || value[0] == '\t' || value[len - 1] == ' ' || value[len - 1] == '\t'))
+    return 0;
+  return 1;
+}
+
+static int equal_nocase(const uint8_t *a, size_t len, const char *b) {
+  if (len != strlen(b)) return 0;
+  for (size_t i = 0; i < len; i++) {
+    uint8_t c = a[i];
+    if (c >= 'A' && c <= 'Z') c = (uint8_t)(c - 'A' + 'a');
+    if (c != (uint8_t)b[i]) return 0;
+  }
+  return 1;
+}
+
+static int pseudo_field(speedy_h2_message *m, const uint8_t *name, size_t name_len,
+                        const uint8_t *value, size_t value_len) {
+  /* 8.3: pseudo-header fields before regular ones, none in trailers, each at most once,
+   * only those defined for the message's kind. */
+  if (m->kind == SPEEDY_H2_MSG_TRAILERS) return malformed(m, "pseudo-header field in trailers");
+  if (m->regular_seen) return malformed(m, "pseudo-header field after a regular field");
+  int request = m->kind == SPEEDY_H2_MSG_REQUEST || m->kind == SPEEDY_H2_MSG_PROMISE;
+  uint8_t bit = 0;
+  if (request && name_is(name, name_len, ":method"))
+    bit = SPEEDY_H2_PSEUDO_METHOD;
+  else if (request && name_is(name, name_len, ":scheme"))
+    bit = SPEEDY_H2_PSEUDO_SCHEME;
+  else if (request && name_is(name, name_len, ":authority"))
+    bit = SPEEDY_H2_PSEUDO_AUTHORITY;
+  else if (request && name_is(name, name_len, ":path"))
+    bit = SPEEDY_H2_PSEUDO_PATH;
+  else if (!request && name_is(name, name_len, ":status"))
+    bit = SPEEDY_H2_PSEUDO_STATUS;
+  else
+    return malformed(m, "unknown or misplaced pseudo-header field");
+  if (m->pseudo & bit) return malformed(m, "repeated pseudo-header field");
+  m->pseudo |= bit;
+  switch (bit) {
+  case SPEEDY_H2_PSEUDO_METHOD:
+    if (value_len == 0) return malformed(m, "empty :method");
+    m->method = name_is(value, value_len, "GET")       ? SPEEDY_H2_METHOD_GET
+                : name_is(value, value_len, "HEAD")    ? SPEEDY_H2_METHOD_HEAD
+                : name_is(value, value_len, "CONNECT") ? SPEEDY_H2_METHOD_CONNECT
+                                                       : SPEEDY_H2_METHOD_OTHER;
+    break;
+  case SPEEDY_H2_PSEUDO_PATH:
+    m->path_empty = value_len == 0;
+    break;
+  case SPEEDY_H2_PSEUDO_STATUS: /* 8.3.2: the three-digit status code */
+    if (value_len != 3) return malformed(m, ":status is not three digits");
+    for (size_t i = 0; i < 3; i++)
+      if (value[i] < '0' || value[i] > '9') return malformed(m, ":status is not three digits");
+    m->status = (uint16_t)((value[0] - '0') * 100 + (value[1] - '0') * 10 + (value[2] - '0'));
+    if (m->status < 100) return malformed(m, ":status below 100");
+    break;
+  default:
+    break;
+  }
+  return 0;
+}
+
+/* content-length: digits only; a repeated field must repeat the value (RFC 9110 8.6). */
+static int content_length_field(speedy_h2_message *m, const uint8_t *value, size_t len) {
+  if (len == 0 || len > 18) return malformed(m, "bad content-length");
+  int64_t n = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (value[i] < '0' || value[i] > '9') return malformed(m, "bad content-length");
+    n = n * 10 + (value[i] - '0');
+  }
+  if (m->content_length >= 0 && m->content_length != n)
+    return malformed(m, "conflicting content-length");
+  m->content_length = n;
+  return 0;
+}
+
+int speedy_h2_message_field(speedy_h2_message *m, const uint8_t *name, size_t name_len,
+                            const uint8_t *value, size_t value_len) {
+  if (!name_valid(name, name_len)) return malformed(m, "invalid field name");
+  if (!value_valid(value, value_len)) return malformed(m, "invalid field value");
+  if (name[0] == ':') return pseudo_field(m, name, name_len, value, value_len);
+  m->regular_seen = 1;
+  /* 8.2.2: connection-specific fields are refused; TE may only say "trailers". */
+  if (name_is(name, name_len, "connection") || name_is(name, name_len, "proxy-connection") ||
+      name_is(name, name_len, "keep-alive") || name_is(name, name_len, "transfer-encoding") ||
+      name_is(name, name_len, "upgrade"))
+    return malformed(m, "connection-specific field");
+  if (name_is(name, name_len, "te") && !equal_nocase(value, value_len, "trailers"))
+    return malformed(m, "te other than trailers");
+  if (m->kind != SPEEDY_H2_MSG_TRAILERS && name_is(name, name_len, "content-length"))
+    return content_length_field(m, value, value_len);
+  if (m->kind == SPEEDY_H2_MSG_REQUEST && name_is(name, name_len, "priority")) {
+    speedy_priority priority;
+    if (speedy_priority_parse(value, value_len, &priority) == 0) { /* else ignored */
+      m->priority = priority;
+      m->has_priority = 1;
+    }
+  }
+  return 0;
+}
+
+int speedy_h2_message_end(speedy_h2_message *m) {
+  if (m->malformed) return -1;
+  switch (m->kind) {
+  case SPEEDY_H2_MSG_REQUEST:
+  case SPEEDY_H2_MSG_PROMISE:
+    if (m->method == SPEEDY_H2_METHOD_CONNECT) {
+      /* 8.5: :authority, and neither :scheme nor :path. */
+      if (!(m->pseudo & SPEEDY_H2_PSEUDO_AUTHORITY) ||
+          (m->pseudo & (SPEEDY_H2_PSEUDO_SCHEME | SPEEDY_H2_PSEUDO_PATH)))
+        return malformed(m, "CONNECT without :authority or with :scheme or :path");
+    } else {
+      /* 8.3.1: exactly one :method, :scheme and :path; :path not empty. */
+      uint8_t need = SPEEDY_H2_PSEUDO_METHOD | SPEEDY_H2_PSEUDO_SCHEME | SPEEDY_H2_PSEUDO_PATH;
+      if ((m->pseudo & need) != need) return malformed(m, "missing request pseudo-header field");
+      if (m->path_empty) return malformed(m, "empty :path");
+    }
+    if (m->kind == SPEEDY_H2_MSG_PROMISE) {
+      /* 8.4, 8.4.1: safe and cacheable, no content, with an authority. */
+      if (m->method != SPEEDY_H2_METHOD_GET && m->method != SPEEDY_H2_METHOD_HEAD)
+        return malformed(m, "promised request is not GET or HEAD");
+      if (m->content_length > 0) return malformed(m, "promised request with content");
+      if (!(m->pseudo & SPEEDY_H2_PSEUDO_AUTHORITY))
+        return malformed(m, "promised request without :authority");
+    }
+    return 0;
+  case SPEEDY_H2_MSG_RESPONSE:
+    if (!(m->pseudo & SPEEDY_H2_PSEUDO_STATUS)) return malformed(m, "missing :status");
+    if (m->status == 101) return malformed(m, "101 in HTTP/2"); /* 8.6 */
+    return 0;
+  default:
+    return 0;
+  }
+}

@@ -1,0 +1,347 @@
+/* test_h2_flow.c — RFC 9113 conformance of flow control (5.2, 6.9): WINDOW_UPDATE's rules,
+ * both windows on receipt and when sending, SETTINGS_INITIAL_WINDOW_SIZE changes (6.9.2,
+ * 6.9.3), and what padding and closed streams count.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "h2raw.h"
+#include "testutil.h"
+
+#define DATA 0x0
+#define WINDOW_UPDATE 0x8
+
+static uint32_t u32(const uint8_t *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void server(h2_rig *rig) { h2_rig_open(rig, SPDY_ROLE_SERVER, NULL, 0); }
+
+/* Sum of the WINDOW_UPDATE increments on stream_id in out. */
+static uint64_t credit(const h2_output *out, int32_t stream_id) {
+  uint64_t sum = 0;
+  for (size_t i = 0; i < out->n; i++)
+    if (out->frames[i].hd.type == WINDOW_UPDATE && out->frames[i].hd.stream_id == stream_id)
+      sum += u32(out->frames[i].payload) & 0x7fffffff;
+  return sum;
+}
+
+/* DATA payload octets sent on stream_id (-1: all) in out. */
+static uint64_t data_sent(const h2_output *out, int32_t stream_id) {
+  uint64_t sum = 0;
+  for (size_t i = 0; i < out->n; i++)
+    if (out->frames[i].hd.type == DATA &&
+        (stream_id < 0 || out->frames[i].hd.stream_id == stream_id))
+      sum += out->frames[i].hd.length;
+  return sum;
+}
+
+/* The server answers stream id with a body of size. */
+static void respond_with(h2_rig *rig, int32_t id, size_t size) {
+  test_body *body = test_peer_body(rig->peer, NULL, size);
+  cr_assert_eq(spdy_submit_response(rig->peer->session, id,
+                                    (spdy_header[]){{":status", 7, "200", 3}}, 1, test_body_read,
+                                    body),
+               0);
+}
+
+/* ---- WINDOW_UPDATE ---------------------------------------------------------------------- */
+
+Test(h2_flow, s6_9_window_update_of_0_on_the_connection_is_protocol_error) {
+  h2_rig rig;
+  server(&rig);
+  h2_window_update(&rig.in, 0, 0);
+  h2_expect_goaway(&rig, h2_rig_feed(&rig, 0), SPEEDY_H2_PROTOCOL_ERROR, "WU 0 on 0");
+  h2_rig_close(&rig);
+}
+
+Test(h2_flow, s6_9_window_update_of_0_on_a_stream_is_a_stream_error) {
+  h2_rig rig;
+  server(&rig);
+  h2_rig_get(&rig, 1, "/", 0);
+  h2_window_update(&rig.in, 1, 0);
+  h2_expect_rst(&rig, h2_rig_feed(&rig, 0), 1, SPEEDY_H2_PROTOCOL_ERROR, "WU 0 on 1");
+  h2_rig_close(&rig);
+}
+
+Test(h2_flow, s6_9_window_update_of_another_length_is_a_frame_size_error) {
+  h2_rig rig;
+  server(&rig);
+  h2_frame_header(&rig.in, 3, WINDOW_UPDATE, 0, 0);
+  raw_put_fill(&rig.in, 1, 3);
+  h2_expect_goaway(&rig, h2_rig_feed(&rig, 0), SPEEDY_H2_FRAME_SIZE_ERROR, "3-octet WU");
+  h2_rig_close(&rig);
+}
+
+Test(h2_flow, s6_9_the_reserved_bit_of_an_increment_is_ignored) {
+  h2_rig rig;
+  server(&rig);
+  h2_window_update(&rig.in, 0, 0x80000000u | 100);
+  h2_expect_quiet(&rig, h2_rig_feed(&rig, 0), "R bit in the increment");
+  cr_assert_eq(spdy_session_send_window(rig.peer->session, 0), 65535 + 100);
+  h2_rig_close(&rig);
+}
+
+Test(h2_flow, s6_9_1_a_connection_window_past_2_31_is_flow_control_error) {
+  h2_rig rig;
+  server(&rig);
+  h2_window_update(&rig.in, 0, 0x7fffffff);
+  h2_expect_goaway(&rig, h2_rig_feed(&rig, 0), SPEEDY_H2_FLOW_CONTROL_ERROR, "2^31-1 + 65,535");
+  h2_rig_close(&rig);
+}
+
+Test(h2_flow, s6_9_1_a_stream_window_past_2_31_is_a_stream_flow_control_error) {
+  h2_rig rig;
+  server(&rig);
+  h2_rig_get(&rig, 1, "/", 0);
+  h2_window_update(&rig.in, 1, 0x7fffffff);
+  h2_expect_rst(&rig, h2_rig_feed(&rig, 0), 1, SPEEDY_H2_FLOW_CONTROL_ERROR, "stream overflow");
+  h2_rig_close(&rig);
+}
+
+Test(h2_flow, s6_9_1_the_window_may_reach_exactly_2_31_minus_1) {
+  h2_rig rig;
+  server(&rig);
+  h2_window_update(&rig.in, 0, 0x7fffffff - 65535);
+  h2_expect_quiet(&rig, h2_rig_feed(&rig, 0), "exactly 2^31-1");
+  cr_assert_eq(spdy_session_send_window(rig.peer->session, 0), 0x7fffffff);
+  h2_rig_close(&rig);
+}
+
+/* ---- receiving within our windows ------------------------------------------------------- */
+
+Test(h2_flow, s6_9_1_data_past_the_connection_window_is_flow_control_error) {
+  spdy_options *options = raw_options_new();
+  spdy_options_set_manual_flow_control(options, 1); /* nothing consumed, nothing returned */
+  h2_rig rig;
+  h2_rig_open(&rig, SPDY_ROLE_SERVER, options, 0);
+  spdy_options_del(options);
+  for (uint32_t id = 1; id <= 11; id += 2) h2_rig_get(&rig, id, "/", 1);
+  /* 6 streams x 16,384 octets = 98,304 > 65,535, each stream within its own window. */
+  for (uint32_t id = 1; id <= 11; id += 2) h2_data(&rig.in, id, 0, NULL, 16384, 0);
+  h2_expect_goaway(&rig, h2_rig_feed(&rig, 0), SPEEDY_H2_FLOW_CONTROL_ERROR, "connection window");
+  h2_rig_close(&rig);
+}
+
+Test(h2_flow, s6_9_1_data_past_a_stream_window_is_a_stream_flow_control_error) {
+  spdy_options *options = raw_options_new();
+  spdy_options_set_stream_window(options, 1000);
+  h2_rig rig;
+  h2_rig_open(&rig, SPDY_ROLE_SERVER, options, 0);
+  spdy_options_del(options);
+  h2_rig_get(&rig, 1, "/", 1);
+  h2_data(&rig.in, 1, 0, NULL, 1001, 0);
+  h2_expect_rst(&rig, h2_rig_feed(&rig, 0), 1, SPEEDY_H2_FLOW_CONTROL_ERROR, "1,001 in 1,000");
+  h2_rig_close(&rig);
+}
+
+Test(h2_flow, s6_9_2_both_windows_start_at_65535) {
+  h2_rig rig;
+  server(&rig);
+  h2_rig_get(&rig, 1, "/", 1);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  cr_assert_eq(spdy_session_recv_window(rig.peer->session, 0), 65535);
+  cr_assert_eq(spdy_session_recv_window(rig.peer->session, 1), 65535);
+  cr_assert_eq(spdy_session_send_window(rig.peer->session, 0), 65535);
+  cr_assert_eq(spdy_session_send_window(rig.peer->session, 1), 65535);
+  /* 65,535 octets exactly are accepted on a stream. */
+  for (int i = 0; i < 3; i++) h2_data(&rig.in, 1, 0, NULL, 16384, 0);
+  h2_data(&rig.in, 1, 0x1, NULL, 65535 - 3 * 16384, 0);
+  h2_expect_quiet(&rig, h2_rig_feed(&rig, 0), "65,535 octets");
+  cr_assert_eq(test_rx(rig.peer, 1)->len, 65535);
+  h2_rig_close(&rig);
+}
+
+/* 6.9: we return credit as the application consumes (half a window at a time). */
+Test(h2_flow, s6_9_received_data_is_credited_back_on_both_windows) {
+  h2_rig rig;
+  server(&rig);
+  h2_rig_get(&rig, 1, "/", 1);
+  for (int i = 0; i < 3; i++) h2_data(&rig.in, 1, 0, NULL, 16384, 0);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  h2_output out;
+  h2_output_take(&out, &rig);
+  /* Credit goes back once half a window is due: after the second frame. */
+  cr_assert_eq(credit(&out, 1), 32768, "the stream: %llu", (unsigned long long)credit(&out, 1));
+  cr_assert_eq(credit(&out, 0), 32768, "the connection: %llu", (unsigned long long)credit(&out, 0));
+  h2_output_free(&out);
+  h2_rig_close(&rig);
+}
+
+Test(h2_flow, s6_1_padding_counts_against_both_windows_and_is_credited) {
+  h2_rig rig;
+  server(&rig);
+  h2_rig_get(&rig, 1, "/", 1);
+  h2_data(&rig.in, 1, 0, NULL, 16000, 255);
+  h2_data(&rig.in, 1, 0, NULL, 16000, 255);
+  h2_data(&rig.in, 1, 0, NULL, 1000, 0);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  cr_assert_eq(test_rx(rig.peer, 1)->len, 33000);
+  h2_output out;
+  h2_output_take(&out, &rig);
+  uint64_t counted = 2 * (16000 + 256) + 1000;
+  cr_assert_eq(credit(&out, 0), counted, "%llu", (unsigned long long)credit(&out, 0));
+  h2_output_free(&out);
+  h2_rig_close(&rig);
+}
+
+Test(h2_flow, s6_9_manual_flow_control_credits_only_what_the_application_consumed) {
+  spdy_options *options = raw_options_new();
+  spdy_options_set_manual_flow_control(options, 1);
+  h2_rig rig;
+  h2_rig_open(&rig, SPDY_ROLE_SERVER, options, 0);
+  spdy_options_del(options);
+  h2_rig_get(&rig, 1, "/", 1);
+  for (int i = 0; i < 3; i++) h2_data(&rig.in, 1, 0, NULL, 16384, 0);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  h2_output out;
+  h2_output_take(&out, &rig);
+  cr_assert_eq(credit(&out, 1), 0);
+  h2_output_free(&out);
+  cr_assert_eq(spdy_session_consume(rig.peer->session, 1, 40000), 0);
+  h2_output_take(&out, &rig);
+  cr_assert_eq(credit(&out, 1), 40000);
+  h2_output_free(&out);
+  h2_rig_close(&rig);
+}
+
+Test(h2_flow, s5_2_a_larger_connection_window_is_opened_at_the_start) {
+  spdy_options *options = raw_options_new();
+  spdy_options_set_session_window(options, 1 << 20);
+  h2_rig rig;
+  h2_rig_open(&rig, SPDY_ROLE_CLIENT, options, 1);
+  spdy_options_del(options);
+  h2_output out;
+  h2_output_take(&out, &rig);
+  const h2_out_frame *wu = h2_output_find(&out, WINDOW_UPDATE, 0);
+  cr_assert_not_null(wu);
+  cr_assert_eq(u32(wu->payload), (1u << 20) - 65535);
+  h2_output_free(&out);
+  cr_assert_eq(spdy_session_recv_window(rig.peer->session, 0), 1 << 20);
+  h2_rig_close(&rig);
+}
+
+/* ---- sending within the peer's windows -------------------------------------------------- */
+
+Test(h2_flow, s6_9_1_we_stop_at_the_peers_stream_window_and_resume_on_update) {
+  h2_rig rig;
+  server(&rig);
+  h2_settings(&rig.in, (uint16_t[]){0x4}, (uint32_t[]){1000}, 1);
+  h2_rig_get(&rig, 1, "/", 0);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  respond_with(&rig, 1, 5000);
+  h2_output out;
+  h2_output_take(&out, &rig);
+  cr_assert_eq(data_sent(&out, 1), 1000);
+  h2_output_free(&out);
+  cr_assert_eq(spdy_session_send_window(rig.peer->session, 1), 0);
+  h2_window_update(&rig.in, 1, 4000);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  h2_output_take(&out, &rig);
+  cr_assert_eq(data_sent(&out, 1), 4000);
+  cr_assert(out.frames[out.n - 1].hd.flags & 0x1, "END_STREAM with the last");
+  h2_output_free(&out);
+  h2_rig_close(&rig);
+}
+
+Test(h2_flow, s6_9_1_we_stop_at_the_connection_window_and_resume_on_update) {
+  h2_rig rig;
+  server(&rig);
+  h2_settings(&rig.in, (uint16_t[]){0x4}, (uint32_t[]){1 << 20}, 1);
+  h2_rig_get(&rig, 1, "/", 0);
+  h2_rig_get(&rig, 3, "/", 0);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  respond_with(&rig, 1, 50000);
+  respond_with(&rig, 3, 50000);
+  h2_output out;
+  h2_output_take(&out, &rig);
+  cr_assert_eq(data_sent(&out, -1), 65535);
+  h2_output_free(&out);
+  cr_assert_eq(spdy_session_want_write(rig.peer->session), 0, "nothing to write until credit");
+  h2_window_update(&rig.in, 0, 100000);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  h2_output_take(&out, &rig);
+  cr_assert_eq(data_sent(&out, -1), 100000 - 65535);
+  h2_output_free(&out);
+  h2_rig_close(&rig);
+}
+
+/* 6.9.2: a new SETTINGS_INITIAL_WINDOW_SIZE moves every open stream's window, below 0 too. */
+Test(h2_flow, s6_9_2_an_initial_window_change_moves_open_streams_windows) {
+  h2_rig rig;
+  server(&rig);
+  h2_rig_get(&rig, 1, "/", 0);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  respond_with(&rig, 1, 70000);
+  h2_output out;
+  h2_output_take(&out, &rig);
+  cr_assert_eq(data_sent(&out, 1), 65535);
+  h2_output_free(&out);
+  h2_settings(&rig.in, (uint16_t[]){0x4}, (uint32_t[]){60000}, 1);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  cr_assert_eq(spdy_session_send_window(rig.peer->session, 1), -5535);
+  h2_window_update(&rig.in, 1, 6000);
+  h2_window_update(&rig.in, 0, 10000);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  h2_output_take(&out, &rig);
+  cr_assert_eq(data_sent(&out, 1), 465, "6,000 - 5,535");
+  h2_output_free(&out);
+  h2_rig_close(&rig);
+}
+
+Test(h2_flow, s6_9_2_an_initial_window_change_past_2_31_is_flow_control_error) {
+  h2_rig rig;
+  server(&rig);
+  h2_rig_get(&rig, 1, "/", 0);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  respond_with(&rig, 1, 10); /* the stream still sends: its window counts */
+  h2_window_update(&rig.in, 1, 0x7fffffff - 65535);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  h2_settings(&rig.in, (uint16_t[]){0x4}, (uint32_t[]){65536}, 1);
+  h2_expect_goaway(&rig, h2_rig_feed(&rig, 0), SPEEDY_H2_FLOW_CONTROL_ERROR, "window past 2^31");
+  h2_rig_close(&rig);
+}
+
+Test(h2_flow, s6_9_2_the_connection_window_is_not_moved_by_initial_window_size) {
+  h2_rig rig;
+  server(&rig);
+  h2_settings(&rig.in, (uint16_t[]){0x4}, (uint32_t[]){10}, 1);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  cr_assert_eq(spdy_session_send_window(rig.peer->session, 0), 65535);
+  h2_rig_close(&rig);
+}
+
+/* 6.9.3: our smaller window holds once acknowledged; what is due then is returned. */
+Test(h2_flow, s6_9_3_our_window_reduction_holds_from_the_acknowledgement) {
+  h2_rig rig;
+  server(&rig);
+  h2_rig_get(&rig, 1, "/", 1);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  spdy_setting s = {SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 100};
+  cr_assert_eq(spdy_submit_settings(rig.peer->session, 0, &s, 1), 0);
+  h2_output out;
+  h2_output_take(&out, &rig);
+  h2_output_free(&out);
+  h2_data(&rig.in, 1, 0, NULL, 1000, 0); /* before the ACK: fine */
+  h2_expect_quiet(&rig, h2_rig_feed(&rig, 0), "1,000 before the ACK");
+  h2_settings_ack(&rig.in);
+  h2_data(&rig.in, 1, 0, NULL, 101, 0); /* 100 - 1,000 + 1,000 credited = 100 */
+  h2_expect_rst(&rig, h2_rig_feed(&rig, 0), 1, SPEEDY_H2_FLOW_CONTROL_ERROR, "101 in 100");
+  h2_rig_close(&rig);
+}
+
+Test(h2_flow, s6_9_data_for_a_closed_stream_still_counts_on_the_connection) {
+  h2_rig rig;
+  server(&rig);
+  h2_rig_get(&rig, 1, "/", 0);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  h2_data(&rig.in, 1, 0, NULL, 10000, 0); /* STREAM_CLOSED, but the octets count */
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  h2_output out;
+  h2_output_take(&out, &rig);
+  h2_output_free(&out);
+  cr_assert_eq(spdy_session_recv_window(rig.peer->session, 0), 65535 - 10000);
+  h2_rig_close(&rig);
+}
