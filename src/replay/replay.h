@@ -136,6 +136,11 @@ int replay_page_body_applies(const replay_plan *plan, const replay_resource *res
  * HTTP_ERR_NOMEM. */
 int replay_page_body_text(const replay_plan *plan, const replay_resource *resource, char **out,
                           size_t *out_len);
+/* Is a recorded response header one that page-body plans do not send? Policies that would
+ * stop the synthesized page from loading what it names (content-security-policy and its
+ * report-only form, x-frame-options, cross-origin-embedder/resource/opener-policy) and
+ * content-disposition (a frame would become a download). */
+int replay_page_drops_header(const char *name, size_t len);
 /* The Content-Type a page body is sent with: text/html, text/css or text/javascript. */
 const char *replay_page_content_type(const replay_resource *resource);
 

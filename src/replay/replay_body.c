@@ -121,8 +121,10 @@ int replay_location(const replay_plan *plan, const replay_resource *target, cons
 static int answer(const replay_plan *plan, const replay_resource *r, const http_request *request,
                   http_response *response) {
   http_response_reset(response, r->status);
+  int page_bodies = replay_plan_page_bodies(plan);
   for (size_t i = 0; i < r->response_headers.count; i++) {
     const http_header *h = &r->response_headers.items[i];
+    if (page_bodies && replay_page_drops_header(h->name, h->name_len)) continue;
     if (http_headers_add(&response->headers, h->name, h->name_len, h->value, h->value_len) != 0)
       return HTTP_ERR_NOMEM;
   }

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "http_err.h"
 #include "replay.h"
@@ -91,6 +92,18 @@ static void put_id(text *t, const char *before, uint32_t id, const char *after) 
   put(t, after);
 }
 
+/* The kind a reference to r must have: its final redirect target's (a redirect recorded
+ * as "other" that leads to a document is an iframe), else its own. */
+static int kind_of(const replay_plan *plan, const replay_resource *r) {
+  const replay_resource *t = r;
+  for (int hops = 0; t->redirect_to >= 0 && hops < 20; hops++) {
+    const replay_resource *next = replay_plan_resource(plan, (size_t)t->redirect_to);
+    if (next == NULL) break;
+    t = next;
+  }
+  return t->kind != REPLAY_KIND_OTHER ? t->kind : r->kind;
+}
+
 static int is_get(const replay_resource *r) { return strcmp(r->method, "GET") == 0; }
 
 /* Is c a child that parent's body must reference (not the target its redirect leads to:
@@ -104,11 +117,14 @@ static void put_fetch(text *t, const replay_plan *plan, const replay_resource *c
   put_url(t, plan, c, ESC_JS);
   put(t, "\",{method:\"");
   put(t, c->method); /* a token: no escaping needed */
-  put(t, "\",mode:\"no-cors\",credentials:\"include\"}).catch(function(){});");
+  /* The body is read: an answer nobody reads stalls once it fills the pipe. */
+  put(t, "\",mode:\"no-cors\",credentials:\"include\"}).then(function(r){return "
+         "r.arrayBuffer();}).catch(function(){});");
 }
 
 static void html_child(text *t, const replay_plan *plan, const replay_resource *c) {
-  if (!is_get(c) || c->kind == REPLAY_KIND_FONT || c->kind == REPLAY_KIND_OTHER) {
+  int kind = kind_of(plan, c);
+  if (!is_get(c) || kind == REPLAY_KIND_FONT || kind == REPLAY_KIND_OTHER) {
     put(t, "<script>");
     put_fetch(t, plan, c);
     put(t, "</script>\n");
@@ -122,13 +138,13 @@ static void html_child(text *t, const replay_plan *plan, const replay_resource *
                                       [REPLAY_KIND_CSS] = "\">\n",
                                       [REPLAY_KIND_SCRIPT] = "\"></script>\n",
                                       [REPLAY_KIND_IMAGE] = "\">\n"};
-  put(t, open[c->kind]);
+  put(t, open[kind]);
   put_url(t, plan, c, ESC_HTML);
-  put(t, close[c->kind]);
+  put(t, close[kind]);
 }
 
 static int named_by_css(const replay_plan *plan, const replay_resource *c) {
-  if (c->parent < 0 || c->kind == REPLAY_KIND_CSS) return 0;
+  if (c->parent < 0 || kind_of(plan, c) == REPLAY_KIND_CSS) return 0;
   const replay_resource *p = replay_plan_resource(plan, (size_t)c->parent);
   return p != NULL && p->kind == REPLAY_KIND_CSS && is_child(p, c) &&
          replay_page_body_applies(plan, p);
@@ -160,15 +176,15 @@ static void css_body(text *t, const replay_plan *plan, const replay_resource *r)
   /* @import must come before every other rule. */
   for (size_t i = 0; i < n; i++) {
     const replay_resource *c = replay_plan_resource(plan, i);
-    if (!is_child(r, c) || c->kind != REPLAY_KIND_CSS) continue;
+    if (!is_child(r, c) || kind_of(plan, c) != REPLAY_KIND_CSS) continue;
     put(t, "@import url(\"");
     put_url(t, plan, c, ESC_CSS);
     put(t, "\");\n");
   }
   for (size_t i = 0; i < n; i++) {
     const replay_resource *c = replay_plan_resource(plan, i);
-    if (!is_child(r, c) || c->kind == REPLAY_KIND_CSS) continue;
-    if (c->kind == REPLAY_KIND_FONT) {
+    if (!is_child(r, c) || kind_of(plan, c) == REPLAY_KIND_CSS) continue;
+    if (kind_of(plan, c) == REPLAY_KIND_FONT) {
       put_id(t, "@font-face{font-family:\"r", c->id, "\";src:url(\"");
       put_url(t, plan, c, ESC_CSS);
       put_id(t, "\")}\n.r", c->id, "{font-family:\"r");
@@ -187,12 +203,13 @@ static void script_body(text *t, const replay_plan *plan, const replay_resource 
   for (size_t i = 0; i < n; i++) {
     const replay_resource *c = replay_plan_resource(plan, i);
     if (!is_child(r, c)) continue;
-    if (!is_get(c) || c->kind == REPLAY_KIND_FONT || c->kind == REPLAY_KIND_OTHER) {
+    int kind = kind_of(plan, c);
+    if (!is_get(c) || kind == REPLAY_KIND_FONT || kind == REPLAY_KIND_OTHER) {
       put_fetch(t, plan, c);
       put(t, "\n");
       continue;
     }
-    switch (c->kind) {
+    switch (kind) {
     case REPLAY_KIND_SCRIPT:
       put(t, "e=d.createElement(\"script\");e.src=\"");
       break;
@@ -212,6 +229,19 @@ static void script_body(text *t, const replay_plan *plan, const replay_resource 
     put(t, "\";(d.head||d.body||d.documentElement).appendChild(e);\n");
   }
   put(t, "})();\n");
+}
+
+int replay_page_drops_header(const char *name, size_t len) {
+  static const char *const names[] = {"content-security-policy",
+                                      "content-security-policy-report-only",
+                                      "x-frame-options",
+                                      "content-disposition",
+                                      "cross-origin-embedder-policy",
+                                      "cross-origin-resource-policy",
+                                      "cross-origin-opener-policy"};
+  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+    if (strlen(names[i]) == len && strncasecmp(names[i], name, len) == 0) return 1;
+  return 0;
 }
 
 int replay_page_body_applies(const replay_plan *plan, const replay_resource *r) {

@@ -51,7 +51,7 @@ for d in loads:
     assert d["client"] == "chromium" and "|client=chromium|" in k, k
     assert d["valid"], f"{k}: invalid: {d['invalid_reason']}"
     assert d["plt_ms"] > 0 and d["fcp_ms"] > 0, (k, d["plt_ms"], d["fcp_ms"])
-    assert d["plt_ms"] >= d["lower_bound_ms"] > 0, k
+    assert d["last_byte_ms"] >= d["lower_bound_ms"] > 0, k
     assert d["config"] in ("http1-fcfs", "http1-single"), k
     assert d["connections"] >= 1 and d["bytes_down"] > 0, k
     assert all(r["protocol"] == "http/1.1" for r in d["resources"]), k

@@ -15,39 +15,25 @@
 #define RES(id, host, path, type, parent, offset, status, size, redirect)                          \
   "{\"id\":" #id ",\"host\":" #host ",\"method\":\"GET\",\"path\":\"" path "\",\"type\":\"" type   \
   "\",\"parent\":" #parent ",\"discover_offset\":" #offset ",\"status\":" #status                  \
-  ",\"response_headers\":[[\"content-type\",\"application/octet-stream\"]],\"body_size\":" #size   \
-  ",\"redirect_to\":" #redirect "}"
+  ",\"response_headers\":[[\"content-type\",\"application/octet-stream\"],"                        \
+  "[\"x-frame-options\",\"DENY\"]],\"body_size\":" #size ",\"redirect_to\":" #redirect "}"
 
+/* clang-format off */
 static const char *const resources =
-    "[" RES(0, 0, "/", "document", -1, 0, 200, 4000, -1) "," RES(1, 0, "/a.css", "css", 0, 100, 200, 900, -1) "," RES(
-        2, 1, "/b.js?x=1&y=\\\"",
-        "script", 0,
-        2000, 200, 700,
-        -1) "," RES(3, 0, "/c.png", "image", 0, 3000, 200, 5000,
-                    -1) "," RES(4, 0, "/d.css", "css", 1, -1, 200, 300,
-                                -1) "," RES(5, 1, "/e.woff2", "font", 1, -1, 200, 2000,
-                                            -1) "," RES(6, 1, "/f.png", "image", 1, -1, 200, 100,
-                                                        -1) "," RES(7, 0, "/g.js", "script", 2, -1,
-                                                                    200, 10,
-                                                                    -1) "," RES(8, 0, "/h.json",
-                                                                                "other", 2,
-                                                                                -1, 200, 50,
-                                                                                -1) "," RES(9, 0,
-                                                                                            "/fram"
-                                                                                            "e",
-                                                                                            "docume"
-                                                                                            "nt",
-                                                                                            0, 3500,
-                                                                                            302, 0,
-                                                                                            10) "," RES(10,
-                                                                                                        0,
-                                                                                                        "/frame2",
-                                                                                                        "document",
-                                                                                                        9,
-                                                                                                        -1,
-                                                                                                        200,
-                                                                                                        200,
-                                                                                                        -1) "]";
+    "[" RES(0, 0, "/", "document", -1, 0, 200, 4000, -1) ","
+    RES(1, 0, "/a.css", "css", 0, 100, 200, 900, -1) ","
+    RES(2, 1, "/b.js?x=1&y=\\\"", "script", 0, 2000, 200, 700, -1) ","
+    RES(3, 0, "/c.png", "image", 0, 3000, 200, 5000, -1) ","
+    RES(4, 0, "/d.css", "css", 1, -1, 200, 300, -1) ","
+    RES(5, 1, "/e.woff2", "font", 1, -1, 200, 2000, -1) ","
+    RES(6, 1, "/f.png", "image", 1, -1, 200, 100, -1) ","
+    RES(7, 0, "/g.js", "script", 2, -1, 200, 10, -1) ","
+    RES(8, 0, "/h.json", "other", 2, -1, 200, 50, -1) ","
+    RES(9, 0, "/frame", "document", 0, 3500, 302, 0, 10) ","
+    RES(10, 0, "/frame2", "document", 9, -1, 200, 200, -1) ","
+    RES(11, 0, "/ad", "other", 2, -1, 302, 0, 12) ","
+    RES(12, 0, "/ad2", "document", 11, -1, 200, 100, -1) "]";
+/* clang-format on */
 
 static replay_plan *load(const char *bodies) {
   char text[8192], err[512];
@@ -108,6 +94,8 @@ Test(lab_page_body, css_and_script) {
   cr_assert_eq(len, 700);
   assert_has(js, "e=d.createElement(\"script\");e.src=\"//a.test/g.js\"");
   assert_has(js, "fetch(\"//a.test/h.json\",{method:\"GET\"");
+  /* a redirect recorded as "other" that leads to a document is a frame */
+  assert_has(js, "e=d.createElement(\"iframe\");e.src=\"//a.test/ad\"");
   free(js);
   /* markup longer than the recorded size makes the body longer */
   char *small = body_of(plan, 7, &len);
@@ -117,6 +105,7 @@ Test(lab_page_body, css_and_script) {
 }
 
 static char last_acao[64]; /* the last answer's access-control-allow-origin */
+static int last_xfo;       /* did it have x-frame-options? */
 
 static char *serve(const replay_plan *plan, const char *authority, const char *path, char *type,
                    size_t type_len, size_t *len) {
@@ -133,6 +122,7 @@ static char *serve(const replay_plan *plan, const char *authority, const char *p
   snprintf(type, type_len, "%s", ct ? ct : "");
   const char *acao = http_headers_get(&response.headers, "access-control-allow-origin");
   snprintf(last_acao, sizeof(last_acao), "%s", acao ? acao : "");
+  last_xfo = http_headers_get(&response.headers, "x-frame-options") != NULL;
   char *out = malloc(1 << 16);
   *len = 0;
   int eof = 0;
@@ -155,6 +145,7 @@ Test(lab_page_body, served_with_type_and_size) {
   cr_assert_str_eq(type, "text/html; charset=utf-8");
   assert_has(html, "//a.test/a.css");
   cr_assert_str_eq(last_acao, "*", "fonts are fetched in CORS mode");
+  cr_assert_eq(last_xfo, 0, "a frame blocker would stop the page's iframes");
   free(html);
   char *css = serve(plan, "a.test", "/a.css", type, sizeof(type), &len);
   cr_assert_str_eq(type, "text/css");
@@ -178,6 +169,7 @@ Test(lab_page_body, generated_without_the_field) {
   cr_assert_null(strstr(html, "<!DOCTYPE"));
   cr_assert_str_eq(type, "application/octet-stream");
   cr_assert_str_eq(last_acao, "", "plans without page bodies answer as before");
+  cr_assert_eq(last_xfo, 1);
   free(html);
   replay_plan_del(plan);
 }

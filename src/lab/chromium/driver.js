@@ -88,7 +88,7 @@ async function load(o, plan) {
     // One renderer for every frame (so one DevTools target sees every request), and no
     // automatic https:// attempts for http:// pages (TLS-off runs listen on port 80 only).
     '--disable-features=IsolateOrigins,site-per-process,HttpsUpgrades,HttpsFirstBalancedModeAutoEnable',
-    '--disable-dev-shm-usage', `--user-data-dir=${profile}`,
+    '--disable-site-isolation-trials', '--disable-dev-shm-usage', `--user-data-dir=${profile}`,
     `--host-resolver-rules=${hostRules(plan, o)}`, '--remote-debugging-address=127.0.0.1',
     '--remote-debugging-port=0', 'about:blank',
   ];
@@ -171,8 +171,14 @@ async function load(o, plan) {
     const timeout = new Promise((resolve) => setTimeout(() => resolve('timeout'), o.timeout * 1000));
     const nav = await Page.navigate({ url });
     const outcome = nav.errorText ? nav.errorText : await Promise.race([loaded, timeout]);
-    // Let requests the load event did not wait for finish (up to 2 s of quiet).
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Requests the load event does not wait for (inserted late, fetch()) are let finish:
+    // until none is in flight for 300 ms, at most 5 s after the load event.
+    const settleUntil = Date.now() + 5000;
+    let quietSince = Date.now();
+    while (Date.now() < settleUntil && Date.now() - quietSince < 300) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      if (all.some((r) => r.end == null)) quietSince = Date.now();
+    }
     const t = await Runtime.evaluate({
       returnByValue: true,
       expression: `(() => { const n = performance.getEntriesByType('navigation')[0] || {};
@@ -182,12 +188,19 @@ async function load(o, plan) {
     });
     return { outcome, timing: t.result.value || {}, requests: all };
   } finally {
-    if (client) await client.close().catch(() => {});
-    chrome.kill('SIGKILL');
-    await new Promise((resolve) => {
+    // Closed by DevTools, Chromium ends its helpers and stops writing its profile; killed
+    // only when it does not exit within 3 s.
+    const exited = new Promise((resolve) => {
       if (chrome.exitCode !== null || chrome.signalCode !== null) resolve();
       else chrome.once('exit', resolve);
     });
+    if (client) {
+      await client.Browser.close().catch(() => {});
+      await client.close().catch(() => {});
+    }
+    const killer = setTimeout(() => chrome.kill('SIGKILL'), 3000);
+    await exited;
+    clearTimeout(killer);
     try {
       // Chromium's helpers may still be writing for a moment after it exits.
       fs.rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
@@ -206,7 +219,9 @@ function findResource(plan, url) {
     return -1;
   }
   const name = u.hostname.toLowerCase();
-  const p = u.pathname + u.search;
+  // The target as sent, from the text: URL's search drops a bare trailing '?'.
+  const m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*([^#]*)/i.exec(url);
+  const p = m && m[1] ? (m[1][0] === '?' ? `/${m[1]}` : m[1]) : '/';
   for (const r of plan.resources)
     if (plan.hosts[r.host].name.replace(/^\[|\]$/g, '') === name && r.path === p) return r.id;
   return -1;
@@ -218,14 +233,15 @@ function result(o, plan, run) {
   const t0 = doc ? doc.start : 0;
   const rel = (x) => (x == null ? null : round1((x - t0) * 1000));
   const connections = new Set();
-  let bytesDown = 0, reqHdr = 0, respHdr = 0, failed = 0, lastEnd = null, lastEndCut = null;
+  let bytesDown = 0, reqHdr = 0, respHdr = 0, failed = 0, unfinished = 0, lastEnd = null, lastEndCut = null;
   const resources = reqs.map((r) => {
     const id = findResource(plan, r.url);
     if (r.connection != null) connections.add(r.connection);
     bytesDown += r.bytes || 0;
     reqHdr += r.requestHeaderBytes || 0;
     respHdr += r.responseHeaderBytes || 0;
-    if (r.error || r.end == null) failed++;
+    if (r.error) failed++;
+    else if (r.end == null) unfinished++;
     const end = rel(r.end);
     if (end != null && (lastEnd == null || end > lastEnd)) lastEnd = end;
     const cut = id >= 0 && plan.resources[id].after_cutoff;
@@ -237,11 +253,18 @@ function result(o, plan, run) {
     };
   });
   const plt = run.timing.load != null ? round1(run.timing.load) : null;
+  // Hosts on Chromium's built-in HSTS preload list go to https whatever the page says.
+  const upgraded = [...new Set(run.requests.filter((r) => r.internal && /^http:/.test(r.url))
+                                 .map((r) => new URL(r.url).hostname))];
   let reason = '';
   if (run.outcome === 'timeout') reason = `no load event within ${o.timeout} s`;
   else if (typeof run.outcome === 'string') reason = `navigation failed: ${run.outcome}`;
   else if (!plt || plt <= 0) reason = 'no load event time';
   else if (failed) reason = `${failed} of ${reqs.length} requests failed`;
+  else if (unfinished) reason = `${unfinished} of ${reqs.length} requests unfinished 5 s after the load event`;
+  if (reason && !o.tls && upgraded.length)
+    reason += ` (Chromium sends ${upgraded.slice(0, 3).join(', ')} to https by its HSTS preload` +
+              ' list: load this page with TLS on)';
   const matched = new Set(resources.filter((r) => r.id >= 0).map((r) => r.id));
   return {
     format: 'speedy-lab-result/1',
