@@ -65,6 +65,8 @@ typedef struct speedy_h2_block {
   size_t fragment_bytes; /* compressed octets so far */
   speedy_h2_message message;
   size_t n_fields;
+  uint8_t has_update;     /* a PRIORITY_UPDATE came before the stream opened */
+  speedy_priority update; /* ... saying this (it overrides the priority field) */
 } speedy_h2_block;
 
 /* A priority the client gave a stream before opening it (RFC 9218 7.1). */

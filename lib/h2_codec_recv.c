@@ -122,15 +122,23 @@ static int remember_idle_priority(spdy_session *session, int32_t id, speedy_prio
   return 0;
 }
 
+/* Stream id opens: its buffered priority, if any, is taken; those of lower ids the client
+ * skipped are dropped (5.1.1: those streams are closed now). */
 static int take_idle_priority(spdy_session *session, int32_t id, speedy_priority *out) {
   speedy_h2_state *h2 = state(session);
-  for (uint32_t i = 0; i < h2->n_idle; i++)
+  int found = 0;
+  for (uint32_t i = 0; i < h2->n_idle;) {
+    if (h2->idle[i].id > id) {
+      i++;
+      continue;
+    }
     if (h2->idle[i].id == id) {
       *out = h2->idle[i].priority;
-      h2->idle[i] = h2->idle[--h2->n_idle];
-      return 1;
+      found = 1;
     }
-  return 0;
+    h2->idle[i] = h2->idle[--h2->n_idle];
+  }
+  return found;
 }
 
 /* ---- field blocks ------------------------------------------------------------------ */
@@ -221,8 +229,8 @@ static int deliver_request(spdy_session *session) {
   spdy_stream *stream = spdy_stream_create(session, id, 0);
   if (stream == NULL) return spdy_session_fail_with(session, SPDY_ERR_NOMEM);
   session->last_recv_stream_id = id;
-  speedy_priority priority = m->priority;
-  (void)take_idle_priority(session, id, &priority); /* the latest signal wins */
+  /* RFC 9218 7: a PRIORITY_UPDATE is the latest signal and overrides the field. */
+  speedy_priority priority = b->has_update ? b->update : m->priority;
   stream->urgency = priority.urgency;
   stream->incremental = priority.incremental;
   stream->content_length = m->content_length;
@@ -257,6 +265,7 @@ static int deliver_on_stream(spdy_session *session) {
   spdy_stream *stream = spdy_stream_find(session, id);
   if (stream == NULL) return 0;
   if (speedy_h2_message_end(m) != 0) return stream_error(session, id, SPEEDY_H2_PROTOCOL_ERROR);
+  stream->reserved = 0; /* 5.1: any HEADERS opens a reserved stream, a 1xx one too */
   spdy_headers_kind kind;
   if (m->kind == SPEEDY_H2_MSG_RESPONSE) {
     if (m->status < 200) { /* 8.1: interim; one with END_STREAM is malformed */
@@ -264,7 +273,6 @@ static int deliver_on_stream(spdy_session *session) {
       return emit_block(session, id, SPDY_HEADERS_INFORMATIONAL, 0, 0);
     }
     stream->response_seen = 1;
-    stream->reserved = 0;
     stream->no_content = stream->head_request || m->status == 204 || m->status == 304;
     stream->content_length = m->content_length;
     kind = SPDY_HEADERS_RESPONSE;
@@ -352,6 +360,8 @@ static int on_headers(spdy_session *session, const uint8_t *payload) {
     session->highest_peer_stream_id = id;
     block_begin(session, id, 0, end_stream, SPEEDY_H2_MSG_REQUEST);
     state(session)->block.opens = 1;
+    state(session)->block.has_update =
+        (uint8_t)take_idle_priority(session, id, &state(session)->block.update);
     /* 6.8: after our final GOAWAY new streams are ignored (HPACK still decodes them). */
     if (session->goaway_sent) state(session)->block.fate = SPEEDY_H2_BLOCK_DISCARD;
   } else if (status == STREAM_CLOSED) {

@@ -261,7 +261,6 @@ int spdy_session_new(spdy_session **out, spdy_protocol protocol, spdy_role role,
   session->max_local_initial_window = session->local_initial_window > session->caps.default_window
                                           ? session->local_initial_window
                                           : session->caps.default_window;
-  session->goaway_last_id = SPDY_MAX_WINDOW_SIZE;
   budget_init(&session->reset_budget, options->reset_burst, options->reset_rate, 0);
   budget_init(&session->empty_frame_budget, options->empty_frame_burst, options->empty_frame_rate,
               0);

@@ -26,7 +26,6 @@
 #include "spdy_codec.h"
 
 #define SPDY_URGENCY_LEVELS 8
-#define SPDY_DEFAULT_URGENCY 3
 #define SPDY_DEFAULT_WINDOW 65536
 #define SPDY_MAX_WINDOW_SIZE 0x7fffffff
 #define SPDY_MAX_OUTSTANDING_PINGS 8
@@ -265,7 +264,6 @@ struct spdy_session {
   uint8_t goaway_sent;     /* no new streams: GOAWAY queued (its final one, HTTP/2) */
   uint8_t goaway_draining; /* HTTP/2 server: GOAWAY(2^31-1) sent, the final one not yet */
   uint8_t goaway_received;
-  int32_t goaway_last_id; /* the lowest last-stream-id the peer sent */
   uint32_t goaway_reason; /* the peer's last GOAWAY, neutral */
   uint8_t goaway_debug[128];
   size_t goaway_debug_len;

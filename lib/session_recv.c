@@ -142,7 +142,6 @@ int spdy_session_ping_acked(spdy_session *session, uint32_t id) {
 
 int spdy_session_goaway_received(spdy_session *session, int32_t last_id, uint32_t status) {
   session->goaway_received = 1;
-  if (last_id < session->goaway_last_id) session->goaway_last_id = last_id;
   if (session->callbacks.on_goaway != NULL &&
       session->callbacks.on_goaway(session, last_id, status, session->user) != 0)
     return fail_callback(session);

@@ -50,6 +50,9 @@ static int check_settings(const spdy_session *session, const spdy_setting *setti
   (void)session;
   for (size_t i = 0; i < n; i++) {
     if (settings[i].id == 0 || settings[i].id > 0xffffff) return SPDY_ERR_INVALID_ARGUMENT;
+    if (settings[i].id >= SPDY_SETTINGS_HEADER_TABLE_SIZE &&
+        settings[i].id <= SPDY_SETTINGS_NO_RFC7540_PRIORITIES)
+      return SPDY_ERR_INVALID_ARGUMENT; /* HTTP/2's names: SPDY has no such settings */
     if (settings[i].id == SPDY_SETTINGS_INITIAL_WINDOW_SIZE &&
         settings[i].value > SPDY_MAX_WINDOW_SIZE)
       return SPDY_ERR_INVALID_ARGUMENT;

@@ -204,3 +204,34 @@ Test(h2_hpack, rfc7541_s2_3_our_encoder_tables_repeat_fields) {
   cr_assert_lt(sizes[1], sizes[0], "second %u, first %u", sizes[1], sizes[0]);
   h2_rig_close(&rig);
 }
+
+/* 5.2: padding longer than 7 bits is a decoding error. "a" is 00011 (5 bits); 0x1f 0xff
+ * pads it with 11 ones. */
+Test(h2_hpack, rfc7541_s5_2_huffman_padding_over_7_bits_is_a_compression_error) {
+  h2_rig rig;
+  server(&rig);
+  uint8_t raw[] = {0x00, 0x01, 'x', 0x82, 0x1f, 0xff};
+  request_with_raw(&rig, 1, raw, sizeof(raw));
+  h2_expect_goaway(&rig, h2_rig_feed(&rig, 0), SPEEDY_H2_COMPRESSION_ERROR, "11-bit padding");
+  h2_rig_close(&rig);
+}
+
+/* 5.2: padding is the most significant bits of EOS, all ones: zeros are an error. */
+Test(h2_hpack, rfc7541_s5_2_huffman_padding_with_zeros_is_a_compression_error) {
+  h2_rig rig;
+  server(&rig);
+  uint8_t raw[] = {0x00, 0x01, 'x', 0x81, 0x18}; /* 00011 then 000 */
+  request_with_raw(&rig, 1, raw, sizeof(raw));
+  h2_expect_goaway(&rig, h2_rig_feed(&rig, 0), SPEEDY_H2_COMPRESSION_ERROR, "zero padding");
+  h2_rig_close(&rig);
+}
+
+Test(h2_hpack, rfc7541_s5_2_a_correctly_padded_huffman_string_is_accepted) {
+  h2_rig rig;
+  server(&rig);
+  uint8_t raw[] = {0x00, 0x01, 'x', 0x81, 0x1f}; /* 00011 then 111: "a" */
+  request_with_raw(&rig, 1, raw, sizeof(raw));
+  h2_expect_quiet(&rig, h2_rig_feed(&rig, 0), "\"a\" Huffman-coded");
+  cr_assert(test_log_has(rig.peer, "header 1 x=a"), "log:\n%s", rig.peer->log);
+  h2_rig_close(&rig);
+}

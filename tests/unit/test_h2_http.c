@@ -640,3 +640,53 @@ Test(h2_priority_9218, rfc9218_s4_2_incremental_streams_share_others_go_in_order
     h2_rig_close(&rig);
   }
 }
+
+/* 5.1.1 with RFC 9218 7.1: priorities buffered for ids the client skipped are dropped when
+ * a higher stream opens (those streams are closed), so they do not fill the table. */
+Test(h2_priority_9218, rfc9218_s7_1_priorities_of_skipped_ids_are_dropped) {
+  spdy_options *options = raw_options_new();
+  spdy_options_set_max_concurrent_streams(options, 3);
+  h2_rig rig;
+  h2_rig_open(&rig, SPDY_ROLE_SERVER, options, 0);
+  spdy_options_del(options);
+  h2_priority_update(&rig.in, 3, "u=1");
+  h2_priority_update(&rig.in, 5, "u=1");
+  h2_rig_get(&rig, 7, "/", 0); /* 3 and 5 are closed now */
+  h2_priority_update(&rig.in, 9, "u=1");
+  h2_priority_update(&rig.in, 11, "u=1");
+  h2_expect_quiet(&rig, h2_rig_feed(&rig, 0), "two idle priorities after a skip");
+  h2_rig_close(&rig);
+}
+
+Test(h2_priority_9218, rfc9218_s7_a_priority_update_overrides_the_priority_field) {
+  h2_rig rig;
+  server(&rig);
+  h2_priority_update(&rig.in, 1, "u=7");
+  h2_field f[] = REQUEST4("priority", "u=0");
+  h2_rig_headers(&rig, 1, 0x1, f, 5);
+  h2_rig_get(&rig, 3, "/", 0);
+  h2_expect_quiet(&rig, h2_rig_feed(&rig, 0), "update then field");
+  cr_assert_eq(first_data_of_two(&rig), 3, "1 was updated to u=7");
+  h2_rig_close(&rig);
+}
+
+/* 5.1: any HEADERS opens a reserved (remote) stream, an informational one too. */
+Test(h2_http, s5_1_an_informational_response_opens_a_pushed_stream) {
+  h2_rig rig;
+  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
+  h2_rig_client_get(&rig, "/");
+  raw_buf block = {0};
+  h2_field p[] = {{":method", "GET"}, {":scheme", "https"}, {":authority", "a"}, {":path", "/p"}};
+  h2_rig_block(&rig, p, 4, &block);
+  h2_frame_header(&rig.in, (uint32_t)(4 + block.len), 0x5, 0x4, 1);
+  raw_put_u32(&rig.in, 2);
+  raw_put(&rig.in, block.data, block.len);
+  raw_buf_free(&block);
+  h2_rig_headers(&rig, 2, 0, (h2_field[]){{":status", "103"}}, 1);
+  h2_window_update(&rig.in, 2, 100); /* allowed once the stream left reserved */
+  h2_rig_response(&rig, 2, "200", 1, 0);
+  h2_data(&rig.in, 2, 0x1, "x", 1, 0);
+  h2_expect_quiet(&rig, h2_rig_feed(&rig, 0), "103 on a pushed stream");
+  cr_assert(test_log_has(rig.peer, "dataend 2 len=1"));
+  h2_rig_close(&rig);
+}

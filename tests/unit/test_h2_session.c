@@ -262,3 +262,19 @@ Test(h2_session, s5_1_2_300_requests_through_a_limit_of_10_with_zero_copy_bodies
     cr_assert_eq(test_rx(client, id)->len, 5000, "stream %d", (int)id);
   delete_pair(client, server);
 }
+
+/* The settings names of one protocol are refused by the other. */
+Test(h2_session, settings_names_of_the_other_protocol_are_refused) {
+  test_peer *spdy = test_peer_new(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, NULL);
+  spdy_setting h2_only = {SPDY_SETTINGS_HEADER_TABLE_SIZE, 0, 100};
+  cr_assert_eq(spdy_submit_settings(spdy->session, 0, &h2_only, 1), SPDY_ERR_INVALID_ARGUMENT);
+  spdy_setting shared = {SPDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, 10};
+  cr_assert_eq(spdy_submit_settings(spdy->session, 0, &shared, 1), 0);
+  test_peer_del(spdy);
+  test_peer *h2 = test_peer_new(SPDY_PROTOCOL_H2, SPDY_ROLE_CLIENT, NULL);
+  spdy_setting spdy_only = {SPDY_SETTINGS_CURRENT_CWND, 0, 10};
+  cr_assert_eq(spdy_submit_settings(h2->session, 0, &spdy_only, 1), SPDY_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(spdy_submit_settings(h2->session, 0, &shared, 1), 0);
+  test_peer_del(h2);
+  cr_assert_eq(test_alloc_live(), 0);
+}
