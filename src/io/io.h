@@ -54,7 +54,8 @@ typedef enum io_proto {
   IO_PROTO_HTTP1 = 1,   /* http/1.1 */
   IO_PROTO_SPDY2 = 2,
   IO_PROTO_SPDY3 = 3,
-  IO_PROTO_SPDY3_1 = 31
+  IO_PROTO_SPDY3_1 = 31,
+  IO_PROTO_H2 = 20 /* HTTP/2: "h2" by ALPN, or cleartext with prior knowledge (h2c) */
 } io_proto;
 
 /* How the protocol was chosen. */
@@ -66,7 +67,7 @@ typedef enum io_negotiation {
   IO_NEG_PLAINTEXT = 4,   /* no TLS: a client's choice, or a server's sniff of the first bytes */
 } io_negotiation;
 
-/* "http/1.1", "spdy/2", "spdy/3", "spdy/3.1" (the ALPN ids), or "unknown". */
+/* "http/1.1", "spdy/2", "spdy/3", "spdy/3.1", "h2" (the ALPN ids), or "unknown". */
 const char *io_proto_name(io_proto proto);
 /* Parses an ALPN/NPN id; returns IO_PROTO_UNKNOWN when it is none of ours. */
 io_proto io_proto_from_name(const char *name, size_t len);
@@ -74,9 +75,10 @@ io_proto io_proto_from_name(const char *name, size_t len);
 const char *io_negotiation_name(io_negotiation how);
 
 /* Plaintext server: decides the protocol from the first bytes of a connection
- * (libspdy's spdy_detect_version). Returns 1 and sets *out when decided (SPDY/2, SPDY/3
- * as v3_protocol — IO_PROTO_SPDY3 or IO_PROTO_SPDY3_1, since both carry version 3 — or
- * HTTP/1.1 for anything that is not a SPDY control frame), 0 when more bytes are needed. */
+ * (libspdy's spdy_detect_h2_preface and spdy_detect_version). Returns 1 and sets *out when
+ * decided (HTTP/2 for its client preface, SPDY/2, SPDY/3 as v3_protocol — IO_PROTO_SPDY3
+ * or IO_PROTO_SPDY3_1, since both carry version 3 — or HTTP/1.1 for anything else), 0 when
+ * more bytes are needed. */
 int io_sniff_protocol(const uint8_t *bytes, size_t len, io_proto v3_protocol, io_proto *out);
 
 /* ---- Configuration ------------------------------------------------------------------ */

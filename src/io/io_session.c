@@ -16,6 +16,9 @@ int io_proto_session(io_proto proto, spdy_protocol *out) {
   case IO_PROTO_SPDY3_1:
     *out = SPDY_PROTOCOL_SPDY3_1;
     return 1;
+  case IO_PROTO_H2:
+    *out = SPDY_PROTOCOL_H2;
+    return 1;
   default:
     return 0;
   }
@@ -30,6 +33,7 @@ io_proto io_proto_of_session(spdy_protocol protocol) {
   case SPDY_PROTOCOL_SPDY3_1:
     return IO_PROTO_SPDY3_1;
   }
+  if (protocol == SPDY_PROTOCOL_H2) return IO_PROTO_H2;
   return IO_PROTO_UNKNOWN;
 }
 

@@ -77,13 +77,16 @@ const char *io_proto_name(io_proto proto) {
     return "spdy/3";
   case IO_PROTO_SPDY3_1:
     return "spdy/3.1";
+  case IO_PROTO_H2:
+    return "h2";
   default:
     return "unknown";
   }
 }
 
 io_proto io_proto_from_name(const char *name, size_t len) {
-  static const io_proto all[] = {IO_PROTO_HTTP1, IO_PROTO_SPDY2, IO_PROTO_SPDY3, IO_PROTO_SPDY3_1};
+  static const io_proto all[] = {IO_PROTO_HTTP1, IO_PROTO_SPDY2, IO_PROTO_SPDY3, IO_PROTO_SPDY3_1,
+                                 IO_PROTO_H2};
   for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
     const char *known = io_proto_name(all[i]);
     if (strlen(known) == len && memcmp(known, name, len) == 0) return all[i];
@@ -107,6 +110,12 @@ const char *io_negotiation_name(io_negotiation how) {
 }
 
 int io_sniff_protocol(const uint8_t *bytes, size_t len, io_proto v3_protocol, io_proto *out) {
+  int preface = spdy_detect_h2_preface(bytes, len);
+  if (preface == 0) return 0; /* "PRI * HTTP/2.0..." so far */
+  if (preface == 1) {
+    *out = IO_PROTO_H2;
+    return 1;
+  }
   int version = spdy_detect_version(bytes, len);
   if (version == 0) return 0;
   if (version == 2)

@@ -569,6 +569,20 @@ Test(io, sniff_tells_spdy_versions_from_http1) {
   cr_expect_eq(p, IO_PROTO_HTTP1);
 }
 
+Test(io, sniff_tells_the_h2_preface_from_http1) {
+  static const char preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+  io_proto p = IO_PROTO_UNKNOWN;
+  cr_expect_eq(io_sniff_protocol((const uint8_t *)preface, 10, IO_PROTO_SPDY3_1, &p), 0,
+               "a partial preface waits for more bytes");
+  cr_expect_eq(io_sniff_protocol((const uint8_t *)preface, 24, IO_PROTO_SPDY3_1, &p), 1);
+  cr_expect_eq(p, IO_PROTO_H2, "got %s", io_proto_name(p));
+  cr_expect_eq(io_sniff_protocol((const uint8_t *)"PRI * HTTP/1.1\r\n", 16, IO_PROTO_SPDY3_1, &p),
+               1);
+  cr_expect_eq(p, IO_PROTO_HTTP1, "a request line that leaves the preface is HTTP/1.1");
+  cr_expect_eq(io_proto_from_name("h2", 2), IO_PROTO_H2);
+  cr_expect_str_eq(io_proto_name(IO_PROTO_H2), "h2");
+}
+
 Test(io, plaintext_server_sniffs_a_spdy3_client) {
   world w;
   world_init(&w);
