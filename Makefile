@@ -5,7 +5,7 @@
 #   make test-sanitize  the same with clang + ASan/UBSan in build-san/ (unit, hostile, integration)
 #   make build          configure and build build/ only
 #   make format         clang-format our C sources in place; make format-check only checks
-#   make install        install into PREFIX (default /usr/local): libspdy, speedy, speedyd
+#   make install        install into PREFIX (default /usr/local): libspeedy, speedy, speedyd
 #                       and their manual pages (every docs/*.1 and docs/*.8)
 #   make clean          remove build/ and build-san/
 #

@@ -3,22 +3,22 @@
 
 #include <string.h>
 
-void spdy_buf_init(spdy_buf *buf, size_t limit) {
+void speedy_buf_init(speedy_buf *buf, size_t limit) {
   buf->data = NULL;
   buf->start = buf->end = buf->capacity = 0;
   buf->limit = limit;
 }
 
-void spdy_buf_free(spdy_buf *buf, spdy_mem *mem) {
-  spdy_mem_free(mem, buf->data);
+void speedy_buf_free(speedy_buf *buf, speedy_mem *mem) {
+  speedy_mem_free(mem, buf->data);
   buf->data = NULL;
   buf->start = buf->end = buf->capacity = 0;
 }
 
-int spdy_buf_reserve(spdy_buf *buf, spdy_mem *mem, size_t n) {
+int speedy_buf_reserve(speedy_buf *buf, speedy_mem *mem, size_t n) {
   if (buf->capacity - buf->end >= n) return 0;
   size_t used = buf->end - buf->start;
-  if (n > buf->limit || used > buf->limit - n) return SPDY_ERR_FRAME_TOO_LARGE;
+  if (n > buf->limit || used > buf->limit - n) return SPEEDY_ERR_FRAME_TOO_LARGE;
   if (buf->start > 0) { /* slide unconsumed bytes down before growing */
     memmove(buf->data, buf->data + buf->start, used);
     buf->start = 0;
@@ -29,26 +29,26 @@ int spdy_buf_reserve(spdy_buf *buf, spdy_mem *mem, size_t n) {
   size_t grown = buf->capacity < 256 ? 256 : buf->capacity;
   while (grown < want) grown = grown > SIZE_MAX / 2 ? want : grown * 2;
   if (grown > buf->limit) grown = buf->limit;
-  uint8_t *data = spdy_mem_realloc(mem, buf->data, grown);
-  if (data == NULL) return SPDY_ERR_NOMEM;
+  uint8_t *data = speedy_mem_realloc(mem, buf->data, grown);
+  if (data == NULL) return SPEEDY_ERR_NOMEM;
   buf->data = data;
   buf->capacity = grown;
   return 0;
 }
 
-int spdy_buf_append(spdy_buf *buf, spdy_mem *mem, const void *bytes, size_t n) {
-  int rv = spdy_buf_reserve(buf, mem, n);
+int speedy_buf_append(speedy_buf *buf, speedy_mem *mem, const void *bytes, size_t n) {
+  int rv = speedy_buf_reserve(buf, mem, n);
   if (rv != 0) return rv;
   if (n > 0) memcpy(buf->data + buf->end, bytes, n);
   buf->end += n;
   return 0;
 }
 
-void spdy_buf_consume(spdy_buf *buf, size_t n) {
+void speedy_buf_consume(speedy_buf *buf, size_t n) {
   buf->start += n;
   if (buf->start >= buf->end) buf->start = buf->end = 0;
 }
 
-void spdy_buf_shrink(spdy_buf *buf, spdy_mem *mem, size_t keep) {
-  if (buf->start == buf->end && buf->capacity > keep) spdy_buf_free(buf, mem);
+void speedy_buf_shrink(speedy_buf *buf, speedy_mem *mem, size_t keep) {
+  if (buf->start == buf->end && buf->capacity > keep) speedy_buf_free(buf, mem);
 }

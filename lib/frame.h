@@ -5,7 +5,7 @@
  * HEADERS are handed over as (pointer, length) still compressed; hdblock.c deals with them.
  *
  * "version" below is the wire version: 2 or 3 (SPDY/3.1 says 3 on the wire).
- * Decoders return 0 or SPDY_ERR_PROTOCOL when the payload's size or contents cannot be
+ * Decoders return 0 or SPEEDY_ERR_PROTOCOL when the payload's size or contents cannot be
  * a frame of that type; they never read outside [payload, payload + len).
  */
 #ifndef SPDY_LIB_FRAME_H
@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "spdy/spdy.h"
+#include "speedy/speedy.h"
 
 #define SPDY_FRAME_HEADER_LEN 8
 #define SPDY_MAX_STREAM_ID 0x7fffffff
@@ -71,7 +71,7 @@ int spdy_frame_decode_syn_reply(int version, const uint8_t *payload, size_t len,
                                 spdy_stream_headers *out);
 int spdy_frame_decode_headers(int version, const uint8_t *payload, size_t len,
                               spdy_stream_headers *out);
-/* type is SPDY_FRAME_SYN_REPLY or SPDY_FRAME_HEADERS; writes 8 + fixed bytes. */
+/* type is SPEEDY_SPDY_FRAME_SYN_REPLY or SPEEDY_SPDY_FRAME_HEADERS; writes 8 + fixed bytes. */
 size_t spdy_frame_encode_stream_headers_prefix(uint8_t *out, int version, int type, uint8_t flags,
                                                int32_t stream_id, size_t block_len);
 
@@ -84,10 +84,10 @@ size_t spdy_frame_encode_rst_stream(uint8_t *out, int version, int32_t stream_id
  * flags, then 24-bit id big-endian). decode checks len == 4 + 8 * count. */
 int spdy_frame_decode_settings(const uint8_t *payload, size_t len, uint32_t *count);
 void spdy_frame_settings_entry(int version, const uint8_t *payload, uint32_t index,
-                               spdy_setting *out);
+                               speedy_setting *out);
 /* Writes a whole SETTINGS frame; returns its length (8 + 4 + 8 * n). */
 size_t spdy_frame_encode_settings(uint8_t *out, int version, uint8_t flags,
-                                  const spdy_setting *settings, size_t n);
+                                  const speedy_setting *settings, size_t n);
 
 /* PING: 4-byte id. */
 int spdy_frame_decode_ping(const uint8_t *payload, size_t len, uint32_t *id);

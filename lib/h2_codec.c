@@ -11,40 +11,40 @@
 
 #include "session_int.h"
 
-static speedy_h2_state *state(spdy_session *session) { return &session->wire.h2; }
+static speedy_h2_state *state(speedy_session *session) { return &session->wire.h2; }
 
 const uint8_t speedy_h2_shutdown_opaque[8] = {'s', 'h', 'u', 't', 'd', 'o', 'w', 'n'};
 
 /* ---- neutral values on the wire ---------------------------------------------------- */
 
-/* Neutral reasons are spdy_rst_status values; HTTP/2 has its own codes (7). */
+/* Neutral reasons are speedy_rst_status values; HTTP/2 has its own codes (7). */
 uint32_t speedy_h2_code_of(uint32_t reason) {
   switch (reason) {
-  case SPDY_RST_NONE:
+  case SPEEDY_RST_NONE:
     return SPEEDY_H2_NO_ERROR;
-  case SPDY_RST_REFUSED_STREAM:
+  case SPEEDY_RST_REFUSED_STREAM:
     return SPEEDY_H2_REFUSED_STREAM;
-  case SPDY_RST_CANCEL:
+  case SPEEDY_RST_CANCEL:
     return SPEEDY_H2_CANCEL;
-  case SPDY_RST_INTERNAL_ERROR:
+  case SPEEDY_RST_INTERNAL_ERROR:
     return SPEEDY_H2_INTERNAL_ERROR;
-  case SPDY_RST_FLOW_CONTROL_ERROR:
+  case SPEEDY_RST_FLOW_CONTROL_ERROR:
     return SPEEDY_H2_FLOW_CONTROL_ERROR;
-  case SPDY_RST_STREAM_ALREADY_CLOSED:
+  case SPEEDY_RST_STREAM_ALREADY_CLOSED:
     return SPEEDY_H2_STREAM_CLOSED;
-  case SPDY_RST_FRAME_TOO_LARGE:
+  case SPEEDY_RST_FRAME_TOO_LARGE:
     return SPEEDY_H2_FRAME_SIZE_ERROR;
-  case SPDY_RST_SETTINGS_TIMEOUT:
+  case SPEEDY_RST_SETTINGS_TIMEOUT:
     return SPEEDY_H2_SETTINGS_TIMEOUT;
-  case SPDY_RST_COMPRESSION_ERROR:
+  case SPEEDY_RST_COMPRESSION_ERROR:
     return SPEEDY_H2_COMPRESSION_ERROR;
-  case SPDY_RST_CONNECT_ERROR:
+  case SPEEDY_RST_CONNECT_ERROR:
     return SPEEDY_H2_CONNECT_ERROR;
-  case SPDY_RST_ENHANCE_YOUR_CALM:
+  case SPEEDY_RST_ENHANCE_YOUR_CALM:
     return SPEEDY_H2_ENHANCE_YOUR_CALM;
-  case SPDY_RST_INADEQUATE_SECURITY:
+  case SPEEDY_RST_INADEQUATE_SECURITY:
     return SPEEDY_H2_INADEQUATE_SECURITY;
-  case SPDY_RST_HTTP_1_1_REQUIRED:
+  case SPEEDY_RST_HTTP_1_1_REQUIRED:
     return SPEEDY_H2_HTTP_1_1_REQUIRED;
   default: /* PROTOCOL_ERROR, and SPDY's INVALID_STREAM, STREAM_IN_USE ... */
     return SPEEDY_H2_PROTOCOL_ERROR;
@@ -52,41 +52,41 @@ uint32_t speedy_h2_code_of(uint32_t reason) {
 }
 
 uint32_t speedy_h2_reason_of(uint32_t code) {
-  static const uint32_t reasons[] = {SPDY_RST_NONE,
-                                     SPDY_RST_PROTOCOL_ERROR,
-                                     SPDY_RST_INTERNAL_ERROR,
-                                     SPDY_RST_FLOW_CONTROL_ERROR,
-                                     SPDY_RST_SETTINGS_TIMEOUT,
-                                     SPDY_RST_STREAM_ALREADY_CLOSED,
-                                     SPDY_RST_FRAME_TOO_LARGE,
-                                     SPDY_RST_REFUSED_STREAM,
-                                     SPDY_RST_CANCEL,
-                                     SPDY_RST_COMPRESSION_ERROR,
-                                     SPDY_RST_CONNECT_ERROR,
-                                     SPDY_RST_ENHANCE_YOUR_CALM,
-                                     SPDY_RST_INADEQUATE_SECURITY,
-                                     SPDY_RST_HTTP_1_1_REQUIRED};
+  static const uint32_t reasons[] = {SPEEDY_RST_NONE,
+                                     SPEEDY_RST_PROTOCOL_ERROR,
+                                     SPEEDY_RST_INTERNAL_ERROR,
+                                     SPEEDY_RST_FLOW_CONTROL_ERROR,
+                                     SPEEDY_RST_SETTINGS_TIMEOUT,
+                                     SPEEDY_RST_STREAM_ALREADY_CLOSED,
+                                     SPEEDY_RST_FRAME_TOO_LARGE,
+                                     SPEEDY_RST_REFUSED_STREAM,
+                                     SPEEDY_RST_CANCEL,
+                                     SPEEDY_RST_COMPRESSION_ERROR,
+                                     SPEEDY_RST_CONNECT_ERROR,
+                                     SPEEDY_RST_ENHANCE_YOUR_CALM,
+                                     SPEEDY_RST_INADEQUATE_SECURITY,
+                                     SPEEDY_RST_HTTP_1_1_REQUIRED};
   /* 7: an unknown code must trigger nothing special; it may be taken as INTERNAL_ERROR. */
-  return code < sizeof(reasons) / sizeof(reasons[0]) ? reasons[code] : SPDY_RST_INTERNAL_ERROR;
+  return code < sizeof(reasons) / sizeof(reasons[0]) ? reasons[code] : SPEEDY_RST_INTERNAL_ERROR;
 }
 
 uint16_t speedy_h2_setting_of(uint32_t id) {
   switch (id) {
-  case SPDY_SETTINGS_HEADER_TABLE_SIZE:
+  case SPEEDY_SETTINGS_HEADER_TABLE_SIZE:
     return SPEEDY_H2_SETTINGS_HEADER_TABLE_SIZE;
-  case SPDY_SETTINGS_ENABLE_PUSH:
+  case SPEEDY_SETTINGS_ENABLE_PUSH:
     return SPEEDY_H2_SETTINGS_ENABLE_PUSH;
-  case SPDY_SETTINGS_MAX_CONCURRENT_STREAMS:
+  case SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS:
     return SPEEDY_H2_SETTINGS_MAX_CONCURRENT_STREAMS;
-  case SPDY_SETTINGS_INITIAL_WINDOW_SIZE:
+  case SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE:
     return SPEEDY_H2_SETTINGS_INITIAL_WINDOW_SIZE;
-  case SPDY_SETTINGS_MAX_FRAME_SIZE:
+  case SPEEDY_SETTINGS_MAX_FRAME_SIZE:
     return SPEEDY_H2_SETTINGS_MAX_FRAME_SIZE;
-  case SPDY_SETTINGS_MAX_HEADER_LIST_SIZE:
+  case SPEEDY_SETTINGS_MAX_HEADER_LIST_SIZE:
     return SPEEDY_H2_SETTINGS_MAX_HEADER_LIST_SIZE;
-  case SPDY_SETTINGS_ENABLE_CONNECT_PROTOCOL:
+  case SPEEDY_SETTINGS_ENABLE_CONNECT_PROTOCOL:
     return SPEEDY_H2_SETTINGS_ENABLE_CONNECT_PROTOCOL;
-  case SPDY_SETTINGS_NO_RFC7540_PRIORITIES:
+  case SPEEDY_SETTINGS_NO_RFC7540_PRIORITIES:
     return SPEEDY_H2_SETTINGS_NO_RFC7540_PRIORITIES;
   default:
     return 0;
@@ -95,36 +95,36 @@ uint16_t speedy_h2_setting_of(uint32_t id) {
 
 uint32_t speedy_h2_setting_id_of(uint16_t setting) {
   static const uint32_t ids[] = {0,
-                                 SPDY_SETTINGS_HEADER_TABLE_SIZE,
-                                 SPDY_SETTINGS_ENABLE_PUSH,
-                                 SPDY_SETTINGS_MAX_CONCURRENT_STREAMS,
-                                 SPDY_SETTINGS_INITIAL_WINDOW_SIZE,
-                                 SPDY_SETTINGS_MAX_FRAME_SIZE,
-                                 SPDY_SETTINGS_MAX_HEADER_LIST_SIZE,
+                                 SPEEDY_SETTINGS_HEADER_TABLE_SIZE,
+                                 SPEEDY_SETTINGS_ENABLE_PUSH,
+                                 SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS,
+                                 SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE,
+                                 SPEEDY_SETTINGS_MAX_FRAME_SIZE,
+                                 SPEEDY_SETTINGS_MAX_HEADER_LIST_SIZE,
                                  0,
-                                 SPDY_SETTINGS_ENABLE_CONNECT_PROTOCOL,
-                                 SPDY_SETTINGS_NO_RFC7540_PRIORITIES};
+                                 SPEEDY_SETTINGS_ENABLE_CONNECT_PROTOCOL,
+                                 SPEEDY_SETTINGS_NO_RFC7540_PRIORITIES};
   return setting < sizeof(ids) / sizeof(ids[0]) ? ids[setting] : 0;
 }
 
-static int reason_allowed(const spdy_session *session, uint32_t reason) {
+static int reason_allowed(const speedy_session *session, uint32_t reason) {
   (void)session;
-  return reason <= SPDY_RST_HTTP_1_1_REQUIRED;
+  return reason <= SPEEDY_RST_HTTP_1_1_REQUIRED;
 }
 
-static int frame_type(const spdy_outframe *frame) {
+static int frame_type(const speedy_outframe *frame) {
   switch (frame->kind) {
-  case SPDY_OUT_HEADERS:
-    return frame->role == SPDY_BLOCK_PROMISE ? SPEEDY_H2_PUSH_PROMISE : SPEEDY_H2_HEADERS;
-  case SPDY_OUT_RST:
+  case SPEEDY_OUT_HEADERS:
+    return frame->role == SPEEDY_BLOCK_PROMISE ? SPEEDY_H2_PUSH_PROMISE : SPEEDY_H2_HEADERS;
+  case SPEEDY_OUT_RST:
     return SPEEDY_H2_RST_STREAM;
-  case SPDY_OUT_SETTINGS:
-  case SPDY_OUT_SETTINGS_ACK:
+  case SPEEDY_OUT_SETTINGS:
+  case SPEEDY_OUT_SETTINGS_ACK:
     return SPEEDY_H2_SETTINGS;
-  case SPDY_OUT_PING:
-  case SPDY_OUT_PING_ACK:
+  case SPEEDY_OUT_PING:
+  case SPEEDY_OUT_PING_ACK:
     return SPEEDY_H2_PING;
-  case SPDY_OUT_GOAWAY:
+  case SPEEDY_OUT_GOAWAY:
     return SPEEDY_H2_GOAWAY;
   default:
     return SPEEDY_H2_WINDOW_UPDATE;
@@ -136,30 +136,31 @@ static void data_header(uint8_t *out, int32_t stream_id, int end_stream, uint32_
 }
 
 /* Settings we can send, and their values (6.5.2). */
-static int check_settings(const spdy_session *session, const spdy_setting *settings, size_t n) {
+static int check_settings(const speedy_session *session, const speedy_setting *settings, size_t n) {
   for (size_t i = 0; i < n; i++) {
     uint32_t v = settings[i].value;
     switch (speedy_h2_setting_of(settings[i].id)) {
     case 0:
-      return SPDY_ERR_INVALID_ARGUMENT;
+      return SPEEDY_ERR_INVALID_ARGUMENT;
     case SPEEDY_H2_SETTINGS_ENABLE_PUSH:
-      if (v > 1 || (v == 1 && session->role == SPDY_ROLE_SERVER)) return SPDY_ERR_INVALID_ARGUMENT;
+      if (v > 1 || (v == 1 && session->role == SPEEDY_ROLE_SERVER))
+        return SPEEDY_ERR_INVALID_ARGUMENT;
       break;
     case SPEEDY_H2_SETTINGS_INITIAL_WINDOW_SIZE:
-      if (v > SPEEDY_H2_MAX_WINDOW) return SPDY_ERR_INVALID_ARGUMENT;
+      if (v > SPEEDY_H2_MAX_WINDOW) return SPEEDY_ERR_INVALID_ARGUMENT;
       break;
     case SPEEDY_H2_SETTINGS_MAX_FRAME_SIZE:
       if (v < SPEEDY_H2_DEFAULT_MAX_FRAME_SIZE || v > SPEEDY_H2_MAX_MAX_FRAME_SIZE ||
           v > session->options.max_frame_size)
-        return SPDY_ERR_INVALID_ARGUMENT; /* our input buffer is sized by the option */
+        return SPEEDY_ERR_INVALID_ARGUMENT; /* our input buffer is sized by the option */
       break;
     case SPEEDY_H2_SETTINGS_HEADER_TABLE_SIZE:
-      if (v > 1024 * 1024) return SPDY_ERR_INVALID_ARGUMENT;
+      if (v > 1024 * 1024) return SPEEDY_ERR_INVALID_ARGUMENT;
       break;
     case SPEEDY_H2_SETTINGS_ENABLE_CONNECT_PROTOCOL: /* we do not carry tunnels */
-      return SPDY_ERR_INVALID_ARGUMENT;
+      return SPEEDY_ERR_INVALID_ARGUMENT;
     case SPEEDY_H2_SETTINGS_NO_RFC7540_PRIORITIES:
-      if (v > 1) return SPDY_ERR_INVALID_ARGUMENT;
+      if (v > 1) return SPEEDY_ERR_INVALID_ARGUMENT;
       break;
     default:
       break;
@@ -167,9 +168,9 @@ static int check_settings(const spdy_session *session, const spdy_setting *setti
   }
   /* Each SETTINGS waits for its acknowledgement in a short queue. */
   size_t waiting = session->wire.h2.n_sent;
-  for (const spdy_outframe *f = session->ctrl_head; f != NULL; f = f->next)
-    waiting += f->kind == SPDY_OUT_SETTINGS;
-  return waiting < SPEEDY_H2_MAX_UNACKED_SETTINGS ? 0 : SPDY_ERR_INVALID_STATE;
+  for (const speedy_outframe *f = session->ctrl_head; f != NULL; f = f->next)
+    waiting += f->kind == SPEEDY_OUT_SETTINGS;
+  return waiting < SPEEDY_H2_MAX_UNACKED_SETTINGS ? 0 : SPEEDY_ERR_INVALID_STATE;
 }
 
 /* ---- header lists the application submits ----------------------------------------- */
@@ -182,31 +183,31 @@ typedef struct h2_layout {
   speedy_hpack_field fields[];
 } h2_layout;
 
-static int name_is(const spdy_header *h, const char *name) {
+static int name_is(const speedy_header *h, const char *name) {
   size_t len = strlen(name);
   return h->name_len == len && memcmp(h->name, name, len) == 0;
 }
 
 /* Checks a list by the rules of kind, pseudo-header fields first as they will go, and
  * lays it out in a frame of role. extra (may be NULL) is one more field put first. */
-static int lay_out(spdy_session *session, speedy_h2_message_kind kind, spdy_block_role role,
-                   const spdy_header *extra, const spdy_header *headers, size_t n,
-                   speedy_h2_message *message, spdy_outframe **out) {
+static int lay_out(speedy_session *session, speedy_h2_message_kind kind, speedy_block_role role,
+                   const speedy_header *extra, const speedy_header *headers, size_t n,
+                   speedy_h2_message *message, speedy_outframe **out) {
   size_t total = n + (extra != NULL), bytes = 0, list_size = 0;
   for (size_t i = 0; i < n; i++) {
     if (headers[i].name_len > SIZE_MAX / 4 || headers[i].value_len > SIZE_MAX / 4 ||
         bytes > SIZE_MAX / 2)
-      return SPDY_ERR_INVALID_HEADER;
+      return SPEEDY_ERR_INVALID_HEADER;
     bytes += headers[i].name_len + headers[i].value_len;
   }
   if (extra != NULL) bytes += extra->name_len + extra->value_len;
   list_size = bytes + 32 * total; /* 6.5.2: as SETTINGS_MAX_HEADER_LIST_SIZE counts */
   if (list_size > state(session)->peer_max_header_list || list_size > (size_t)16 * 1024 * 1024)
-    return SPDY_ERR_INVALID_HEADER;
+    return SPEEDY_ERR_INVALID_HEADER;
   speedy_h2_message_begin(message, kind);
   size_t record = sizeof(h2_layout) + (total + 1) * sizeof(speedy_hpack_field);
-  spdy_outframe *frame = spdy_outframe_new(session, SPDY_OUT_HEADERS, record + bytes);
-  if (frame == NULL) return SPDY_ERR_NOMEM;
+  speedy_outframe *frame = speedy_outframe_new(session, SPEEDY_OUT_HEADERS, record + bytes);
+  if (frame == NULL) return SPEEDY_ERR_NOMEM;
   frame->role = (uint8_t)role;
   frame->n_headers = total;
   h2_layout *layout = (h2_layout *)(void *)frame->block;
@@ -216,7 +217,7 @@ static int lay_out(spdy_session *session, speedy_h2_message_kind kind, spdy_bloc
   /* Two passes: pseudo-header fields, then the others, each in the order given. */
   for (int pass = 0; pass < 2; pass++) {
     for (size_t i = 0; i < total; i++) {
-      const spdy_header *h = extra != NULL ? (i == 0 ? extra : &headers[i - 1]) : &headers[i];
+      const speedy_header *h = extra != NULL ? (i == 0 ? extra : &headers[i - 1]) : &headers[i];
       int pseudo = speedy_h2_is_pseudo((const uint8_t *)h->name, h->name_len);
       if (pseudo != (pass == 0)) continue;
       speedy_hpack_field *f = &layout->fields[k++];
@@ -235,59 +236,59 @@ static int lay_out(spdy_session *session, speedy_h2_message_kind kind, spdy_bloc
   }
   layout->n_fields = total;
   if (speedy_h2_message_end(message) != 0) {
-    spdy_outframe_free(session, frame);
-    return SPDY_ERR_INVALID_HEADER;
+    speedy_outframe_free(session, frame);
+    return SPEEDY_ERR_INVALID_HEADER;
   }
   *out = frame;
   return 0;
 }
 
-static int prepare_block(spdy_session *session, spdy_block_role role, const spdy_header *headers,
-                         size_t n, spdy_outframe **out) {
-  speedy_h2_message_kind kind = role == SPDY_BLOCK_REQUEST ? SPEEDY_H2_MSG_REQUEST
-                                : role == SPDY_BLOCK_EXTRA ? SPEEDY_H2_MSG_TRAILERS
-                                                           : SPEEDY_H2_MSG_RESPONSE;
+static int prepare_block(speedy_session *session, speedy_block_role role,
+                         const speedy_header *headers, size_t n, speedy_outframe **out) {
+  speedy_h2_message_kind kind = role == SPEEDY_BLOCK_REQUEST ? SPEEDY_H2_MSG_REQUEST
+                                : role == SPEEDY_BLOCK_EXTRA ? SPEEDY_H2_MSG_TRAILERS
+                                                             : SPEEDY_H2_MSG_RESPONSE;
   speedy_h2_message message;
   int rv = lay_out(session, kind, role, NULL, headers, n, &message, out);
   if (rv != 0) return rv;
   int ok = 1;
-  if (role == SPDY_BLOCK_REQUEST)
+  if (role == SPEEDY_BLOCK_REQUEST)
     /* We carry no tunnels: CONNECT is refused here, and an authority is required. */
     ok =
         message.method != SPEEDY_H2_METHOD_CONNECT && (message.pseudo & SPEEDY_H2_PSEUDO_AUTHORITY);
-  else if (role == SPDY_BLOCK_RESPONSE)
+  else if (role == SPEEDY_BLOCK_RESPONSE)
     ok = message.status >= 200;
-  else if (role == SPDY_BLOCK_INFORMATIONAL)
+  else if (role == SPEEDY_BLOCK_INFORMATIONAL)
     ok = message.status < 200;
   if (!ok) {
-    spdy_outframe_free(session, *out);
+    speedy_outframe_free(session, *out);
     *out = NULL;
-    return SPDY_ERR_INVALID_HEADER;
+    return SPEEDY_ERR_INVALID_HEADER;
   }
   (*out)->head_request = message.method == SPEEDY_H2_METHOD_HEAD;
   return 0;
 }
 
-static int prepare_push(spdy_session *session, const spdy_header *request, size_t n_request,
-                        const spdy_header *response, size_t n_response, spdy_outframe **promise,
-                        spdy_outframe **open) {
-  if (!state(session)->peer_push) return SPDY_ERR_INVALID_STATE; /* ENABLE_PUSH = 0 */
-  static const spdy_header get = {":method", 7, "GET", 3};
-  const spdy_header *extra = &get;
+static int prepare_push(speedy_session *session, const speedy_header *request, size_t n_request,
+                        const speedy_header *response, size_t n_response, speedy_outframe **promise,
+                        speedy_outframe **open) {
+  if (!state(session)->peer_push) return SPEEDY_ERR_INVALID_STATE; /* ENABLE_PUSH = 0 */
+  static const speedy_header get = {":method", 7, "GET", 3};
+  const speedy_header *extra = &get;
   for (size_t i = 0; i < n_request; i++)
     if (name_is(&request[i], ":method")) extra = NULL;
   speedy_h2_message message;
-  int rv = lay_out(session, SPEEDY_H2_MSG_PROMISE, SPDY_BLOCK_PROMISE, extra, request, n_request,
+  int rv = lay_out(session, SPEEDY_H2_MSG_PROMISE, SPEEDY_BLOCK_PROMISE, extra, request, n_request,
                    &message, promise);
   if (rv != 0) return rv;
-  rv = lay_out(session, SPEEDY_H2_MSG_RESPONSE, SPDY_BLOCK_PUSH, NULL, response, n_response,
+  rv = lay_out(session, SPEEDY_H2_MSG_RESPONSE, SPEEDY_BLOCK_PUSH, NULL, response, n_response,
                &message, open);
   if (rv == 0 && message.status < 200) {
-    spdy_outframe_free(session, *open);
-    rv = SPDY_ERR_INVALID_HEADER;
+    speedy_outframe_free(session, *open);
+    rv = SPEEDY_ERR_INVALID_HEADER;
   }
   if (rv != 0) {
-    spdy_outframe_free(session, *promise);
+    speedy_outframe_free(session, *promise);
     *promise = *open = NULL;
   }
   return rv;
@@ -295,42 +296,42 @@ static int prepare_push(spdy_session *session, const spdy_header *request, size_
 
 /* ---- serialising ------------------------------------------------------------------- */
 
-static void trace_sent(spdy_session *session, int type, uint8_t flags, int32_t stream_id,
+static void trace_sent(speedy_session *session, int type, uint8_t flags, int32_t stream_id,
                        uint32_t length, const char *summary) {
-  spdy_trace(session, 1, type, flags, stream_id, length, summary);
+  speedy_trace(session, 1, type, flags, stream_id, length, summary);
 }
 
 /* A field block: HPACK-encoded into the scratch buffer, then framed into the output as
  * HEADERS (or PUSH_PROMISE) and CONTINUATION frames of at most the peer's frame size. */
-static int serialise_block(spdy_session *session, spdy_outframe *frame) {
+static int serialise_block(speedy_session *session, speedy_outframe *frame) {
   speedy_h2_state *h2 = state(session);
   h2_layout *layout = (h2_layout *)(void *)frame->block;
   size_t n = layout->n_fields;
   char priority[8];
   /* RFC 9218: a request's urgency, unless the application gave a priority field. */
-  if (frame->role == SPDY_BLOCK_REQUEST && frame->urgency != SPEEDY_PRIORITY_DEFAULT_URGENCY &&
+  if (frame->role == SPEEDY_BLOCK_REQUEST && frame->urgency != SPEEDY_PRIORITY_DEFAULT_URGENCY &&
       !layout->has_priority) {
     snprintf(priority, sizeof(priority), "u=%u", (unsigned)frame->urgency);
     layout->fields[n++] = (speedy_hpack_field){(const uint8_t *)"priority", 8,
                                                (const uint8_t *)priority, strlen(priority), 0};
   }
   size_t bound = speedy_hpack_encode_bound(h2->encoder, layout->fields, n);
-  int promise = frame->role == SPDY_BLOCK_PROMISE;
+  int promise = frame->role == SPEEDY_BLOCK_PROMISE;
   size_t max_fragment = session->send_max_frame - (promise ? 4 : 0);
   size_t frames = bound / max_fragment + 1;
-  if (bound == 0 || bound > h2->scratch.limit) return SPDY_ERR_FRAME_TOO_LARGE;
+  if (bound == 0 || bound > h2->scratch.limit) return SPEEDY_ERR_FRAME_TOO_LARGE;
   /* Room first, in both buffers: once the block is encoded it must go out whole, or the
    * peer's decoder falls out of step. */
-  spdy_buf_reset(&h2->scratch);
-  int rv = spdy_buf_reserve(&h2->scratch, &session->mem, bound);
+  speedy_buf_reset(&h2->scratch);
+  int rv = speedy_buf_reserve(&h2->scratch, &session->mem, bound);
   if (rv == 0)
-    rv = spdy_buf_reserve(&session->outbuf, &session->mem,
-                          bound + frames * SPEEDY_H2_FRAME_HEADER_LEN + 4);
+    rv = speedy_buf_reserve(&session->outbuf, &session->mem,
+                            bound + frames * SPEEDY_H2_FRAME_HEADER_LEN + 4);
   if (rv != 0) return rv;
   int64_t len =
-      speedy_hpack_encode(h2->encoder, layout->fields, n, spdy_buf_tail(&h2->scratch), bound);
-  if (len < 0) return len == SPEEDY_HPACK_ERR_NOMEM ? SPDY_ERR_NOMEM : SPDY_ERR_COMPRESSION;
-  const uint8_t *block = spdy_buf_tail(&h2->scratch);
+      speedy_hpack_encode(h2->encoder, layout->fields, n, speedy_buf_tail(&h2->scratch), bound);
+  if (len < 0) return len == SPEEDY_HPACK_ERR_NOMEM ? SPEEDY_ERR_NOMEM : SPEEDY_ERR_COMPRESSION;
+  const uint8_t *block = speedy_buf_tail(&h2->scratch);
   size_t done = 0;
   int first = 1;
   char summary[64] = "";
@@ -339,7 +340,7 @@ static int serialise_block(spdy_session *session, spdy_outframe *frame) {
   do {
     size_t take = (size_t)len - done < max_fragment ? (size_t)len - done : max_fragment;
     int last = done + take == (size_t)len;
-    uint8_t *out = spdy_buf_tail(&session->outbuf);
+    uint8_t *out = speedy_buf_tail(&session->outbuf);
     size_t head;
     uint8_t flags = last ? SPEEDY_H2_FLAG_END_HEADERS : 0;
     int type = SPEEDY_H2_CONTINUATION;
@@ -356,7 +357,7 @@ static int serialise_block(spdy_session *session, spdy_outframe *frame) {
       head = speedy_h2_encode_continuation_hd(out, on_stream, (uint32_t)take, last);
     }
     memcpy(out + head, block + done, take);
-    spdy_buf_commit(&session->outbuf, head + take);
+    speedy_buf_commit(&session->outbuf, head + take);
     trace_sent(session, type, flags, on_stream,
                (uint32_t)(head + take - SPEEDY_H2_FRAME_HEADER_LEN), first ? summary : "");
     done += take;
@@ -366,21 +367,21 @@ static int serialise_block(spdy_session *session, spdy_outframe *frame) {
 }
 
 /* Our SETTINGS: on the wire in HTTP/2's ids, and remembered until acknowledged. */
-static int serialise_settings(spdy_session *session, const spdy_outframe *frame) {
+static int serialise_settings(speedy_session *session, const speedy_outframe *frame) {
   speedy_h2_state *h2 = state(session);
-  uint16_t ids[SPDY_SETTINGS_MAX_ID + 1];
-  uint32_t values[SPDY_SETTINGS_MAX_ID + 1];
+  uint16_t ids[SPEEDY_SETTINGS_MAX_ID + 1];
+  uint32_t values[SPEEDY_SETTINGS_MAX_ID + 1];
   for (size_t i = 0; i < frame->n_settings; i++) {
     ids[i] = speedy_h2_setting_of(frame->settings[i].id);
     values[i] = frame->settings[i].value;
   }
-  uint8_t bytes[SPEEDY_H2_FRAME_HEADER_LEN + 6 * (SPDY_SETTINGS_MAX_ID + 1)];
+  uint8_t bytes[SPEEDY_H2_FRAME_HEADER_LEN + 6 * (SPEEDY_SETTINGS_MAX_ID + 1)];
   size_t len = speedy_h2_encode_settings(bytes, ids, values, frame->n_settings, 0);
-  int rv = spdy_buf_append(&session->outbuf, &session->mem, bytes, len);
+  int rv = speedy_buf_append(&session->outbuf, &session->mem, bytes, len);
   if (rv != 0) return rv;
   speedy_h2_sent_settings *sent =
       &h2->sent[(h2->sent_head + h2->n_sent) % SPEEDY_H2_MAX_UNACKED_SETTINGS];
-  memcpy(sent->settings, frame->settings, frame->n_settings * sizeof(spdy_setting));
+  memcpy(sent->settings, frame->settings, frame->n_settings * sizeof(speedy_setting));
   sent->n = frame->n_settings;
   sent->sent_ns = session->now_ns;
   h2->n_sent++;
@@ -392,9 +393,9 @@ static int serialise_settings(spdy_session *session, const spdy_outframe *frame)
   return 0;
 }
 
-static int serialise(spdy_session *session, spdy_outframe *frame) {
-  if (frame->kind == SPDY_OUT_HEADERS) return serialise_block(session, frame);
-  if (frame->kind == SPDY_OUT_SETTINGS) return serialise_settings(session, frame);
+static int serialise(speedy_session *session, speedy_outframe *frame) {
+  if (frame->kind == SPEEDY_OUT_HEADERS) return serialise_block(session, frame);
+  if (frame->kind == SPEEDY_OUT_SETTINGS) return serialise_settings(session, frame);
   uint8_t bytes[SPEEDY_H2_FRAME_HEADER_LEN + 8 + 128];
   uint8_t opaque[8] = {0};
   size_t len = 0;
@@ -402,13 +403,13 @@ static int serialise(spdy_session *session, spdy_outframe *frame) {
   int describe = session->callbacks.on_frame != NULL && session->options.frame_summaries;
   uint8_t flags = 0;
   switch (frame->kind) {
-  case SPDY_OUT_RST:
+  case SPEEDY_OUT_RST:
     len = speedy_h2_encode_rst_stream(bytes, frame->stream_id, speedy_h2_code_of(frame->reason));
     if (describe)
       snprintf(summary, sizeof(summary), "stream=%d error=%s", (int)frame->stream_id,
                speedy_h2_error_name(speedy_h2_code_of(frame->reason)));
     break;
-  case SPDY_OUT_SETTINGS_ACK:
+  case SPEEDY_OUT_SETTINGS_ACK:
     /* The peer's new table size holds from its acknowledgement on (RFC 7541 4.2): blocks
      * serialised before this frame used the old one. */
     if (frame->has_value)
@@ -417,7 +418,7 @@ static int serialise(spdy_session *session, spdy_outframe *frame) {
     flags = SPEEDY_H2_FLAG_ACK;
     if (describe) snprintf(summary, sizeof(summary), "ack");
     break;
-  case SPDY_OUT_PING:
+  case SPEEDY_OUT_PING:
     if (frame->has_value) { /* the shutdown's */
       memcpy(opaque, frame->opaque, 8);
     } else { /* the application's id, in the last four octets */
@@ -429,12 +430,12 @@ static int serialise(spdy_session *session, spdy_outframe *frame) {
     len = speedy_h2_encode_ping(bytes, opaque, 0);
     if (describe) snprintf(summary, sizeof(summary), "id=%u", frame->value);
     break;
-  case SPDY_OUT_PING_ACK:
+  case SPEEDY_OUT_PING_ACK:
     len = speedy_h2_encode_ping(bytes, frame->opaque, 1);
     flags = SPEEDY_H2_FLAG_ACK;
     if (describe) snprintf(summary, sizeof(summary), "ack");
     break;
-  case SPDY_OUT_GOAWAY:
+  case SPEEDY_OUT_GOAWAY:
     len = speedy_h2_encode_goaway(bytes, (int32_t)frame->value, speedy_h2_code_of(frame->reason),
                                   frame->block, frame->block_len > 128 ? 128 : frame->block_len);
     if (describe)
@@ -447,7 +448,7 @@ static int serialise(spdy_session *session, spdy_outframe *frame) {
       snprintf(summary, sizeof(summary), "stream=%d delta=%u", (int)frame->stream_id, frame->value);
     break;
   }
-  int rv = spdy_buf_append(&session->outbuf, &session->mem, bytes, len);
+  int rv = speedy_buf_append(&session->outbuf, &session->mem, bytes, len);
   if (rv == 0)
     trace_sent(session, frame_type(frame), flags, frame->stream_id,
                (uint32_t)(len - SPEEDY_H2_FRAME_HEADER_LEN), summary);
@@ -455,22 +456,22 @@ static int serialise(spdy_session *session, spdy_outframe *frame) {
 }
 
 /* What may no longer go out though the core allows it. */
-static int check_frame(const spdy_session *session, const spdy_outframe *frame) {
+static int check_frame(const speedy_session *session, const speedy_outframe *frame) {
   /* A stream of ours the peer never saw is idle to it: a RST_STREAM there would be its
    * connection error (5.1). */
-  if (frame->kind == SPDY_OUT_RST && !spdy_session_is_peer_id(session, frame->stream_id) &&
+  if (frame->kind == SPEEDY_OUT_RST && !speedy_session_is_peer_id(session, frame->stream_id) &&
       frame->stream_id > session->highest_local_on_wire)
-    return SPDY_ERR_STREAM_CLOSED;
+    return SPEEDY_ERR_STREAM_CLOSED;
   /* The client turned push off since the promise was submitted. */
-  if (frame->kind == SPDY_OUT_HEADERS && frame->role == SPDY_BLOCK_PROMISE &&
+  if (frame->kind == SPEEDY_OUT_HEADERS && frame->role == SPEEDY_BLOCK_PROMISE &&
       !session->wire.h2.peer_push)
-    return SPDY_ERR_INVALID_STATE;
+    return SPEEDY_ERR_INVALID_STATE;
   return 0;
 }
 
 /* ---- settings acknowledged, timeouts, shutdown ------------------------------------- */
 
-int speedy_h2_settings_acked(spdy_session *session) {
+int speedy_h2_settings_acked(speedy_session *session) {
   speedy_h2_state *h2 = state(session);
   if (h2->n_sent == 0) return 0; /* an acknowledgement we did not ask for: ignored */
   speedy_h2_sent_settings *sent = &h2->sent[h2->sent_head];
@@ -479,13 +480,13 @@ int speedy_h2_settings_acked(spdy_session *session) {
   for (size_t i = 0; i < sent->n; i++) {
     uint32_t v = sent->settings[i].value;
     switch (sent->settings[i].id) {
-    case SPDY_SETTINGS_HEADER_TABLE_SIZE:
+    case SPEEDY_SETTINGS_HEADER_TABLE_SIZE:
       speedy_hpack_decoder_set_max_table_size(h2->decoder, v);
       break;
-    case SPDY_SETTINGS_MAX_FRAME_SIZE:
+    case SPEEDY_SETTINGS_MAX_FRAME_SIZE:
       h2->recv_max_frame = v;
       break;
-    case SPDY_SETTINGS_ENABLE_PUSH:
+    case SPEEDY_SETTINGS_ENABLE_PUSH:
       h2->local_push = v != 0;
       break;
     default:
@@ -493,109 +494,112 @@ int speedy_h2_settings_acked(spdy_session *session) {
     }
   }
   /* MAX_CONCURRENT_STREAMS and INITIAL_WINDOW_SIZE: the core's. */
-  spdy_session_apply_local_settings(session, sent->settings, sent->n);
+  speedy_session_apply_local_settings(session, sent->settings, sent->n);
   return 0;
 }
 
-static int tick(spdy_session *session) {
+static int tick(speedy_session *session) {
   speedy_h2_state *h2 = state(session);
   int64_t timeout = session->options.settings_timeout_ns;
   if (h2->n_sent == 0 || timeout <= 0) return 0;
   if (session->now_ns - h2->sent[h2->sent_head].sent_ns <= timeout) return 0;
-  return spdy_session_fail_debug(session, SPDY_ERR_SETTINGS_TIMEOUT, SPDY_RST_SETTINGS_TIMEOUT,
-                                 "SETTINGS not acknowledged");
+  return speedy_session_fail_debug(session, SPEEDY_ERR_SETTINGS_TIMEOUT,
+                                   SPEEDY_RST_SETTINGS_TIMEOUT, "SETTINGS not acknowledged");
 }
 
 /* 6.8: GOAWAY with 2^31-1 warns the client; the PING's answer shows that streams it
  * opened before it saw the warning have arrived, and the real last stream goes then. */
-static int graceful_shutdown(spdy_session *session) {
-  if (session->role != SPDY_ROLE_SERVER) return spdy_queue_goaway(session, SPDY_RST_NONE, NULL);
-  spdy_outframe *warning = spdy_outframe_new(session, SPDY_OUT_GOAWAY, 0);
-  if (warning == NULL) return SPDY_ERR_NOMEM;
+static int graceful_shutdown(speedy_session *session) {
+  if (session->role != SPEEDY_ROLE_SERVER)
+    return speedy_queue_goaway(session, SPEEDY_RST_NONE, NULL);
+  speedy_outframe *warning = speedy_outframe_new(session, SPEEDY_OUT_GOAWAY, 0);
+  if (warning == NULL) return SPEEDY_ERR_NOMEM;
   warning->value = SPEEDY_H2_MAX_STREAM_ID;
-  warning->reason = SPDY_RST_NONE;
-  int rv = spdy_queue_control(session, warning, 0);
+  warning->reason = SPEEDY_RST_NONE;
+  int rv = speedy_queue_control(session, warning, 0);
   if (rv != 0) return rv;
-  spdy_outframe *ping = spdy_outframe_new(session, SPDY_OUT_PING, 0);
-  if (ping == NULL) return SPDY_ERR_NOMEM;
+  speedy_outframe *ping = speedy_outframe_new(session, SPEEDY_OUT_PING, 0);
+  if (ping == NULL) return SPEEDY_ERR_NOMEM;
   ping->has_value = 1;
   memcpy(ping->opaque, speedy_h2_shutdown_opaque, 8);
-  rv = spdy_queue_control(session, ping, 0);
+  rv = speedy_queue_control(session, ping, 0);
   if (rv != 0) return rv;
   session->goaway_draining = 1;
   state(session)->shutdown_ping = 1;
   return 0;
 }
 
-int speedy_h2_shutdown_acked(spdy_session *session) {
+int speedy_h2_shutdown_acked(speedy_session *session) {
   if (!state(session)->shutdown_ping) return 0;
   state(session)->shutdown_ping = 0;
-  return spdy_queue_goaway(session, SPDY_RST_NONE, NULL);
+  return speedy_queue_goaway(session, SPEEDY_RST_NONE, NULL);
 }
 
 /* ---- lifetime ---------------------------------------------------------------------- */
 
-static int init(spdy_session *session) {
+static int init(speedy_session *session) {
   speedy_h2_state *h2 = state(session);
-  const spdy_options *o = &session->options;
+  const speedy_options *o = &session->options;
   memset(h2, 0, sizeof(*h2));
-  if (speedy_hpack_encoder_new(&session->mem, &h2->encoder) != 0) return SPDY_ERR_NOMEM;
-  if (speedy_hpack_decoder_new(&session->mem, &h2->decoder) != 0) return SPDY_ERR_NOMEM;
+  if (speedy_hpack_encoder_new(&session->mem, &h2->encoder) != 0) return SPEEDY_ERR_NOMEM;
+  if (speedy_hpack_decoder_new(&session->mem, &h2->decoder) != 0) return SPEEDY_ERR_NOMEM;
   speedy_hpack_decoder_set_max_header_list_size(h2->decoder, o->max_header_block);
   speedy_hpack_decoder_set_max_string_length(h2->decoder, o->max_header_block);
-  h2->recv_state = session->role == SPDY_ROLE_SERVER ? SPEEDY_H2_RECV_PREFACE : SPEEDY_H2_RECV_HEAD;
+  h2->recv_state =
+      session->role == SPEEDY_ROLE_SERVER ? SPEEDY_H2_RECV_PREFACE : SPEEDY_H2_RECV_HEAD;
   h2->recv_max_frame = SPEEDY_H2_DEFAULT_MAX_FRAME_SIZE;
   h2->local_push = 1; /* until our ENABLE_PUSH = 0 is acknowledged */
   h2->peer_push = 1;  /* until the client's SETTINGS says otherwise */
   h2->peer_max_header_list = UINT32_MAX;
-  spdy_buf_init(&h2->fields, (size_t)o->max_header_block + 4096);
-  spdy_buf_init(&h2->scratch, session->outbuf.limit / 2);
+  speedy_buf_init(&h2->fields, (size_t)o->max_header_block + 4096);
+  speedy_buf_init(&h2->scratch, session->outbuf.limit / 2);
   session->inbuf.limit = o->max_frame_size;
   return 0;
 }
 
-static void codec_free(spdy_session *session) {
+static void codec_free(speedy_session *session) {
   speedy_h2_state *h2 = state(session);
   speedy_hpack_encoder_del(h2->encoder);
   speedy_hpack_decoder_del(h2->decoder);
-  spdy_buf_free(&h2->fields, &session->mem);
-  spdy_buf_free(&h2->scratch, &session->mem);
-  spdy_mem_free(&session->mem, h2->idle);
+  speedy_buf_free(&h2->fields, &session->mem);
+  speedy_buf_free(&h2->scratch, &session->mem);
+  speedy_mem_free(&session->mem, h2->idle);
 }
 
-static int start(spdy_session *session) {
-  const spdy_options *o = &session->options;
+static int start(speedy_session *session) {
+  const speedy_options *o = &session->options;
   int rv = 0;
-  if (session->role == SPDY_ROLE_CLIENT) /* 3.4: before anything else */
-    rv = spdy_buf_append(&session->outbuf, &session->mem, SPEEDY_H2_PREFACE, SPEEDY_H2_PREFACE_LEN);
+  if (session->role == SPEEDY_ROLE_CLIENT) /* 3.4: before anything else */
+    rv = speedy_buf_append(&session->outbuf, &session->mem, SPEEDY_H2_PREFACE,
+                           SPEEDY_H2_PREFACE_LEN);
   if (rv != 0) return rv;
   /* 3.4: the first frame either side sends is SETTINGS, even an empty one. */
-  spdy_setting settings[SPDY_SETTINGS_MAX_ID + 1];
+  speedy_setting settings[SPEEDY_SETTINGS_MAX_ID + 1];
   size_t n = 0;
   settings[n++] =
-      (spdy_setting){SPDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, o->max_concurrent_streams};
+      (speedy_setting){SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, o->max_concurrent_streams};
   if (o->stream_window_set && o->stream_window != SPEEDY_H2_DEFAULT_WINDOW)
-    settings[n++] = (spdy_setting){SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, o->stream_window};
+    settings[n++] = (speedy_setting){SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, o->stream_window};
   if (o->header_table_size != SPEEDY_H2_DEFAULT_HEADER_TABLE_SIZE)
-    settings[n++] = (spdy_setting){SPDY_SETTINGS_HEADER_TABLE_SIZE, 0, o->header_table_size};
-  if (session->role == SPDY_ROLE_CLIENT && !o->enable_push)
-    settings[n++] = (spdy_setting){SPDY_SETTINGS_ENABLE_PUSH, 0, 0};
+    settings[n++] = (speedy_setting){SPEEDY_SETTINGS_HEADER_TABLE_SIZE, 0, o->header_table_size};
+  if (session->role == SPEEDY_ROLE_CLIENT && !o->enable_push)
+    settings[n++] = (speedy_setting){SPEEDY_SETTINGS_ENABLE_PUSH, 0, 0};
   if (o->max_frame_size != SPEEDY_H2_DEFAULT_MAX_FRAME_SIZE)
-    settings[n++] = (spdy_setting){SPDY_SETTINGS_MAX_FRAME_SIZE, 0, o->max_frame_size};
-  settings[n++] = (spdy_setting){SPDY_SETTINGS_MAX_HEADER_LIST_SIZE, 0, o->max_header_block};
-  settings[n++] = (spdy_setting){SPDY_SETTINGS_NO_RFC7540_PRIORITIES, 0, 1};
-  rv = spdy_submit_settings(session, 0, settings, n);
+    settings[n++] = (speedy_setting){SPEEDY_SETTINGS_MAX_FRAME_SIZE, 0, o->max_frame_size};
+  settings[n++] = (speedy_setting){SPEEDY_SETTINGS_MAX_HEADER_LIST_SIZE, 0, o->max_header_block};
+  settings[n++] = (speedy_setting){SPEEDY_SETTINGS_NO_RFC7540_PRIORITIES, 0, 1};
+  rv = speedy_submit_settings(session, 0, settings, n);
   if (rv != 0) return rv;
   /* A connection window above 65,535 is opened with WINDOW_UPDATE on stream 0 (6.9.2). */
   if (o->session_window_set && o->session_window > SPEEDY_H2_DEFAULT_WINDOW) {
-    rv = spdy_queue_window_update(session, 0, o->session_window - SPEEDY_H2_DEFAULT_WINDOW);
+    rv = speedy_queue_window_update(session, 0, o->session_window - SPEEDY_H2_DEFAULT_WINDOW);
     if (rv != 0) return rv;
     session->session_recv_window = o->session_window;
   }
   return 0;
 }
 
-const spdy_codec speedy_h2_codec = {
+const speedy_codec speedy_h2_codec = {
     .name = "h2",
     .caps = {.flow_control = 1,
              .session_window = 1,

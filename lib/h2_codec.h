@@ -22,7 +22,7 @@
 #include "h2_message.h"
 #include "hpack.h"
 #include "priority.h"
-#include "spdy/spdy.h"
+#include "speedy/speedy.h"
 
 /* Input parser states. */
 typedef enum speedy_h2_recv_state {
@@ -39,7 +39,7 @@ typedef enum speedy_h2_recv_state {
 #define SPEEDY_H2_MAX_UNACKED_SETTINGS 8
 
 typedef struct speedy_h2_sent_settings {
-  spdy_setting settings[SPDY_SETTINGS_MAX_ID + 1]; /* neutral ids */
+  speedy_setting settings[SPEEDY_SETTINGS_MAX_ID + 1]; /* neutral ids */
   uint8_t n;
   int64_t sent_ns; /* when it was serialised */
 } speedy_h2_sent_settings;
@@ -88,7 +88,7 @@ typedef struct speedy_h2_state {
   uint32_t pad_left;   /* DATA padding still to skip */
   uint32_t pad_credit; /* octets of this DATA frame that were padding */
   speedy_h2_block block;
-  spdy_buf fields; /* the block's decoded fields: u32 name length, u32 value length, bytes */
+  speedy_buf fields; /* the block's decoded fields: u32 name length, u32 value length, bytes */
   /* Our settings as acknowledged, and those in flight. */
   uint32_t recv_max_frame;
   uint8_t local_push; /* client: the server may push (our ENABLE_PUSH as acknowledged) */
@@ -98,7 +98,7 @@ typedef struct speedy_h2_state {
   uint8_t peer_push; /* server: the client accepts pushes */
   uint32_t peer_max_header_list;
   /* Output: an encoded field block on its way into frames. */
-  spdy_buf scratch;
+  speedy_buf scratch;
   /* Graceful shutdown: the PING sent after GOAWAY(2^31-1) is out. */
   uint8_t shutdown_ping;
   /* Priorities of streams not open yet (PRIORITY_UPDATE before HEADERS): at most our
@@ -107,10 +107,10 @@ typedef struct speedy_h2_state {
   uint32_t n_idle, cap_idle;
 } speedy_h2_state;
 
-struct spdy_session;
+struct speedy_session;
 /* The parser (h2_codec_recv.c), and whether it is inside a frame. */
-int64_t speedy_h2_codec_recv(struct spdy_session *session, const uint8_t *in, size_t len);
-int speedy_h2_codec_recv_in_frame(const struct spdy_session *session);
+int64_t speedy_h2_codec_recv(struct speedy_session *session, const uint8_t *in, size_t len);
+int speedy_h2_codec_recv_in_frame(const struct speedy_session *session);
 /* Neutral reasons and HTTP/2 error codes (h2_codec.c). */
 uint32_t speedy_h2_code_of(uint32_t reason);
 uint32_t speedy_h2_reason_of(uint32_t code);
@@ -118,9 +118,9 @@ uint32_t speedy_h2_reason_of(uint32_t code);
 uint16_t speedy_h2_setting_of(uint32_t id);
 uint32_t speedy_h2_setting_id_of(uint16_t setting);
 /* Our oldest unacknowledged SETTINGS was acknowledged: its values take effect. */
-int speedy_h2_settings_acked(struct spdy_session *session);
+int speedy_h2_settings_acked(struct speedy_session *session);
 /* The PING of a graceful shutdown came back: the final GOAWAY goes. */
-int speedy_h2_shutdown_acked(struct spdy_session *session);
+int speedy_h2_shutdown_acked(struct speedy_session *session);
 /* The opaque data of the graceful shutdown's PING. */
 extern const uint8_t speedy_h2_shutdown_opaque[8];
 

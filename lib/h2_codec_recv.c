@@ -13,39 +13,39 @@
 
 #include "session_int.h"
 
-static speedy_h2_state *state(spdy_session *session) { return &session->wire.h2; }
+static speedy_h2_state *state(speedy_session *session) { return &session->wire.h2; }
 
 /* ---- errors ------------------------------------------------------------------------ */
 
 static int error_of_code(uint32_t code) {
   switch (code) {
   case SPEEDY_H2_FLOW_CONTROL_ERROR:
-    return SPDY_ERR_FLOW_CONTROL;
+    return SPEEDY_ERR_FLOW_CONTROL;
   case SPEEDY_H2_FRAME_SIZE_ERROR:
-    return SPDY_ERR_FRAME_TOO_LARGE;
+    return SPEEDY_ERR_FRAME_TOO_LARGE;
   case SPEEDY_H2_COMPRESSION_ERROR:
-    return SPDY_ERR_COMPRESSION;
+    return SPEEDY_ERR_COMPRESSION;
   case SPEEDY_H2_ENHANCE_YOUR_CALM:
-    return SPDY_ERR_FLOOD;
+    return SPEEDY_ERR_FLOOD;
   default:
-    return SPDY_ERR_PROTOCOL;
+    return SPEEDY_ERR_PROTOCOL;
   }
 }
 
 /* 5.4.1: GOAWAY with the code and why, and the session reads no more. */
-static int connection_error(spdy_session *session, uint32_t code, const char *why) {
-  return spdy_session_fail_debug(session, error_of_code(code), speedy_h2_reason_of(code), why);
+static int connection_error(speedy_session *session, uint32_t code, const char *why) {
+  return speedy_session_fail_debug(session, error_of_code(code), speedy_h2_reason_of(code), why);
 }
 
 /* 5.4.2: RST_STREAM. Every reset the peer causes spends the rapid-reset budget. */
-static int stream_error(spdy_session *session, int32_t stream_id, uint32_t code) {
-  if (!spdy_budget_take(session, &session->reset_budget))
+static int stream_error(speedy_session *session, int32_t stream_id, uint32_t code) {
+  if (!speedy_budget_take(session, &session->reset_budget))
     return connection_error(session, SPEEDY_H2_ENHANCE_YOUR_CALM, "too many stream resets");
-  return spdy_session_reset_stream(session, stream_id, speedy_h2_reason_of(code));
+  return speedy_session_reset_stream(session, stream_id, speedy_h2_reason_of(code));
 }
 
 /* A decoder's verdict (h2_frame.h). */
-static int verdict(spdy_session *session, int v, int32_t stream_id, const char *why) {
+static int verdict(speedy_session *session, int v, int32_t stream_id, const char *why) {
   if (v == 0) return 0;
   if (SPEEDY_H2_VERDICT_IS_CONNECTION(v))
     return connection_error(session, SPEEDY_H2_VERDICT_CODE(v), why);
@@ -53,15 +53,15 @@ static int verdict(spdy_session *session, int v, int32_t stream_id, const char *
 }
 
 /* A frame that carries nothing costs the peer a token. */
-static int charge_empty(spdy_session *session) {
-  if (spdy_budget_take(session, &session->empty_frame_budget)) return 0;
+static int charge_empty(speedy_session *session) {
+  if (speedy_budget_take(session, &session->empty_frame_budget)) return 0;
   return connection_error(session, SPEEDY_H2_ENHANCE_YOUR_CALM, "too many frames carrying nothing");
 }
 
 #define TRACE(session, ...)                                                                        \
-  spdy_session_trace_recv((session), state(session)->frame.type, state(session)->frame.flags,      \
-                          state(session)->frame.stream_id, state(session)->frame.length,           \
-                          __VA_ARGS__)
+  speedy_session_trace_recv((session), state(session)->frame.type, state(session)->frame.flags,    \
+                            state(session)->frame.stream_id, state(session)->frame.length,         \
+                            __VA_ARGS__)
 
 static uint32_t get_u32(const uint8_t *p) {
   return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -72,34 +72,34 @@ static uint32_t get_u32(const uint8_t *p) {
 typedef enum stream_status { STREAM_IDLE, STREAM_KNOWN, STREAM_CLOSED } stream_status;
 
 /* Where a frame's stream stands, as the peer can know it. */
-static stream_status classify(spdy_session *session, int32_t id, spdy_stream **out,
+static stream_status classify(speedy_session *session, int32_t id, speedy_stream **out,
                               int *reset_by_us) {
   *out = NULL;
   *reset_by_us = 0;
-  spdy_stream *stream = spdy_stream_find(session, id);
+  speedy_stream *stream = speedy_stream_find(session, id);
   if (stream != NULL) {
     if (stream->locally_initiated && !stream->opened_on_wire) return STREAM_IDLE; /* unseen */
     *out = stream;
     return STREAM_KNOWN;
   }
-  if (spdy_session_is_peer_id(session, id) ? id > session->highest_peer_stream_id
-                                           : id > session->highest_local_on_wire)
+  if (speedy_session_is_peer_id(session, id) ? id > session->highest_peer_stream_id
+                                             : id > session->highest_local_on_wire)
     return STREAM_IDLE;
-  (void)spdy_stream_closed_recently(session, id, reset_by_us);
+  (void)speedy_stream_closed_recently(session, id, reset_by_us);
   return STREAM_CLOSED;
 }
 
 /* RFC 9218: a stream's priority changes; the scheduler places it again. */
-static void set_priority(spdy_session *session, spdy_stream *stream, speedy_priority priority) {
-  int active = stream->data_state == SPDY_DATA_ACTIVE;
-  if (active) spdy_sched_remove(session, stream);
+static void set_priority(speedy_session *session, speedy_stream *stream, speedy_priority priority) {
+  int active = stream->data_state == SPEEDY_DATA_ACTIVE;
+  if (active) speedy_sched_remove(session, stream);
   stream->urgency = priority.urgency;
   stream->incremental = priority.incremental;
-  if (active) spdy_sched_add(session, stream);
+  if (active) speedy_sched_add(session, stream);
 }
 
 /* A PRIORITY_UPDATE for a stream not opened yet waits for its HEADERS. */
-static int remember_idle_priority(spdy_session *session, int32_t id, speedy_priority priority) {
+static int remember_idle_priority(speedy_session *session, int32_t id, speedy_priority priority) {
   speedy_h2_state *h2 = state(session);
   for (uint32_t i = 0; i < h2->n_idle; i++)
     if (h2->idle[i].id == id) {
@@ -113,8 +113,8 @@ static int remember_idle_priority(spdy_session *session, int32_t id, speedy_prio
   if (h2->n_idle == h2->cap_idle) {
     uint32_t cap = h2->cap_idle ? h2->cap_idle * 2 : 8;
     speedy_h2_idle_priority *grown =
-        spdy_mem_realloc(&session->mem, h2->idle, cap * sizeof(*grown));
-    if (grown == NULL) return spdy_session_fail_with(session, SPDY_ERR_NOMEM);
+        speedy_mem_realloc(&session->mem, h2->idle, cap * sizeof(*grown));
+    if (grown == NULL) return speedy_session_fail_with(session, SPEEDY_ERR_NOMEM);
     h2->idle = grown;
     h2->cap_idle = cap;
   }
@@ -124,7 +124,7 @@ static int remember_idle_priority(spdy_session *session, int32_t id, speedy_prio
 
 /* Stream id opens: its buffered priority, if any, is taken; those of lower ids the client
  * skipped are dropped (5.1.1: those streams are closed now). */
-static int take_idle_priority(spdy_session *session, int32_t id, speedy_priority *out) {
+static int take_idle_priority(speedy_session *session, int32_t id, speedy_priority *out) {
   speedy_h2_state *h2 = state(session);
   int found = 0;
   for (uint32_t i = 0; i < h2->n_idle;) {
@@ -145,7 +145,7 @@ static int take_idle_priority(spdy_session *session, int32_t id, speedy_priority
 
 /* HPACK hands over each field: checked by the message rules, kept for delivery. */
 static int collect_field(void *user, const speedy_hpack_field *field) {
-  spdy_session *session = user;
+  speedy_session *session = user;
   speedy_h2_state *h2 = state(session);
   speedy_h2_block *b = &h2->block;
   if (b->fate != SPEEDY_H2_BLOCK_DELIVER || b->message.malformed) return 0;
@@ -153,24 +153,24 @@ static int collect_field(void *user, const speedy_hpack_field *field) {
                               field->value_len) != 0)
     return 0; /* malformed: the stream is reset once the block is decoded */
   size_t need = 8 + field->name_len + field->value_len;
-  int rv = spdy_buf_reserve(&h2->fields, &session->mem, need);
-  if (rv == SPDY_ERR_NOMEM) return SPEEDY_HPACK_ERR_NOMEM;
+  int rv = speedy_buf_reserve(&h2->fields, &session->mem, need);
+  if (rv == SPEEDY_ERR_NOMEM) return SPEEDY_HPACK_ERR_NOMEM;
   if (rv != 0) { /* past what the header-list cap allows: the decoder says so too */
     b->fate = SPEEDY_H2_BLOCK_RESET;
     b->reset_reason = SPEEDY_H2_ENHANCE_YOUR_CALM;
     return 0;
   }
-  uint8_t *at = spdy_buf_tail(&h2->fields);
+  uint8_t *at = speedy_buf_tail(&h2->fields);
   uint32_t lens[2] = {(uint32_t)field->name_len, (uint32_t)field->value_len};
   memcpy(at, lens, 8);
   memcpy(at + 8, field->name, field->name_len);
   if (field->value_len > 0) memcpy(at + 8 + field->name_len, field->value, field->value_len);
-  spdy_buf_commit(&h2->fields, need);
+  speedy_buf_commit(&h2->fields, need);
   b->n_fields++;
   return 0;
 }
 
-static void block_begin(spdy_session *session, int32_t stream_id, int promise, int end_stream,
+static void block_begin(speedy_session *session, int32_t stream_id, int promise, int end_stream,
                         speedy_h2_message_kind kind) {
   speedy_h2_state *h2 = state(session);
   memset(&h2->block, 0, sizeof(h2->block));
@@ -179,10 +179,10 @@ static void block_begin(spdy_session *session, int32_t stream_id, int promise, i
   h2->block.end_stream = (uint8_t)(end_stream != 0);
   h2->block.fate = SPEEDY_H2_BLOCK_DELIVER;
   speedy_h2_message_begin(&h2->block.message, kind);
-  spdy_buf_reset(&h2->fields);
+  speedy_buf_reset(&h2->fields);
 }
 
-static void block_reset(spdy_session *session, int32_t stream_id, uint32_t code) {
+static void block_reset(speedy_session *session, int32_t stream_id, uint32_t code) {
   speedy_h2_block *b = &state(session)->block;
   if (b->fate == SPEEDY_H2_BLOCK_DISCARD) return;
   b->fate = SPEEDY_H2_BLOCK_RESET;
@@ -191,29 +191,29 @@ static void block_reset(spdy_session *session, int32_t stream_id, uint32_t code)
 }
 
 /* on_begin_headers, the collected fields, on_headers_end. */
-static int emit_block(spdy_session *session, int32_t id, spdy_headers_kind kind, int32_t assoc,
+static int emit_block(speedy_session *session, int32_t id, speedy_headers_kind kind, int32_t assoc,
                       int end_stream) {
   speedy_h2_state *h2 = state(session);
-  int rv = spdy_session_emit_begin(session, id, kind, assoc);
-  const uint8_t *p = spdy_buf_head(&h2->fields);
+  int rv = speedy_session_emit_begin(session, id, kind, assoc);
+  const uint8_t *p = speedy_buf_head(&h2->fields);
   for (size_t i = 0; rv == 0 && i < h2->block.n_fields; i++) {
     uint32_t lens[2];
     memcpy(lens, p, 8);
-    spdy_header h = {(const char *)p + 8, lens[0], (const char *)p + 8 + lens[0], lens[1]};
-    rv = spdy_session_emit_field(session, id, &h);
+    speedy_header h = {(const char *)p + 8, lens[0], (const char *)p + 8 + lens[0], lens[1]};
+    rv = speedy_session_emit_field(session, id, &h);
     p += 8 + (size_t)lens[0] + lens[1];
   }
-  return rv != 0 ? rv : spdy_session_emit_end(session, id, end_stream);
+  return rv != 0 ? rv : speedy_session_emit_end(session, id, end_stream);
 }
 
 /* 8.1.1: content-length against the DATA received, when the message may have content. */
-static int content_length_wrong(const spdy_stream *stream) {
+static int content_length_wrong(const speedy_stream *stream) {
   return stream->content_length >= 0 && !stream->no_content &&
          (uint64_t)stream->content_length != stream->data_received;
 }
 
 /* Server: a request opened a stream. */
-static int deliver_request(spdy_session *session) {
+static int deliver_request(speedy_session *session) {
   speedy_h2_block *b = &state(session)->block;
   speedy_h2_message *m = &b->message;
   int32_t id = b->stream_id;
@@ -226,8 +226,8 @@ static int deliver_request(spdy_session *session) {
   /* 5.1.2: beyond our limit: refused, so the client may retry. */
   if (session->n_remote_open >= session->options.max_concurrent_streams)
     return stream_error(session, id, SPEEDY_H2_REFUSED_STREAM);
-  spdy_stream *stream = spdy_stream_create(session, id, 0);
-  if (stream == NULL) return spdy_session_fail_with(session, SPDY_ERR_NOMEM);
+  speedy_stream *stream = speedy_stream_create(session, id, 0);
+  if (stream == NULL) return speedy_session_fail_with(session, SPEEDY_ERR_NOMEM);
   session->last_recv_stream_id = id;
   /* RFC 9218 7: a PRIORITY_UPDATE is the latest signal and overrides the field. */
   speedy_priority priority = b->has_update ? b->update : m->priority;
@@ -235,61 +235,61 @@ static int deliver_request(spdy_session *session) {
   stream->incremental = priority.incremental;
   stream->content_length = m->content_length;
   stream->remote_closed = b->end_stream;
-  int rv = emit_block(session, id, SPDY_HEADERS_REQUEST, 0, b->end_stream);
-  return rv != 0 ? rv : spdy_session_settle_stream(session, id);
+  int rv = emit_block(session, id, SPEEDY_HEADERS_REQUEST, 0, b->end_stream);
+  return rv != 0 ? rv : speedy_session_settle_stream(session, id);
 }
 
 /* Client: a promised request reserved a stream (8.4). */
-static int deliver_promise(spdy_session *session) {
+static int deliver_promise(speedy_session *session) {
   speedy_h2_block *b = &state(session)->block;
   int32_t id = b->promised_id;
   if (speedy_h2_message_end(&b->message) != 0)
     return stream_error(session, id, SPEEDY_H2_PROTOCOL_ERROR);
   if (session->n_remote_open >= session->options.max_concurrent_streams)
     return stream_error(session, id, SPEEDY_H2_REFUSED_STREAM);
-  spdy_stream *stream = spdy_stream_create(session, id, 0);
-  if (stream == NULL) return spdy_session_fail_with(session, SPDY_ERR_NOMEM);
+  speedy_stream *stream = speedy_stream_create(session, id, 0);
+  if (stream == NULL) return speedy_session_fail_with(session, SPEEDY_ERR_NOMEM);
   session->last_recv_stream_id = id;
   stream->associated_id = b->stream_id;
   stream->local_closed = 1; /* the client never sends on a push */
   stream->reserved = 1;
   stream->head_request = b->message.method == SPEEDY_H2_METHOD_HEAD;
-  return emit_block(session, id, SPDY_HEADERS_PUSH, b->stream_id, 0);
+  return emit_block(session, id, SPEEDY_HEADERS_PUSH, b->stream_id, 0);
 }
 
 /* A block on a stream both sides know: a response (informational or final) or trailers. */
-static int deliver_on_stream(spdy_session *session) {
+static int deliver_on_stream(speedy_session *session) {
   speedy_h2_block *b = &state(session)->block;
   speedy_h2_message *m = &b->message;
   int32_t id = b->stream_id;
-  spdy_stream *stream = spdy_stream_find(session, id);
+  speedy_stream *stream = speedy_stream_find(session, id);
   if (stream == NULL) return 0;
   if (speedy_h2_message_end(m) != 0) return stream_error(session, id, SPEEDY_H2_PROTOCOL_ERROR);
   stream->reserved = 0; /* 5.1: any HEADERS opens a reserved stream, a 1xx one too */
-  spdy_headers_kind kind;
+  speedy_headers_kind kind;
   if (m->kind == SPEEDY_H2_MSG_RESPONSE) {
     if (m->status < 200) { /* 8.1: interim; one with END_STREAM is malformed */
       if (b->end_stream) return stream_error(session, id, SPEEDY_H2_PROTOCOL_ERROR);
-      return emit_block(session, id, SPDY_HEADERS_INFORMATIONAL, 0, 0);
+      return emit_block(session, id, SPEEDY_HEADERS_INFORMATIONAL, 0, 0);
     }
     stream->response_seen = 1;
     stream->no_content = stream->head_request || m->status == 204 || m->status == 304;
     stream->content_length = m->content_length;
-    kind = SPDY_HEADERS_RESPONSE;
+    kind = SPEEDY_HEADERS_RESPONSE;
   } else {
     /* 8.1: trailers end the stream, and the content before them matched its length. */
     if (!b->end_stream || content_length_wrong(stream))
       return stream_error(session, id, SPEEDY_H2_PROTOCOL_ERROR);
-    kind = SPDY_HEADERS_EXTRA;
+    kind = SPEEDY_HEADERS_EXTRA;
   }
   if (b->end_stream && content_length_wrong(stream))
     return stream_error(session, id, SPEEDY_H2_PROTOCOL_ERROR);
   if (b->end_stream) stream->remote_closed = 1;
   int rv = emit_block(session, id, kind, 0, b->end_stream);
-  return rv != 0 ? rv : spdy_session_settle_stream(session, id);
+  return rv != 0 ? rv : speedy_session_settle_stream(session, id);
 }
 
-static int block_end(spdy_session *session) {
+static int block_end(speedy_session *session) {
   speedy_h2_state *h2 = state(session);
   speedy_h2_block *b = &h2->block;
   int rv = 0;
@@ -299,28 +299,29 @@ static int block_end(spdy_session *session) {
     rv = b->promise ? deliver_promise(session)
          : b->opens ? deliver_request(session)
                     : deliver_on_stream(session);
-  spdy_buf_reset(&h2->fields);
-  if (session->n_streams == 0) spdy_buf_shrink(&h2->fields, &session->mem, 0);
+  speedy_buf_reset(&h2->fields);
+  if (session->n_streams == 0) speedy_buf_shrink(&h2->fields, &session->mem, 0);
   return rv;
 }
 
 /* One fragment of the block, decoded at once so nothing compressed is kept. */
-static int block_fragment(spdy_session *session, const uint8_t *data, size_t len, int end_headers) {
+static int block_fragment(speedy_session *session, const uint8_t *data, size_t len,
+                          int end_headers) {
   speedy_h2_state *h2 = state(session);
   speedy_h2_block *b = &h2->block;
   b->fragment_bytes += len;
   /* The assembled block's cap: no legitimate block of the header-list size we allow needs
    * more octets than the list itself (every field costs 32 in the list). */
   if (b->fragment_bytes > (size_t)session->options.max_header_block + 1024)
-    return spdy_session_fail_debug(session, SPDY_ERR_HEADER_BLOCK_TOO_LARGE,
-                                   SPDY_RST_ENHANCE_YOUR_CALM, "field block too large");
+    return speedy_session_fail_debug(session, SPEEDY_ERR_HEADER_BLOCK_TOO_LARGE,
+                                     SPEEDY_RST_ENHANCE_YOUR_CALM, "field block too large");
   int rv = speedy_hpack_decode(h2->decoder, data, len, end_headers, collect_field, session);
   if (rv == SPEEDY_HPACK_ERR_HEADER_LIST_TOO_LARGE) {
     /* The decoder stays in step; only this message is refused (10.5.1). */
     if (b->fate == SPEEDY_H2_BLOCK_DELIVER)
       block_reset(session, b->promise ? b->promised_id : b->stream_id, SPEEDY_H2_ENHANCE_YOUR_CALM);
   } else if (rv == SPEEDY_HPACK_ERR_NOMEM) {
-    return spdy_session_fail_with(session, SPDY_ERR_NOMEM);
+    return speedy_session_fail_with(session, SPEEDY_ERR_NOMEM);
   } else if (rv < 0) { /* 4.3: a block we cannot decode is a connection error */
     return connection_error(session, SPEEDY_H2_COMPRESSION_ERROR, speedy_hpack_strerror(rv));
   }
@@ -330,7 +331,7 @@ static int block_fragment(spdy_session *session, const uint8_t *data, size_t len
 
 /* ---- HEADERS, PUSH_PROMISE, CONTINUATION ------------------------------------------- */
 
-static int on_headers(spdy_session *session, const uint8_t *payload) {
+static int on_headers(speedy_session *session, const uint8_t *payload) {
   const speedy_h2_frame_hd *f = &state(session)->frame;
   int32_t id = f->stream_id;
   speedy_h2_headers hd;
@@ -349,13 +350,13 @@ static int on_headers(spdy_session *session, const uint8_t *payload) {
     int rv = charge_empty(session);
     if (rv != 0) return rv;
   }
-  spdy_stream *stream;
+  speedy_stream *stream;
   int by_us;
   stream_status status = classify(session, id, &stream, &by_us);
   speedy_h2_message_kind kind = SPEEDY_H2_MSG_TRAILERS;
   if (status == STREAM_IDLE) {
     /* 5.1: only a client opens a stream with HEADERS, on an odd id above all before. */
-    if (session->role != SPDY_ROLE_SERVER || !spdy_session_is_peer_id(session, id))
+    if (session->role != SPEEDY_ROLE_SERVER || !speedy_session_is_peer_id(session, id))
       return connection_error(session, SPEEDY_H2_PROTOCOL_ERROR, "HEADERS on an idle stream");
     session->highest_peer_stream_id = id;
     block_begin(session, id, 0, end_stream, SPEEDY_H2_MSG_REQUEST);
@@ -367,7 +368,7 @@ static int on_headers(spdy_session *session, const uint8_t *payload) {
   } else if (status == STREAM_CLOSED) {
     if (!by_us) /* 5.1: a closed stream; one never opened is out of order (5.1.1) */
       return connection_error(session,
-                              spdy_stream_closed_recently(session, id, &by_us)
+                              speedy_stream_closed_recently(session, id, &by_us)
                                   ? SPEEDY_H2_STREAM_CLOSED
                                   : SPEEDY_H2_PROTOCOL_ERROR,
                               "HEADERS on a closed stream");
@@ -376,7 +377,8 @@ static int on_headers(spdy_session *session, const uint8_t *payload) {
   } else {
     if (stream->reserved && stream->locally_initiated) /* reserved (local) */
       return connection_error(session, SPEEDY_H2_PROTOCOL_ERROR, "HEADERS on a reserved stream");
-    if (session->role == SPDY_ROLE_CLIENT && !stream->response_seen) kind = SPEEDY_H2_MSG_RESPONSE;
+    if (session->role == SPEEDY_ROLE_CLIENT && !stream->response_seen)
+      kind = SPEEDY_H2_MSG_RESPONSE;
     block_begin(session, id, 0, end_stream, kind);
     if (stream->remote_closed) block_reset(session, id, SPEEDY_H2_STREAM_CLOSED); /* 5.1 */
   }
@@ -384,11 +386,11 @@ static int on_headers(spdy_session *session, const uint8_t *payload) {
   return block_fragment(session, hd.block, hd.block_len, end_headers);
 }
 
-static int on_push_promise(spdy_session *session, const uint8_t *payload) {
+static int on_push_promise(speedy_session *session, const uint8_t *payload) {
   speedy_h2_state *h2 = state(session);
   const speedy_h2_frame_hd *f = &h2->frame;
   /* 8.4: a client cannot push; 6.5.2: nor may a server once push is off. */
-  if (session->role == SPDY_ROLE_SERVER)
+  if (session->role == SPEEDY_ROLE_SERVER)
     return connection_error(session, SPEEDY_H2_PROTOCOL_ERROR, "PUSH_PROMISE from a client");
   if (!h2->local_push)
     return connection_error(session, SPEEDY_H2_PROTOCOL_ERROR, "PUSH_PROMISE with push off");
@@ -405,7 +407,7 @@ static int on_push_promise(spdy_session *session, const uint8_t *payload) {
     int rv = charge_empty(session);
     if (rv != 0) return rv;
   }
-  spdy_stream *assoc;
+  speedy_stream *assoc;
   int by_us;
   stream_status status = classify(session, f->stream_id, &assoc, &by_us);
   /* 6.6: only on a request of ours the server has not finished answering. */
@@ -419,7 +421,7 @@ static int on_push_promise(spdy_session *session, const uint8_t *payload) {
   return block_fragment(session, pp.block, pp.block_len, end_headers);
 }
 
-static int on_continuation(spdy_session *session, const uint8_t *payload) {
+static int on_continuation(speedy_session *session, const uint8_t *payload) {
   speedy_h2_state *h2 = state(session);
   const speedy_h2_frame_hd *f = &h2->frame;
   int v = speedy_h2_decode_continuation(f);
@@ -437,7 +439,7 @@ static int on_continuation(spdy_session *session, const uint8_t *payload) {
 
 /* ---- the other frames -------------------------------------------------------------- */
 
-static int on_priority(spdy_session *session, const uint8_t *payload) {
+static int on_priority(speedy_session *session, const uint8_t *payload) {
   const speedy_h2_frame_hd *f = &state(session)->frame;
   speedy_h2_priority_fields fields;
   int v = speedy_h2_decode_priority(f, payload, &fields);
@@ -446,29 +448,29 @@ static int on_priority(spdy_session *session, const uint8_t *payload) {
   return charge_empty(session); /* 5.3.2: RFC 7540 priorities are ignored */
 }
 
-static int on_rst_stream(spdy_session *session, const uint8_t *payload) {
+static int on_rst_stream(speedy_session *session, const uint8_t *payload) {
   const speedy_h2_frame_hd *f = &state(session)->frame;
   uint32_t code;
   int v = speedy_h2_decode_rst_stream(f, payload, &code);
   if (v != 0) return verdict(session, v, f->stream_id, "bad RST_STREAM frame");
   TRACE(session, "stream=%d error=%s", (int)f->stream_id, speedy_h2_error_name(code));
-  spdy_stream *stream;
+  speedy_stream *stream;
   int by_us;
   stream_status status = classify(session, f->stream_id, &stream, &by_us);
   if (status == STREAM_IDLE) /* 6.4 */
     return connection_error(session, SPEEDY_H2_PROTOCOL_ERROR, "RST_STREAM on an idle stream");
   if (status == STREAM_CLOSED) return 0;
-  if (!spdy_budget_take(session, &session->reset_budget)) /* rapid reset */
+  if (!speedy_budget_take(session, &session->reset_budget)) /* rapid reset */
     return connection_error(session, SPEEDY_H2_ENHANCE_YOUR_CALM, "too many stream resets");
-  spdy_session_drop_pending(session, f->stream_id);
-  int rv = spdy_stream_close(session, stream, speedy_h2_reason_of(code));
-  return rv != 0 ? spdy_session_fail_with(session, rv) : 0;
+  speedy_session_drop_pending(session, f->stream_id);
+  int rv = speedy_stream_close(session, stream, speedy_h2_reason_of(code));
+  return rv != 0 ? speedy_session_fail_with(session, rv) : 0;
 }
 
-static int on_settings(spdy_session *session, const uint8_t *payload) {
+static int on_settings(speedy_session *session, const uint8_t *payload) {
   speedy_h2_state *h2 = state(session);
   const speedy_h2_frame_hd *f = &h2->frame;
-  int v = speedy_h2_decode_settings(f, payload, session->role == SPDY_ROLE_CLIENT);
+  int v = speedy_h2_decode_settings(f, payload, session->role == SPEEDY_ROLE_CLIENT);
   if (v != 0) return verdict(session, v, 0, "bad SETTINGS frame");
   if (f->flags & SPEEDY_H2_FLAG_ACK) {
     TRACE(session, "%s", "ack");
@@ -495,11 +497,11 @@ static int on_settings(spdy_session *session, const uint8_t *payload) {
       h2->peer_push = value != 0;
       break;
     case SPEEDY_H2_SETTINGS_MAX_CONCURRENT_STREAMS:
-      rv = spdy_session_peer_max_concurrent(session, value);
+      rv = speedy_session_peer_max_concurrent(session, value);
       break;
     case SPEEDY_H2_SETTINGS_INITIAL_WINDOW_SIZE:
       /* 6.9.2: every stream window moves; past 2^31-1 is a connection error. */
-      if (spdy_session_peer_initial_window(session, value) != 0)
+      if (speedy_session_peer_initial_window(session, value) != 0)
         return connection_error(session, SPEEDY_H2_FLOW_CONTROL_ERROR, "window overflow");
       break;
     case SPEEDY_H2_SETTINGS_MAX_FRAME_SIZE:
@@ -512,19 +514,19 @@ static int on_settings(spdy_session *session, const uint8_t *payload) {
       break;
     }
     if (rv != 0) return rv;
-    session->remote_settings[spdy_setting_slot(id)] = value;
-    rv = spdy_session_report_setting(session, id, 0, value);
+    session->remote_settings[speedy_setting_slot(id)] = value;
+    rv = speedy_session_report_setting(session, id, 0, value);
     if (rv != 0) return rv;
   }
-  spdy_outframe *ack = spdy_outframe_new(session, SPDY_OUT_SETTINGS_ACK, 0);
-  if (ack == NULL) return spdy_session_fail_with(session, SPDY_ERR_NOMEM);
+  speedy_outframe *ack = speedy_outframe_new(session, SPEEDY_OUT_SETTINGS_ACK, 0);
+  if (ack == NULL) return speedy_session_fail_with(session, SPEEDY_ERR_NOMEM);
   ack->has_value = (uint8_t)has_table_size;
   ack->value = table_size;
-  int rv = spdy_queue_control(session, ack, 1);
-  return rv != 0 ? spdy_session_fail_with(session, rv) : 0;
+  int rv = speedy_queue_control(session, ack, 1);
+  return rv != 0 ? speedy_session_fail_with(session, rv) : 0;
 }
 
-static int on_ping(spdy_session *session, const uint8_t *payload) {
+static int on_ping(speedy_session *session, const uint8_t *payload) {
   const speedy_h2_frame_hd *f = &state(session)->frame;
   uint8_t opaque[8];
   int v = speedy_h2_decode_ping(f, payload, opaque);
@@ -533,17 +535,17 @@ static int on_ping(spdy_session *session, const uint8_t *payload) {
     TRACE(session, "%s", "ack");
     if (memcmp(opaque, speedy_h2_shutdown_opaque, 8) == 0) return speedy_h2_shutdown_acked(session);
     if (get_u32(opaque) != 0) return 0; /* not one of ours */
-    return spdy_session_ping_acked(session, get_u32(opaque + 4));
+    return speedy_session_ping_acked(session, get_u32(opaque + 4));
   }
   TRACE(session, "%s", "");
-  spdy_outframe *echo = spdy_outframe_new(session, SPDY_OUT_PING_ACK, 0);
-  if (echo == NULL) return spdy_session_fail_with(session, SPDY_ERR_NOMEM);
+  speedy_outframe *echo = speedy_outframe_new(session, SPEEDY_OUT_PING_ACK, 0);
+  if (echo == NULL) return speedy_session_fail_with(session, SPEEDY_ERR_NOMEM);
   memcpy(echo->opaque, opaque, 8);
-  int rv = spdy_queue_control(session, echo, 1); /* the flood cap counts answers */
-  return rv != 0 ? spdy_session_fail_with(session, rv) : 0;
+  int rv = speedy_queue_control(session, echo, 1); /* the flood cap counts answers */
+  return rv != 0 ? speedy_session_fail_with(session, rv) : 0;
 }
 
-static int on_goaway(spdy_session *session, const uint8_t *payload) {
+static int on_goaway(speedy_session *session, const uint8_t *payload) {
   const speedy_h2_frame_hd *f = &state(session)->frame;
   speedy_h2_goaway g;
   int v = speedy_h2_decode_goaway(f, payload, &g);
@@ -556,11 +558,11 @@ static int on_goaway(spdy_session *session, const uint8_t *payload) {
   if (keep > 0) memcpy(session->goaway_debug, g.debug, keep);
   session->goaway_debug_len = keep;
   uint32_t status =
-      g.error_code <= SPEEDY_H2_INTERNAL_ERROR ? g.error_code : SPDY_GOAWAY_PROTOCOL_ERROR;
-  return spdy_session_goaway_received(session, g.last_stream_id, status);
+      g.error_code <= SPEEDY_H2_INTERNAL_ERROR ? g.error_code : SPEEDY_GOAWAY_PROTOCOL_ERROR;
+  return speedy_session_goaway_received(session, g.last_stream_id, status);
 }
 
-static int on_window_update(spdy_session *session, const uint8_t *payload) {
+static int on_window_update(speedy_session *session, const uint8_t *payload) {
   const speedy_h2_frame_hd *f = &state(session)->frame;
   int32_t id = f->stream_id;
   if (f->length != 4)
@@ -570,11 +572,11 @@ static int on_window_update(spdy_session *session, const uint8_t *payload) {
   if (id == 0) { /* 6.9, 6.9.1 */
     if (increment == 0)
       return connection_error(session, SPEEDY_H2_PROTOCOL_ERROR, "WINDOW_UPDATE of 0");
-    if (session->session_send_window + increment > SPDY_MAX_WINDOW_SIZE)
+    if (session->session_send_window + increment > SPEEDY_MAX_WINDOW_SIZE)
       return connection_error(session, SPEEDY_H2_FLOW_CONTROL_ERROR, "window overflow");
-    return spdy_session_window_update(session, 0, increment);
+    return speedy_session_window_update(session, 0, increment);
   }
-  spdy_stream *stream;
+  speedy_stream *stream;
   int by_us;
   stream_status status = classify(session, id, &stream, &by_us);
   if (status == STREAM_IDLE)
@@ -584,15 +586,15 @@ static int on_window_update(spdy_session *session, const uint8_t *payload) {
     return connection_error(session, SPEEDY_H2_PROTOCOL_ERROR,
                             "WINDOW_UPDATE on a reserved stream");
   if (increment == 0) return stream_error(session, id, SPEEDY_H2_PROTOCOL_ERROR);
-  if (stream->send_window + increment > SPDY_MAX_WINDOW_SIZE)
+  if (stream->send_window + increment > SPEEDY_MAX_WINDOW_SIZE)
     return stream_error(session, id, SPEEDY_H2_FLOW_CONTROL_ERROR);
-  return spdy_session_window_update(session, id, increment);
+  return speedy_session_window_update(session, id, increment);
 }
 
-static int on_priority_update(spdy_session *session, const uint8_t *payload) {
+static int on_priority_update(speedy_session *session, const uint8_t *payload) {
   const speedy_h2_frame_hd *f = &state(session)->frame;
   /* RFC 9218 7.1: only clients send it. */
-  if (session->role == SPDY_ROLE_CLIENT)
+  if (session->role == SPEEDY_ROLE_CLIENT)
     return connection_error(session, SPEEDY_H2_PROTOCOL_ERROR, "PRIORITY_UPDATE from a server");
   speedy_h2_priority_update update;
   int v = speedy_h2_decode_priority_update(f, payload, &update);
@@ -602,7 +604,7 @@ static int on_priority_update(spdy_session *session, const uint8_t *payload) {
   speedy_priority priority;
   if (speedy_priority_parse(update.field_value, update.field_value_len, &priority) != 0)
     return 0; /* a value that does not parse may be ignored */
-  spdy_stream *stream;
+  speedy_stream *stream;
   int by_us;
   stream_status status = classify(session, id, &stream, &by_us);
   if (status == STREAM_KNOWN) {
@@ -610,12 +612,12 @@ static int on_priority_update(spdy_session *session, const uint8_t *payload) {
     return 0;
   }
   if (status == STREAM_CLOSED) return 0;
-  if (!spdy_session_is_peer_id(session, id)) /* a push stream that does not exist yet */
+  if (!speedy_session_is_peer_id(session, id)) /* a push stream that does not exist yet */
     return connection_error(session, SPEEDY_H2_PROTOCOL_ERROR, "PRIORITY_UPDATE for an idle push");
   return remember_idle_priority(session, id, priority);
 }
 
-static int process_frame(spdy_session *session, const uint8_t *payload) {
+static int process_frame(speedy_session *session, const uint8_t *payload) {
   switch (state(session)->frame.type) {
   case SPEEDY_H2_HEADERS:
     return on_headers(session, payload);
@@ -643,9 +645,9 @@ static int process_frame(spdy_session *session, const uint8_t *payload) {
 /* ---- DATA -------------------------------------------------------------------------- */
 
 /* The length of the content in this frame is known: 8.1.1's checks. */
-static int count_content(spdy_session *session, uint32_t data_len) {
+static int count_content(speedy_session *session, uint32_t data_len) {
   if (!session->data_deliver) return 0;
-  spdy_stream *stream = spdy_stream_find(session, session->data_stream_id);
+  speedy_stream *stream = speedy_stream_find(session, session->data_stream_id);
   if (stream == NULL) return 0;
   stream->data_received += data_len;
   if ((stream->no_content && data_len > 0) ||
@@ -657,7 +659,7 @@ static int count_content(spdy_session *session, uint32_t data_len) {
   return 0;
 }
 
-static int begin_data(spdy_session *session) {
+static int begin_data(speedy_session *session) {
   speedy_h2_state *h2 = state(session);
   const speedy_h2_frame_hd *f = &h2->frame;
   int32_t id = f->stream_id;
@@ -676,9 +678,9 @@ static int begin_data(spdy_session *session) {
   }
   h2->pad_left = 0;
   h2->pad_credit = padded ? 1 : 0;
-  spdy_session_data_start(session, id, f->length - h2->pad_credit, 0);
+  speedy_session_data_start(session, id, f->length - h2->pad_credit, 0);
   h2->recv_state = padded ? SPEEDY_H2_RECV_DATA_PAD : SPEEDY_H2_RECV_DATA;
-  spdy_stream *stream;
+  speedy_stream *stream;
   int by_us;
   stream_status status = classify(session, id, &stream, &by_us);
   int rv = 0;
@@ -690,7 +692,7 @@ static int begin_data(spdy_session *session) {
     return connection_error(session, SPEEDY_H2_PROTOCOL_ERROR, "DATA on a reserved stream");
   } else if (stream->remote_closed) {
     rv = stream_error(session, id, SPEEDY_H2_STREAM_CLOSED); /* half-closed (remote) */
-  } else if (session->role == SPDY_ROLE_CLIENT && !stream->response_seen) {
+  } else if (session->role == SPEEDY_ROLE_CLIENT && !stream->response_seen) {
     rv = stream_error(session, id, SPEEDY_H2_PROTOCOL_ERROR); /* 8.1: before the response */
   } else if (f->length > stream->recv_window) {
     rv = stream_error(session, id, SPEEDY_H2_FLOW_CONTROL_ERROR);
@@ -703,7 +705,7 @@ static int begin_data(spdy_session *session) {
 }
 
 /* The Pad Length octet of a padded DATA frame. */
-static int after_pad_length(spdy_session *session, uint8_t pad) {
+static int after_pad_length(speedy_session *session, uint8_t pad) {
   speedy_h2_state *h2 = state(session);
   if (pad > h2->frame.length - 1) /* 6.1: padding as long as the payload */
     return connection_error(session, SPEEDY_H2_PROTOCOL_ERROR, "padding too long");
@@ -714,18 +716,18 @@ static int after_pad_length(spdy_session *session, uint8_t pad) {
   return count_content(session, session->payload_left);
 }
 
-static int end_data(spdy_session *session) {
+static int end_data(speedy_session *session) {
   speedy_h2_state *h2 = state(session);
   h2->recv_state = SPEEDY_H2_RECV_HEAD;
   int end_stream = (h2->frame.flags & SPEEDY_H2_FLAG_END_STREAM) != 0;
   if (end_stream && session->data_deliver) {
-    spdy_stream *stream = spdy_stream_find(session, session->data_stream_id);
+    speedy_stream *stream = speedy_stream_find(session, session->data_stream_id);
     if (stream != NULL && content_length_wrong(stream)) { /* 8.1.1 */
-      int rv = spdy_session_data_end(session, 0, h2->pad_credit);
+      int rv = speedy_session_data_end(session, 0, h2->pad_credit);
       return rv != 0 ? rv : stream_error(session, stream->id, SPEEDY_H2_PROTOCOL_ERROR);
     }
   }
-  return spdy_session_data_end(session, end_stream, h2->pad_credit);
+  return speedy_session_data_end(session, end_stream, h2->pad_credit);
 }
 
 /* ---- the parser -------------------------------------------------------------------- */
@@ -735,7 +737,7 @@ static int known_type(uint8_t type) {
 }
 
 /* A frame header is complete: check it and choose the next state. */
-static int begin_frame(spdy_session *session) {
+static int begin_frame(speedy_session *session) {
   speedy_h2_state *h2 = state(session);
   speedy_h2_frame_hd *f = &h2->frame;
   speedy_h2_frame_hd_decode(h2->head, f);
@@ -764,7 +766,7 @@ static int begin_frame(spdy_session *session) {
         return connection_error(session, SPEEDY_H2_FLOW_CONTROL_ERROR,
                                 "connection window exceeded");
       session->session_recv_window -= f->length;
-      spdy_session_data_start(session, f->stream_id, f->length, 0);
+      speedy_session_data_start(session, f->stream_id, f->length, 0);
       h2->pad_credit = 0;
       h2->pad_left = 0;
       h2->recv_state = SPEEDY_H2_RECV_DATA;
@@ -776,24 +778,24 @@ static int begin_frame(spdy_session *session) {
   }
   if (f->type == SPEEDY_H2_DATA) return begin_data(session);
   h2->recv_state = SPEEDY_H2_RECV_PAYLOAD;
-  spdy_buf_reset(&session->inbuf);
+  speedy_buf_reset(&session->inbuf);
   return 0;
 }
 
 /* 3.4: not HTTP/2 at all, so no GOAWAY either. */
-static int preface_error(spdy_session *session) {
+static int preface_error(speedy_session *session) {
   session->goaway_sent = 1;
-  return spdy_session_fail(session, SPDY_ERR_PROTOCOL, SPDY_RST_PROTOCOL_ERROR);
+  return speedy_session_fail(session, SPEEDY_ERR_PROTOCOL, SPEEDY_RST_PROTOCOL_ERROR);
 }
 
-int speedy_h2_codec_recv_in_frame(const spdy_session *session) {
+int speedy_h2_codec_recv_in_frame(const speedy_session *session) {
   const speedy_h2_state *h2 = &session->wire.h2;
   if (h2->recv_state == SPEEDY_H2_RECV_PREFACE) return h2->preface_got > 0;
   /* A field block waiting for CONTINUATION is a frame not yet whole. */
   return h2->recv_state != SPEEDY_H2_RECV_HEAD || h2->head_len > 0 || h2->block.active;
 }
 
-int64_t speedy_h2_codec_recv(spdy_session *session, const uint8_t *data, size_t len) {
+int64_t speedy_h2_codec_recv(speedy_session *session, const uint8_t *data, size_t len) {
   speedy_h2_state *h2 = state(session);
   size_t pos = 0;
   for (;;) {
@@ -822,21 +824,21 @@ int64_t speedy_h2_codec_recv(spdy_session *session, const uint8_t *data, size_t 
       break;
     }
     case SPEEDY_H2_RECV_PAYLOAD: {
-      size_t have = spdy_buf_len(&session->inbuf);
+      size_t have = speedy_buf_len(&session->inbuf);
       size_t take = h2->frame.length - have;
       if (take > len - pos) take = len - pos;
       if (take > 0) {
-        rv = spdy_buf_append(&session->inbuf, &session->mem, data + pos, take);
-        if (rv != 0) return spdy_session_fail_with(session, rv);
+        rv = speedy_buf_append(&session->inbuf, &session->mem, data + pos, take);
+        if (rv != 0) return speedy_session_fail_with(session, rv);
         pos += take;
       }
-      if (spdy_buf_len(&session->inbuf) < h2->frame.length) return (int64_t)pos;
+      if (speedy_buf_len(&session->inbuf) < h2->frame.length) return (int64_t)pos;
       h2->recv_state = SPEEDY_H2_RECV_HEAD;
       /* A zero-length payload has no buffer: any non-null pointer will do. */
-      const uint8_t *payload = h2->frame.length > 0 ? spdy_buf_head(&session->inbuf) : h2->head;
+      const uint8_t *payload = h2->frame.length > 0 ? speedy_buf_head(&session->inbuf) : h2->head;
       rv = process_frame(session, payload);
-      spdy_buf_reset(&session->inbuf);
-      if (session->n_streams == 0) spdy_buf_shrink(&session->inbuf, &session->mem, 0);
+      speedy_buf_reset(&session->inbuf);
+      if (session->n_streams == 0) speedy_buf_shrink(&session->inbuf, &session->mem, 0);
       break;
     }
     case SPEEDY_H2_RECV_DATA_PAD:
@@ -849,10 +851,10 @@ int64_t speedy_h2_codec_recv(spdy_session *session, const uint8_t *data, size_t 
       if (take > len - pos) take = len - pos;
       if (take == 0 && session->payload_left > 0) return (int64_t)pos;
       session->recv_data_bytes += take;
-      rv = spdy_session_data_chunk(session, data + pos, take);
+      rv = speedy_session_data_chunk(session, data + pos, take);
       pos += take;
       session->payload_left -= (uint32_t)take;
-      int paused = rv == SPDY_ERR_PAUSE;
+      int paused = rv == SPEEDY_ERR_PAUSE;
       if (paused) rv = 0;
       if (rv == 0 && session->payload_left == 0) {
         if (h2->pad_left > 0)

@@ -5,7 +5,7 @@
  * step with ours. So nothing reaches zlib until the block is known to be acceptable:
  * submitted headers are validated and the output room is checked against a worst-case
  * compressed size first. A failure after zlib has been touched marks the context broken,
- * and every later call returns SPDY_ERR_COMPRESSION: the session must end.
+ * and every later call returns SPEEDY_ERR_COMPRESSION: the session must end.
  *
  * Received blocks cost at most max_block bytes of output however far they would inflate,
  * and at most O(n log n) work for n fields (duplicate names are found by sorting an index).
@@ -20,7 +20,7 @@
 /* Values of the contexts' `initialised` field. */
 enum { CONTEXT_NONE = 0, CONTEXT_READY = 1, CONTEXT_BROKEN = -1 };
 
-/* Up to this many fields are indexed on the stack; more take an index from spdy_mem. */
+/* Up to this many fields are indexed on the stack; more take an index from speedy_mem. */
 #define HDBLOCK_STACK_FIELDS 64
 /* Serialised bytes are staged in a stack chunk of this size and deflated chunk by chunk,
  * so sending needs no heap memory beyond out's own growth. */
@@ -68,7 +68,7 @@ static int span_compare(name_span a, name_span b) {
 }
 
 /* The name as it goes on the wire: SPDY/3 pseudo-header names become SPDY/2 names. */
-static name_span wire_name(int version, const spdy_header *header) {
+static name_span wire_name(int version, const speedy_header *header) {
   name_span name = {(const uint8_t *)header->name, header->name_len};
   if (version == 2 && name.len > 0 && name.bytes[0] == ':') {
     for (size_t i = 0; i < V2_NAMES_COUNT; i++)
@@ -129,26 +129,26 @@ static void index_sort(uint32_t *index, size_t n, index_compare_fn compare, cons
 
 /* ---- Deflater --------------------------------------------------------------------- */
 
-int spdy_hdblock_deflater_init(spdy_hdblock_deflater *d, spdy_mem *mem, int version, int level,
+int spdy_hdblock_deflater_init(spdy_hdblock_deflater *d, speedy_mem *mem, int version, int level,
                                int window_bits, int mem_level) {
-  if (d == NULL) return SPDY_ERR_INVALID_ARGUMENT;
+  if (d == NULL) return SPEEDY_ERR_INVALID_ARGUMENT;
   d->initialised = CONTEXT_NONE;
   if (mem == NULL || (version != 2 && version != 3) || level < 0 || level > 9 || window_bits < 9 ||
       window_bits > 15 || mem_level < 1 || mem_level > 9)
-    return SPDY_ERR_INVALID_ARGUMENT;
+    return SPEEDY_ERR_INVALID_ARGUMENT;
   memset(&d->zs, 0, sizeof(d->zs));
-  d->zs.zalloc = spdy_mem_zalloc;
-  d->zs.zfree = spdy_mem_zfree;
+  d->zs.zalloc = speedy_mem_zalloc;
+  d->zs.zfree = speedy_mem_zfree;
   d->zs.opaque = mem;
   int rv = deflateInit2(&d->zs, level, Z_DEFLATED, -window_bits, mem_level, Z_DEFAULT_STRATEGY);
-  if (rv == Z_MEM_ERROR) return SPDY_ERR_NOMEM;
-  if (rv != Z_OK) return SPDY_ERR_INVALID_ARGUMENT;
+  if (rv == Z_MEM_ERROR) return SPEEDY_ERR_NOMEM;
+  if (rv != Z_OK) return SPEEDY_ERR_INVALID_ARGUMENT;
   const uint8_t *dict = version == 2 ? spdy_hdblock_dict_v2 : spdy_hdblock_dict_v3;
   size_t dict_len = version == 2 ? spdy_hdblock_dict_v2_len : spdy_hdblock_dict_v3_len;
   rv = deflateSetDictionary(&d->zs, dict, (uInt)dict_len);
   if (rv != Z_OK) {
     deflateEnd(&d->zs);
-    return SPDY_ERR_INVALID_ARGUMENT;
+    return SPEEDY_ERR_INVALID_ARGUMENT;
   }
   /* The header zlib's wrapper would write (RFC 1950): method 8 with our window, the
    * level class zlib uses, FDICT and the dictionary's Adler-32. */
@@ -172,21 +172,21 @@ void spdy_hdblock_deflater_free(spdy_hdblock_deflater *d) {
 }
 
 /* One submitted field on its own: the rules that do not depend on the other fields. */
-static int header_check(int version, const spdy_header *header) {
-  if (header->name_len == 0) return SPDY_ERR_INVALID_HEADER;
+static int header_check(int version, const speedy_header *header) {
+  if (header->name_len == 0) return SPEEDY_ERR_INVALID_HEADER;
   if (header->name == NULL || (header->value == NULL && header->value_len > 0))
-    return SPDY_ERR_INVALID_ARGUMENT;
+    return SPEEDY_ERR_INVALID_ARGUMENT;
   const uint8_t *name = (const uint8_t *)header->name;
   for (size_t i = 0; i < header->name_len; i++)
-    if (name[i] == 0 || (name[i] >= 'A' && name[i] <= 'Z')) return SPDY_ERR_INVALID_HEADER;
+    if (name[i] == 0 || (name[i] >= 'A' && name[i] <= 'Z')) return SPEEDY_ERR_INVALID_HEADER;
   /* Submitted values are single values: joining repeated names is our job. */
   if (header->value_len > 0 && memchr(header->value, 0, header->value_len) != NULL)
-    return SPDY_ERR_INVALID_HEADER;
+    return SPEEDY_ERR_INVALID_HEADER;
   /* SPDY/2: "The length of each name and value must be greater than zero." */
-  if (version == 2 && header->value_len == 0) return SPDY_ERR_INVALID_HEADER;
+  if (version == 2 && header->value_len == 0) return SPEEDY_ERR_INVALID_HEADER;
   /* SPDY/2 has no ':' names: only the mapped pseudo-headers may be submitted. */
   if (version == 2 && name[0] == ':' && wire_name(version, header).bytes[0] == ':')
-    return SPDY_ERR_INVALID_HEADER;
+    return SPEEDY_ERR_INVALID_HEADER;
   return 0;
 }
 
@@ -201,7 +201,7 @@ typedef struct header_groups {
 
 typedef struct wire_order_ctx {
   int version;
-  const spdy_header *headers;
+  const speedy_header *headers;
 } wire_order_ctx;
 
 /* Wire name, then submission order. */
@@ -214,7 +214,7 @@ static int wire_order(const void *ctx, uint32_t a, uint32_t b) {
 }
 
 /* Typical lists are small: linking equal names pair by pair beats sorting them. */
-static void groups_build_pairwise(header_groups *groups, int version, const spdy_header *headers,
+static void groups_build_pairwise(header_groups *groups, int version, const speedy_header *headers,
                                   size_t n) {
   groups->follower = groups->stack;
   groups->next = groups->stack + HDBLOCK_STACK_FIELDS;
@@ -235,8 +235,8 @@ static void groups_build_pairwise(header_groups *groups, int version, const spdy
   }
 }
 
-static int groups_build(header_groups *groups, spdy_mem *mem, int version,
-                        const spdy_header *headers, size_t n) {
+static int groups_build(header_groups *groups, speedy_mem *mem, int version,
+                        const speedy_header *headers, size_t n) {
   uint32_t *order;
   groups->heap = NULL;
   if (n <= HDBLOCK_PAIRWISE_FIELDS) {
@@ -247,9 +247,9 @@ static int groups_build(header_groups *groups, spdy_mem *mem, int version,
     order = groups->stack;
     groups->next = groups->stack + HDBLOCK_STACK_FIELDS;
   } else {
-    if (n > SIZE_MAX / (2 * sizeof(uint32_t))) return SPDY_ERR_NOMEM;
-    groups->heap = spdy_mem_malloc(mem, 2 * n * sizeof(uint32_t));
-    if (groups->heap == NULL) return SPDY_ERR_NOMEM;
+    if (n > SIZE_MAX / (2 * sizeof(uint32_t))) return SPEEDY_ERR_NOMEM;
+    groups->heap = speedy_mem_malloc(mem, 2 * n * sizeof(uint32_t));
+    if (groups->heap == NULL) return SPEEDY_ERR_NOMEM;
     order = groups->heap;
     groups->next = groups->heap + n;
   }
@@ -270,26 +270,26 @@ static int groups_build(header_groups *groups, spdy_mem *mem, int version,
   return 0;
 }
 
-static void groups_free(header_groups *groups, spdy_mem *mem) {
-  spdy_mem_free(mem, groups->heap);
+static void groups_free(header_groups *groups, speedy_mem *mem) {
+  speedy_mem_free(mem, groups->heap);
   groups->heap = NULL;
 }
 
 /* The joined value length of the group that starts at first. Returns 0, or
- * SPDY_ERR_INVALID_HEADER when it would not fit the version's length field or when a
+ * SPEEDY_ERR_INVALID_HEADER when it would not fit the version's length field or when a
  * repeated name has an empty value (joined, it would start or end with NUL or hold two
  * NULs in a row). */
-static int group_value_len(int version, const spdy_header *headers, const header_groups *groups,
+static int group_value_len(int version, const speedy_header *headers, const header_groups *groups,
                            uint32_t first, size_t *out) {
   size_t max = length_max(version);
   size_t total = 0;
   int repeated = groups->next[first] != HDBLOCK_NO_NEXT;
   for (uint32_t i = first; i != HDBLOCK_NO_NEXT; i = groups->next[i]) {
     size_t len = headers[i].value_len;
-    if (repeated && len == 0) return SPDY_ERR_INVALID_HEADER;
+    if (repeated && len == 0) return SPEEDY_ERR_INVALID_HEADER;
     size_t separator = i == first ? 0 : 1;
     if (len > max || separator > max - len || total > max - len - separator)
-      return SPDY_ERR_INVALID_HEADER;
+      return SPEEDY_ERR_INVALID_HEADER;
     total += len + separator;
   }
   *out = total;
@@ -297,7 +297,7 @@ static int group_value_len(int version, const spdy_header *headers, const header
 }
 
 /* Checks the groups against the version's limits and computes the serialised size. */
-static int groups_check(int version, const spdy_header *headers, size_t n,
+static int groups_check(int version, const speedy_header *headers, size_t n,
                         const header_groups *groups, size_t *serialised) {
   size_t width = length_width(version);
   size_t max = length_max(version);
@@ -305,16 +305,16 @@ static int groups_check(int version, const spdy_header *headers, size_t n,
   size_t total = width;
   for (size_t i = 0; i < n; i++) {
     if (groups->follower[i]) continue;
-    if (++names > max) return SPDY_ERR_INVALID_HEADER;
+    if (++names > max) return SPEEDY_ERR_INVALID_HEADER;
     name_span name = wire_name(version, &headers[i]);
-    if (name.len > max) return SPDY_ERR_INVALID_HEADER;
+    if (name.len > max) return SPEEDY_ERR_INVALID_HEADER;
     size_t value_len;
     int rv = group_value_len(version, headers, groups, (uint32_t)i, &value_len);
     if (rv != 0) return rv;
     if (name.len > SIZE_MAX - 2 * width || value_len > SIZE_MAX - 2 * width - name.len)
-      return SPDY_ERR_FRAME_TOO_LARGE;
+      return SPEEDY_ERR_FRAME_TOO_LARGE;
     size_t field = 2 * width + name.len + value_len;
-    if (total > SIZE_MAX - field) return SPDY_ERR_FRAME_TOO_LARGE;
+    if (total > SIZE_MAX - field) return SPEEDY_ERR_FRAME_TOO_LARGE;
     total += field;
   }
   *serialised = total;
@@ -334,8 +334,8 @@ static size_t deflate_worst_case(size_t len) {
  * in flat, at most flat_cap bytes. */
 typedef struct deflate_writer {
   spdy_hdblock_deflater *d;
-  spdy_mem *mem;
-  spdy_buf *out;
+  speedy_mem *mem;
+  speedy_buf *out;
   size_t staged; /* bytes in chunk, or in flat */
   uint8_t *flat;
   size_t flat_cap;
@@ -344,25 +344,25 @@ typedef struct deflate_writer {
 
 /* Compresses len bytes of in into out. With Z_SYNC_FLUSH, returns once everything is
  * out. */
-static int deflate_bytes(spdy_hdblock_deflater *d, spdy_mem *mem, spdy_buf *out, const uint8_t *in,
-                         size_t len, int flush) {
-  if (len > UINT_MAX) return SPDY_ERR_FRAME_TOO_LARGE;
+static int deflate_bytes(spdy_hdblock_deflater *d, speedy_mem *mem, speedy_buf *out,
+                         const uint8_t *in, size_t len, int flush) {
+  if (len > UINT_MAX) return SPEEDY_ERR_FRAME_TOO_LARGE;
   z_stream *zs = &d->zs;
   zs->next_in = (Bytef *)in; /* zlib reads through a non-const pointer */
   zs->avail_in = (uInt)len;
   for (;;) {
-    size_t room = out->limit - spdy_buf_len(out);
-    if (room == 0) return SPDY_ERR_FRAME_TOO_LARGE;
-    int rv = spdy_buf_reserve(out, mem, room < HDBLOCK_OUT_STEP ? room : HDBLOCK_OUT_STEP);
+    size_t room = out->limit - speedy_buf_len(out);
+    if (room == 0) return SPEEDY_ERR_FRAME_TOO_LARGE;
+    int rv = speedy_buf_reserve(out, mem, room < HDBLOCK_OUT_STEP ? room : HDBLOCK_OUT_STEP);
     if (rv != 0) return rv;
     size_t space = out->capacity - out->end;
-    zs->next_out = spdy_buf_tail(out);
+    zs->next_out = speedy_buf_tail(out);
     zs->avail_out = space > UINT_MAX ? UINT_MAX : (uInt)space;
     uInt before = zs->avail_out;
     int zrv = deflate(zs, flush);
-    spdy_buf_commit(out, before - zs->avail_out);
+    speedy_buf_commit(out, before - zs->avail_out);
     if (zrv == Z_BUF_ERROR && zs->avail_in == 0) break; /* nothing left to do */
-    if (zrv != Z_OK) return SPDY_ERR_COMPRESSION;
+    if (zrv != Z_OK) return SPEEDY_ERR_COMPRESSION;
     /* Without a flush zlib may keep output back; with one it is done when room is left. */
     if (zs->avail_in == 0 && (flush == Z_NO_FLUSH || zs->avail_out > 0)) break;
   }
@@ -379,7 +379,7 @@ static int writer_deflate(deflate_writer *w, int flush) {
 static int writer_put(deflate_writer *w, const void *bytes, size_t len) {
   const uint8_t *p = bytes;
   if (w->flat != NULL) {
-    if (len > w->flat_cap - w->staged) return SPDY_ERR_INVALID_ARGUMENT;
+    if (len > w->flat_cap - w->staged) return SPEEDY_ERR_INVALID_ARGUMENT;
     if (len > 0) memcpy(w->flat + w->staged, p, len);
     w->staged += len;
     return 0;
@@ -413,7 +413,7 @@ static int writer_put_length(deflate_writer *w, int version, size_t value) {
   return writer_put(w, bytes, 4);
 }
 
-static int writer_put_block(deflate_writer *w, int version, const spdy_header *headers, size_t n,
+static int writer_put_block(deflate_writer *w, int version, const speedy_header *headers, size_t n,
                             const header_groups *groups) {
   size_t names = 0;
   for (size_t i = 0; i < n; i++) names += !groups->follower[i];
@@ -437,9 +437,9 @@ static int writer_put_block(deflate_writer *w, int version, const spdy_header *h
 /* The field checks and the grouping every block goes through, at submit time
  * (spdy_hdblock_measure) and again when it is compressed. On success groups is built and
  * the caller frees it. */
-static int submitted_check(int version, spdy_mem *mem, const spdy_header *headers, size_t n_headers,
-                           header_groups *groups, size_t *serialised) {
-  if (n_headers >= HDBLOCK_NO_NEXT) return SPDY_ERR_INVALID_HEADER;
+static int submitted_check(int version, speedy_mem *mem, const speedy_header *headers,
+                           size_t n_headers, header_groups *groups, size_t *serialised) {
+  if (n_headers >= HDBLOCK_NO_NEXT) return SPEEDY_ERR_INVALID_HEADER;
   for (size_t i = 0; i < n_headers; i++) {
     int rv = header_check(version, &headers[i]);
     if (rv != 0) return rv;
@@ -451,10 +451,10 @@ static int submitted_check(int version, spdy_mem *mem, const spdy_header *header
   return rv;
 }
 
-int spdy_hdblock_measure(int version, spdy_mem *mem, const spdy_header *headers, size_t n_headers,
-                         size_t *serialised) {
+int spdy_hdblock_measure(int version, speedy_mem *mem, const speedy_header *headers,
+                         size_t n_headers, size_t *serialised) {
   if (mem == NULL || (headers == NULL && n_headers > 0) || serialised == NULL)
-    return SPDY_ERR_INVALID_ARGUMENT;
+    return SPEEDY_ERR_INVALID_ARGUMENT;
   header_groups groups;
   int rv = submitted_check(version, mem, headers, n_headers, &groups, serialised);
   if (rv != 0) return rv;
@@ -464,11 +464,11 @@ int spdy_hdblock_measure(int version, spdy_mem *mem, const spdy_header *headers,
 
 size_t spdy_hdblock_compressed_max(size_t serialised) { return deflate_worst_case(serialised); }
 
-int spdy_hdblock_serialise(int version, spdy_mem *mem, const spdy_header *headers, size_t n_headers,
-                           uint8_t *dst, size_t len) {
+int spdy_hdblock_serialise(int version, speedy_mem *mem, const speedy_header *headers,
+                           size_t n_headers, uint8_t *dst, size_t len) {
   if (mem == NULL || (headers == NULL && n_headers > 0) || dst == NULL)
-    return SPDY_ERR_INVALID_ARGUMENT;
-  if (n_headers >= HDBLOCK_NO_NEXT) return SPDY_ERR_INVALID_HEADER;
+    return SPEEDY_ERR_INVALID_ARGUMENT;
+  if (n_headers >= HDBLOCK_NO_NEXT) return SPEEDY_ERR_INVALID_HEADER;
   header_groups groups;
   int rv = groups_build(&groups, mem, version, headers, n_headers);
   if (rv != 0) return rv;
@@ -481,25 +481,25 @@ int spdy_hdblock_serialise(int version, spdy_mem *mem, const spdy_header *header
   writer.flat_cap = len;
   rv = writer_put_block(&writer, version, headers, n_headers, &groups);
   groups_free(&groups, mem);
-  if (rv == 0 && writer.staged != len) rv = SPDY_ERR_INVALID_ARGUMENT;
+  if (rv == 0 && writer.staged != len) rv = SPEEDY_ERR_INVALID_ARGUMENT;
   return rv;
 }
 
 /* Before a block of serialised bytes is compressed into out: refuses it when out might
  * not hold the result (zlib has seen nothing), then writes the zlib header if this is the
  * context's first block. *before: out's length to roll back to. */
-static int deflate_start(spdy_hdblock_deflater *d, spdy_mem *mem, spdy_buf *out, size_t serialised,
-                         size_t *before) {
-  if (deflate_worst_case(serialised) > out->limit - spdy_buf_len(out))
-    return SPDY_ERR_FRAME_TOO_LARGE;
-  *before = spdy_buf_len(out);
+static int deflate_start(spdy_hdblock_deflater *d, speedy_mem *mem, speedy_buf *out,
+                         size_t serialised, size_t *before) {
+  if (deflate_worst_case(serialised) > out->limit - speedy_buf_len(out))
+    return SPEEDY_ERR_FRAME_TOO_LARGE;
+  *before = speedy_buf_len(out);
   if (!d->header_pending) return 0;
-  return spdy_buf_append(out, mem, d->header, sizeof(d->header)); /* zlib untouched */
+  return speedy_buf_append(out, mem, d->header, sizeof(d->header)); /* zlib untouched */
 }
 
 /* After zlib was given the block: on failure it has consumed part of it, so the peer's
  * stream can no longer match ours and the context is broken for good. */
-static int deflate_finish(spdy_hdblock_deflater *d, spdy_buf *out, size_t before, int rv) {
+static int deflate_finish(spdy_hdblock_deflater *d, speedy_buf *out, size_t before, int rv) {
   if (rv != 0) {
     d->initialised = CONTEXT_BROKEN;
     out->end = out->start + before;
@@ -511,13 +511,13 @@ static int deflate_finish(spdy_hdblock_deflater *d, spdy_buf *out, size_t before
 
 static int deflater_usable(const spdy_hdblock_deflater *d) {
   if (d->initialised == CONTEXT_READY) return 0;
-  return d->initialised == CONTEXT_BROKEN ? SPDY_ERR_COMPRESSION : SPDY_ERR_INVALID_ARGUMENT;
+  return d->initialised == CONTEXT_BROKEN ? SPEEDY_ERR_COMPRESSION : SPEEDY_ERR_INVALID_ARGUMENT;
 }
 
-int spdy_hdblock_deflate_serialised(spdy_hdblock_deflater *d, spdy_mem *mem, spdy_buf *out,
+int spdy_hdblock_deflate_serialised(spdy_hdblock_deflater *d, speedy_mem *mem, speedy_buf *out,
                                     const uint8_t *block, size_t len) {
   if (d == NULL || mem == NULL || out == NULL || (block == NULL && len > 0))
-    return SPDY_ERR_INVALID_ARGUMENT;
+    return SPEEDY_ERR_INVALID_ARGUMENT;
   size_t before = 0;
   int rv = deflater_usable(d);
   if (rv == 0) rv = deflate_start(d, mem, out, len, &before);
@@ -525,10 +525,10 @@ int spdy_hdblock_deflate_serialised(spdy_hdblock_deflater *d, spdy_mem *mem, spd
   return deflate_finish(d, out, before, deflate_bytes(d, mem, out, block, len, Z_SYNC_FLUSH));
 }
 
-int spdy_hdblock_deflate(spdy_hdblock_deflater *d, spdy_mem *mem, spdy_buf *out,
-                         const spdy_header *headers, size_t n_headers) {
+int spdy_hdblock_deflate(spdy_hdblock_deflater *d, speedy_mem *mem, speedy_buf *out,
+                         const speedy_header *headers, size_t n_headers) {
   if (d == NULL || mem == NULL || out == NULL || (headers == NULL && n_headers > 0))
-    return SPDY_ERR_INVALID_ARGUMENT;
+    return SPEEDY_ERR_INVALID_ARGUMENT;
   int rv = deflater_usable(d);
   if (rv != 0) return rv;
   int version = d->version;
@@ -554,7 +554,7 @@ int spdy_hdblock_deflate(spdy_hdblock_deflater *d, spdy_mem *mem, spdy_buf *out,
   return deflate_finish(d, out, before, rv);
 }
 
-size_t spdy_hdblock_serialised_size(int version, const spdy_header *headers, size_t n_headers) {
+size_t spdy_hdblock_serialised_size(int version, const speedy_header *headers, size_t n_headers) {
   size_t width = length_width(version);
   size_t total = width;
   /* No allocator here, so repeated names are found by looking back: O(n^2), which is
@@ -572,33 +572,33 @@ size_t spdy_hdblock_serialised_size(int version, const spdy_header *headers, siz
 
 /* ---- Inflater --------------------------------------------------------------------- */
 
-int spdy_hdblock_inflater_init(spdy_hdblock_inflater *inf, spdy_mem *mem, int version,
+int spdy_hdblock_inflater_init(spdy_hdblock_inflater *inf, speedy_mem *mem, int version,
                                uint32_t max_block) {
-  if (inf == NULL) return SPDY_ERR_INVALID_ARGUMENT;
+  if (inf == NULL) return SPEEDY_ERR_INVALID_ARGUMENT;
   inf->initialised = CONTEXT_NONE;
-  spdy_buf_init(&inf->scratch, max_block);
+  speedy_buf_init(&inf->scratch, max_block);
   if (mem == NULL || (version != 2 && version != 3) || max_block == 0)
-    return SPDY_ERR_INVALID_ARGUMENT;
+    return SPEEDY_ERR_INVALID_ARGUMENT;
   memset(&inf->zs, 0, sizeof(inf->zs));
-  inf->zs.zalloc = spdy_mem_zalloc;
-  inf->zs.zfree = spdy_mem_zfree;
+  inf->zs.zalloc = speedy_mem_zalloc;
+  inf->zs.zfree = speedy_mem_zfree;
   inf->zs.opaque = mem;
   /* Raw inflate; the window is set from the peer's zlib header (read_zlib_header). Until
    * then zlib has allocated only its state, not the window. */
   int rv = inflateInit2(&inf->zs, -15);
-  if (rv == Z_MEM_ERROR) return SPDY_ERR_NOMEM;
-  if (rv != Z_OK) return SPDY_ERR_INVALID_ARGUMENT;
+  if (rv == Z_MEM_ERROR) return SPEEDY_ERR_NOMEM;
+  if (rv != Z_OK) return SPEEDY_ERR_INVALID_ARGUMENT;
   inf->header_done = 0;
   inf->version = version;
   inf->initialised = CONTEXT_READY;
   return 0;
 }
 
-void spdy_hdblock_inflater_free(spdy_hdblock_inflater *inf, spdy_mem *mem) {
+void spdy_hdblock_inflater_free(spdy_hdblock_inflater *inf, speedy_mem *mem) {
   if (inf == NULL) return;
   if (inf->initialised != CONTEXT_NONE) inflateEnd(&inf->zs);
   inf->initialised = CONTEXT_NONE;
-  if (mem != NULL) spdy_buf_free(&inf->scratch, mem);
+  if (mem != NULL) speedy_buf_free(&inf->scratch, mem);
 }
 
 /* Reads the zlib header (RFC 1950) at the start of the peer's first block: method 8, a
@@ -608,28 +608,29 @@ void spdy_hdblock_inflater_free(spdy_hdblock_inflater *inf, spdy_mem *mem) {
  * then reaches further back is a compression error. *used: the header's bytes. */
 static int read_zlib_header(spdy_hdblock_inflater *inf, const uint8_t *in, size_t in_len,
                             size_t *used) {
-  if (in_len < 2) return SPDY_ERR_COMPRESSION;
+  if (in_len < 2) return SPEEDY_ERR_COMPRESSION;
   unsigned cmf = in[0], flg = in[1];
-  if ((cmf & 15) != 8 || (cmf >> 4) > 7 || (cmf << 8 | flg) % 31 != 0) return SPDY_ERR_COMPRESSION;
+  if ((cmf & 15) != 8 || (cmf >> 4) > 7 || (cmf << 8 | flg) % 31 != 0)
+    return SPEEDY_ERR_COMPRESSION;
   int rv = inflateReset2(&inf->zs, -(int)((cmf >> 4) + 8));
-  if (rv != Z_OK) return SPDY_ERR_COMPRESSION;
+  if (rv != Z_OK) return SPEEDY_ERR_COMPRESSION;
   *used = 2;
   if ((flg & 0x20) == 0) return 0; /* no dictionary: zlib's wrapper accepted that too */
   const uint8_t *dict = inf->version == 2 ? spdy_hdblock_dict_v2 : spdy_hdblock_dict_v3;
   uInt dict_len = (uInt)(inf->version == 2 ? spdy_hdblock_dict_v2_len : spdy_hdblock_dict_v3_len);
   if (in_len < 6 || spdy_get_u32(in + 2) != adler32(adler32(0, Z_NULL, 0), dict, dict_len))
-    return SPDY_ERR_COMPRESSION;
+    return SPEEDY_ERR_COMPRESSION;
   rv = inflateSetDictionary(&inf->zs, dict, dict_len);
-  if (rv == Z_MEM_ERROR) return SPDY_ERR_NOMEM;
-  if (rv != Z_OK) return SPDY_ERR_COMPRESSION;
+  if (rv == Z_MEM_ERROR) return SPEEDY_ERR_NOMEM;
+  if (rv != Z_OK) return SPEEDY_ERR_COMPRESSION;
   *used = 6;
   return 0;
 }
 
-static int inflate_block(spdy_hdblock_inflater *inf, spdy_mem *mem, const uint8_t *in,
+static int inflate_block(spdy_hdblock_inflater *inf, speedy_mem *mem, const uint8_t *in,
                          size_t in_len) {
   /* Every block ends with a sync flush, so even an empty one has bytes. */
-  if (in_len == 0) return SPDY_ERR_COMPRESSION;
+  if (in_len == 0) return SPEEDY_ERR_COMPRESSION;
   if (!inf->header_done) {
     size_t used = 0;
     int rv = read_zlib_header(inf, in, in_len, &used);
@@ -637,10 +638,10 @@ static int inflate_block(spdy_hdblock_inflater *inf, spdy_mem *mem, const uint8_
     inf->header_done = 1;
     in += used;
     in_len -= used;
-    if (in_len == 0) return SPDY_ERR_COMPRESSION;
+    if (in_len == 0) return SPEEDY_ERR_COMPRESSION;
   }
   z_stream *zs = &inf->zs;
-  spdy_buf *scratch = &inf->scratch;
+  speedy_buf *scratch = &inf->scratch;
   const uint8_t *rest = in;
   size_t rest_len = in_len;
   uint8_t probe;
@@ -657,22 +658,22 @@ static int inflate_block(spdy_hdblock_inflater *inf, spdy_mem *mem, const uint8_
     /* At the cap, one byte of probe space tells whether more output is coming. */
     int probing = 0;
     if (scratch->capacity == scratch->end) {
-      if (spdy_buf_len(scratch) >= scratch->limit) {
+      if (speedy_buf_len(scratch) >= scratch->limit) {
         probing = 1;
       } else {
-        int rv = spdy_buf_reserve(scratch, mem, 1); /* grows geometrically, up to limit */
-        if (rv != 0) return rv == SPDY_ERR_NOMEM ? rv : SPDY_ERR_HEADER_BLOCK_TOO_LARGE;
+        int rv = speedy_buf_reserve(scratch, mem, 1); /* grows geometrically, up to limit */
+        if (rv != 0) return rv == SPEEDY_ERR_NOMEM ? rv : SPEEDY_ERR_HEADER_BLOCK_TOO_LARGE;
       }
     }
     size_t room = probing ? 1 : scratch->capacity - scratch->end;
-    zs->next_out = probing ? &probe : spdy_buf_tail(scratch);
+    zs->next_out = probing ? &probe : speedy_buf_tail(scratch);
     zs->avail_out = room > UINT_MAX ? UINT_MAX : (uInt)room;
     uInt before = zs->avail_out;
     uInt in_before = zs->avail_in;
     int zrv = inflate(zs, Z_SYNC_FLUSH);
     size_t produced = before - zs->avail_out;
-    if (probing && produced > 0) return SPDY_ERR_HEADER_BLOCK_TOO_LARGE;
-    if (!probing) spdy_buf_commit(scratch, produced);
+    if (probing && produced > 0) return SPEEDY_ERR_HEADER_BLOCK_TOO_LARGE;
+    if (!probing) speedy_buf_commit(scratch, produced);
     switch (zrv) {
     case Z_OK:
     case Z_BUF_ERROR: /* no progress possible: judged below */
@@ -681,37 +682,38 @@ static int inflate_block(spdy_hdblock_inflater *inf, spdy_mem *mem, const uint8_
       if (produced > 0 || zs->avail_in != in_before) data_type = zs->data_type;
       break;
     case Z_MEM_ERROR:
-      return SPDY_ERR_NOMEM;
+      return SPEEDY_ERR_NOMEM;
     default: /* Z_DATA_ERROR, or Z_STREAM_END: a SPDY peer never ends its stream */
-      return SPDY_ERR_COMPRESSION;
+      return SPEEDY_ERR_COMPRESSION;
     }
     if (zs->avail_in == 0 && rest_len == 0 && zs->avail_out > 0) break;
-    if (zrv == Z_BUF_ERROR && zs->avail_out > 0) return SPDY_ERR_COMPRESSION;
+    if (zrv == Z_BUF_ERROR && zs->avail_out > 0) return SPEEDY_ERR_COMPRESSION;
   }
   /* The block must end on a sync flush: inflate waits for the next block's header
    * (zlib.h: data_type + 128) at a byte boundary (no unused bits in the low bits). */
-  if ((data_type & 128) == 0 || (data_type & 63) != 0) return SPDY_ERR_COMPRESSION;
+  if ((data_type & 128) == 0 || (data_type & 63) != 0) return SPEEDY_ERR_COMPRESSION;
   return 0;
 }
 
-int spdy_hdblock_inflate(spdy_hdblock_inflater *inf, spdy_mem *mem, const uint8_t *in,
+int spdy_hdblock_inflate(spdy_hdblock_inflater *inf, speedy_mem *mem, const uint8_t *in,
                          size_t in_len, const uint8_t **out, size_t *out_len) {
   static const uint8_t empty[1] = {0};
   if (inf == NULL || mem == NULL || out == NULL || out_len == NULL || (in == NULL && in_len > 0))
-    return SPDY_ERR_INVALID_ARGUMENT;
+    return SPEEDY_ERR_INVALID_ARGUMENT;
   if (inf->initialised != CONTEXT_READY)
-    return inf->initialised == CONTEXT_BROKEN ? SPDY_ERR_COMPRESSION : SPDY_ERR_INVALID_ARGUMENT;
+    return inf->initialised == CONTEXT_BROKEN ? SPEEDY_ERR_COMPRESSION
+                                              : SPEEDY_ERR_INVALID_ARGUMENT;
   /* The previous block is no longer the caller's: drop it, and its storage if large. */
-  spdy_buf_reset(&inf->scratch);
-  spdy_buf_shrink(&inf->scratch, mem, HDBLOCK_SCRATCH_KEEP);
+  speedy_buf_reset(&inf->scratch);
+  speedy_buf_shrink(&inf->scratch, mem, HDBLOCK_SCRATCH_KEEP);
   int rv = inflate_block(inf, mem, in, in_len);
   if (rv != 0) {
     inf->initialised = CONTEXT_BROKEN;
-    spdy_buf_reset(&inf->scratch);
+    speedy_buf_reset(&inf->scratch);
     return rv;
   }
-  *out = inf->scratch.data != NULL ? spdy_buf_head(&inf->scratch) : empty;
-  *out_len = spdy_buf_len(&inf->scratch);
+  *out = inf->scratch.data != NULL ? speedy_buf_head(&inf->scratch) : empty;
+  *out_len = speedy_buf_len(&inf->scratch);
   return 0;
 }
 
@@ -762,23 +764,23 @@ static int block_check(int version, const uint8_t *block, size_t len, size_t cou
   size_t pos = width;
   for (size_t i = 0; i < count; i++) {
     index[i] = (uint32_t)pos;
-    if (len - pos < width) return SPDY_ERR_INVALID_HEADER;
+    if (len - pos < width) return SPEEDY_ERR_INVALID_HEADER;
     size_t name_len = read_length(block + pos, width);
     pos += width;
-    if (name_len > len - pos) return SPDY_ERR_INVALID_HEADER;
-    if (!name_valid(block + pos, name_len)) return SPDY_ERR_INVALID_HEADER;
+    if (name_len > len - pos) return SPEEDY_ERR_INVALID_HEADER;
+    if (!name_valid(block + pos, name_len)) return SPEEDY_ERR_INVALID_HEADER;
     /* SPDY/2 has no ':' names; taking them would let a peer smuggle a second :method
      * past the v2 -> v3 name mapping. */
-    if (version == 2 && block[pos] == ':') return SPDY_ERR_INVALID_HEADER;
+    if (version == 2 && block[pos] == ':') return SPEEDY_ERR_INVALID_HEADER;
     pos += name_len;
-    if (len - pos < width) return SPDY_ERR_INVALID_HEADER;
+    if (len - pos < width) return SPEEDY_ERR_INVALID_HEADER;
     size_t value_len = read_length(block + pos, width);
     pos += width;
-    if (value_len > len - pos) return SPDY_ERR_INVALID_HEADER;
-    if (!value_valid(version, block + pos, value_len)) return SPDY_ERR_INVALID_HEADER;
+    if (value_len > len - pos) return SPEEDY_ERR_INVALID_HEADER;
+    if (!value_valid(version, block + pos, value_len)) return SPEEDY_ERR_INVALID_HEADER;
     pos += value_len;
   }
-  return pos == len ? 0 : SPDY_ERR_INVALID_HEADER; /* no trailing bytes */
+  return pos == len ? 0 : SPEEDY_ERR_INVALID_HEADER; /* no trailing bytes */
 }
 
 /* Emits every field of a checked block, one call per NUL-separated value. */
@@ -793,7 +795,7 @@ static int block_emit(int version, const uint8_t *block, size_t count, spdy_hdbl
     const uint8_t *value = block + pos + width;
     size_t value_len = read_length(block + pos, width);
     pos += width + value_len;
-    spdy_header header = {(const char *)name.bytes, name.len, (const char *)value, 0};
+    speedy_header header = {(const char *)name.bytes, name.len, (const char *)value, 0};
     size_t start = 0;
     for (;;) { /* each NUL-separated value (an empty value is one call too) */
       const uint8_t *nul = start < value_len ? memchr(value + start, 0, value_len - start) : NULL;
@@ -809,22 +811,22 @@ static int block_emit(int version, const uint8_t *block, size_t count, spdy_hdbl
   return 0;
 }
 
-int spdy_hdblock_parse(int version, spdy_mem *mem, const uint8_t *block, size_t len,
+int spdy_hdblock_parse(int version, speedy_mem *mem, const uint8_t *block, size_t len,
                        spdy_hdblock_emit_fn emit, void *ctx) {
   if ((version != 2 && version != 3) || mem == NULL || emit == NULL || (block == NULL && len > 0))
-    return SPDY_ERR_INVALID_ARGUMENT;
+    return SPEEDY_ERR_INVALID_ARGUMENT;
   size_t width = length_width(version);
   /* Offsets are indexed as 32 bits; no frame carries a block that large. */
-  if (len < width || len > UINT32_MAX) return SPDY_ERR_INVALID_HEADER;
+  if (len < width || len > UINT32_MAX) return SPEEDY_ERR_INVALID_HEADER;
   size_t count = read_length(block, width);
   /* Each field takes two lengths and a name byte at least: a lying count ends here. */
-  if (count > (len - width) / (2 * width + 1)) return SPDY_ERR_INVALID_HEADER;
+  if (count > (len - width) / (2 * width + 1)) return SPEEDY_ERR_INVALID_HEADER;
 
   uint32_t stack[HDBLOCK_STACK_FIELDS];
   uint32_t *index = stack;
   if (count > HDBLOCK_STACK_FIELDS) {
-    index = spdy_mem_malloc(mem, count * sizeof(uint32_t)); /* count < len / 5: no wrap */
-    if (index == NULL) return SPDY_ERR_NOMEM;
+    index = speedy_mem_malloc(mem, count * sizeof(uint32_t)); /* count < len / 5: no wrap */
+    if (index == NULL) return SPEEDY_ERR_NOMEM;
   }
   int rv = block_check(version, block, len, count, index);
   if (rv == 0) {
@@ -836,16 +838,16 @@ int spdy_hdblock_parse(int version, spdy_mem *mem, const uint8_t *block, size_t 
       for (size_t i = 1; i < count && rv == 0; i++) {
         name_span name = field_name(&order, index[i]);
         for (size_t j = 0; j < i && rv == 0; j++)
-          if (span_equal(name, field_name(&order, index[j]))) rv = SPDY_ERR_INVALID_HEADER;
+          if (span_equal(name, field_name(&order, index[j]))) rv = SPEEDY_ERR_INVALID_HEADER;
       }
     } else {
       index_sort(index, count, field_order, &order);
       for (size_t i = 1; i < count && rv == 0; i++)
         if (span_equal(field_name(&order, index[i - 1]), field_name(&order, index[i])))
-          rv = SPDY_ERR_INVALID_HEADER;
+          rv = SPEEDY_ERR_INVALID_HEADER;
     }
   }
-  if (index != stack) spdy_mem_free(mem, index);
+  if (index != stack) speedy_mem_free(mem, index);
   if (rv != 0) return rv;
   return block_emit(version, block, count, emit, ctx);
 }
@@ -853,8 +855,8 @@ int spdy_hdblock_parse(int version, spdy_mem *mem, const uint8_t *block, size_t 
 int spdy_hdblock_emit_checked(int version, const uint8_t *block, size_t len,
                               spdy_hdblock_emit_fn emit, void *ctx) {
   if ((version != 2 && version != 3) || emit == NULL || block == NULL)
-    return SPDY_ERR_INVALID_ARGUMENT;
+    return SPEEDY_ERR_INVALID_ARGUMENT;
   size_t width = length_width(version);
-  if (len < width) return SPDY_ERR_INVALID_HEADER;
+  if (len < width) return SPEEDY_ERR_INVALID_HEADER;
   return block_emit(version, block, read_length(block, width), emit, ctx);
 }

@@ -237,7 +237,7 @@ typedef struct hpack_entry {
 } hpack_entry;
 
 typedef struct hpack_table {
-  spdy_mem *mem;
+  speedy_mem *mem;
   uint8_t *data; /* the octet ring */
   size_t data_cap;
   size_t head;       /* where the next entry would start */
@@ -255,7 +255,7 @@ typedef struct hpack_table {
 #define RING_MIN 16u
 #define DATA_MIN 512u
 
-static void table_init(hpack_table *t, spdy_mem *mem, uint32_t max_size, int indexed) {
+static void table_init(hpack_table *t, speedy_mem *mem, uint32_t max_size, int indexed) {
   memset(t, 0, sizeof *t);
   t->mem = mem;
   t->max_size = max_size;
@@ -263,10 +263,10 @@ static void table_init(hpack_table *t, spdy_mem *mem, uint32_t max_size, int ind
 }
 
 static void table_free(hpack_table *t) {
-  spdy_mem_free(t->mem, t->data);
-  spdy_mem_free(t->mem, t->ring);
-  spdy_mem_free(t->mem, t->name_buckets);
-  spdy_mem_free(t->mem, t->field_buckets);
+  speedy_mem_free(t->mem, t->data);
+  speedy_mem_free(t->mem, t->ring);
+  speedy_mem_free(t->mem, t->name_buckets);
+  speedy_mem_free(t->mem, t->field_buckets);
   memset(t, 0, sizeof *t);
 }
 
@@ -314,16 +314,16 @@ static void buckets_link(hpack_table *t, uint32_t number) {
 /* Doubles the descriptor ring (and the buckets), keeping every entry's number. */
 static int table_grow_ring(hpack_table *t) {
   uint32_t cap = t->ring_cap ? t->ring_cap * 2 : RING_MIN;
-  hpack_entry *ring = spdy_mem_malloc(t->mem, (size_t)cap * sizeof *ring);
+  hpack_entry *ring = speedy_mem_malloc(t->mem, (size_t)cap * sizeof *ring);
   if (ring == NULL) return SPEEDY_HPACK_ERR_NOMEM;
   uint32_t *names = NULL, *fields = NULL;
   if (t->indexed) {
-    names = spdy_mem_calloc(t->mem, (size_t)cap * 2, sizeof *names);
-    fields = spdy_mem_calloc(t->mem, (size_t)cap * 2, sizeof *fields);
+    names = speedy_mem_calloc(t->mem, (size_t)cap * 2, sizeof *names);
+    fields = speedy_mem_calloc(t->mem, (size_t)cap * 2, sizeof *fields);
     if (names == NULL || fields == NULL) {
-      spdy_mem_free(t->mem, names);
-      spdy_mem_free(t->mem, fields);
-      spdy_mem_free(t->mem, ring);
+      speedy_mem_free(t->mem, names);
+      speedy_mem_free(t->mem, fields);
+      speedy_mem_free(t->mem, ring);
       return SPEEDY_HPACK_ERR_NOMEM;
     }
   }
@@ -331,9 +331,9 @@ static int table_grow_ring(hpack_table *t) {
     uint32_t number = t->inserted - t->count + k;
     ring[number & (cap - 1)] = *table_entry_by_number(t, number);
   }
-  spdy_mem_free(t->mem, t->ring);
-  spdy_mem_free(t->mem, t->name_buckets);
-  spdy_mem_free(t->mem, t->field_buckets);
+  speedy_mem_free(t->mem, t->ring);
+  speedy_mem_free(t->mem, t->name_buckets);
+  speedy_mem_free(t->mem, t->field_buckets);
   t->ring = ring;
   t->ring_cap = cap;
   t->name_buckets = names;
@@ -350,7 +350,7 @@ static int table_grow_ring(hpack_table *t) {
  * octets. The old ring is returned in *old (the caller frees it once it has copied what
  * it needed from it: a new entry may take its name from an evicted entry). */
 static int table_regrow_data(hpack_table *t, size_t new_cap, uint8_t **old) {
-  uint8_t *data = spdy_mem_malloc(t->mem, new_cap);
+  uint8_t *data = speedy_mem_malloc(t->mem, new_cap);
   if (data == NULL) return SPEEDY_HPACK_ERR_NOMEM;
   size_t at = 0;
   for (uint32_t k = 0; k < t->count; k++) {
@@ -409,7 +409,7 @@ static int table_insert(hpack_table *t, const uint8_t *name, uint32_t name_len,
   }
   if (name_len > 0) memmove(t->data + at, name, name_len);
   if (value_len > 0) memcpy(t->data + at + name_len, value, value_len);
-  spdy_mem_free(t->mem, old);
+  speedy_mem_free(t->mem, old);
   t->head = at + len;
   uint32_t number = t->inserted++;
   hpack_entry *e = table_entry_by_number(t, number);
@@ -441,7 +441,7 @@ static int lookup(const hpack_table *t, uint32_t index, speedy_hpack_field *out)
 /* ---- Decoder ------------------------------------------------------------------------- */
 
 struct speedy_hpack_decoder {
-  spdy_mem *mem;
+  speedy_mem *mem;
   hpack_table table;
   uint32_t allowed_max;      /* SETTINGS_HEADER_TABLE_SIZE in force */
   uint32_t smallest_allowed; /* its smallest value since the last block's first field */
@@ -466,9 +466,9 @@ struct speedy_hpack_decoder {
 /* Strings are capped well below what size arithmetic on 32-bit machines can hold. */
 #define MAX_STRING_LIMIT (1u << 28)
 
-int speedy_hpack_decoder_new(spdy_mem *mem, speedy_hpack_decoder **out) {
+int speedy_hpack_decoder_new(speedy_mem *mem, speedy_hpack_decoder **out) {
   if (mem == NULL || out == NULL) return SPEEDY_HPACK_ERR_INVALID_ARGUMENT;
-  speedy_hpack_decoder *d = spdy_mem_calloc(mem, 1, sizeof *d);
+  speedy_hpack_decoder *d = speedy_mem_calloc(mem, 1, sizeof *d);
   if (d == NULL) return SPEEDY_HPACK_ERR_NOMEM;
   d->mem = mem;
   table_init(&d->table, mem, SPEEDY_HPACK_DEFAULT_TABLE_SIZE, 0);
@@ -483,9 +483,9 @@ int speedy_hpack_decoder_new(spdy_mem *mem, speedy_hpack_decoder **out) {
 void speedy_hpack_decoder_del(speedy_hpack_decoder *d) {
   if (d == NULL) return;
   table_free(&d->table);
-  spdy_mem_free(d->mem, d->held);
-  spdy_mem_free(d->mem, d->scratch);
-  spdy_mem_free(d->mem, d);
+  speedy_mem_free(d->mem, d->held);
+  speedy_mem_free(d->mem, d->scratch);
+  speedy_mem_free(d->mem, d);
 }
 
 void speedy_hpack_decoder_set_max_table_size(speedy_hpack_decoder *d, uint32_t size) {
@@ -553,7 +553,7 @@ static int scratch_reserve(speedy_hpack_decoder *d, size_t n) {
   if (n <= d->scratch_cap) return 0;
   size_t cap = d->scratch_cap ? d->scratch_cap : 256;
   while (cap < n) cap *= 2;
-  uint8_t *p = spdy_mem_realloc(d->mem, d->scratch, cap);
+  uint8_t *p = speedy_mem_realloc(d->mem, d->scratch, cap);
   if (p == NULL) return SPEEDY_HPACK_ERR_NOMEM;
   d->scratch = p;
   d->scratch_cap = cap;
@@ -696,7 +696,7 @@ static int hold(speedy_hpack_decoder *d, const uint8_t *in, size_t len, size_t n
   if (need > d->held_cap) {
     size_t cap = d->held_cap ? d->held_cap : 64;
     while (cap < need) cap *= 2;
-    uint8_t *p = spdy_mem_realloc(d->mem, d->held, cap);
+    uint8_t *p = speedy_mem_realloc(d->mem, d->held, cap);
     if (p == NULL) return SPEEDY_HPACK_ERR_NOMEM;
     d->held = p;
     d->held_cap = cap;
@@ -758,7 +758,7 @@ int speedy_hpack_decode(speedy_hpack_decoder *d, const uint8_t *in, size_t len, 
 /* ---- Encoder ------------------------------------------------------------------------- */
 
 struct speedy_hpack_encoder {
-  spdy_mem *mem;
+  speedy_mem *mem;
   hpack_table table;
   uint32_t limit;         /* the most table we want */
   uint32_t peer_max;      /* the peer's SETTINGS_HEADER_TABLE_SIZE */
@@ -769,9 +769,9 @@ struct speedy_hpack_encoder {
   speedy_hpack_huffman huffman;
 };
 
-int speedy_hpack_encoder_new(spdy_mem *mem, speedy_hpack_encoder **out) {
+int speedy_hpack_encoder_new(speedy_mem *mem, speedy_hpack_encoder **out) {
   if (mem == NULL || out == NULL) return SPEEDY_HPACK_ERR_INVALID_ARGUMENT;
-  speedy_hpack_encoder *e = spdy_mem_calloc(mem, 1, sizeof *e);
+  speedy_hpack_encoder *e = speedy_mem_calloc(mem, 1, sizeof *e);
   if (e == NULL) return SPEEDY_HPACK_ERR_NOMEM;
   e->mem = mem;
   table_init(&e->table, mem, SPEEDY_HPACK_DEFAULT_TABLE_SIZE, 1);
@@ -784,7 +784,7 @@ int speedy_hpack_encoder_new(spdy_mem *mem, speedy_hpack_encoder **out) {
 void speedy_hpack_encoder_del(speedy_hpack_encoder *e) {
   if (e == NULL) return;
   table_free(&e->table);
-  spdy_mem_free(e->mem, e);
+  speedy_mem_free(e->mem, e);
 }
 
 void speedy_hpack_encoder_set_table_size_limit(speedy_hpack_encoder *e, uint32_t size) {

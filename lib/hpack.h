@@ -106,7 +106,7 @@ typedef int (*speedy_hpack_emit_fn)(void *user, const speedy_hpack_field *field)
  * defaults: a 4,096-octet table limit, a 64 KiB header-list cap and 64 KiB strings. The
  * caller frees it with speedy_hpack_decoder_del. Returns 0, SPEEDY_HPACK_ERR_NOMEM or
  * SPEEDY_HPACK_ERR_INVALID_ARGUMENT. */
-int speedy_hpack_decoder_new(spdy_mem *mem, speedy_hpack_decoder **out);
+int speedy_hpack_decoder_new(speedy_mem *mem, speedy_hpack_decoder **out);
 void speedy_hpack_decoder_del(speedy_hpack_decoder *d);
 
 /* The SETTINGS_HEADER_TABLE_SIZE we sent, once the peer acknowledged it: size updates
@@ -158,7 +158,7 @@ typedef enum speedy_hpack_huffman {
  * 4,096-octet table (HTTP/2's initial SETTINGS_HEADER_TABLE_SIZE). The caller frees it
  * with speedy_hpack_encoder_del. Returns 0, SPEEDY_HPACK_ERR_NOMEM or
  * SPEEDY_HPACK_ERR_INVALID_ARGUMENT. */
-int speedy_hpack_encoder_new(spdy_mem *mem, speedy_hpack_encoder **out);
+int speedy_hpack_encoder_new(speedy_mem *mem, speedy_hpack_encoder **out);
 void speedy_hpack_encoder_del(speedy_hpack_encoder *e);
 
 /* The most table this encoder will use, whatever the peer allows (default 4,096). A

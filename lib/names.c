@@ -4,109 +4,109 @@
 
 #include "frame.h"
 #include "h2_frame.h"
-#include "spdy/spdy.h"
+#include "speedy/speedy.h"
 
-const char *spdy_version(void) { return SPDY_VERSION_STRING; }
+const char *speedy_version(void) { return SPEEDY_VERSION_STRING; }
 
-const char *spdy_strerror(int error) {
+const char *speedy_strerror(int error) {
   switch (error) {
-  case SPDY_OK:
+  case SPEEDY_OK:
     return "success";
-  case SPDY_ERR_INVALID_ARGUMENT:
+  case SPEEDY_ERR_INVALID_ARGUMENT:
     return "invalid argument";
-  case SPDY_ERR_NOMEM:
+  case SPEEDY_ERR_NOMEM:
     return "out of memory";
-  case SPDY_ERR_DEFERRED:
+  case SPEEDY_ERR_DEFERRED:
     return "data not ready yet";
-  case SPDY_ERR_PAUSE:
+  case SPEEDY_ERR_PAUSE:
     return "paused by the application";
-  case SPDY_ERR_CALLBACK_FAILURE:
+  case SPEEDY_ERR_CALLBACK_FAILURE:
     return "a callback failed";
-  case SPDY_ERR_PROTOCOL:
+  case SPEEDY_ERR_PROTOCOL:
     return "the peer violated the protocol";
-  case SPDY_ERR_COMPRESSION:
+  case SPEEDY_ERR_COMPRESSION:
     return "a header block could not be decompressed";
-  case SPDY_ERR_HEADER_BLOCK_TOO_LARGE:
+  case SPEEDY_ERR_HEADER_BLOCK_TOO_LARGE:
     return "a header block is larger than allowed";
-  case SPDY_ERR_FRAME_TOO_LARGE:
+  case SPEEDY_ERR_FRAME_TOO_LARGE:
     return "a frame is larger than allowed";
-  case SPDY_ERR_UNSUPPORTED_VERSION:
+  case SPEEDY_ERR_UNSUPPORTED_VERSION:
     return "the peer used another SPDY version";
-  case SPDY_ERR_FLOW_CONTROL:
+  case SPEEDY_ERR_FLOW_CONTROL:
     return "the peer violated flow control";
-  case SPDY_ERR_STREAM_NOT_FOUND:
+  case SPEEDY_ERR_STREAM_NOT_FOUND:
     return "no such stream";
-  case SPDY_ERR_STREAM_CLOSED:
+  case SPEEDY_ERR_STREAM_CLOSED:
     return "the stream is closed";
-  case SPDY_ERR_STREAM_ID_EXHAUSTED:
+  case SPEEDY_ERR_STREAM_ID_EXHAUSTED:
     return "no stream ids left on this session";
-  case SPDY_ERR_SESSION_CLOSING:
+  case SPEEDY_ERR_SESSION_CLOSING:
     return "the session is going away";
-  case SPDY_ERR_INVALID_STATE:
+  case SPEEDY_ERR_INVALID_STATE:
     return "not allowed in this state";
-  case SPDY_ERR_INVALID_HEADER:
+  case SPEEDY_ERR_INVALID_HEADER:
     return "invalid header field";
-  case SPDY_ERR_FLOOD:
+  case SPEEDY_ERR_FLOOD:
     return "the peer flooded the session with frames that need answers";
-  case SPDY_ERR_WINDOW_OVERFLOW:
+  case SPEEDY_ERR_WINDOW_OVERFLOW:
     return "flow control window would exceed 2^31-1";
-  case SPDY_ERR_TOO_MANY_STREAMS:
+  case SPEEDY_ERR_TOO_MANY_STREAMS:
     return "too many streams waiting to open";
-  case SPDY_ERR_SETTINGS_TIMEOUT:
+  case SPEEDY_ERR_SETTINGS_TIMEOUT:
     return "the peer did not acknowledge our SETTINGS in time";
   default:
     return "unknown error";
   }
 }
 
-int spdy_error_is_fatal(int error) {
+int speedy_error_is_fatal(int error) {
   switch (error) {
-  case SPDY_ERR_NOMEM:
-  case SPDY_ERR_CALLBACK_FAILURE:
-  case SPDY_ERR_PROTOCOL:
-  case SPDY_ERR_COMPRESSION:
-  case SPDY_ERR_HEADER_BLOCK_TOO_LARGE:
-  case SPDY_ERR_FRAME_TOO_LARGE:
-  case SPDY_ERR_UNSUPPORTED_VERSION:
-  case SPDY_ERR_FLOW_CONTROL:
-  case SPDY_ERR_FLOOD:
-  case SPDY_ERR_SETTINGS_TIMEOUT:
+  case SPEEDY_ERR_NOMEM:
+  case SPEEDY_ERR_CALLBACK_FAILURE:
+  case SPEEDY_ERR_PROTOCOL:
+  case SPEEDY_ERR_COMPRESSION:
+  case SPEEDY_ERR_HEADER_BLOCK_TOO_LARGE:
+  case SPEEDY_ERR_FRAME_TOO_LARGE:
+  case SPEEDY_ERR_UNSUPPORTED_VERSION:
+  case SPEEDY_ERR_FLOW_CONTROL:
+  case SPEEDY_ERR_FLOOD:
+  case SPEEDY_ERR_SETTINGS_TIMEOUT:
     return 1;
   default:
     return 0;
   }
 }
 
-const char *spdy_protocol_name(spdy_protocol protocol) {
-  switch ((int)protocol) {
-  case SPDY_PROTOCOL_H2:
+const char *speedy_protocol_name(speedy_protocol protocol) {
+  switch (protocol) {
+  case SPEEDY_PROTOCOL_H2:
     return "h2";
-  case SPDY_PROTOCOL_SPDY2:
+  case SPEEDY_PROTOCOL_SPDY2:
     return "spdy/2";
-  case SPDY_PROTOCOL_SPDY3:
+  case SPEEDY_PROTOCOL_SPDY3:
     return "spdy/3";
-  case SPDY_PROTOCOL_SPDY3_1:
+  case SPEEDY_PROTOCOL_SPDY3_1:
     return "spdy/3.1";
   default:
     return NULL;
   }
 }
 
-int spdy_protocol_from_name(const char *name, size_t len, spdy_protocol *out) {
-  static const spdy_protocol all[] = {SPDY_PROTOCOL_SPDY2, SPDY_PROTOCOL_SPDY3,
-                                      SPDY_PROTOCOL_SPDY3_1, SPDY_PROTOCOL_H2};
-  if (name == NULL || out == NULL) return SPDY_ERR_INVALID_ARGUMENT;
+int speedy_protocol_from_name(const char *name, size_t len, speedy_protocol *out) {
+  static const speedy_protocol all[] = {SPEEDY_PROTOCOL_SPDY2, SPEEDY_PROTOCOL_SPDY3,
+                                        SPEEDY_PROTOCOL_SPDY3_1, SPEEDY_PROTOCOL_H2};
+  if (name == NULL || out == NULL) return SPEEDY_ERR_INVALID_ARGUMENT;
   for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
-    const char *id = spdy_protocol_name(all[i]);
+    const char *id = speedy_protocol_name(all[i]);
     if (strlen(id) == len && memcmp(id, name, len) == 0) {
       *out = all[i];
       return 0;
     }
   }
-  return SPDY_ERR_INVALID_ARGUMENT;
+  return SPEEDY_ERR_INVALID_ARGUMENT;
 }
 
-const char *spdy_rst_status_name(uint32_t status) {
+const char *speedy_rst_status_name(uint32_t status) {
   static const char *const names[] = {"NONE",
                                       "PROTOCOL_ERROR",
                                       "INVALID_STREAM",
@@ -128,14 +128,14 @@ const char *spdy_rst_status_name(uint32_t status) {
   return status < sizeof(names) / sizeof(names[0]) ? names[status] : "UNKNOWN";
 }
 
-const char *spdy_frame_type_name(int type) {
+const char *speedy_spdy_frame_type_name(int type) {
   static const char *const names[] = {"DATA",     "SYN_STREAM",    "SYN_REPLY", "RST_STREAM",
                                       "SETTINGS", "NOOP",          "PING",      "GOAWAY",
                                       "HEADERS",  "WINDOW_UPDATE", "CREDENTIAL"};
   return type >= 0 && (size_t)type < sizeof(names) / sizeof(names[0]) ? names[type] : "UNKNOWN";
 }
 
-int spdy_detect_version(const uint8_t *bytes, size_t len) {
+int speedy_detect_spdy_version(const uint8_t *bytes, size_t len) {
   if (bytes == NULL && len > 0) return -1;
   if (len >= 1 && bytes[0] != 0x80) return -1; /* control bit + version high byte 0 */
   if (len < 4) return 0;
@@ -143,17 +143,17 @@ int spdy_detect_version(const uint8_t *bytes, size_t len) {
   uint16_t type = spdy_get_u16(bytes + 2);
   if (version != 2 && version != 3) return -1;
   /* A client opens with SYN_STREAM, SETTINGS, PING or (rarely) WINDOW_UPDATE. */
-  if (type < SPDY_FRAME_SYN_STREAM || type > SPDY_FRAME_CREDENTIAL) return -1;
+  if (type < SPEEDY_SPDY_FRAME_SYN_STREAM || type > SPEEDY_SPDY_FRAME_CREDENTIAL) return -1;
   return version;
 }
 
-const char *spdy_protocol_frame_type_name(spdy_protocol protocol, int type) {
-  if ((int)protocol == SPDY_PROTOCOL_H2)
+const char *speedy_protocol_frame_type_name(speedy_protocol protocol, int type) {
+  if (protocol == SPEEDY_PROTOCOL_H2)
     return type >= 0 ? speedy_h2_frame_type_name((unsigned)type) : "UNKNOWN";
-  return spdy_frame_type_name(type);
+  return speedy_spdy_frame_type_name(type);
 }
 
-int spdy_detect_h2_preface(const uint8_t *bytes, size_t len) {
+int speedy_detect_h2_preface(const uint8_t *bytes, size_t len) {
   if (len == 0) return 0;
   if (bytes == NULL) return -1;
   size_t n = len < SPEEDY_H2_PREFACE_LEN ? len : SPEEDY_H2_PREFACE_LEN;

@@ -2,7 +2,7 @@
  * credit and the budgets that meter a peer: the protocol-neutral parts of a session.
  *
  * Frames are queued in neutral terms (codec.h) and written by the codec when they are
- * serialised. The spdy_submit_* functions live in submit.c, input in session_recv.c and
+ * serialised. The speedy_submit_* functions live in submit.c, input in session_recv.c and
  * the codecs, output in session_send.c.
  */
 #include <string.h>
@@ -11,9 +11,9 @@
 
 /* ---- the queue --------------------------------------------------------------------- */
 
-spdy_outframe *spdy_outframe_new(spdy_session *session, int kind, size_t extra) {
-  if (extra > SIZE_MAX - sizeof(spdy_outframe)) return NULL;
-  spdy_outframe *frame = spdy_mem_malloc(&session->mem, sizeof(spdy_outframe) + extra);
+speedy_outframe *speedy_outframe_new(speedy_session *session, int kind, size_t extra) {
+  if (extra > SIZE_MAX - sizeof(speedy_outframe)) return NULL;
+  speedy_outframe *frame = speedy_mem_malloc(&session->mem, sizeof(speedy_outframe) + extra);
   if (frame == NULL) return NULL;
   memset(frame, 0, sizeof(*frame));
   frame->kind = (uint8_t)kind;
@@ -24,21 +24,21 @@ spdy_outframe *spdy_outframe_new(spdy_session *session, int kind, size_t extra) 
   return frame;
 }
 
-void spdy_outframe_free(spdy_session *session, spdy_outframe *frame) {
-  spdy_mem_free(&session->mem, frame);
+void speedy_outframe_free(speedy_session *session, speedy_outframe *frame) {
+  speedy_mem_free(&session->mem, frame);
 }
 
-int spdy_queue_control(spdy_session *session, spdy_outframe *frame, int peer_owed) {
+int speedy_queue_control(speedy_session *session, speedy_outframe *frame, int peer_owed) {
   if (peer_owed) {
     if (session->n_ctrl_owed >= session->options.max_queued_control_frames) {
-      spdy_outframe_free(session, frame);
-      return SPDY_ERR_FLOOD;
+      speedy_outframe_free(session, frame);
+      return SPEEDY_ERR_FLOOD;
     }
     frame->peer_owed = 1;
     session->n_ctrl_owed++;
   }
-  if (frame->kind == SPDY_OUT_HEADERS) {
-    spdy_stream *stream = spdy_stream_find(session, frame->stream_id);
+  if (frame->kind == SPEEDY_OUT_HEADERS) {
+    speedy_stream *stream = speedy_stream_find(session, frame->stream_id);
     if (stream != NULL) stream->headers_queued++;
   }
   frame->next = NULL;
@@ -50,80 +50,81 @@ int spdy_queue_control(spdy_session *session, spdy_outframe *frame, int peer_owe
   return 0;
 }
 
-int spdy_queue_rst(spdy_session *session, int32_t stream_id, uint32_t reason, int peer_owed) {
-  spdy_outframe *frame = spdy_outframe_new(session, SPDY_OUT_RST, 0);
-  if (frame == NULL) return SPDY_ERR_NOMEM;
+int speedy_queue_rst(speedy_session *session, int32_t stream_id, uint32_t reason, int peer_owed) {
+  speedy_outframe *frame = speedy_outframe_new(session, SPEEDY_OUT_RST, 0);
+  if (frame == NULL) return SPEEDY_ERR_NOMEM;
   frame->stream_id = stream_id;
   frame->reason = reason;
-  int rv = spdy_queue_control(session, frame, peer_owed);
-  spdy_stream *stream = rv == 0 ? spdy_stream_find(session, stream_id) : NULL;
+  int rv = speedy_queue_control(session, frame, peer_owed);
+  speedy_stream *stream = rv == 0 ? speedy_stream_find(session, stream_id) : NULL;
   if (stream != NULL) stream->reset_sent = 1;
   return rv;
 }
 
-int spdy_queue_window_update(spdy_session *session, int32_t stream_id, uint32_t delta) {
-  spdy_outframe *frame = spdy_outframe_new(session, SPDY_OUT_WINDOW_UPDATE, 0);
-  if (frame == NULL) return SPDY_ERR_NOMEM;
+int speedy_queue_window_update(speedy_session *session, int32_t stream_id, uint32_t delta) {
+  speedy_outframe *frame = speedy_outframe_new(session, SPEEDY_OUT_WINDOW_UPDATE, 0);
+  if (frame == NULL) return SPEEDY_ERR_NOMEM;
   frame->stream_id = stream_id;
   frame->value = delta;
-  return spdy_queue_control(session, frame, 0);
+  return speedy_queue_control(session, frame, 0);
 }
 
-int spdy_queue_goaway(spdy_session *session, uint32_t reason, const char *debug) {
+int speedy_queue_goaway(speedy_session *session, uint32_t reason, const char *debug) {
   if (session->goaway_sent) return 0;
   size_t debug_len = debug != NULL ? strlen(debug) : 0;
-  spdy_outframe *frame = spdy_outframe_new(session, SPDY_OUT_GOAWAY, debug_len);
-  if (frame == NULL) return SPDY_ERR_NOMEM;
+  speedy_outframe *frame = speedy_outframe_new(session, SPEEDY_OUT_GOAWAY, debug_len);
+  if (frame == NULL) return SPEEDY_ERR_NOMEM;
   frame->value = (uint32_t)session->last_recv_stream_id;
   frame->reason = reason;
   if (debug_len > 0) memcpy(frame->block, debug, debug_len);
   session->goaway_sent = 1;
   session->goaway_draining = 0;
-  return spdy_queue_control(session, frame, 0);
+  return speedy_queue_control(session, frame, 0);
 }
 
-int spdy_session_fail_debug(spdy_session *session, int error, uint32_t reason, const char *debug) {
+int speedy_session_fail_debug(speedy_session *session, int error, uint32_t reason,
+                              const char *debug) {
   if (session->fatal_error == 0) {
     session->fatal_error = error;
     /* Without memory we cannot even queue the GOAWAY; the caller closes anyway. */
-    (void)spdy_queue_goaway(session, reason, debug);
+    (void)speedy_queue_goaway(session, reason, debug);
   }
   return error;
 }
 
-int spdy_session_fail(spdy_session *session, int error, uint32_t reason) {
-  return spdy_session_fail_debug(session, error, reason, NULL);
+int speedy_session_fail(speedy_session *session, int error, uint32_t reason) {
+  return speedy_session_fail_debug(session, error, reason, NULL);
 }
 
 /* ---- flow control, settings, budgets ----------------------------------------------- */
 
-int spdy_session_return_session_credit(spdy_session *session) {
+int speedy_session_return_session_credit(speedy_session *session) {
   if (session->hold_session_credit ||
       session->session_recv_unacked < session->options.session_window / 2)
     return 0;
   uint32_t delta = session->session_recv_unacked;
-  int rv = spdy_queue_window_update(session, 0, delta);
+  int rv = speedy_queue_window_update(session, 0, delta);
   if (rv != 0) return rv;
   session->session_recv_window += delta;
   session->session_recv_unacked = 0;
   return 0;
 }
 
-int spdy_session_credit(spdy_session *session, int32_t stream_id, size_t n) {
+int speedy_session_credit(speedy_session *session, int32_t stream_id, size_t n) {
   if (n == 0) return 0;
   if (session->caps.session_window) {
     session->session_recv_unacked += (uint32_t)n;
-    int rv = spdy_session_return_session_credit(session);
+    int rv = speedy_session_return_session_credit(session);
     if (rv != 0) return rv;
   }
-  spdy_stream *stream = spdy_stream_find(session, stream_id);
+  speedy_stream *stream = speedy_stream_find(session, stream_id);
   if (stream == NULL || stream->remote_closed) return 0;
   stream->recv_unacked += (uint32_t)n;
   if (stream->recv_unacked >= session->local_initial_window / 2) {
     uint32_t delta = stream->recv_unacked;
     /* SPDY/2 has no flow control, but node's spdy-transport applies v3's to v2 and stalls
      * after 64 KiB without WINDOW_UPDATE; other v2 peers ignore the frame type. */
-    int rv = spdy_queue_window_update(session, stream_id, delta);
+    int rv = speedy_queue_window_update(session, stream_id, delta);
     if (rv != 0) return rv;
     if (session->caps.flow_control) stream->recv_window += delta;
     stream->recv_unacked = 0;
@@ -131,26 +132,26 @@ int spdy_session_credit(spdy_session *session, int32_t stream_id, size_t n) {
   return 0;
 }
 
-void spdy_session_apply_local_settings(spdy_session *session, const spdy_setting *settings,
-                                       size_t n) {
+void speedy_session_apply_local_settings(speedy_session *session, const speedy_setting *settings,
+                                         size_t n) {
   for (size_t i = 0; i < n; i++) {
-    if (settings[i].id == SPDY_SETTINGS_MAX_CONCURRENT_STREAMS)
+    if (settings[i].id == SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS)
       session->options.max_concurrent_streams = settings[i].value;
-    if (settings[i].id == SPDY_SETTINGS_INITIAL_WINDOW_SIZE && session->caps.flow_control) {
+    if (settings[i].id == SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE && session->caps.flow_control) {
       int64_t delta = (int64_t)settings[i].value - session->local_initial_window;
       session->local_initial_window = settings[i].value;
       if (settings[i].value > session->max_local_initial_window)
         session->max_local_initial_window = settings[i].value;
       for (uint32_t b = 0; b < session->n_buckets; b++)
-        for (spdy_stream *s = session->buckets[b]; s != NULL; s = s->hash_next)
+        for (speedy_stream *s = session->buckets[b]; s != NULL; s = s->hash_next)
           s->recv_window += delta;
       /* A smaller window lowers the threshold of credit returns: what is already due goes
        * now, or a peer whose window went negative would wait for it forever. */
       for (uint32_t b = 0; b < session->n_buckets; b++)
-        for (spdy_stream *s = session->buckets[b]; s != NULL; s = s->hash_next)
+        for (speedy_stream *s = session->buckets[b]; s != NULL; s = s->hash_next)
           if (!s->remote_closed && s->recv_unacked > 0 &&
               s->recv_unacked >= session->local_initial_window / 2 &&
-              spdy_queue_window_update(session, s->id, s->recv_unacked) == 0) {
+              speedy_queue_window_update(session, s->id, s->recv_unacked) == 0) {
             s->recv_window += s->recv_unacked;
             s->recv_unacked = 0;
           }
@@ -158,14 +159,14 @@ void spdy_session_apply_local_settings(spdy_session *session, const spdy_setting
   }
 }
 
-int spdy_setting_slot(uint32_t id) {
-  if (id >= 1 && id <= SPDY_SETTINGS_MAX_ID) return (int)id;
-  if (id >= SPDY_SETTINGS_HEADER_TABLE_SIZE && id <= SPDY_SETTINGS_NO_RFC7540_PRIORITIES)
-    return (int)(id - SPDY_SETTINGS_HEADER_TABLE_SIZE) + SPDY_SETTINGS_MAX_ID + 1;
+int speedy_setting_slot(uint32_t id) {
+  if (id >= 1 && id <= SPEEDY_SETTINGS_MAX_ID) return (int)id;
+  if (id >= SPEEDY_SETTINGS_HEADER_TABLE_SIZE && id <= SPEEDY_SETTINGS_NO_RFC7540_PRIORITIES)
+    return (int)(id - SPEEDY_SETTINGS_HEADER_TABLE_SIZE) + SPEEDY_SETTINGS_MAX_ID + 1;
   return -1;
 }
 
-int spdy_budget_take(spdy_session *session, spdy_budget *budget) {
+int speedy_budget_take(speedy_session *session, speedy_budget *budget) {
   if (budget->rate > 0 && session->now_ns > budget->refilled_ns) {
     uint64_t elapsed = (uint64_t)(session->now_ns - budget->refilled_ns);
     /* Bounded before multiplying: past a full refill the bucket is simply full. */
@@ -187,56 +188,57 @@ int spdy_budget_take(spdy_session *session, spdy_budget *budget) {
   return 1;
 }
 
-static void budget_init(spdy_budget *budget, uint32_t burst, uint32_t rate, int64_t now_ns) {
+static void budget_init(speedy_budget *budget, uint32_t burst, uint32_t rate, int64_t now_ns) {
   budget->tokens = burst;
   budget->burst = burst;
   budget->rate = rate;
   budget->refilled_ns = now_ns;
 }
 
-void spdy_trace(spdy_session *session, int sent, int type, uint8_t flags, int32_t stream_id,
-                uint32_t length, const char *summary) {
+void speedy_trace(speedy_session *session, int sent, int type, uint8_t flags, int32_t stream_id,
+                  uint32_t length, const char *summary) {
   if (session->callbacks.on_frame != NULL)
-    session->callbacks.on_frame(session, sent, (spdy_frame_type)type, flags, stream_id, length,
-                                summary != NULL ? summary : "", session->user);
+    session->callbacks.on_frame(session, sent, (speedy_spdy_frame_type)type, flags, stream_id,
+                                length, summary != NULL ? summary : "", session->user);
 }
 
-int spdy_session_is_peer_id(const spdy_session *session, int32_t id) {
+int speedy_session_is_peer_id(const speedy_session *session, int32_t id) {
   /* Clients open odd streams, servers even ones. */
-  return (id & 1) == (session->role == SPDY_ROLE_SERVER ? 1 : 0);
+  return (id & 1) == (session->role == SPEEDY_ROLE_SERVER ? 1 : 0);
 }
 
 /* ---- lifetime ---------------------------------------------------------------------- */
 
-const spdy_codec *spdy_codec_for(spdy_protocol protocol) {
-  switch ((int)protocol) {
-  case SPDY_PROTOCOL_H2:
+const speedy_codec *speedy_codec_for(speedy_protocol protocol) {
+  switch (protocol) {
+  case SPEEDY_PROTOCOL_H2:
     return &speedy_h2_codec;
-  case SPDY_PROTOCOL_SPDY2:
-    return &spdy_codec_spdy2;
-  case SPDY_PROTOCOL_SPDY3:
-    return &spdy_codec_spdy3;
-  case SPDY_PROTOCOL_SPDY3_1:
-    return &spdy_codec_spdy31;
+  case SPEEDY_PROTOCOL_SPDY2:
+    return &speedy_codec_spdy2;
+  case SPEEDY_PROTOCOL_SPDY3:
+    return &speedy_codec_spdy3;
+  case SPEEDY_PROTOCOL_SPDY3_1:
+    return &speedy_codec_spdy31;
   default:
     return NULL;
   }
 }
 
-int spdy_session_new(spdy_session **out, spdy_protocol protocol, spdy_role role,
-                     const spdy_callbacks *callbacks, const spdy_options *options, void *user) {
-  const spdy_codec *codec = spdy_codec_for(protocol);
-  if (out == NULL || codec == NULL || (role != SPDY_ROLE_CLIENT && role != SPDY_ROLE_SERVER))
-    return SPDY_ERR_INVALID_ARGUMENT;
-  spdy_options defaults;
+int speedy_session_new(speedy_session **out, speedy_protocol protocol, speedy_role role,
+                       const speedy_callbacks *callbacks, const speedy_options *options,
+                       void *user) {
+  const speedy_codec *codec = speedy_codec_for(protocol);
+  if (out == NULL || codec == NULL || (role != SPEEDY_ROLE_CLIENT && role != SPEEDY_ROLE_SERVER))
+    return SPEEDY_ERR_INVALID_ARGUMENT;
+  speedy_options defaults;
   if (options == NULL) {
-    spdy_options_init_default(&defaults);
+    speedy_options_init_default(&defaults);
     options = &defaults;
   }
-  spdy_mem mem = options->mem;
+  speedy_mem mem = options->mem;
   mem.in_use = 0;
-  spdy_session *session = spdy_mem_calloc(&mem, 1, sizeof(*session));
-  if (session == NULL) return SPDY_ERR_NOMEM;
+  speedy_session *session = speedy_mem_calloc(&mem, 1, sizeof(*session));
+  if (session == NULL) return SPEEDY_ERR_NOMEM;
   session->mem = mem;
   session->mem.in_use = mem.in_use;
   session->options = *options;
@@ -246,12 +248,12 @@ int spdy_session_new(spdy_session **out, spdy_protocol protocol, spdy_role role,
   session->role = role;
   session->codec = codec;
   session->caps = codec->caps;
-  session->next_stream_id = role == SPDY_ROLE_CLIENT ? 1 : 2;
-  session->next_ping_id = role == SPDY_ROLE_CLIENT ? 1 : 2;
+  session->next_stream_id = role == SPEEDY_ROLE_CLIENT ? 1 : 2;
+  session->next_ping_id = role == SPEEDY_ROLE_CLIENT ? 1 : 2;
   session->remote_max_concurrent = UINT32_MAX;
   session->remote_initial_window = session->caps.default_window;
   session->send_max_frame = session->caps.max_frame_payload;
-  for (int i = 0; i < SPDY_SETTING_SLOTS; i++) session->remote_settings[i] = -1;
+  for (int i = 0; i < SPEEDY_SETTING_SLOTS; i++) session->remote_settings[i] = -1;
   session->session_send_window = session->caps.default_window;
   session->session_recv_window = session->caps.default_window;
   /* Our stream window is in force at once, unless the peer must acknowledge it first. */
@@ -264,181 +266,183 @@ int spdy_session_new(spdy_session **out, spdy_protocol protocol, spdy_role role,
   budget_init(&session->reset_budget, options->reset_burst, options->reset_rate, 0);
   budget_init(&session->empty_frame_budget, options->empty_frame_burst, options->empty_frame_rate,
               0);
-  spdy_buf_init(&session->outbuf, (size_t)0xffffff + 2 * 1024 * 1024);
-  spdy_buf_init(&session->inbuf, options->max_recv_control_frame);
+  speedy_buf_init(&session->outbuf, (size_t)0xffffff + 2 * 1024 * 1024);
+  speedy_buf_init(&session->inbuf, options->max_recv_control_frame);
 
-  int rv = spdy_stream_table_init(session);
+  int rv = speedy_stream_table_init(session);
   if (rv == 0) rv = codec->init(session);
   if (rv == 0) rv = codec->start(session);
   if (rv != 0) {
-    spdy_session_del(session);
+    speedy_session_del(session);
     return rv;
   }
   *out = session;
   return 0;
 }
 
-static void free_pending(spdy_session *session, spdy_pending *pending) {
-  spdy_outframe_free(session, pending->syn);
-  spdy_mem_free(&session->mem, pending);
+static void free_pending(speedy_session *session, speedy_pending *pending) {
+  speedy_outframe_free(session, pending->syn);
+  speedy_mem_free(&session->mem, pending);
 }
 
-void spdy_session_del(spdy_session *session) {
+void speedy_session_del(speedy_session *session) {
   if (session == NULL) return;
   while (session->ctrl_head != NULL) {
-    spdy_outframe *next = session->ctrl_head->next;
-    spdy_outframe_free(session, session->ctrl_head);
+    speedy_outframe *next = session->ctrl_head->next;
+    speedy_outframe_free(session, session->ctrl_head);
     session->ctrl_head = next;
   }
   while (session->pending_head != NULL) {
-    spdy_pending *next = session->pending_head->next;
+    speedy_pending *next = session->pending_head->next;
     free_pending(session, session->pending_head);
     session->pending_head = next;
   }
-  if (session->buckets != NULL) spdy_stream_free_all(session);
-  spdy_stream_table_free(session);
+  if (session->buckets != NULL) speedy_stream_free_all(session);
+  speedy_stream_table_free(session);
   session->codec->free(session);
-  spdy_buf_free(&session->outbuf, &session->mem);
-  spdy_buf_free(&session->inbuf, &session->mem);
-  spdy_mem mem = session->mem;
-  spdy_mem_free(&mem, session);
+  speedy_buf_free(&session->outbuf, &session->mem);
+  speedy_buf_free(&session->inbuf, &session->mem);
+  speedy_mem mem = session->mem;
+  speedy_mem_free(&mem, session);
 }
 
 /* ---- accessors --------------------------------------------------------------------- */
 
-spdy_protocol spdy_session_protocol(const spdy_session *session) { return session->protocol; }
-spdy_role spdy_session_role(const spdy_session *session) { return session->role; }
+speedy_protocol speedy_session_protocol(const speedy_session *session) { return session->protocol; }
+speedy_role speedy_session_role(const speedy_session *session) { return session->role; }
 
-uint64_t spdy_session_recv_frames(const spdy_session *session) { return session->recv_frames; }
+uint64_t speedy_session_recv_frames(const speedy_session *session) { return session->recv_frames; }
 
-uint64_t spdy_session_recv_data_bytes(const spdy_session *session) {
+uint64_t speedy_session_recv_data_bytes(const speedy_session *session) {
   return session->recv_data_bytes;
 }
 
-int spdy_session_recv_in_frame(const spdy_session *session) {
+int speedy_session_recv_in_frame(const speedy_session *session) {
   return session->codec->recv_in_frame(session);
 }
 
-void *spdy_session_user_data(const spdy_session *session) { return session->user; }
-int spdy_session_set_now(spdy_session *session, int64_t now_ns) {
+void *speedy_session_user_data(const speedy_session *session) { return session->user; }
+int speedy_session_set_now(speedy_session *session, int64_t now_ns) {
   session->now_ns = now_ns;
   if (session->fatal_error != 0 || session->codec->tick == NULL) return 0;
   return session->codec->tick(session);
 }
 
-size_t spdy_session_data_header_length(const spdy_session *session) {
+size_t speedy_session_data_header_length(const speedy_session *session) {
   return session->caps.data_header_len;
 }
 
-int64_t spdy_session_goaway_reason(const spdy_session *session, const uint8_t **debug,
-                                   size_t *debug_len) {
+int64_t speedy_session_goaway_reason(const speedy_session *session, const uint8_t **debug,
+                                     size_t *debug_len) {
   if (debug != NULL) *debug = session->goaway_debug;
   if (debug_len != NULL) *debug_len = session->goaway_debug_len;
   return session->goaway_received ? (int64_t)session->goaway_reason : -1;
 }
 
-int spdy_session_set_stream_user_data(spdy_session *session, int32_t stream_id, void *data) {
-  spdy_stream *stream = spdy_stream_find(session, stream_id);
-  if (stream == NULL) return SPDY_ERR_STREAM_NOT_FOUND;
+int speedy_session_set_stream_user_data(speedy_session *session, int32_t stream_id, void *data) {
+  speedy_stream *stream = speedy_stream_find(session, stream_id);
+  if (stream == NULL) return SPEEDY_ERR_STREAM_NOT_FOUND;
   stream->user = data;
   return 0;
 }
 
-void *spdy_session_get_stream_user_data(const spdy_session *session, int32_t stream_id) {
-  spdy_stream *stream = spdy_stream_find(session, stream_id);
+void *speedy_session_get_stream_user_data(const speedy_session *session, int32_t stream_id) {
+  speedy_stream *stream = speedy_stream_find(session, stream_id);
   if (stream != NULL) return stream->user;
   if (stream_id != 0 && stream_id == session->closing_stream_id)
     return session->closing_stream_user;
   return NULL;
 }
 
-int64_t spdy_session_remote_setting(const spdy_session *session, uint32_t id) {
-  int slot = spdy_setting_slot(id);
+int64_t speedy_session_remote_setting(const speedy_session *session, uint32_t id) {
+  int slot = speedy_setting_slot(id);
   return slot >= 0 ? session->remote_settings[slot] : -1;
 }
 
-int64_t spdy_session_send_window(const spdy_session *session, int32_t stream_id) {
+int64_t speedy_session_send_window(const speedy_session *session, int32_t stream_id) {
   if (stream_id == 0) return session->caps.session_window ? session->session_send_window : -1;
-  spdy_stream *stream = spdy_stream_find(session, stream_id);
+  speedy_stream *stream = speedy_stream_find(session, stream_id);
   return stream != NULL ? stream->send_window : -1;
 }
 
-int64_t spdy_session_recv_window(const spdy_session *session, int32_t stream_id) {
+int64_t speedy_session_recv_window(const speedy_session *session, int32_t stream_id) {
   if (stream_id == 0) return session->caps.session_window ? session->session_recv_window : -1;
-  spdy_stream *stream = spdy_stream_find(session, stream_id);
+  speedy_stream *stream = speedy_stream_find(session, stream_id);
   return stream != NULL ? stream->recv_window : -1;
 }
 
-uint32_t spdy_session_open_streams(const spdy_session *session) {
+uint32_t speedy_session_open_streams(const speedy_session *session) {
   return session->n_streams - session->n_pending;
 }
 
-uint32_t spdy_session_pending_streams(const spdy_session *session) { return session->n_pending; }
+uint32_t speedy_session_pending_streams(const speedy_session *session) {
+  return session->n_pending;
+}
 
-size_t spdy_session_memory(const spdy_session *session) { return session->mem.in_use; }
+size_t speedy_session_memory(const speedy_session *session) { return session->mem.in_use; }
 
-int spdy_session_want_read(const spdy_session *session) {
+int speedy_session_want_read(const speedy_session *session) {
   if (session->fatal_error != 0) return 0;
   /* After GOAWAY in either direction the session ends once its streams have. */
   if ((session->goaway_sent || session->goaway_received) && session->n_streams == 0) return 0;
   return 1;
 }
 
-int spdy_session_want_write(const spdy_session *session) {
-  if (spdy_buf_len(&session->outbuf) > 0 || session->ctrl_head != NULL ||
+int speedy_session_want_write(const speedy_session *session) {
+  if (speedy_buf_len(&session->outbuf) > 0 || session->ctrl_head != NULL ||
       session->nocopy_stream_id != 0)
     return 1;
   if (session->fatal_error != 0) return 0;
-  for (int u = 0; u < SPDY_URGENCY_LEVELS; u++)
+  for (int u = 0; u < SPEEDY_URGENCY_LEVELS; u++)
     if (session->sched_head[u] != NULL &&
         (!session->caps.session_window || session->session_send_window > 0))
       return 1;
   return 0;
 }
 
-int spdy_session_resume_data(spdy_session *session, int32_t stream_id) {
-  spdy_stream *stream = spdy_stream_find(session, stream_id);
-  if (stream == NULL) return SPDY_ERR_STREAM_NOT_FOUND;
-  if (stream->data_state != SPDY_DATA_DEFERRED) return SPDY_ERR_INVALID_STATE;
-  spdy_sched_add(session, stream);
+int speedy_session_resume_data(speedy_session *session, int32_t stream_id) {
+  speedy_stream *stream = speedy_stream_find(session, stream_id);
+  if (stream == NULL) return SPEEDY_ERR_STREAM_NOT_FOUND;
+  if (stream->data_state != SPEEDY_DATA_DEFERRED) return SPEEDY_ERR_INVALID_STATE;
+  speedy_sched_add(session, stream);
   return 0;
 }
 
-int spdy_session_consume(spdy_session *session, int32_t stream_id, size_t n) {
-  if (!session->options.manual_flow_control) return SPDY_ERR_INVALID_STATE;
-  if (stream_id < 0) return SPDY_ERR_INVALID_ARGUMENT;
-  return spdy_session_credit(session, stream_id, n);
+int speedy_session_consume(speedy_session *session, int32_t stream_id, size_t n) {
+  if (!session->options.manual_flow_control) return SPEEDY_ERR_INVALID_STATE;
+  if (stream_id < 0) return SPEEDY_ERR_INVALID_ARGUMENT;
+  return speedy_session_credit(session, stream_id, n);
 }
 
 /* ---- pending streams ---------------------------------------------------------------- */
 
-int spdy_session_start_pending(spdy_session *session) {
+int speedy_session_start_pending(speedy_session *session) {
   /* After a GOAWAY from the peer no stream of ours may open: the waiting ones are
    * refused (the GOAWAY closes them), never started by a slot that closing freed. */
   if (session->goaway_received || session->fatal_error != 0) return 0;
   while (session->pending_head != NULL &&
          session->n_local_open - session->n_pending < session->remote_max_concurrent) {
-    spdy_pending *pending = session->pending_head;
+    speedy_pending *pending = session->pending_head;
     session->pending_head = pending->next;
     if (session->pending_head == NULL) session->pending_tail = NULL;
     session->n_pending--;
-    spdy_stream *stream = spdy_stream_find(session, pending->syn->stream_id);
+    speedy_stream *stream = speedy_stream_find(session, pending->syn->stream_id);
     if (stream != NULL) stream->waiting_slot = 0;
-    int rv = spdy_queue_control(session, pending->syn, 0);
-    spdy_mem_free(&session->mem, pending);
+    int rv = speedy_queue_control(session, pending->syn, 0);
+    speedy_mem_free(&session->mem, pending);
     if (rv != 0) return rv;
   }
   return 0;
 }
 
-int spdy_session_drop_pending(spdy_session *session, int32_t stream_id) {
-  for (spdy_pending **link = &session->pending_head; *link != NULL; link = &(*link)->next) {
-    spdy_pending *pending = *link;
+int speedy_session_drop_pending(speedy_session *session, int32_t stream_id) {
+  for (speedy_pending **link = &session->pending_head; *link != NULL; link = &(*link)->next) {
+    speedy_pending *pending = *link;
     if (pending->syn->stream_id != stream_id) continue;
     *link = pending->next;
     if (session->pending_tail == pending) {
       session->pending_tail = NULL;
-      for (spdy_pending *p = session->pending_head; p != NULL; p = p->next)
+      for (speedy_pending *p = session->pending_head; p != NULL; p = p->next)
         session->pending_tail = p;
     }
     session->n_pending--;

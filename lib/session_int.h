@@ -1,10 +1,10 @@
 /* session_int.h — the session core's private state, shared by the core modules and the
  * codecs (codec.h says who owns what):
  *
- *   options.c       spdy_options and spdy_callbacks objects
+ *   options.c       speedy_options and speedy_callbacks objects
  *   stream.c        stream table (hash by id) and stream lifetime
  *   session.c       create/delete, accessors, the frame queue, credit, budgets
- *   submit.c        every spdy_submit_* function
+ *   submit.c        every speedy_submit_* function
  *   session_recv.c  what received frames mean, in protocol-neutral helpers for codecs
  *   session_send.c  output: queued frames first (each checked again), then DATA by
  *                   urgency within flow control
@@ -12,8 +12,8 @@
  * Nothing here is public. Pointers to streams are never held across an application
  * callback: callbacks may reset or close streams, so code looks streams up again by id.
  */
-#ifndef SPDY_LIB_SESSION_INT_H
-#define SPDY_LIB_SESSION_INT_H
+#ifndef SPEEDY_LIB_SESSION_INT_H
+#define SPEEDY_LIB_SESSION_INT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -22,21 +22,21 @@
 #include "codec.h"
 #include "h2_codec.h"
 #include "mem.h"
-#include "spdy/spdy.h"
 #include "spdy_codec.h"
+#include "speedy/speedy.h"
 
-#define SPDY_URGENCY_LEVELS 8
-#define SPDY_DEFAULT_WINDOW 65536
-#define SPDY_MAX_WINDOW_SIZE 0x7fffffff
-#define SPDY_MAX_OUTSTANDING_PINGS 8
-#define SPDY_MAX_DATA_HEADER_LEN 9
+#define SPEEDY_URGENCY_LEVELS 8
+#define SPEEDY_DEFAULT_WINDOW 65536
+#define SPEEDY_MAX_WINDOW_SIZE 0x7fffffff
+#define SPEEDY_MAX_OUTSTANDING_PINGS 8
+#define SPEEDY_MAX_DATA_HEADER_LEN 9
 /* Settings a session remembers: SPDY's ids 1-8, then the HTTP/2-only ones. */
-#define SPDY_SETTING_SLOTS (SPDY_SETTINGS_MAX_ID + 1 + 6)
+#define SPEEDY_SETTING_SLOTS (SPEEDY_SETTINGS_MAX_ID + 1 + 6)
 /* Streams whose closing the session remembers (how it ended). */
-#define SPDY_CLOSED_MEMORY 32
+#define SPEEDY_CLOSED_MEMORY 32
 
-struct spdy_options {
-  spdy_mem mem; /* allocator hooks (in_use unused here) */
+struct speedy_options {
+  speedy_mem mem; /* allocator hooks (in_use unused here) */
   uint32_t max_recv_control_frame;
   uint32_t max_header_block;
   uint32_t data_frame_size;
@@ -63,35 +63,35 @@ struct spdy_options {
   uint32_t empty_frame_burst, empty_frame_rate; /* frames that carry nothing */
 };
 
-struct spdy_callbacks {
-  spdy_on_begin_headers_fn on_begin_headers;
-  spdy_on_header_fn on_header;
-  spdy_on_headers_end_fn on_headers_end;
-  spdy_on_data_chunk_fn on_data_chunk;
-  spdy_on_data_end_fn on_data_end;
-  spdy_on_stream_close_fn on_stream_close;
-  spdy_on_ping_ack_fn on_ping_ack;
-  spdy_on_goaway_fn on_goaway;
-  spdy_on_setting_fn on_setting;
-  spdy_on_frame_fn on_frame;
-  spdy_on_send_data_fn on_send_data;
-  spdy_on_window_update_fn on_window_update;
-  spdy_on_frame_not_sent_fn on_frame_not_sent;
+struct speedy_callbacks {
+  speedy_on_begin_headers_fn on_begin_headers;
+  speedy_on_header_fn on_header;
+  speedy_on_headers_end_fn on_headers_end;
+  speedy_on_data_chunk_fn on_data_chunk;
+  speedy_on_data_end_fn on_data_end;
+  speedy_on_stream_close_fn on_stream_close;
+  speedy_on_ping_ack_fn on_ping_ack;
+  speedy_on_goaway_fn on_goaway;
+  speedy_on_setting_fn on_setting;
+  speedy_on_frame_fn on_frame;
+  speedy_on_send_data_fn on_send_data;
+  speedy_on_window_update_fn on_window_update;
+  speedy_on_frame_not_sent_fn on_frame_not_sent;
 };
 
-void spdy_options_init_default(spdy_options *options);
+void speedy_options_init_default(speedy_options *options);
 
 /* Where a stream's outgoing body stands. */
-typedef enum spdy_data_state {
-  SPDY_DATA_NONE = 0, /* no body to send (or not yet submitted) */
-  SPDY_DATA_WAITING,  /* body submitted; its opening frame is not serialised yet */
-  SPDY_DATA_ACTIVE,   /* in the scheduler */
-  SPDY_DATA_DEFERRED, /* source said not ready: waits for resume_data */
-  SPDY_DATA_BLOCKED   /* flow control window exhausted: waits for WINDOW_UPDATE */
-} spdy_data_state;
+typedef enum speedy_data_state {
+  SPEEDY_DATA_NONE = 0, /* no body to send (or not yet submitted) */
+  SPEEDY_DATA_WAITING,  /* body submitted; its opening frame is not serialised yet */
+  SPEEDY_DATA_ACTIVE,   /* in the scheduler */
+  SPEEDY_DATA_DEFERRED, /* source said not ready: waits for resume_data */
+  SPEEDY_DATA_BLOCKED   /* flow control window exhausted: waits for WINDOW_UPDATE */
+} speedy_data_state;
 
-typedef struct spdy_stream spdy_stream;
-struct spdy_stream {
+typedef struct speedy_stream speedy_stream;
+struct speedy_stream {
   int32_t id;
   int32_t associated_id;
   uint8_t urgency;       /* 0 most urgent .. 7 */
@@ -104,7 +104,7 @@ struct spdy_stream {
   uint8_t response_seen;   /* client: final :status received */
   uint8_t reserved;        /* HTTP/2: promised, its response headers not yet sent or seen */
   uint8_t reset_sent;      /* we queued RST_STREAM for it */
-  uint8_t data_state;      /* spdy_data_state */
+  uint8_t data_state;      /* speedy_data_state */
   uint8_t waiting_slot;    /* ours, its opening frame waits for a concurrency slot */
   uint8_t head_request;    /* client: we asked with HEAD (the response has no content) */
   uint8_t no_content;      /* the received message may not carry content (204, 304, HEAD) */
@@ -115,73 +115,73 @@ struct spdy_stream {
   int64_t send_window;     /* may go negative after SETTINGS */
   int64_t recv_window;     /* what the peer may still send on this stream */
   uint32_t recv_unacked;   /* consumed, not yet returned with WINDOW_UPDATE */
-  spdy_data_read_fn read_fn;
+  speedy_data_read_fn read_fn;
   void *source;
   void *user;
-  spdy_stream *hash_next;               /* stream table chain */
-  spdy_stream *sched_prev, *sched_next; /* urgency list while ACTIVE */
+  speedy_stream *hash_next;               /* stream table chain */
+  speedy_stream *sched_prev, *sched_next; /* urgency list while ACTIVE */
 };
 
 /* A frame waiting to be serialised, in neutral terms (codec.h). Header-bearing frames
  * carry their header list checked and laid out by the codec; it is compressed only when
  * the frame is serialised, in output order. */
-struct spdy_outframe {
-  spdy_outframe *next;
-  uint8_t kind;       /* spdy_out_kind */
-  uint8_t role;       /* SPDY_OUT_HEADERS: spdy_block_role */
-  uint8_t end_stream; /* SPDY_OUT_HEADERS: the block ends our side of the stream */
+struct speedy_outframe {
+  speedy_outframe *next;
+  uint8_t kind;       /* speedy_out_kind */
+  uint8_t role;       /* SPEEDY_OUT_HEADERS: speedy_block_role */
+  uint8_t end_stream; /* SPEEDY_OUT_HEADERS: the block ends our side of the stream */
   uint8_t peer_owed;  /* counted against max_queued_control_frames */
   uint8_t urgency;    /* opening blocks: the stream's urgency */
-  uint8_t flags;      /* SPDY_OUT_SETTINGS: the frame flags the application gave */
+  uint8_t flags;      /* SPEEDY_OUT_SETTINGS: the frame flags the application gave */
   uint8_t n_settings;
   uint8_t has_value;    /* SETTINGS_ACK: value is a table size to apply then; PING: opaque */
   uint8_t head_request; /* a request with the HEAD method (its response has no content) */
   int32_t stream_id;
   int32_t associated_id; /* pushes and promises: the stream they belong to */
-  uint32_t reason;       /* RST, GOAWAY: spdy_rst_status */
+  uint32_t reason;       /* RST, GOAWAY: speedy_rst_status */
   uint32_t value;        /* delta, ping id, last stream id, table size */
   uint8_t opaque[8];     /* HTTP/2 PING payload */
   uint8_t *block;        /* laid-out header list or debug data (after the record) */
   size_t block_len;      /* 0 and NULL for fixed frames */
   size_t n_headers;      /* fields submitted (for the trace) */
-  spdy_setting settings[SPDY_SETTINGS_MAX_ID + 1];
+  speedy_setting settings[SPEEDY_SETTINGS_MAX_ID + 1];
 };
 
 /* A stream of ours waiting for a concurrency slot; its opening frame is kept here. */
-typedef struct spdy_pending spdy_pending;
-struct spdy_pending {
-  spdy_pending *next;
-  spdy_outframe *syn; /* its opening header block, owned */
+typedef struct speedy_pending speedy_pending;
+struct speedy_pending {
+  speedy_pending *next;
+  speedy_outframe *syn; /* its opening header block, owned */
 };
 
 /* A token bucket: burst tokens, refilled at rate per second of the application's clock. */
-typedef struct spdy_budget {
+typedef struct speedy_budget {
   uint32_t tokens;
   uint32_t burst;
   uint32_t rate;
   int64_t refilled_ns;
-} spdy_budget;
+} speedy_budget;
 
-typedef struct spdy_ping_record {
+typedef struct speedy_ping_record {
   uint32_t id;
   int64_t sent_ns;
-} spdy_ping_record;
+} speedy_ping_record;
 
 /* How a stream we no longer have ended. */
-typedef struct spdy_closed_record {
+typedef struct speedy_closed_record {
   int32_t id;
   uint8_t reset_by_us; /* we sent RST_STREAM: the peer's late frames are ignored */
-} spdy_closed_record;
+} speedy_closed_record;
 
-struct spdy_session {
-  spdy_mem mem;
-  spdy_options options;
-  spdy_callbacks callbacks;
+struct speedy_session {
+  speedy_mem mem;
+  speedy_options options;
+  speedy_callbacks callbacks;
   void *user;
-  spdy_protocol protocol;
-  spdy_role role;
-  const spdy_codec *codec;
-  spdy_codec_caps caps; /* the codec's, copied at creation */
+  speedy_protocol protocol;
+  speedy_role role;
+  const speedy_codec *codec;
+  speedy_codec_caps caps; /* the codec's, copied at creation */
   int64_t now_ns;
 
   /* The codec's own state. */
@@ -191,10 +191,10 @@ struct spdy_session {
   } wire;
 
   /* Streams. */
-  spdy_stream **buckets;
-  spdy_stream *last_found; /* spdy_stream_find's last answer (callbacks ask for one stream
-                            * many times in a row); NULL once that stream is unlinked */
-  uint32_t n_buckets;      /* power of two */
+  speedy_stream **buckets;
+  speedy_stream *last_found; /* speedy_stream_find's last answer (callbacks ask for one stream
+                              * many times in a row); NULL once that stream is unlinked */
+  uint32_t n_buckets;        /* power of two */
   uint32_t n_streams;
   uint32_t n_local_open;          /* streams we initiated that count against the peer's limit */
   uint32_t n_remote_open;         /* streams the peer initiated that count against ours */
@@ -202,14 +202,14 @@ struct spdy_session {
   int32_t last_recv_stream_id;    /* highest peer stream we processed (GOAWAY last-good) */
   int32_t highest_peer_stream_id; /* highest peer stream id seen, processed or ignored */
   int32_t highest_local_on_wire;  /* highest id of ours the peer has seen */
-  spdy_closed_record closed[SPDY_CLOSED_MEMORY];
+  speedy_closed_record closed[SPEEDY_CLOSED_MEMORY];
   uint32_t closed_next;
 
   /* Peer's settings as applied. */
   uint32_t remote_max_concurrent;
   int64_t remote_initial_window;
-  uint32_t send_max_frame;                     /* the largest frame payload the peer accepts */
-  int64_t remote_settings[SPDY_SETTING_SLOTS]; /* -1: never sent */
+  uint32_t send_max_frame;                       /* the largest frame payload the peer accepts */
+  int64_t remote_settings[SPEEDY_SETTING_SLOTS]; /* -1: never sent */
 
   /* Flow control, session level. */
   int64_t session_send_window;
@@ -223,38 +223,38 @@ struct spdy_session {
   uint32_t max_local_initial_window;
 
   /* Defences (used by codecs whose protocol calls for them). */
-  spdy_budget reset_budget;
-  spdy_budget empty_frame_budget;
+  speedy_budget reset_budget;
+  speedy_budget empty_frame_budget;
 
   /* Output. */
-  spdy_buf outbuf;
-  spdy_outframe *ctrl_head, *ctrl_tail;
+  speedy_buf outbuf;
+  speedy_outframe *ctrl_head, *ctrl_tail;
   uint32_t n_ctrl_owed;
-  spdy_pending *pending_head, *pending_tail;
+  speedy_pending *pending_head, *pending_tail;
   uint32_t n_pending;
-  spdy_stream *sched_head[SPDY_URGENCY_LEVELS];
-  spdy_stream *sched_tail[SPDY_URGENCY_LEVELS];
+  speedy_stream *sched_head[SPEEDY_URGENCY_LEVELS];
+  speedy_stream *sched_tail[SPEEDY_URGENCY_LEVELS];
   /* A zero-copy DATA frame decided while output was still buffered. */
   int32_t nocopy_stream_id;
   size_t nocopy_len;
-  uint8_t nocopy_header[SPDY_MAX_DATA_HEADER_LEN];
+  uint8_t nocopy_header[SPEEDY_MAX_DATA_HEADER_LEN];
   void *nocopy_source;
-  uint8_t send_holding;      /* spdy_session_send holds copied bytes not yet written */
+  uint8_t send_holding;      /* speedy_session_send holds copied bytes not yet written */
   int32_t reading_stream_id; /* the stream whose read_fn is running */
 
   /* Input shared by codecs: one frame's payload, and the DATA frame being delivered. */
-  spdy_buf inbuf;
+  speedy_buf inbuf;
   uint32_t payload_left; /* DATA / discarded bytes still to come */
   int32_t data_stream_id;
   uint8_t data_deliver;     /* 1: pass DATA payload to the application */
-  uint8_t in_recv;          /* inside spdy_session_recv (callbacks answer peer input) */
+  uint8_t in_recv;          /* inside speedy_session_recv (callbacks answer peer input) */
   uint32_t data_credit;     /* bytes of this DATA frame to credit when it ends */
-  uint64_t recv_frames;     /* frames whose header was read (spdy_session_recv_frames) */
+  uint64_t recv_frames;     /* frames whose header was read (speedy_session_recv_frames) */
   uint64_t recv_data_bytes; /* DATA payload bytes read, delivered or not */
 
   /* PING. */
   uint32_t next_ping_id;
-  spdy_ping_record pings[SPDY_MAX_OUTSTANDING_PINGS];
+  speedy_ping_record pings[SPEEDY_MAX_OUTSTANDING_PINGS];
 
   /* The stream being closed, while on_stream_close runs (its user data stays readable). */
   int32_t closing_stream_id;
@@ -267,111 +267,114 @@ struct spdy_session {
   uint32_t goaway_reason; /* the peer's last GOAWAY, neutral */
   uint8_t goaway_debug[128];
   size_t goaway_debug_len;
-  int fatal_error; /* 0, or the fatal SPDY_ERR_* that ended the session (input ignored) */
+  int fatal_error; /* 0, or the fatal SPEEDY_ERR_* that ended the session (input ignored) */
 };
 
 /* ---- stream.c ---- */
-int spdy_stream_table_init(spdy_session *session);
-void spdy_stream_table_free(spdy_session *session);
-spdy_stream *spdy_stream_find(const spdy_session *session, int32_t id);
+int speedy_stream_table_init(speedy_session *session);
+void speedy_stream_table_free(speedy_session *session);
+speedy_stream *speedy_stream_find(const speedy_session *session, int32_t id);
 /* Creates and inserts a stream with windows from the current settings. */
-spdy_stream *spdy_stream_create(spdy_session *session, int32_t id, int locally_initiated);
+speedy_stream *speedy_stream_create(speedy_session *session, int32_t id, int locally_initiated);
 /* Removes the stream, tells the application (on_stream_close) and frees it. Returns the
- * callback's verdict (0 or SPDY_ERR_CALLBACK_FAILURE). */
-int spdy_stream_close(spdy_session *session, spdy_stream *stream, uint32_t status);
+ * callback's verdict (0 or SPEEDY_ERR_CALLBACK_FAILURE). */
+int speedy_stream_close(speedy_session *session, speedy_stream *stream, uint32_t status);
 /* Closes the stream if both directions are done. */
-int spdy_stream_close_if_done(spdy_session *session, spdy_stream *stream);
+int speedy_stream_close_if_done(speedy_session *session, speedy_stream *stream);
 /* Frees every stream without callbacks (session deletion). */
-void spdy_stream_free_all(spdy_session *session);
+void speedy_stream_free_all(speedy_session *session);
 /* How a stream no longer in the table ended, if the session still remembers: 1 and
  * *reset_by_us, or 0. */
-int spdy_stream_closed_recently(const spdy_session *session, int32_t id, int *reset_by_us);
+int speedy_stream_closed_recently(const speedy_session *session, int32_t id, int *reset_by_us);
 
 /* ---- session_send.c: scheduler ---- */
-void spdy_sched_add(spdy_session *session, spdy_stream *stream);
-void spdy_sched_remove(spdy_session *session, spdy_stream *stream);
+void speedy_sched_add(speedy_session *session, speedy_stream *stream);
+void speedy_sched_remove(speedy_session *session, speedy_stream *stream);
 
 /* ---- session.c: queue and shared helpers ---- */
 /* Allocates a zeroed frame with room for extra bytes behind it (block points there when
  * extra > 0). NULL on NOMEM. */
-spdy_outframe *spdy_outframe_new(spdy_session *session, int kind, size_t extra);
-void spdy_outframe_free(spdy_session *session, spdy_outframe *frame);
+speedy_outframe *speedy_outframe_new(speedy_session *session, int kind, size_t extra);
+void speedy_outframe_free(speedy_session *session, speedy_outframe *frame);
 /* Appends to the queue. peer_owed frames count towards the flood cap: returns
- * SPDY_ERR_FLOOD (frame freed) when the cap is reached. */
-int spdy_queue_control(spdy_session *session, spdy_outframe *frame, int peer_owed);
-int spdy_queue_rst(spdy_session *session, int32_t stream_id, uint32_t reason, int peer_owed);
-int spdy_queue_window_update(spdy_session *session, int32_t stream_id, uint32_t delta);
+ * SPEEDY_ERR_FLOOD (frame freed) when the cap is reached. */
+int speedy_queue_control(speedy_session *session, speedy_outframe *frame, int peer_owed);
+int speedy_queue_rst(speedy_session *session, int32_t stream_id, uint32_t reason, int peer_owed);
+int speedy_queue_window_update(speedy_session *session, int32_t stream_id, uint32_t delta);
 /* Queues GOAWAY with our last processed peer stream, once (later calls do nothing). */
-int spdy_queue_goaway(spdy_session *session, uint32_t reason, const char *debug);
+int speedy_queue_goaway(speedy_session *session, uint32_t reason, const char *debug);
 /* Ends the session for a fatal error: GOAWAY with reason (neutral), input ignored from
  * now on. Returns error. */
-int spdy_session_fail(spdy_session *session, int error, uint32_t reason);
+int speedy_session_fail(speedy_session *session, int error, uint32_t reason);
 /* The same with a short reason for the GOAWAY's debug data (HTTP/2). */
-int spdy_session_fail_debug(spdy_session *session, int error, uint32_t reason, const char *debug);
+int speedy_session_fail_debug(speedy_session *session, int error, uint32_t reason,
+                              const char *debug);
 /* Drops the pending entry of stream_id if it still waits for a slot; returns 1 if found. */
-int spdy_session_drop_pending(spdy_session *session, int32_t stream_id);
+int speedy_session_drop_pending(speedy_session *session, int32_t stream_id);
 /* Moves pending streams into the queue while the peer's limit allows. */
-int spdy_session_start_pending(spdy_session *session);
+int speedy_session_start_pending(speedy_session *session);
 /* Credits consumed receive bytes; queues WINDOW_UPDATEs when half a window is due. */
-int spdy_session_credit(spdy_session *session, int32_t stream_id, size_t n);
+int speedy_session_credit(speedy_session *session, int32_t stream_id, size_t n);
 /* Returns held-back session credit once half the session window is due. */
-int spdy_session_return_session_credit(spdy_session *session);
+int speedy_session_return_session_credit(speedy_session *session);
 /* Our own settings take effect (at once, or when the peer acknowledged them). */
-void spdy_session_apply_local_settings(spdy_session *session, const spdy_setting *settings,
-                                       size_t n);
+void speedy_session_apply_local_settings(speedy_session *session, const speedy_setting *settings,
+                                         size_t n);
 /* Where a neutral setting id is remembered, or -1. */
-int spdy_setting_slot(uint32_t id);
+int speedy_setting_slot(uint32_t id);
 /* Takes a token from a budget, refilled by the application's clock. 1: taken; 0: empty. */
-int spdy_budget_take(spdy_session *session, spdy_budget *budget);
+int speedy_budget_take(speedy_session *session, speedy_budget *budget);
 /* Frame trace, if the application asked for it. */
-void spdy_trace(spdy_session *session, int sent, int type, uint8_t flags, int32_t stream_id,
-                uint32_t length, const char *summary);
+void speedy_trace(speedy_session *session, int sent, int type, uint8_t flags, int32_t stream_id,
+                  uint32_t length, const char *summary);
 /* Is id one the peer opens (clients odd, servers even)? */
-int spdy_session_is_peer_id(const spdy_session *session, int32_t id);
+int speedy_session_is_peer_id(const speedy_session *session, int32_t id);
 
 /* ---- session_recv.c: what received frames mean, for codecs ---- */
 /* Ends the session for an error: callbacks and memory as INTERNAL_ERROR, a flood as
  * ENHANCE_YOUR_CALM (SPDY says PROTOCOL_ERROR), everything else as PROTOCOL_ERROR. Returns
  * error. */
-int spdy_session_fail_with(spdy_session *session, int error);
+int speedy_session_fail_with(speedy_session *session, int error);
 /* Resets a stream for the peer's mistake: RST_STREAM (counted against the flood cap), then
  * the stream is closed if we have it. Returns 0 or a fatal error (session failed). */
-int spdy_session_reset_stream(spdy_session *session, int32_t stream_id, uint32_t reason);
+int speedy_session_reset_stream(speedy_session *session, int32_t stream_id, uint32_t reason);
 /* A header block for the application: on_begin_headers, then fields, then
  * on_headers_end. Returns 0 or a fatal error (session failed). */
-int spdy_session_emit_begin(spdy_session *session, int32_t stream_id, spdy_headers_kind kind,
-                            int32_t associated_id);
-int spdy_session_emit_field(spdy_session *session, int32_t stream_id, const spdy_header *field);
-int spdy_session_emit_end(spdy_session *session, int32_t stream_id, int end_stream);
+int speedy_session_emit_begin(speedy_session *session, int32_t stream_id, speedy_headers_kind kind,
+                              int32_t associated_id);
+int speedy_session_emit_field(speedy_session *session, int32_t stream_id,
+                              const speedy_header *field);
+int speedy_session_emit_end(speedy_session *session, int32_t stream_id, int end_stream);
 /* Closes the stream if both directions are done, after callbacks that may have closed it. */
-int spdy_session_settle_stream(spdy_session *session, int32_t stream_id);
+int speedy_session_settle_stream(speedy_session *session, int32_t stream_id);
 /* A DATA frame's payload starts: deliver (1) its bytes to stream_id, or only account for
  * them (0). */
-void spdy_session_data_start(spdy_session *session, int32_t stream_id, uint32_t payload,
-                             int deliver);
-/* Passes n payload bytes on (or drops them). Returns 0, SPDY_ERR_PAUSE or fatal. */
-int spdy_session_data_chunk(spdy_session *session, const uint8_t *p, size_t n);
+void speedy_session_data_start(speedy_session *session, int32_t stream_id, uint32_t payload,
+                               int deliver);
+/* Passes n payload bytes on (or drops them). Returns 0, SPEEDY_ERR_PAUSE or fatal. */
+int speedy_session_data_chunk(speedy_session *session, const uint8_t *p, size_t n);
 /* The DATA frame ended: credit it (plus extra bytes that were never payload, such as
  * padding), then, when end_stream, the peer's side is done. */
-int spdy_session_data_end(spdy_session *session, int end_stream, uint32_t extra_credit);
+int speedy_session_data_end(speedy_session *session, int end_stream, uint32_t extra_credit);
 /* Our PING came back (unknown ids are ignored). */
-int spdy_session_ping_acked(spdy_session *session, uint32_t id);
+int speedy_session_ping_acked(speedy_session *session, uint32_t id);
 /* The peer sent GOAWAY: on_goaway with status, then our streams above last_id are closed
  * with REFUSED_STREAM. */
-int spdy_session_goaway_received(spdy_session *session, int32_t last_id, uint32_t status);
+int speedy_session_goaway_received(speedy_session *session, int32_t last_id, uint32_t status);
 /* Applies a WINDOW_UPDATE the codec checked (no overflow): stream 0 is the session. */
-int spdy_session_window_update(spdy_session *session, int32_t stream_id, uint32_t delta);
+int speedy_session_window_update(speedy_session *session, int32_t stream_id, uint32_t delta);
 /* The peer's INITIAL_WINDOW_SIZE: every stream's send window moves by the change. Returns
  * the id of a stream of ours still sending whose window passed 2^31-1, or 0. */
-int32_t spdy_session_peer_initial_window(spdy_session *session, uint32_t value);
+int32_t speedy_session_peer_initial_window(speedy_session *session, uint32_t value);
 /* The peer's MAX_CONCURRENT_STREAMS. Returns 0 or a fatal error. */
-int spdy_session_peer_max_concurrent(spdy_session *session, uint32_t value);
+int speedy_session_peer_max_concurrent(speedy_session *session, uint32_t value);
 /* on_setting for one entry the codec applied. */
-int spdy_session_report_setting(spdy_session *session, uint32_t id, uint8_t flags, uint32_t value);
+int speedy_session_report_setting(speedy_session *session, uint32_t id, uint8_t flags,
+                                  uint32_t value);
 /* Reports a received frame to on_frame; the summary is formatted only when someone
  * listens and wants it. */
-void spdy_session_trace_recv(spdy_session *session, int type, uint8_t flags, int32_t stream_id,
-                             uint32_t length, const char *format, ...)
+void speedy_session_trace_recv(speedy_session *session, int type, uint8_t flags, int32_t stream_id,
+                               uint32_t length, const char *format, ...)
     __attribute__((format(printf, 6, 7)));
 
 #endif

@@ -16,10 +16,10 @@
 
 /* Streams of one urgency form a list: those sent one after another (not incremental,
  * RFC 9218 4.2) first, by stream id, then the incremental ones, which take turns. */
-void spdy_sched_add(spdy_session *session, spdy_stream *stream) {
+void speedy_sched_add(speedy_session *session, speedy_stream *stream) {
   int u = stream->urgency;
-  stream->data_state = SPDY_DATA_ACTIVE;
-  spdy_stream *before = NULL; /* insert before this one; NULL: at the tail */
+  stream->data_state = SPEEDY_DATA_ACTIVE;
+  speedy_stream *before = NULL; /* insert before this one; NULL: at the tail */
   if (!stream->incremental)
     for (before = session->sched_head[u]; before != NULL; before = before->sched_next)
       if (before->incremental || before->id > stream->id) break;
@@ -36,7 +36,7 @@ void spdy_sched_add(spdy_session *session, spdy_stream *stream) {
 }
 
 /* Unlinks an ACTIVE stream; the caller sets its next data_state. */
-void spdy_sched_remove(spdy_session *session, spdy_stream *stream) {
+void speedy_sched_remove(speedy_session *session, speedy_stream *stream) {
   int u = stream->urgency;
   if (stream->sched_prev != NULL)
     stream->sched_prev->sched_next = stream->sched_next;
@@ -47,33 +47,33 @@ void spdy_sched_remove(spdy_session *session, spdy_stream *stream) {
   else
     session->sched_tail[u] = stream->sched_prev;
   stream->sched_prev = stream->sched_next = NULL;
-  stream->data_state = SPDY_DATA_NONE;
+  stream->data_state = SPEEDY_DATA_NONE;
 }
 
 /* After a frame, an incremental stream goes to the back of its urgency list (round robin);
  * one sent in order keeps its place until it is done. */
-static void sched_rotate(spdy_session *session, spdy_stream *stream) {
+static void sched_rotate(speedy_session *session, speedy_stream *stream) {
   if (!stream->incremental || session->sched_tail[stream->urgency] == stream) return;
-  spdy_sched_remove(session, stream);
-  spdy_sched_add(session, stream);
+  speedy_sched_remove(session, stream);
+  speedy_sched_add(session, stream);
 }
 
 /* ---- queued frames ------------------------------------------------------------------ */
 
-static int is_opening(const spdy_outframe *frame) {
-  return frame->kind == SPDY_OUT_HEADERS &&
-         (frame->role == SPDY_BLOCK_REQUEST || frame->role == SPDY_BLOCK_PUSH);
+static int is_opening(const speedy_outframe *frame) {
+  return frame->kind == SPEEDY_OUT_HEADERS &&
+         (frame->role == SPEEDY_BLOCK_REQUEST || frame->role == SPEEDY_BLOCK_PUSH);
 }
 
 /* What serialising a header block means for its stream. */
-static int after_header_frame(spdy_session *session, const spdy_outframe *frame) {
-  spdy_stream *stream = spdy_stream_find(session, frame->stream_id);
+static int after_header_frame(speedy_session *session, const speedy_outframe *frame) {
+  speedy_stream *stream = speedy_stream_find(session, frame->stream_id);
   if (stream == NULL) return 0; /* reset while the frame was queued */
-  if (!spdy_session_is_peer_id(session, frame->stream_id) &&
+  if (!speedy_session_is_peer_id(session, frame->stream_id) &&
       frame->stream_id > session->highest_local_on_wire)
     session->highest_local_on_wire = frame->stream_id;
   /* A promise puts the stream's id on the wire; it opens with its own header block. */
-  if (frame->role == SPDY_BLOCK_PROMISE) {
+  if (frame->role == SPEEDY_BLOCK_PROMISE) {
     stream->opened_on_wire = 1;
     return 0;
   }
@@ -82,10 +82,10 @@ static int after_header_frame(spdy_session *session, const spdy_outframe *frame)
     stream->reserved = 0;
   }
   /* The body may start once the opening frame is out. */
-  int opening = frame->role == SPDY_BLOCK_RESPONSE || is_opening(frame);
-  if (opening && stream->data_state == SPDY_DATA_WAITING) spdy_sched_add(session, stream);
+  int opening = frame->role == SPEEDY_BLOCK_RESPONSE || is_opening(frame);
+  if (opening && stream->data_state == SPEEDY_DATA_WAITING) speedy_sched_add(session, stream);
   /* Done in both directions: it waited only for this frame to go out. */
-  return spdy_stream_close_if_done(session, stream);
+  return speedy_stream_close_if_done(session, stream);
 }
 
 /* Every frame is checked again when it is serialised, not only when it was submitted:
@@ -98,29 +98,30 @@ static int after_header_frame(spdy_session *session, const spdy_outframe *frame)
  *   peers (spdy-transport) answer it with RST_STREAM INVALID_STREAM.
  * Header blocks are compressed only here, so a dropped frame leaves the compression
  * context untouched. */
-static int frame_check_at_serialisation(const spdy_session *session, const spdy_outframe *frame) {
-  const spdy_stream *stream;
+static int frame_check_at_serialisation(const speedy_session *session,
+                                        const speedy_outframe *frame) {
+  const speedy_stream *stream;
   switch (frame->kind) {
-  case SPDY_OUT_HEADERS:
-    if (is_opening(frame) && session->goaway_received) return SPDY_ERR_SESSION_CLOSING;
-    if (frame->role == SPDY_BLOCK_PROMISE) {
-      if (session->goaway_received) return SPDY_ERR_SESSION_CLOSING;
-      stream = spdy_stream_find(session, frame->associated_id);
-      if (stream == NULL || stream->local_closed) return SPDY_ERR_STREAM_CLOSED;
+  case SPEEDY_OUT_HEADERS:
+    if (is_opening(frame) && session->goaway_received) return SPEEDY_ERR_SESSION_CLOSING;
+    if (frame->role == SPEEDY_BLOCK_PROMISE) {
+      if (session->goaway_received) return SPEEDY_ERR_SESSION_CLOSING;
+      stream = speedy_stream_find(session, frame->associated_id);
+      if (stream == NULL || stream->local_closed) return SPEEDY_ERR_STREAM_CLOSED;
     }
-    return spdy_stream_find(session, frame->stream_id) != NULL ? 0 : SPDY_ERR_STREAM_CLOSED;
-  case SPDY_OUT_WINDOW_UPDATE:
+    return speedy_stream_find(session, frame->stream_id) != NULL ? 0 : SPEEDY_ERR_STREAM_CLOSED;
+  case SPEEDY_OUT_WINDOW_UPDATE:
     if (frame->stream_id == 0) return 0;
-    stream = spdy_stream_find(session, frame->stream_id);
-    return stream == NULL || stream->remote_closed ? SPDY_ERR_STREAM_CLOSED : 0;
+    stream = speedy_stream_find(session, frame->stream_id);
+    return stream == NULL || stream->remote_closed ? SPEEDY_ERR_STREAM_CLOSED : 0;
   default:
     return 0;
   }
 }
 
-static int serialise_control(spdy_session *session, spdy_outframe *frame) {
-  if (frame->kind == SPDY_OUT_HEADERS) {
-    spdy_stream *stream = spdy_stream_find(session, frame->stream_id);
+static int serialise_control(speedy_session *session, speedy_outframe *frame) {
+  if (frame->kind == SPEEDY_OUT_HEADERS) {
+    speedy_stream *stream = speedy_stream_find(session, frame->stream_id);
     if (stream != NULL && stream->headers_queued > 0) stream->headers_queued--;
   }
   int rv = frame_check_at_serialisation(session, frame);
@@ -128,26 +129,27 @@ static int serialise_control(spdy_session *session, spdy_outframe *frame) {
     rv = session->codec->check_frame(session, frame);
   if (rv != 0) {
     if (session->callbacks.on_frame_not_sent != NULL)
-      session->callbacks.on_frame_not_sent(session,
-                                           (spdy_frame_type)session->codec->frame_type(frame),
-                                           frame->stream_id, rv, session->user);
+      session->callbacks.on_frame_not_sent(
+          session, (speedy_spdy_frame_type)session->codec->frame_type(frame), frame->stream_id, rv,
+          session->user);
     /* A stream that can no longer open is refused, so the application may retry it. */
-    spdy_stream *stream = spdy_stream_find(session, frame->stream_id);
-    if (rv == SPDY_ERR_SESSION_CLOSING && stream != NULL)
-      return spdy_stream_close(session, stream, SPDY_RST_REFUSED_STREAM);
-    if (frame->role == SPDY_BLOCK_PROMISE && stream != NULL)
-      return spdy_stream_close(session, stream, SPDY_RST_CANCEL); /* never promised */
+    speedy_stream *stream = speedy_stream_find(session, frame->stream_id);
+    if (rv == SPEEDY_ERR_SESSION_CLOSING && stream != NULL)
+      return speedy_stream_close(session, stream, SPEEDY_RST_REFUSED_STREAM);
+    if (frame->role == SPEEDY_BLOCK_PROMISE && stream != NULL)
+      return speedy_stream_close(session, stream, SPEEDY_RST_CANCEL); /* never promised */
     return 0;
   }
   rv = session->codec->serialise(session, frame);
-  if (frame->kind != SPDY_OUT_HEADERS) return rv;
-  if (rv == SPDY_ERR_FRAME_TOO_LARGE) {
+  if (frame->kind != SPEEDY_OUT_HEADERS) return rv;
+  if (rv == SPEEDY_ERR_FRAME_TOO_LARGE) {
     /* The block did not fit and compression was not touched: only this stream fails. */
-    spdy_stream *stream = spdy_stream_find(session, frame->stream_id);
+    speedy_stream *stream = speedy_stream_find(session, frame->stream_id);
     rv = stream != NULL && stream->opened_on_wire
-             ? spdy_queue_rst(session, frame->stream_id, SPDY_RST_INTERNAL_ERROR, 0)
+             ? speedy_queue_rst(session, frame->stream_id, SPEEDY_RST_INTERNAL_ERROR, 0)
              : 0;
-    if (rv == 0 && stream != NULL) rv = spdy_stream_close(session, stream, SPDY_RST_INTERNAL_ERROR);
+    if (rv == 0 && stream != NULL)
+      rv = speedy_stream_close(session, stream, SPEEDY_RST_INTERNAL_ERROR);
     return rv;
   }
   return rv == 0 ? after_header_frame(session, frame) : rv;
@@ -155,36 +157,36 @@ static int serialise_control(spdy_session *session, spdy_outframe *frame) {
 
 /* ---- DATA -------------------------------------------------------------------------- */
 
-static spdy_stream *next_data_stream(const spdy_session *session) {
-  for (int u = 0; u < SPDY_URGENCY_LEVELS; u++)
+static speedy_stream *next_data_stream(const speedy_session *session) {
+  for (int u = 0; u < SPEEDY_URGENCY_LEVELS; u++)
     if (session->sched_head[u] != NULL) return session->sched_head[u];
   return NULL;
 }
 
 /* Hands a zero-copy frame to the application. A stream whose last frame this was closes
  * only now, because on_stream_close may free the source on_send_data still needs. */
-static int emit_nocopy(spdy_session *session) {
+static int emit_nocopy(speedy_session *session) {
   int32_t id = session->nocopy_stream_id;
   session->nocopy_stream_id = 0;
-  if (session->callbacks.on_send_data == NULL) return SPDY_ERR_CALLBACK_FAILURE;
+  if (session->callbacks.on_send_data == NULL) return SPEEDY_ERR_CALLBACK_FAILURE;
   if (session->callbacks.on_send_data(session, id, session->nocopy_header, session->nocopy_len,
                                       session->nocopy_source, session->user) != 0)
-    return SPDY_ERR_CALLBACK_FAILURE;
-  spdy_stream *stream = spdy_stream_find(session, id);
-  return stream != NULL ? spdy_stream_close_if_done(session, stream) : 0;
+    return SPEEDY_ERR_CALLBACK_FAILURE;
+  speedy_stream *stream = speedy_stream_find(session, id);
+  return stream != NULL ? speedy_stream_close_if_done(session, stream) : 0;
 }
 
-/* May a zero-copy frame be written now? Not while spdy_session_send holds copied bytes
+/* May a zero-copy frame be written now? Not while speedy_session_send holds copied bytes
  * the application has not written yet: they come first. */
-static int nocopy_can_emit(const spdy_session *session) {
-  return session->nocopy_stream_id != 0 && spdy_buf_len(&session->outbuf) == 0 &&
+static int nocopy_can_emit(const speedy_session *session) {
+  return session->nocopy_stream_id != 0 && speedy_buf_len(&session->outbuf) == 0 &&
          !session->send_holding;
 }
 
 /* Produces one DATA frame. Returns 1 when it made progress, 0 when nothing can be sent,
  * or a negative fatal error. */
-static int produce_data(spdy_session *session) {
-  spdy_stream *stream = next_data_stream(session);
+static int produce_data(speedy_session *session) {
+  speedy_stream *stream = next_data_stream(session);
   if (stream == NULL) return 0;
   if (session->caps.session_window && session->session_send_window <= 0 &&
       session->codec->send_window_exhausted != NULL) {
@@ -197,66 +199,66 @@ static int produce_data(spdy_session *session) {
   if (max > session->send_max_frame) max = session->send_max_frame;
   if (session->caps.flow_control) {
     if (stream->send_window <= 0) {
-      spdy_sched_remove(session, stream);
-      stream->data_state = SPDY_DATA_BLOCKED;
+      speedy_sched_remove(session, stream);
+      stream->data_state = SPEEDY_DATA_BLOCKED;
       return 1;
     }
     if (stream->send_window < max) max = stream->send_window;
     if (session_window && session->session_send_window < max) max = session->session_send_window;
   }
   size_t header_len = session->caps.data_header_len;
-  int rv = spdy_buf_reserve(&session->outbuf, &session->mem, header_len + (size_t)max);
+  int rv = speedy_buf_reserve(&session->outbuf, &session->mem, header_len + (size_t)max);
   if (rv != 0) return rv;
-  size_t offset = spdy_buf_len(&session->outbuf);
+  size_t offset = speedy_buf_len(&session->outbuf);
   int32_t id = stream->id;
   uint32_t flags = 0;
   int closed_before = stream->local_closed;
   session->reading_stream_id = id;
-  int64_t n = stream->read_fn(session, id, spdy_buf_tail(&session->outbuf) + header_len,
+  int64_t n = stream->read_fn(session, id, speedy_buf_tail(&session->outbuf) + header_len,
                               (size_t)max, &flags, stream->source, session->user);
   session->reading_stream_id = 0;
-  stream = spdy_stream_find(session, id); /* the callback may have reset it */
-  if (stream == NULL || stream->data_state != SPDY_DATA_ACTIVE) return 1;
-  int eof = (flags & SPDY_DATA_FLAG_EOF) != 0;
+  stream = speedy_stream_find(session, id); /* the callback may have reset it */
+  if (stream == NULL || stream->data_state != SPEEDY_DATA_ACTIVE) return 1;
+  int eof = (flags & SPEEDY_DATA_FLAG_EOF) != 0;
   /* Trailers submitted from the callback end the stream; the body may not. */
   int trailers = stream->local_closed && !closed_before;
-  if (trailers && !eof && n != SPDY_ERR_DEFERRED) n = SPDY_ERR_INVALID_STATE;
-  /* The body ends, but the stream goes on: trailers follow (spdy_submit_headers). */
-  int fin = eof && !trailers && !(flags & SPDY_DATA_FLAG_NO_END_STREAM);
-  if (trailers && n == SPDY_ERR_DEFERRED) n = SPDY_ERR_INVALID_STATE;
-  if (n == SPDY_ERR_DEFERRED || (n == 0 && !eof)) {
-    spdy_sched_remove(session, stream);
-    stream->data_state = SPDY_DATA_DEFERRED;
+  if (trailers && !eof && n != SPEEDY_ERR_DEFERRED) n = SPEEDY_ERR_INVALID_STATE;
+  /* The body ends, but the stream goes on: trailers follow (speedy_submit_headers). */
+  int fin = eof && !trailers && !(flags & SPEEDY_DATA_FLAG_NO_END_STREAM);
+  if (trailers && n == SPEEDY_ERR_DEFERRED) n = SPEEDY_ERR_INVALID_STATE;
+  if (n == SPEEDY_ERR_DEFERRED || (n == 0 && !eof)) {
+    speedy_sched_remove(session, stream);
+    stream->data_state = SPEEDY_DATA_DEFERRED;
     return 1;
   }
-  if (n < 0 || n > max || ((flags & SPDY_DATA_FLAG_NO_COPY) && session->nocopy_stream_id != 0)) {
-    spdy_sched_remove(session, stream);
-    rv = spdy_queue_rst(session, id, SPDY_RST_INTERNAL_ERROR, 0);
+  if (n < 0 || n > max || ((flags & SPEEDY_DATA_FLAG_NO_COPY) && session->nocopy_stream_id != 0)) {
+    speedy_sched_remove(session, stream);
+    rv = speedy_queue_rst(session, id, SPEEDY_RST_INTERNAL_ERROR, 0);
     if (rv != 0) return rv;
-    rv = spdy_stream_close(session, stream, SPDY_RST_INTERNAL_ERROR);
+    rv = speedy_stream_close(session, stream, SPEEDY_RST_INTERNAL_ERROR);
     return rv != 0 ? rv : 1;
   }
   if (eof && !fin && n == 0) { /* nothing to send: the body just ends */
-    spdy_sched_remove(session, stream);
+    speedy_sched_remove(session, stream);
     return 1;
   }
-  if (flags & SPDY_DATA_FLAG_NO_COPY) {
+  if (flags & SPEEDY_DATA_FLAG_NO_COPY) {
     session->codec->data_header(session->nocopy_header, id, fin, (uint32_t)n);
     session->nocopy_stream_id = id;
     session->nocopy_len = (size_t)n;
     session->nocopy_source = stream->source;
   } else {
-    session->codec->data_header(spdy_buf_head(&session->outbuf) + offset, id, fin, (uint32_t)n);
-    spdy_buf_commit(&session->outbuf, header_len + (size_t)n);
+    session->codec->data_header(speedy_buf_head(&session->outbuf) + offset, id, fin, (uint32_t)n);
+    speedy_buf_commit(&session->outbuf, header_len + (size_t)n);
   }
   stream->send_window -= n;
   if (session_window) session->session_send_window -= n;
-  spdy_trace(session, 1, SPDY_FRAME_DATA, fin ? 1 : 0, id, (uint32_t)n, "");
+  speedy_trace(session, 1, SPEEDY_SPDY_FRAME_DATA, fin ? 1 : 0, id, (uint32_t)n, "");
   if (eof) {
-    spdy_sched_remove(session, stream);
+    speedy_sched_remove(session, stream);
     if (fin) stream->local_closed = 1;
-    if (fin && !(flags & SPDY_DATA_FLAG_NO_COPY)) { /* else: closed once the frame is written */
-      rv = spdy_stream_close_if_done(session, stream);
+    if (fin && !(flags & SPEEDY_DATA_FLAG_NO_COPY)) { /* else: closed once the frame is written */
+      rv = speedy_stream_close_if_done(session, stream);
       if (rv != 0) return rv;
     }
   } else {
@@ -272,22 +274,22 @@ static int produce_data(spdy_session *session) {
 
 /* ---- public output API ------------------------------------------------------------- */
 
-static int fill_output(spdy_session *session, size_t want) {
+static int fill_output(speedy_session *session, size_t want) {
   if (nocopy_can_emit(session)) {
     int rv = emit_nocopy(session);
     if (rv != 0) return rv;
   }
-  while (spdy_buf_len(&session->outbuf) < want) {
+  while (speedy_buf_len(&session->outbuf) < want) {
     /* A zero-copy DATA frame the application has not written yet comes before anything
      * queued after it (trailers submitted from its read callback, say). */
     if (session->nocopy_stream_id != 0) break;
     if (session->ctrl_head != NULL) {
-      spdy_outframe *frame = session->ctrl_head;
+      speedy_outframe *frame = session->ctrl_head;
       session->ctrl_head = frame->next;
       if (session->ctrl_head == NULL) session->ctrl_tail = NULL;
       if (frame->peer_owed) session->n_ctrl_owed--;
       int rv = serialise_control(session, frame);
-      spdy_outframe_free(session, frame);
+      speedy_outframe_free(session, frame);
       if (rv != 0) return rv;
       continue;
     }
@@ -299,34 +301,34 @@ static int fill_output(spdy_session *session, size_t want) {
   return 0;
 }
 
-int64_t spdy_session_peek_output(spdy_session *session, const uint8_t **out, size_t max) {
-  if (session == NULL || out == NULL) return SPDY_ERR_INVALID_ARGUMENT;
+int64_t speedy_session_peek_output(speedy_session *session, const uint8_t **out, size_t max) {
+  if (session == NULL || out == NULL) return SPEEDY_ERR_INVALID_ARGUMENT;
   int rv = fill_output(session, max);
   if (rv != 0) {
     /* Our own failure (memory, compression, a callback): tell the peer and stop. */
-    spdy_session_fail(session, rv, SPDY_RST_INTERNAL_ERROR);
+    speedy_session_fail(session, rv, SPEEDY_RST_INTERNAL_ERROR);
     (void)fill_output(session, max); /* the GOAWAY, if it could be queued */
-    if (spdy_buf_len(&session->outbuf) == 0) return rv;
+    if (speedy_buf_len(&session->outbuf) == 0) return rv;
   }
-  size_t len = spdy_buf_len(&session->outbuf);
-  *out = spdy_buf_head(&session->outbuf);
+  size_t len = speedy_buf_len(&session->outbuf);
+  *out = speedy_buf_head(&session->outbuf);
   return (int64_t)(len < max ? len : max);
 }
 
-void spdy_session_consume_output(spdy_session *session, size_t n) {
-  size_t len = spdy_buf_len(&session->outbuf);
-  spdy_buf_consume(&session->outbuf, n < len ? n : len);
+void speedy_session_consume_output(speedy_session *session, size_t n) {
+  size_t len = speedy_buf_len(&session->outbuf);
+  speedy_buf_consume(&session->outbuf, n < len ? n : len);
   /* Idle sessions give their output buffer back; busy ones keep it for reuse. */
-  if (session->n_streams == 0) spdy_buf_shrink(&session->outbuf, &session->mem, 0);
+  if (session->n_streams == 0) speedy_buf_shrink(&session->outbuf, &session->mem, 0);
 }
 
-int64_t spdy_session_send(spdy_session *session, uint8_t *buf, size_t cap) {
-  if (session == NULL || (buf == NULL && cap > 0)) return SPDY_ERR_INVALID_ARGUMENT;
+int64_t speedy_session_send(speedy_session *session, uint8_t *buf, size_t cap) {
+  if (session == NULL || (buf == NULL && cap > 0)) return SPEEDY_ERR_INVALID_ARGUMENT;
   size_t copied = 0;
   while (copied < cap) {
     const uint8_t *p;
     session->send_holding = copied > 0;
-    int64_t n = spdy_session_peek_output(session, &p, cap - copied);
+    int64_t n = speedy_session_peek_output(session, &p, cap - copied);
     if (n < 0) {
       session->send_holding = 0;
       return copied > 0 ? (int64_t)copied : n;
@@ -334,7 +336,7 @@ int64_t spdy_session_send(spdy_session *session, uint8_t *buf, size_t cap) {
     if (n == 0) break;
     memcpy(buf + copied, p, (size_t)n);
     copied += (size_t)n;
-    spdy_session_consume_output(session, (size_t)n);
+    speedy_session_consume_output(session, (size_t)n);
     if (session->nocopy_stream_id != 0) break; /* its turn comes in the next call */
   }
   session->send_holding = 0;

@@ -12,71 +12,72 @@
 
 #include "session_int.h"
 
-static spdy_codec_state *state(spdy_session *session) { return &session->wire.spdy; }
+static spdy_codec_state *state(speedy_session *session) { return &session->wire.spdy; }
 
-static int is_spdy(const spdy_session *session) {
-  return session->codec == &spdy_codec_spdy2 || session->codec == &spdy_codec_spdy3 ||
-         session->codec == &spdy_codec_spdy31;
+static int is_spdy(const speedy_session *session) {
+  return session->codec == &speedy_codec_spdy2 || session->codec == &speedy_codec_spdy3 ||
+         session->codec == &speedy_codec_spdy31;
 }
 
 /* ---- neutral values on the wire ---------------------------------------------------- */
 
-static uint32_t rst_status(const spdy_session *session, uint32_t reason) {
-  uint32_t max =
-      session->wire.spdy.wire_version == 2 ? SPDY_RST_FLOW_CONTROL_ERROR : SPDY_RST_FRAME_TOO_LARGE;
-  return reason >= 1 && reason <= max ? reason : SPDY_RST_PROTOCOL_ERROR;
+static uint32_t rst_status(const speedy_session *session, uint32_t reason) {
+  uint32_t max = session->wire.spdy.wire_version == 2 ? SPEEDY_RST_FLOW_CONTROL_ERROR
+                                                      : SPEEDY_RST_FRAME_TOO_LARGE;
+  return reason >= 1 && reason <= max ? reason : SPEEDY_RST_PROTOCOL_ERROR;
 }
 
 static uint32_t goaway_status(uint32_t reason) {
-  if (reason == SPDY_RST_NONE) return SPDY_GOAWAY_OK;
-  return reason == SPDY_RST_INTERNAL_ERROR ? SPDY_GOAWAY_INTERNAL_ERROR
-                                           : SPDY_GOAWAY_PROTOCOL_ERROR;
+  if (reason == SPEEDY_RST_NONE) return SPEEDY_GOAWAY_OK;
+  return reason == SPEEDY_RST_INTERNAL_ERROR ? SPEEDY_GOAWAY_INTERNAL_ERROR
+                                             : SPEEDY_GOAWAY_PROTOCOL_ERROR;
 }
 
 /* Wire priority for an urgency: SPDY/2 has four levels. */
-static uint8_t urgency_to_wire(const spdy_session *session, int urgency) {
+static uint8_t urgency_to_wire(const speedy_session *session, int urgency) {
   if (urgency < 0) urgency = 0;
   if (urgency > 7) urgency = 7;
   return (uint8_t)(session->wire.spdy.wire_version == 2 ? urgency / 2 : urgency);
 }
 
-static int reason_allowed(const spdy_session *session, uint32_t reason) {
-  uint32_t max =
-      session->wire.spdy.wire_version == 2 ? SPDY_RST_FLOW_CONTROL_ERROR : SPDY_RST_FRAME_TOO_LARGE;
+static int reason_allowed(const speedy_session *session, uint32_t reason) {
+  uint32_t max = session->wire.spdy.wire_version == 2 ? SPEEDY_RST_FLOW_CONTROL_ERROR
+                                                      : SPEEDY_RST_FRAME_TOO_LARGE;
   return reason <= max;
 }
 
-static int check_settings(const spdy_session *session, const spdy_setting *settings, size_t n) {
+static int check_settings(const speedy_session *session, const speedy_setting *settings, size_t n) {
   (void)session;
   for (size_t i = 0; i < n; i++) {
-    if (settings[i].id == 0 || settings[i].id > 0xffffff) return SPDY_ERR_INVALID_ARGUMENT;
-    if (settings[i].id >= SPDY_SETTINGS_HEADER_TABLE_SIZE &&
-        settings[i].id <= SPDY_SETTINGS_NO_RFC7540_PRIORITIES)
-      return SPDY_ERR_INVALID_ARGUMENT; /* HTTP/2's names: SPDY has no such settings */
-    if (settings[i].id == SPDY_SETTINGS_INITIAL_WINDOW_SIZE &&
-        settings[i].value > SPDY_MAX_WINDOW_SIZE)
-      return SPDY_ERR_INVALID_ARGUMENT;
+    if (settings[i].id == 0 || settings[i].id > 0xffffff) return SPEEDY_ERR_INVALID_ARGUMENT;
+    if (settings[i].id >= SPEEDY_SETTINGS_HEADER_TABLE_SIZE &&
+        settings[i].id <= SPEEDY_SETTINGS_NO_RFC7540_PRIORITIES)
+      return SPEEDY_ERR_INVALID_ARGUMENT; /* HTTP/2's names: SPDY has no such settings */
+    if (settings[i].id == SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE &&
+        settings[i].value > SPEEDY_MAX_WINDOW_SIZE)
+      return SPEEDY_ERR_INVALID_ARGUMENT;
   }
   return 0;
 }
 
-static int frame_type(const spdy_outframe *frame) {
+static int frame_type(const speedy_outframe *frame) {
   switch (frame->kind) {
-  case SPDY_OUT_HEADERS:
-    if (frame->role == SPDY_BLOCK_REQUEST || frame->role == SPDY_BLOCK_PUSH)
-      return SPDY_FRAME_SYN_STREAM;
-    return frame->role == SPDY_BLOCK_RESPONSE ? SPDY_FRAME_SYN_REPLY : SPDY_FRAME_HEADERS;
-  case SPDY_OUT_RST:
-    return SPDY_FRAME_RST_STREAM;
-  case SPDY_OUT_SETTINGS:
-    return SPDY_FRAME_SETTINGS;
-  case SPDY_OUT_PING:
-  case SPDY_OUT_PING_ACK:
-    return SPDY_FRAME_PING;
-  case SPDY_OUT_GOAWAY:
-    return SPDY_FRAME_GOAWAY;
+  case SPEEDY_OUT_HEADERS:
+    if (frame->role == SPEEDY_BLOCK_REQUEST || frame->role == SPEEDY_BLOCK_PUSH)
+      return SPEEDY_SPDY_FRAME_SYN_STREAM;
+    return frame->role == SPEEDY_BLOCK_RESPONSE ? SPEEDY_SPDY_FRAME_SYN_REPLY
+                                                : SPEEDY_SPDY_FRAME_HEADERS;
+  case SPEEDY_OUT_RST:
+    return SPEEDY_SPDY_FRAME_RST_STREAM;
+  case SPEEDY_OUT_SETTINGS:
+    return SPEEDY_SPDY_FRAME_SETTINGS;
+  case SPEEDY_OUT_PING:
+  case SPEEDY_OUT_PING_ACK:
+    return SPEEDY_SPDY_FRAME_PING;
+  case SPEEDY_OUT_GOAWAY:
+    return SPEEDY_SPDY_FRAME_GOAWAY;
   default:
-    return SPDY_FRAME_WINDOW_UPDATE;
+    return SPEEDY_SPDY_FRAME_WINDOW_UPDATE;
   }
 }
 
@@ -86,12 +87,12 @@ static void data_header(uint8_t *out, int32_t stream_id, int end_stream, uint32_
 
 /* ---- header lists ------------------------------------------------------------------ */
 
-static int name_is(const spdy_header *h, const char *name) {
+static int name_is(const speedy_header *h, const char *name) {
   size_t len = strlen(name);
   return h->name_len == len && memcmp(h->name, name, len) == 0;
 }
 
-static const spdy_header *find_header(const spdy_header *headers, size_t n, const char *name) {
+static const speedy_header *find_header(const speedy_header *headers, size_t n, const char *name) {
   for (size_t i = 0; i < n; i++)
     if (name_is(&headers[i], name)) return &headers[i];
   return NULL;
@@ -102,51 +103,52 @@ static const spdy_header *find_header(const spdy_header *headers, size_t n, cons
  * able to fit one frame, required pseudo-headers present (required: NULL-terminated
  * list). A list refused here never reaches the compressor, where a refusal would end
  * the session. *serialised: the uncompressed block's size. */
-static int validate_headers(spdy_session *session, const spdy_header *headers, size_t n,
+static int validate_headers(speedy_session *session, const speedy_header *headers, size_t n,
                             const char *const *required, size_t *serialised) {
   int rv =
       spdy_hdblock_measure(state(session)->wire_version, &session->mem, headers, n, serialised);
-  if (rv == SPDY_ERR_FRAME_TOO_LARGE ||
+  if (rv == SPEEDY_ERR_FRAME_TOO_LARGE ||
       (rv == 0 && spdy_hdblock_compressed_max(*serialised) >
                       SPDY_MAX_FRAME_LENGTH - SPDY_SYN_STREAM_FIXED_LEN))
-    return SPDY_ERR_INVALID_HEADER;
+    return SPEEDY_ERR_INVALID_HEADER;
   if (rv != 0) return rv;
   for (; required != NULL && *required != NULL; required++)
-    if (find_header(headers, n, *required) == NULL) return SPDY_ERR_INVALID_HEADER;
+    if (find_header(headers, n, *required) == NULL) return SPEEDY_ERR_INVALID_HEADER;
   return 0;
 }
 
 /* A header-bearing frame: headers (checked by validate_headers, which measured them as
  * serialised bytes) laid out as the uncompressed block behind the record. */
-static int block_frame(spdy_session *session, spdy_block_role role, const spdy_header *headers,
-                       size_t n_headers, size_t serialised, spdy_outframe **out) {
-  spdy_outframe *frame = spdy_outframe_new(session, SPDY_OUT_HEADERS, serialised);
-  if (frame == NULL) return SPDY_ERR_NOMEM;
+static int block_frame(speedy_session *session, speedy_block_role role,
+                       const speedy_header *headers, size_t n_headers, size_t serialised,
+                       speedy_outframe **out) {
+  speedy_outframe *frame = speedy_outframe_new(session, SPEEDY_OUT_HEADERS, serialised);
+  if (frame == NULL) return SPEEDY_ERR_NOMEM;
   frame->role = (uint8_t)role;
   frame->n_headers = n_headers;
   int rv = spdy_hdblock_serialise(state(session)->wire_version, &session->mem, headers, n_headers,
                                   frame->block, serialised);
   if (rv != 0) {
-    spdy_outframe_free(session, frame);
+    speedy_outframe_free(session, frame);
     return rv;
   }
   *out = frame;
   return 0;
 }
 
-static int prepare_block(spdy_session *session, spdy_block_role role, const spdy_header *headers,
-                         size_t n_headers, spdy_outframe **out) {
+static int prepare_block(speedy_session *session, speedy_block_role role,
+                         const speedy_header *headers, size_t n_headers, speedy_outframe **out) {
   static const char *const request_v3[] = {":method", ":path",   ":version",
                                            ":host",   ":scheme", NULL};
   static const char *const request_v2[] = {":method", ":path", ":version", NULL};
   static const char *const response[] = {":status", ":version", NULL};
   const char *const *required = NULL;
-  if (role == SPDY_BLOCK_REQUEST)
+  if (role == SPEEDY_BLOCK_REQUEST)
     required = state(session)->wire_version == 2 ? request_v2 : request_v3;
-  else if (role == SPDY_BLOCK_RESPONSE)
+  else if (role == SPEEDY_BLOCK_RESPONSE)
     required = response;
-  else if (role != SPDY_BLOCK_EXTRA)
-    return SPDY_ERR_INVALID_STATE; /* SPDY has no promises or informational responses */
+  else if (role != SPEEDY_BLOCK_EXTRA)
+    return SPEEDY_ERR_INVALID_STATE; /* SPDY has no promises or informational responses */
   size_t serialised = 0;
   int rv = validate_headers(session, headers, n_headers, required, &serialised);
   return rv != 0 ? rv : block_frame(session, role, headers, n_headers, serialised, out);
@@ -156,9 +158,9 @@ static int prepare_block(spdy_session *session, spdy_block_role role, const spdy
  * there) and the response headers too. v3 allows the latter in a later HEADERS frame, but
  * deployed clients (node's spdy-transport among them) require :status in the SYN_STREAM.
  * SPDY/2 wants an absolute url instead of scheme, host and path. */
-static int prepare_push(spdy_session *session, const spdy_header *request, size_t n_request,
-                        const spdy_header *response, size_t n_response, spdy_outframe **promise,
-                        spdy_outframe **open) {
+static int prepare_push(speedy_session *session, const speedy_header *request, size_t n_request,
+                        const speedy_header *response, size_t n_response, speedy_outframe **promise,
+                        speedy_outframe **open) {
   static const char *const required_request[] = {":scheme", ":host", ":path", NULL};
   static const char *const required_response[] = {":status", ":version", NULL};
   int version = state(session)->wire_version;
@@ -168,12 +170,12 @@ static int prepare_push(spdy_session *session, const spdy_header *request, size_
   if (rv != 0) return rv;
   size_t n_all = n_request + n_response;
   size_t url_len = 0;
-  const spdy_header *scheme = find_header(request, n_request, ":scheme");
-  const spdy_header *host = find_header(request, n_request, ":host");
-  const spdy_header *path = find_header(request, n_request, ":path");
+  const speedy_header *scheme = find_header(request, n_request, ":scheme");
+  const speedy_header *host = find_header(request, n_request, ":host");
+  const speedy_header *path = find_header(request, n_request, ":path");
   if (version == 2) url_len = scheme->value_len + 3 + host->value_len + path->value_len;
-  spdy_header *all = spdy_mem_malloc(&session->mem, n_all * sizeof(spdy_header) + url_len);
-  if (all == NULL) return SPDY_ERR_NOMEM;
+  speedy_header *all = speedy_mem_malloc(&session->mem, n_all * sizeof(speedy_header) + url_len);
+  if (all == NULL) return SPEEDY_ERR_NOMEM;
   size_t k = 0;
   if (version == 2) {
     char *url = (char *)(all + n_all);
@@ -182,7 +184,7 @@ static int prepare_push(spdy_session *session, const spdy_header *request, size_
     memcpy(url + pos, "://", 3), pos += 3;
     memcpy(url + pos, host->value, host->value_len), pos += host->value_len;
     memcpy(url + pos, path->value, path->value_len), pos += path->value_len;
-    all[k++] = (spdy_header){":path", 5, url, url_len};
+    all[k++] = (speedy_header){":path", 5, url, url_len};
     for (size_t i = 0; i < n_request; i++)
       if (&request[i] != path) all[k++] = request[i];
   } else {
@@ -191,8 +193,8 @@ static int prepare_push(spdy_session *session, const spdy_header *request, size_
   for (size_t i = 0; i < n_response; i++) all[k++] = response[i];
   /* Each half was valid; together they must be too (a name in both halves is joined). */
   rv = validate_headers(session, all, k, NULL, &serialised);
-  if (rv == 0) rv = block_frame(session, SPDY_BLOCK_PUSH, all, k, serialised, open);
-  spdy_mem_free(&session->mem, all);
+  if (rv == 0) rv = block_frame(session, SPEEDY_BLOCK_PUSH, all, k, serialised, open);
+  speedy_mem_free(&session->mem, all);
   *promise = NULL;
   return rv;
 }
@@ -201,30 +203,30 @@ static int prepare_push(spdy_session *session, const spdy_header *request, size_
 
 /* A header-bearing frame: prefix, then the block compressed straight into the output
  * buffer, then the prefix is filled in with the compressed length. */
-static int serialise_header_frame(spdy_session *session, spdy_outframe *frame) {
+static int serialise_header_frame(speedy_session *session, speedy_outframe *frame) {
   int version = state(session)->wire_version;
-  int syn = frame->role == SPDY_BLOCK_REQUEST || frame->role == SPDY_BLOCK_PUSH;
+  int syn = frame->role == SPEEDY_BLOCK_REQUEST || frame->role == SPEEDY_BLOCK_PUSH;
   int type = frame_type(frame);
   uint8_t flags = frame->end_stream ? SPDY_FLAG_FIN : 0;
-  if (frame->role == SPDY_BLOCK_PUSH) flags |= SPDY_FLAG_UNIDIRECTIONAL;
+  if (frame->role == SPEEDY_BLOCK_PUSH) flags |= SPDY_FLAG_UNIDIRECTIONAL;
   uint8_t priority = urgency_to_wire(session, frame->urgency);
   size_t prefix = SPDY_FRAME_HEADER_LEN +
                   (syn ? SPDY_SYN_STREAM_FIXED_LEN : (size_t)SPDY_SYN_REPLY_FIXED_LEN(version));
-  int rv = spdy_buf_reserve(&session->outbuf, &session->mem, prefix);
+  int rv = speedy_buf_reserve(&session->outbuf, &session->mem, prefix);
   if (rv != 0) return rv;
   /* Offsets, not pointers: the buffer may slide or move while the block is appended. */
-  size_t offset = spdy_buf_len(&session->outbuf);
-  spdy_buf_commit(&session->outbuf, prefix);
+  size_t offset = speedy_buf_len(&session->outbuf);
+  speedy_buf_commit(&session->outbuf, prefix);
   rv = spdy_hdblock_deflate_serialised(&state(session)->deflater, &session->mem, &session->outbuf,
                                        frame->block, frame->block_len);
   if (rv != 0) {
     session->outbuf.end = session->outbuf.start + offset; /* take the prefix back */
     return rv;
   }
-  size_t block_len = spdy_buf_len(&session->outbuf) - offset - prefix;
+  size_t block_len = speedy_buf_len(&session->outbuf) - offset - prefix;
   if (block_len + prefix - SPDY_FRAME_HEADER_LEN > SPDY_MAX_FRAME_LENGTH)
-    return SPDY_ERR_FRAME_TOO_LARGE;
-  uint8_t *at = spdy_buf_head(&session->outbuf) + offset;
+    return SPEEDY_ERR_FRAME_TOO_LARGE;
+  uint8_t *at = speedy_buf_head(&session->outbuf) + offset;
   if (syn)
     spdy_frame_encode_syn_stream_prefix(at, version, flags, frame->stream_id, frame->associated_id,
                                         priority, block_len);
@@ -238,36 +240,36 @@ static int serialise_header_frame(spdy_session *session, spdy_outframe *frame) {
              (unsigned)priority, frame->n_headers);
   else if (describe)
     snprintf(summary, sizeof(summary), "headers=%zu", frame->n_headers);
-  spdy_trace(session, 1, type, flags, frame->stream_id,
-             (uint32_t)(block_len + prefix - SPDY_FRAME_HEADER_LEN), summary);
+  speedy_trace(session, 1, type, flags, frame->stream_id,
+               (uint32_t)(block_len + prefix - SPDY_FRAME_HEADER_LEN), summary);
   return 0;
 }
 
-static int serialise(spdy_session *session, spdy_outframe *frame) {
-  if (frame->kind == SPDY_OUT_HEADERS) return serialise_header_frame(session, frame);
+static int serialise(speedy_session *session, speedy_outframe *frame) {
+  if (frame->kind == SPEEDY_OUT_HEADERS) return serialise_header_frame(session, frame);
   int version = state(session)->wire_version;
-  uint8_t bytes[SPDY_FRAME_HEADER_LEN + 4 + 8 * (SPDY_SETTINGS_MAX_ID + 1)];
+  uint8_t bytes[SPDY_FRAME_HEADER_LEN + 4 + 8 * (SPEEDY_SETTINGS_MAX_ID + 1)];
   size_t len = 0;
   char summary[64] = "";
   int describe = session->callbacks.on_frame != NULL && session->options.frame_summaries;
   uint32_t status;
   switch (frame->kind) {
-  case SPDY_OUT_RST:
+  case SPEEDY_OUT_RST:
     status = rst_status(session, frame->reason);
     len = spdy_frame_encode_rst_stream(bytes, version, frame->stream_id, status);
-    if (describe) snprintf(summary, sizeof(summary), "status=%s", spdy_rst_status_name(status));
+    if (describe) snprintf(summary, sizeof(summary), "status=%s", speedy_rst_status_name(status));
     break;
-  case SPDY_OUT_SETTINGS:
+  case SPEEDY_OUT_SETTINGS:
     len = spdy_frame_encode_settings(bytes, version, frame->flags, frame->settings,
                                      frame->n_settings);
     if (describe) snprintf(summary, sizeof(summary), "entries=%u", (unsigned)frame->n_settings);
     break;
-  case SPDY_OUT_PING:
-  case SPDY_OUT_PING_ACK:
+  case SPEEDY_OUT_PING:
+  case SPEEDY_OUT_PING_ACK:
     len = spdy_frame_encode_ping(bytes, version, frame->value);
     if (describe) snprintf(summary, sizeof(summary), "id=%u", frame->value);
     break;
-  case SPDY_OUT_GOAWAY:
+  case SPEEDY_OUT_GOAWAY:
     status = goaway_status(frame->reason);
     len = spdy_frame_encode_goaway(bytes, version, (int32_t)frame->value, status);
     if (describe && version == 2) /* SPDY/2's GOAWAY has no status */
@@ -276,27 +278,28 @@ static int serialise(spdy_session *session, spdy_outframe *frame) {
       snprintf(summary, sizeof(summary), "last_good=%u status=%u", frame->value & 0x7fffffff,
                status);
     break;
-  case SPDY_OUT_WINDOW_UPDATE:
+  case SPEEDY_OUT_WINDOW_UPDATE:
     len = spdy_frame_encode_window_update(bytes, version, frame->stream_id, frame->value);
     if (describe) snprintf(summary, sizeof(summary), "delta=%u", frame->value & 0x7fffffff);
     break;
   default:
     return 0; /* SPDY has no SETTINGS acknowledgement */
   }
-  int rv = spdy_buf_append(&session->outbuf, &session->mem, bytes, len);
+  int rv = speedy_buf_append(&session->outbuf, &session->mem, bytes, len);
   if (rv == 0)
-    spdy_trace(session, 1, frame_type(frame), frame->kind == SPDY_OUT_SETTINGS ? frame->flags : 0,
-               frame->stream_id, (uint32_t)(len - SPDY_FRAME_HEADER_LEN), summary);
+    speedy_trace(session, 1, frame_type(frame),
+                 frame->kind == SPEEDY_OUT_SETTINGS ? frame->flags : 0, frame->stream_id,
+                 (uint32_t)(len - SPDY_FRAME_HEADER_LEN), summary);
   return rv;
 }
 
 /* ---- lifetime ---------------------------------------------------------------------- */
 
-static int init(spdy_session *session) {
+static int init(speedy_session *session) {
   spdy_codec_state *s = state(session);
-  const spdy_options *o = &session->options;
-  s->wire_version = session->protocol == SPDY_PROTOCOL_SPDY2 ? 2 : 3;
-  s->v3_undecided = session->protocol == SPDY_PROTOCOL_SPDY3_1 && o->v3_autodetect;
+  const speedy_options *o = &session->options;
+  s->wire_version = session->protocol == SPEEDY_PROTOCOL_SPDY2 ? 2 : 3;
+  s->v3_undecided = session->protocol == SPEEDY_PROTOCOL_SPDY3_1 && o->v3_autodetect;
   session->hold_session_credit = s->v3_undecided;
   s->recv_state = SPDY_RECV_HEAD;
   int rv =
@@ -308,122 +311,122 @@ static int init(spdy_session *session) {
   return rv;
 }
 
-static void codec_free(spdy_session *session) {
+static void codec_free(speedy_session *session) {
   spdy_hdblock_deflater_free(&state(session)->deflater);
   spdy_hdblock_inflater_free(&state(session)->inflater, &session->mem);
 }
 
 /* SPDY/3.1: a session window larger than the protocol's 64 KiB is announced with a
  * WINDOW_UPDATE on stream 0. */
-static int announce_session_window(spdy_session *session) {
-  const spdy_options *o = &session->options;
-  if (!session->caps.session_window || o->session_window <= SPDY_DEFAULT_WINDOW) return 0;
-  int rv = spdy_queue_window_update(session, 0, o->session_window - SPDY_DEFAULT_WINDOW);
+static int announce_session_window(speedy_session *session) {
+  const speedy_options *o = &session->options;
+  if (!session->caps.session_window || o->session_window <= SPEEDY_DEFAULT_WINDOW) return 0;
+  int rv = speedy_queue_window_update(session, 0, o->session_window - SPEEDY_DEFAULT_WINDOW);
   if (rv != 0) return rv;
   session->session_recv_window = o->session_window;
   return 0;
 }
 
-static int start(spdy_session *session) {
-  const spdy_options *o = &session->options;
+static int start(speedy_session *session) {
+  const speedy_options *o = &session->options;
   if (!o->send_initial_settings) return 0;
-  spdy_setting settings[2];
+  speedy_setting settings[2];
   size_t n = 0;
   settings[n++] =
-      (spdy_setting){SPDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, o->max_concurrent_streams};
-  if (session->caps.flow_control && o->stream_window != SPDY_DEFAULT_WINDOW)
-    settings[n++] = (spdy_setting){SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, o->stream_window};
-  int rv = spdy_submit_settings(session, 0, settings, n);
+      (speedy_setting){SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, o->max_concurrent_streams};
+  if (session->caps.flow_control && o->stream_window != SPEEDY_DEFAULT_WINDOW)
+    settings[n++] = (speedy_setting){SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, o->stream_window};
+  int rv = speedy_submit_settings(session, 0, settings, n);
   if (rv != 0) return rv;
   return state(session)->v3_undecided ? 0 : announce_session_window(session);
 }
 
 /* ---- SPDY/3 or /3.1 ---------------------------------------------------------------- */
 
-int spdy_codec_settle_by_credit(spdy_session *session) {
+int spdy_codec_settle_by_credit(speedy_session *session) {
   if (!state(session)->v3_undecided || session->session_send_window > 0 ||
-      state(session)->v3_stream_credit < SPDY_DEFAULT_WINDOW / 2)
+      state(session)->v3_stream_credit < SPEEDY_DEFAULT_WINDOW / 2)
     return 0;
-  return spdy_codec_settle(session, SPDY_PROTOCOL_SPDY3);
+  return spdy_codec_settle(session, SPEEDY_PROTOCOL_SPDY3);
 }
 
-int spdy_codec_settle(spdy_session *session, spdy_protocol protocol) {
-  if (!is_spdy(session) || !state(session)->v3_undecided) return SPDY_ERR_INVALID_STATE;
+int spdy_codec_settle(speedy_session *session, speedy_protocol protocol) {
+  if (!is_spdy(session) || !state(session)->v3_undecided) return SPEEDY_ERR_INVALID_STATE;
   state(session)->v3_undecided = 0;
   session->hold_session_credit = 0;
-  if (protocol == SPDY_PROTOCOL_SPDY3) {
+  if (protocol == SPEEDY_PROTOCOL_SPDY3) {
     /* No session window: streams held back by it may send (they stayed scheduled). The one
      * moment a session's capabilities change. */
-    session->protocol = SPDY_PROTOCOL_SPDY3;
-    session->codec = &spdy_codec_spdy3;
-    session->caps = spdy_codec_spdy3.caps;
+    session->protocol = SPEEDY_PROTOCOL_SPDY3;
+    session->codec = &speedy_codec_spdy3;
+    session->caps = speedy_codec_spdy3.caps;
     session->session_recv_unacked = 0;
     return 0;
   }
   /* SPDY/3.1 after all: announce the window and return the credit held back. */
   int rv = announce_session_window(session);
-  return rv != 0 ? rv : spdy_session_return_session_credit(session);
+  return rv != 0 ? rv : speedy_session_return_session_credit(session);
 }
 
-int spdy_session_protocol_undecided(const spdy_session *session) {
+int speedy_session_protocol_undecided(const speedy_session *session) {
   if (session == NULL || !is_spdy(session) || !session->wire.spdy.v3_undecided) return 0;
   if (session->session_send_window <= 0)
-    for (int u = 0; u < SPDY_URGENCY_LEVELS; u++)
+    for (int u = 0; u < SPEEDY_URGENCY_LEVELS; u++)
       if (session->sched_head[u] != NULL) return 2;
   if (session->session_recv_window <= 0)
     for (uint32_t b = 0; b < session->n_buckets; b++)
-      for (const spdy_stream *s = session->buckets[b]; s != NULL; s = s->hash_next)
+      for (const speedy_stream *s = session->buckets[b]; s != NULL; s = s->hash_next)
         if (!s->remote_closed) return 3;
   return 1;
 }
 
-int spdy_session_settle_protocol(spdy_session *session, spdy_protocol protocol) {
-  if (session == NULL || (protocol != SPDY_PROTOCOL_SPDY3 && protocol != SPDY_PROTOCOL_SPDY3_1))
-    return SPDY_ERR_INVALID_ARGUMENT;
+int speedy_session_settle_protocol(speedy_session *session, speedy_protocol protocol) {
+  if (session == NULL || (protocol != SPEEDY_PROTOCOL_SPDY3 && protocol != SPEEDY_PROTOCOL_SPDY3_1))
+    return SPEEDY_ERR_INVALID_ARGUMENT;
   return spdy_codec_settle(session, protocol);
 }
 
 /* ---- the tables -------------------------------------------------------------------- */
 
-#define SPDY_CODEC_FUNCTIONS                                                                       \
+#define SPEEDY_CODEC_FUNCTIONS                                                                     \
   .init = init, .free = codec_free, .start = start, .recv = spdy_codec_recv,                       \
   .prepare_block = prepare_block, .prepare_push = prepare_push, .serialise = serialise,            \
   .data_header = data_header, .frame_type = frame_type, .reason_allowed = reason_allowed,          \
   .check_settings = check_settings, .recv_in_frame = spdy_codec_recv_in_frame
 
-const spdy_codec spdy_codec_spdy2 = {
+const speedy_codec speedy_codec_spdy2 = {
     .name = "spdy/2",
     .caps = {.flow_control = 0,
              .session_window = 0,
              .incremental_default = 1,
              .extra_headers = 1,
              .data_header_len = SPDY_FRAME_HEADER_LEN,
-             .default_window = SPDY_DEFAULT_WINDOW,
+             .default_window = SPEEDY_DEFAULT_WINDOW,
              .max_frame_payload = SPDY_MAX_FRAME_LENGTH},
-    SPDY_CODEC_FUNCTIONS,
+    SPEEDY_CODEC_FUNCTIONS,
 };
 
-const spdy_codec spdy_codec_spdy3 = {
+const speedy_codec speedy_codec_spdy3 = {
     .name = "spdy/3",
     .caps = {.flow_control = 1,
              .session_window = 0,
              .incremental_default = 1,
              .extra_headers = 1,
              .data_header_len = SPDY_FRAME_HEADER_LEN,
-             .default_window = SPDY_DEFAULT_WINDOW,
+             .default_window = SPEEDY_DEFAULT_WINDOW,
              .max_frame_payload = SPDY_MAX_FRAME_LENGTH},
-    SPDY_CODEC_FUNCTIONS,
+    SPEEDY_CODEC_FUNCTIONS,
 };
 
-const spdy_codec spdy_codec_spdy31 = {
+const speedy_codec speedy_codec_spdy31 = {
     .name = "spdy/3.1",
     .caps = {.flow_control = 1,
              .session_window = 1,
              .incremental_default = 1,
              .extra_headers = 1,
              .data_header_len = SPDY_FRAME_HEADER_LEN,
-             .default_window = SPDY_DEFAULT_WINDOW,
+             .default_window = SPEEDY_DEFAULT_WINDOW,
              .max_frame_payload = SPDY_MAX_FRAME_LENGTH},
-    SPDY_CODEC_FUNCTIONS,
+    SPEEDY_CODEC_FUNCTIONS,
     .send_window_exhausted = spdy_codec_settle_by_credit,
 };

@@ -28,7 +28,7 @@ typedef struct spdy_codec_state {
   /* Header compression: one context per direction. */
   spdy_hdblock_deflater deflater;
   spdy_hdblock_inflater inflater;
-  /* Undecided between SPDY/3 and /3.1 (spdy_options_set_v3_autodetect): the session
+  /* Undecided between SPDY/3 and /3.1 (speedy_options_set_v3_autodetect): the session
    * says 3.1, no WINDOW_UPDATE on stream 0 goes out, and stream credit the peer returned
    * is counted as evidence. */
   uint8_t v3_undecided;
@@ -41,14 +41,14 @@ typedef struct spdy_codec_state {
 } spdy_codec_state;
 
 /* Settles an undecided session as SPDY/3 or /3.1 (spdy_codec.c). */
-struct spdy_session;
-int spdy_codec_settle(struct spdy_session *session, spdy_protocol protocol);
+struct speedy_session;
+int spdy_codec_settle(struct speedy_session *session, speedy_protocol protocol);
 /* Settles an undecided session as SPDY/3 if our session window is used up and the peer
  * returned half of it in stream credit without a session WINDOW_UPDATE, which a 3.1 peer
  * sends by then. */
-int spdy_codec_settle_by_credit(struct spdy_session *session);
+int spdy_codec_settle_by_credit(struct speedy_session *session);
 /* The SPDY codec's parser (spdy_codec_recv.c), and whether it is inside a frame. */
-int64_t spdy_codec_recv(struct spdy_session *session, const uint8_t *in, size_t len);
-int spdy_codec_recv_in_frame(const struct spdy_session *session);
+int64_t spdy_codec_recv(struct speedy_session *session, const uint8_t *in, size_t len);
+int spdy_codec_recv_in_frame(const struct speedy_session *session);
 
 #endif

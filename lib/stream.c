@@ -1,16 +1,16 @@
 /* stream.c — the stream table of a session: a chained hash by stream id, stream
  * creation with windows taken from the current settings, and stream closing.
  *
- * Closing a stream always goes through spdy_stream_close so that the scheduler, the
+ * Closing a stream always goes through speedy_stream_close so that the scheduler, the
  * concurrency counters and the application (on_stream_close) stay consistent.
  */
 #include <string.h>
 
 #include "session_int.h"
 
-#define SPDY_STREAM_TABLE_MIN 16
+#define SPEEDY_STREAM_TABLE_MIN 16
 
-static uint32_t bucket_of(const spdy_session *session, int32_t id) {
+static uint32_t bucket_of(const speedy_session *session, int32_t id) {
   /* Fibonacci hashing: the product's top bits, which depend on every bit of the id (its
    * low bits would keep the parity: one side's ids are all odd, and would fill only half
    * of the buckets). */
@@ -18,58 +18,59 @@ static uint32_t bucket_of(const spdy_session *session, int32_t id) {
   return ((uint32_t)id * 2654435761u) >> shift;
 }
 
-int spdy_stream_table_init(spdy_session *session) {
-  session->buckets = spdy_mem_calloc(&session->mem, SPDY_STREAM_TABLE_MIN, sizeof(spdy_stream *));
-  if (session->buckets == NULL) return SPDY_ERR_NOMEM;
-  session->n_buckets = SPDY_STREAM_TABLE_MIN;
+int speedy_stream_table_init(speedy_session *session) {
+  session->buckets =
+      speedy_mem_calloc(&session->mem, SPEEDY_STREAM_TABLE_MIN, sizeof(speedy_stream *));
+  if (session->buckets == NULL) return SPEEDY_ERR_NOMEM;
+  session->n_buckets = SPEEDY_STREAM_TABLE_MIN;
   session->n_streams = 0;
   return 0;
 }
 
-void spdy_stream_table_free(spdy_session *session) {
-  spdy_mem_free(&session->mem, session->buckets);
+void speedy_stream_table_free(speedy_session *session) {
+  speedy_mem_free(&session->mem, session->buckets);
   session->buckets = NULL;
   session->last_found = NULL;
   session->n_buckets = 0;
 }
 
-spdy_stream *spdy_stream_find(const spdy_session *session, int32_t id) {
+speedy_stream *speedy_stream_find(const speedy_session *session, int32_t id) {
   if (session->last_found != NULL && session->last_found->id == id) return session->last_found;
   if (session->buckets == NULL) return NULL;
-  for (spdy_stream *s = session->buckets[bucket_of(session, id)]; s != NULL; s = s->hash_next) {
+  for (speedy_stream *s = session->buckets[bucket_of(session, id)]; s != NULL; s = s->hash_next) {
     if (s->id != id) continue;
     /* A cache, not state: the session is const to callers that only look things up
      * (sessions are never defined const, so writing through the cast is sound). */
-    ((spdy_session *)session)->last_found = s;
+    ((speedy_session *)session)->last_found = s;
     return s;
   }
   return NULL;
 }
 
 /* Doubles the table when it is more than full; failure just keeps the chains longer. */
-static void grow_table(spdy_session *session) {
+static void grow_table(speedy_session *session) {
   uint32_t n = session->n_buckets * 2;
-  spdy_stream **fresh = spdy_mem_calloc(&session->mem, n, sizeof(spdy_stream *));
+  speedy_stream **fresh = speedy_mem_calloc(&session->mem, n, sizeof(speedy_stream *));
   if (fresh == NULL) return;
-  spdy_stream **old = session->buckets;
+  speedy_stream **old = session->buckets;
   uint32_t old_n = session->n_buckets;
   session->buckets = fresh;
   session->n_buckets = n;
   for (uint32_t i = 0; i < old_n; i++) {
-    spdy_stream *s = old[i];
+    speedy_stream *s = old[i];
     while (s != NULL) {
-      spdy_stream *next = s->hash_next;
+      speedy_stream *next = s->hash_next;
       uint32_t b = bucket_of(session, s->id);
       s->hash_next = fresh[b];
       fresh[b] = s;
       s = next;
     }
   }
-  spdy_mem_free(&session->mem, old);
+  speedy_mem_free(&session->mem, old);
 }
 
-spdy_stream *spdy_stream_create(spdy_session *session, int32_t id, int locally_initiated) {
-  spdy_stream *stream = spdy_mem_calloc(&session->mem, 1, sizeof(*stream));
+speedy_stream *speedy_stream_create(speedy_session *session, int32_t id, int locally_initiated) {
+  speedy_stream *stream = speedy_mem_calloc(&session->mem, 1, sizeof(*stream));
   if (stream == NULL) return NULL;
   stream->id = id;
   stream->locally_initiated = (uint8_t)(locally_initiated != 0);
@@ -89,8 +90,8 @@ spdy_stream *spdy_stream_create(spdy_session *session, int32_t id, int locally_i
   return stream;
 }
 
-static void unlink_stream(spdy_session *session, spdy_stream *stream) {
-  spdy_stream **link = &session->buckets[bucket_of(session, stream->id)];
+static void unlink_stream(speedy_session *session, speedy_stream *stream) {
+  speedy_stream **link = &session->buckets[bucket_of(session, stream->id)];
   while (*link != stream) link = &(*link)->hash_next;
   *link = stream->hash_next;
   if (session->last_found == stream) session->last_found = NULL;
@@ -99,21 +100,21 @@ static void unlink_stream(spdy_session *session, spdy_stream *stream) {
     session->n_local_open--;
   else
     session->n_remote_open--;
-  if (stream->data_state == SPDY_DATA_ACTIVE) spdy_sched_remove(session, stream);
+  if (stream->data_state == SPEEDY_DATA_ACTIVE) speedy_sched_remove(session, stream);
   if (session->nocopy_stream_id == stream->id) session->nocopy_stream_id = 0;
 }
 
 /* Remembers how the stream ended, for frames that arrive after it is gone. */
-static void remember_closed(spdy_session *session, const spdy_stream *stream) {
-  spdy_closed_record *record = &session->closed[session->closed_next % SPDY_CLOSED_MEMORY];
+static void remember_closed(speedy_session *session, const speedy_stream *stream) {
+  speedy_closed_record *record = &session->closed[session->closed_next % SPEEDY_CLOSED_MEMORY];
   record->id = stream->id;
   record->reset_by_us = stream->reset_sent;
   session->closed_next++;
 }
 
-int spdy_stream_closed_recently(const spdy_session *session, int32_t id, int *reset_by_us) {
-  for (uint32_t i = 0; i < SPDY_CLOSED_MEMORY; i++) {
-    const spdy_closed_record *record = &session->closed[i];
+int speedy_stream_closed_recently(const speedy_session *session, int32_t id, int *reset_by_us) {
+  for (uint32_t i = 0; i < SPEEDY_CLOSED_MEMORY; i++) {
+    const speedy_closed_record *record = &session->closed[i];
     if (record->id == id && id != 0) {
       *reset_by_us = record->reset_by_us;
       return 1;
@@ -122,7 +123,7 @@ int spdy_stream_closed_recently(const spdy_session *session, int32_t id, int *re
   return 0;
 }
 
-int spdy_stream_close(spdy_session *session, spdy_stream *stream, uint32_t status) {
+int speedy_stream_close(speedy_session *session, speedy_stream *stream, uint32_t status) {
   int32_t id = stream->id;
   int was_local = stream->locally_initiated;
   remember_closed(session, stream);
@@ -134,33 +135,33 @@ int spdy_stream_close(spdy_session *session, spdy_stream *stream, uint32_t statu
   void *outer_user = session->closing_stream_user;
   session->closing_stream_id = id;
   session->closing_stream_user = stream->user;
-  spdy_mem_free(&session->mem, stream);
+  speedy_mem_free(&session->mem, stream);
   int rv = 0;
   if (session->callbacks.on_stream_close != NULL &&
       session->callbacks.on_stream_close(session, id, status, session->user) != 0)
-    rv = SPDY_ERR_CALLBACK_FAILURE;
+    rv = SPEEDY_ERR_CALLBACK_FAILURE;
   session->closing_stream_id = outer_id;
   session->closing_stream_user = outer_user;
   /* A slot opened: streams waiting for one may start. */
   if (was_local && session->pending_head != NULL) {
-    int start = spdy_session_start_pending(session);
+    int start = speedy_session_start_pending(session);
     if (rv == 0) rv = start;
   }
   return rv;
 }
 
-int spdy_stream_close_if_done(spdy_session *session, spdy_stream *stream) {
+int speedy_stream_close_if_done(speedy_session *session, speedy_stream *stream) {
   if (stream->local_closed && stream->remote_closed && stream->headers_queued == 0)
-    return spdy_stream_close(session, stream, SPDY_RST_NONE);
+    return speedy_stream_close(session, stream, SPEEDY_RST_NONE);
   return 0;
 }
 
-void spdy_stream_free_all(spdy_session *session) {
+void speedy_stream_free_all(speedy_session *session) {
   for (uint32_t i = 0; i < session->n_buckets; i++) {
-    spdy_stream *s = session->buckets[i];
+    speedy_stream *s = session->buckets[i];
     while (s != NULL) {
-      spdy_stream *next = s->hash_next;
-      spdy_mem_free(&session->mem, s);
+      speedy_stream *next = s->hash_next;
+      speedy_mem_free(&session->mem, s);
       s = next;
     }
     session->buckets[i] = NULL;

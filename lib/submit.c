@@ -1,4 +1,4 @@
-/* submit.c — every spdy_submit_* function: what the application asks the session to send.
+/* submit.c — every speedy_submit_* function: what the application asks the session to send.
  *
  * Submitting never writes bytes: it queues a frame (header lists checked and laid out by
  * the codec, compressed later in output order) or attaches a body source to a stream.
@@ -11,29 +11,29 @@
 #include "session_int.h"
 
 /* Fields the codec cannot even look at. */
-static int check_list(const spdy_header *headers, size_t n) {
-  if (n > 0 && headers == NULL) return SPDY_ERR_INVALID_ARGUMENT;
+static int check_list(const speedy_header *headers, size_t n) {
+  if (n > 0 && headers == NULL) return SPEEDY_ERR_INVALID_ARGUMENT;
   for (size_t i = 0; i < n; i++)
     if (headers[i].name == NULL || headers[i].name_len == 0 ||
         (headers[i].value == NULL && headers[i].value_len > 0))
-      return SPDY_ERR_INVALID_HEADER;
+      return SPEEDY_ERR_INVALID_HEADER;
   return 0;
 }
 
-static int prepare(spdy_session *session, spdy_block_role role, const spdy_header *headers,
-                   size_t n, spdy_outframe **out) {
+static int prepare(speedy_session *session, speedy_block_role role, const speedy_header *headers,
+                   size_t n, speedy_outframe **out) {
   int rv = check_list(headers, n);
   return rv != 0 ? rv : session->codec->prepare_block(session, role, headers, n, out);
 }
 
-static int can_open_stream(const spdy_session *session) {
+static int can_open_stream(const speedy_session *session) {
   if (session->fatal_error != 0 || session->goaway_sent || session->goaway_draining ||
       session->goaway_received)
-    return SPDY_ERR_SESSION_CLOSING;
-  if (session->next_stream_id > SPDY_MAX_WINDOW_SIZE) return SPDY_ERR_STREAM_ID_EXHAUSTED;
+    return SPEEDY_ERR_SESSION_CLOSING;
+  if (session->next_stream_id > SPEEDY_MAX_WINDOW_SIZE) return SPEEDY_ERR_STREAM_ID_EXHAUSTED;
   if (session->n_pending >= session->options.max_pending_streams &&
       session->n_local_open - session->n_pending >= session->remote_max_concurrent)
-    return SPDY_ERR_TOO_MANY_STREAMS;
+    return SPEEDY_ERR_TOO_MANY_STREAMS;
   return 0;
 }
 
@@ -43,17 +43,17 @@ static uint8_t clamp_urgency(int urgency) {
 
 /* Opens a locally initiated stream: its opening frame goes out now or waits for a
  * concurrency slot; a promise (HTTP/2 push) goes out at once. Takes ownership of both. */
-static int32_t open_local_stream(spdy_session *session, spdy_outframe *syn, spdy_outframe *promise,
-                                 int urgency, spdy_data_read_fn read_fn, void *source,
-                                 void *stream_user) {
+static int32_t open_local_stream(speedy_session *session, speedy_outframe *syn,
+                                 speedy_outframe *promise, int urgency, speedy_data_read_fn read_fn,
+                                 void *source, void *stream_user) {
   int32_t id = (int32_t)session->next_stream_id;
-  spdy_pending *pending = spdy_mem_calloc(&session->mem, 1, sizeof(*pending));
-  spdy_stream *stream = pending != NULL ? spdy_stream_create(session, id, 1) : NULL;
+  speedy_pending *pending = speedy_mem_calloc(&session->mem, 1, sizeof(*pending));
+  speedy_stream *stream = pending != NULL ? speedy_stream_create(session, id, 1) : NULL;
   if (stream == NULL) {
-    spdy_mem_free(&session->mem, pending);
-    spdy_outframe_free(session, syn);
-    if (promise != NULL) spdy_outframe_free(session, promise);
-    return SPDY_ERR_NOMEM;
+    speedy_mem_free(&session->mem, pending);
+    speedy_outframe_free(session, syn);
+    if (promise != NULL) speedy_outframe_free(session, promise);
+    return SPEEDY_ERR_NOMEM;
   }
   session->next_stream_id += 2;
   stream->urgency = clamp_urgency(urgency);
@@ -61,10 +61,10 @@ static int32_t open_local_stream(spdy_session *session, spdy_outframe *syn, spdy
   stream->user = stream_user;
   stream->read_fn = read_fn;
   stream->source = source;
-  stream->data_state = read_fn != NULL ? SPDY_DATA_WAITING : SPDY_DATA_NONE;
+  stream->data_state = read_fn != NULL ? SPEEDY_DATA_WAITING : SPEEDY_DATA_NONE;
   if (read_fn == NULL) stream->local_closed = 1;
   stream->head_request = syn->head_request;
-  if (syn->role == SPDY_BLOCK_PUSH) {
+  if (syn->role == SPEEDY_BLOCK_PUSH) {
     stream->remote_closed = 1; /* a push is one-way */
     stream->associated_id = syn->associated_id;
   }
@@ -73,11 +73,11 @@ static int32_t open_local_stream(spdy_session *session, spdy_outframe *syn, spdy
   if (promise != NULL) {
     stream->reserved = 1;
     promise->stream_id = id;
-    int rv = spdy_queue_control(session, promise, 0);
+    int rv = speedy_queue_control(session, promise, 0);
     if (rv != 0) {
-      spdy_mem_free(&session->mem, pending);
-      spdy_outframe_free(session, syn);
-      (void)spdy_stream_close(session, stream, SPDY_RST_INTERNAL_ERROR);
+      speedy_mem_free(&session->mem, pending);
+      speedy_outframe_free(session, syn);
+      (void)speedy_stream_close(session, stream, SPEEDY_RST_INTERNAL_ERROR);
       return rv;
     }
   }
@@ -88,21 +88,21 @@ static int32_t open_local_stream(spdy_session *session, spdy_outframe *syn, spdy
     session->pending_head = pending;
   session->pending_tail = pending;
   session->n_pending++;
-  int rv = spdy_session_start_pending(session);
+  int rv = speedy_session_start_pending(session);
   return rv != 0 ? rv : id;
 }
 
-int32_t spdy_submit_request(spdy_session *session, int urgency, const spdy_header *headers,
-                            size_t n_headers, spdy_data_read_fn read_fn, void *source,
-                            void *stream_user) {
-  if (session == NULL) return SPDY_ERR_INVALID_ARGUMENT;
-  if (session->role != SPDY_ROLE_CLIENT) return SPDY_ERR_INVALID_STATE;
-  spdy_outframe *syn = NULL;
-  int rv = prepare(session, SPDY_BLOCK_REQUEST, headers, n_headers, &syn);
+int32_t speedy_submit_request(speedy_session *session, int urgency, const speedy_header *headers,
+                              size_t n_headers, speedy_data_read_fn read_fn, void *source,
+                              void *stream_user) {
+  if (session == NULL) return SPEEDY_ERR_INVALID_ARGUMENT;
+  if (session->role != SPEEDY_ROLE_CLIENT) return SPEEDY_ERR_INVALID_STATE;
+  speedy_outframe *syn = NULL;
+  int rv = prepare(session, SPEEDY_BLOCK_REQUEST, headers, n_headers, &syn);
   if (rv != 0) return rv;
   rv = can_open_stream(session);
   if (rv != 0) {
-    spdy_outframe_free(session, syn);
+    speedy_outframe_free(session, syn);
     return rv;
   }
   syn->end_stream = read_fn == NULL;
@@ -110,52 +110,52 @@ int32_t spdy_submit_request(spdy_session *session, int urgency, const spdy_heade
   return open_local_stream(session, syn, NULL, urgency, read_fn, source, stream_user);
 }
 
-int spdy_submit_response(spdy_session *session, int32_t stream_id, const spdy_header *headers,
-                         size_t n_headers, spdy_data_read_fn read_fn, void *source) {
-  if (session == NULL) return SPDY_ERR_INVALID_ARGUMENT;
-  if (session->role != SPDY_ROLE_SERVER) return SPDY_ERR_INVALID_STATE;
-  spdy_stream *stream = spdy_stream_find(session, stream_id);
-  if (stream == NULL) return SPDY_ERR_STREAM_NOT_FOUND;
-  if (stream->locally_initiated || stream->reply_done) return SPDY_ERR_INVALID_STATE;
-  if (stream->local_closed) return SPDY_ERR_STREAM_CLOSED;
-  spdy_outframe *reply = NULL;
-  int rv = prepare(session, SPDY_BLOCK_RESPONSE, headers, n_headers, &reply);
+int speedy_submit_response(speedy_session *session, int32_t stream_id, const speedy_header *headers,
+                           size_t n_headers, speedy_data_read_fn read_fn, void *source) {
+  if (session == NULL) return SPEEDY_ERR_INVALID_ARGUMENT;
+  if (session->role != SPEEDY_ROLE_SERVER) return SPEEDY_ERR_INVALID_STATE;
+  speedy_stream *stream = speedy_stream_find(session, stream_id);
+  if (stream == NULL) return SPEEDY_ERR_STREAM_NOT_FOUND;
+  if (stream->locally_initiated || stream->reply_done) return SPEEDY_ERR_INVALID_STATE;
+  if (stream->local_closed) return SPEEDY_ERR_STREAM_CLOSED;
+  speedy_outframe *reply = NULL;
+  int rv = prepare(session, SPEEDY_BLOCK_RESPONSE, headers, n_headers, &reply);
   if (rv != 0) return rv;
   reply->stream_id = stream_id;
   reply->end_stream = read_fn == NULL;
-  rv = spdy_queue_control(session, reply, 0);
+  rv = speedy_queue_control(session, reply, 0);
   if (rv != 0) return rv;
   stream->reply_done = 1;
   stream->read_fn = read_fn;
   stream->source = source;
   if (read_fn != NULL) {
-    stream->data_state = SPDY_DATA_WAITING;
+    stream->data_state = SPEEDY_DATA_WAITING;
   } else {
     stream->local_closed = 1; /* closes for good once the response is serialised */
   }
   return 0;
 }
 
-int32_t spdy_submit_push(spdy_session *session, int32_t associated_id, int urgency,
-                         const spdy_header *request_headers, size_t n_request,
-                         const spdy_header *response_headers, size_t n_response,
-                         spdy_data_read_fn read_fn, void *source, void *stream_user) {
-  if (session == NULL) return SPDY_ERR_INVALID_ARGUMENT;
-  if (session->role != SPDY_ROLE_SERVER) return SPDY_ERR_INVALID_STATE;
-  spdy_stream *assoc = spdy_stream_find(session, associated_id);
-  if (assoc == NULL || assoc->locally_initiated) return SPDY_ERR_STREAM_NOT_FOUND;
-  if (assoc->local_closed) return SPDY_ERR_STREAM_CLOSED; /* before its FIN */
+int32_t speedy_submit_push(speedy_session *session, int32_t associated_id, int urgency,
+                           const speedy_header *request_headers, size_t n_request,
+                           const speedy_header *response_headers, size_t n_response,
+                           speedy_data_read_fn read_fn, void *source, void *stream_user) {
+  if (session == NULL) return SPEEDY_ERR_INVALID_ARGUMENT;
+  if (session->role != SPEEDY_ROLE_SERVER) return SPEEDY_ERR_INVALID_STATE;
+  speedy_stream *assoc = speedy_stream_find(session, associated_id);
+  if (assoc == NULL || assoc->locally_initiated) return SPEEDY_ERR_STREAM_NOT_FOUND;
+  if (assoc->local_closed) return SPEEDY_ERR_STREAM_CLOSED; /* before its FIN */
   int rv = check_list(request_headers, n_request);
   if (rv == 0) rv = check_list(response_headers, n_response);
   if (rv != 0) return rv;
-  spdy_outframe *promise = NULL, *open = NULL;
+  speedy_outframe *promise = NULL, *open = NULL;
   rv = session->codec->prepare_push(session, request_headers, n_request, response_headers,
                                     n_response, &promise, &open);
   if (rv != 0) return rv;
   rv = can_open_stream(session);
   if (rv != 0) {
-    spdy_outframe_free(session, open);
-    if (promise != NULL) spdy_outframe_free(session, promise);
+    speedy_outframe_free(session, open);
+    if (promise != NULL) speedy_outframe_free(session, promise);
     return rv;
   }
   open->end_stream = read_fn == NULL;
@@ -165,155 +165,156 @@ int32_t spdy_submit_push(spdy_session *session, int32_t associated_id, int urgen
   return open_local_stream(session, open, promise, urgency, read_fn, source, stream_user);
 }
 
-int spdy_submit_headers(spdy_session *session, int32_t stream_id, const spdy_header *headers,
-                        size_t n_headers, int end_stream) {
-  if (session == NULL) return SPDY_ERR_INVALID_ARGUMENT;
-  spdy_stream *stream = spdy_stream_find(session, stream_id);
-  if (stream == NULL) return SPDY_ERR_STREAM_NOT_FOUND;
-  if (stream->local_closed) return SPDY_ERR_STREAM_CLOSED;
+int speedy_submit_headers(speedy_session *session, int32_t stream_id, const speedy_header *headers,
+                          size_t n_headers, int end_stream) {
+  if (session == NULL) return SPEEDY_ERR_INVALID_ARGUMENT;
+  speedy_stream *stream = speedy_stream_find(session, stream_id);
+  if (stream == NULL) return SPEEDY_ERR_STREAM_NOT_FOUND;
+  if (stream->local_closed) return SPEEDY_ERR_STREAM_CLOSED;
   /* Its opening frame has not gone out: a HEADERS frame would arrive first. */
-  if (stream->waiting_slot) return SPDY_ERR_INVALID_STATE;
+  if (stream->waiting_slot) return SPEEDY_ERR_INVALID_STATE;
   /* A FIN on HEADERS would overtake the body still queued behind it — except trailers
    * from the body's own read callback, in the call that ends the body. */
-  if (end_stream && stream->data_state != SPDY_DATA_NONE && session->reading_stream_id != stream_id)
-    return SPDY_ERR_INVALID_STATE;
-  spdy_block_role role = SPDY_BLOCK_EXTRA;
+  if (end_stream && stream->data_state != SPEEDY_DATA_NONE &&
+      session->reading_stream_id != stream_id)
+    return SPEEDY_ERR_INVALID_STATE;
+  speedy_block_role role = SPEEDY_BLOCK_EXTRA;
   /* Where only trailers may follow the head (HTTP/2), a block must end the stream. */
   if (!end_stream && !session->caps.extra_headers &&
       (stream->locally_initiated || stream->reply_done))
-    return SPDY_ERR_INVALID_STATE;
+    return SPEEDY_ERR_INVALID_STATE;
   if (!stream->locally_initiated && !stream->reply_done) {
     /* Before the response only an informational one (1xx) may go, where there are any. */
-    if (!session->caps.informational || end_stream) return SPDY_ERR_INVALID_STATE;
-    role = SPDY_BLOCK_INFORMATIONAL;
+    if (!session->caps.informational || end_stream) return SPEEDY_ERR_INVALID_STATE;
+    role = SPEEDY_BLOCK_INFORMATIONAL;
   }
-  spdy_outframe *frame = NULL;
+  speedy_outframe *frame = NULL;
   int rv = prepare(session, role, headers, n_headers, &frame);
   if (rv != 0) return rv;
   frame->stream_id = stream_id;
   frame->end_stream = end_stream != 0;
-  rv = spdy_queue_control(session, frame, 0);
+  rv = speedy_queue_control(session, frame, 0);
   if (rv == 0 && end_stream) stream->local_closed = 1;
   return rv;
 }
 
-int spdy_submit_rst(spdy_session *session, int32_t stream_id, uint32_t status) {
-  if (session == NULL || stream_id <= 0 || status == SPDY_RST_NONE ||
+int speedy_submit_rst(speedy_session *session, int32_t stream_id, uint32_t status) {
+  if (session == NULL || stream_id <= 0 || status == SPEEDY_RST_NONE ||
       !session->codec->reason_allowed(session, status))
-    return SPDY_ERR_INVALID_ARGUMENT;
-  spdy_stream *stream = spdy_stream_find(session, stream_id);
-  if (stream == NULL) return SPDY_ERR_STREAM_NOT_FOUND;
+    return SPEEDY_ERR_INVALID_ARGUMENT;
+  speedy_stream *stream = speedy_stream_find(session, stream_id);
+  if (stream == NULL) return SPEEDY_ERR_STREAM_NOT_FOUND;
   /* Never on the wire (no promise either): nothing to reset there. */
-  if (spdy_session_drop_pending(session, stream_id) && !stream->reserved)
-    return spdy_stream_close(session, stream, status);
-  /* A reset submitted from a callback during spdy_session_recv answers the peer's input
+  if (speedy_session_drop_pending(session, stream_id) && !stream->reserved)
+    return speedy_stream_close(session, stream, status);
+  /* A reset submitted from a callback during speedy_session_recv answers the peer's input
    * (refusing its pushes, say): it counts against the flood cap like the engine's own. */
-  int rv = spdy_queue_rst(session, stream_id, status, session->in_recv);
-  if (rv == SPDY_ERR_FLOOD) return spdy_session_fail_with(session, rv);
+  int rv = speedy_queue_rst(session, stream_id, status, session->in_recv);
+  if (rv == SPEEDY_ERR_FLOOD) return speedy_session_fail_with(session, rv);
   if (rv != 0) return rv;
-  return spdy_stream_close(session, stream, status);
+  return speedy_stream_close(session, stream, status);
 }
 
-int spdy_submit_ping(spdy_session *session, uint32_t *id_out) {
-  if (session == NULL) return SPDY_ERR_INVALID_ARGUMENT;
+int speedy_submit_ping(speedy_session *session, uint32_t *id_out) {
+  if (session == NULL) return SPEEDY_ERR_INVALID_ARGUMENT;
   int slot = -1;
-  for (int i = 0; i < SPDY_MAX_OUTSTANDING_PINGS; i++)
+  for (int i = 0; i < SPEEDY_MAX_OUTSTANDING_PINGS; i++)
     if (session->pings[i].id == 0) {
       slot = i;
       break;
     }
-  if (slot < 0) return SPDY_ERR_INVALID_STATE; /* too many unanswered pings */
+  if (slot < 0) return SPEEDY_ERR_INVALID_STATE; /* too many unanswered pings */
   uint32_t id = session->next_ping_id;
-  spdy_outframe *frame = spdy_outframe_new(session, SPDY_OUT_PING, 0);
-  if (frame == NULL) return SPDY_ERR_NOMEM;
+  speedy_outframe *frame = speedy_outframe_new(session, SPEEDY_OUT_PING, 0);
+  if (frame == NULL) return SPEEDY_ERR_NOMEM;
   frame->value = id;
-  int rv = spdy_queue_control(session, frame, 0);
+  int rv = speedy_queue_control(session, frame, 0);
   if (rv != 0) return rv;
   session->next_ping_id += 2;
   if (session->next_ping_id == 0 || session->next_ping_id == 1)
-    session->next_ping_id = session->role == SPDY_ROLE_CLIENT ? 1 : 2;
+    session->next_ping_id = session->role == SPEEDY_ROLE_CLIENT ? 1 : 2;
   session->pings[slot].id = id;
   session->pings[slot].sent_ns = session->now_ns;
   if (id_out != NULL) *id_out = id;
   return 0;
 }
 
-int spdy_submit_goaway(spdy_session *session, uint32_t status) {
-  static const uint32_t reasons[] = {SPDY_RST_NONE, SPDY_RST_PROTOCOL_ERROR,
-                                     SPDY_RST_INTERNAL_ERROR};
-  if (session == NULL || status > SPDY_GOAWAY_INTERNAL_ERROR) return SPDY_ERR_INVALID_ARGUMENT;
-  if (session->goaway_sent) return SPDY_ERR_SESSION_CLOSING;
-  if (status == SPDY_GOAWAY_OK && session->codec->shutdown != NULL && !session->goaway_draining)
+int speedy_submit_goaway(speedy_session *session, uint32_t status) {
+  static const uint32_t reasons[] = {SPEEDY_RST_NONE, SPEEDY_RST_PROTOCOL_ERROR,
+                                     SPEEDY_RST_INTERNAL_ERROR};
+  if (session == NULL || status > SPEEDY_GOAWAY_INTERNAL_ERROR) return SPEEDY_ERR_INVALID_ARGUMENT;
+  if (session->goaway_sent) return SPEEDY_ERR_SESSION_CLOSING;
+  if (status == SPEEDY_GOAWAY_OK && session->codec->shutdown != NULL && !session->goaway_draining)
     return session->codec->shutdown(session);
-  return spdy_queue_goaway(session, reasons[status], NULL);
+  return speedy_queue_goaway(session, reasons[status], NULL);
 }
 
 /* The peer moves every stream window by the change of INITIAL_WINDOW_SIZE: refuse a rise
  * that would take a window we granted past 2^31-1 (the peer's view of it is at most our
  * recv_window, which also counts DATA still in flight). Streams the peer has finished
  * sending on do not count: their window no longer matters to it. */
-static int check_initial_window_change(const spdy_session *session, const spdy_setting *settings,
-                                       size_t n_settings) {
+static int check_initial_window_change(const speedy_session *session,
+                                       const speedy_setting *settings, size_t n_settings) {
   if (!session->caps.flow_control) return 0;
   int64_t largest_rise = 0;
   for (size_t i = 0; i < n_settings; i++) {
-    if (settings[i].id != SPDY_SETTINGS_INITIAL_WINDOW_SIZE) continue;
+    if (settings[i].id != SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE) continue;
     int64_t rise = (int64_t)settings[i].value - session->local_initial_window;
     if (rise > largest_rise) largest_rise = rise;
   }
   if (largest_rise == 0) return 0;
   for (uint32_t b = 0; b < session->n_buckets; b++)
-    for (const spdy_stream *s = session->buckets[b]; s != NULL; s = s->hash_next)
-      if (!s->remote_closed && s->recv_window + largest_rise > SPDY_MAX_WINDOW_SIZE)
-        return SPDY_ERR_WINDOW_OVERFLOW;
+    for (const speedy_stream *s = session->buckets[b]; s != NULL; s = s->hash_next)
+      if (!s->remote_closed && s->recv_window + largest_rise > SPEEDY_MAX_WINDOW_SIZE)
+        return SPEEDY_ERR_WINDOW_OVERFLOW;
   return 0;
 }
 
-int spdy_submit_settings(spdy_session *session, uint8_t frame_flags, const spdy_setting *settings,
-                         size_t n_settings) {
-  if (session == NULL || n_settings > SPDY_SETTINGS_MAX_ID + 1 ||
+int speedy_submit_settings(speedy_session *session, uint8_t frame_flags,
+                           const speedy_setting *settings, size_t n_settings) {
+  if (session == NULL || n_settings > SPEEDY_SETTINGS_MAX_ID + 1 ||
       (n_settings > 0 && settings == NULL))
-    return SPDY_ERR_INVALID_ARGUMENT;
+    return SPEEDY_ERR_INVALID_ARGUMENT;
   int rv = session->codec->check_settings(session, settings, n_settings);
   if (rv != 0) return rv;
   /* The peer honours only the first value of an id (SPDY/3 2.6.4), we would apply the
    * last: the two sides would disagree, so a list naming an id twice is refused. */
   for (size_t i = 0; i < n_settings; i++)
     for (size_t j = 0; j < i; j++)
-      if (settings[j].id == settings[i].id) return SPDY_ERR_INVALID_ARGUMENT;
+      if (settings[j].id == settings[i].id) return SPEEDY_ERR_INVALID_ARGUMENT;
   rv = check_initial_window_change(session, settings, n_settings);
   if (rv != 0) return rv;
-  spdy_outframe *frame = spdy_outframe_new(session, SPDY_OUT_SETTINGS, 0);
-  if (frame == NULL) return SPDY_ERR_NOMEM;
+  speedy_outframe *frame = speedy_outframe_new(session, SPEEDY_OUT_SETTINGS, 0);
+  if (frame == NULL) return SPEEDY_ERR_NOMEM;
   frame->flags = frame_flags;
   frame->n_settings = (uint8_t)n_settings;
   if (n_settings > 0) memcpy(frame->settings, settings, n_settings * sizeof(*settings));
-  rv = spdy_queue_control(session, frame, 0);
+  rv = speedy_queue_control(session, frame, 0);
   if (rv != 0) return rv;
   /* Our own limits apply from now on (the peer learns them with this frame), unless the
    * protocol has the peer acknowledge them first. */
   if (!session->caps.settings_acked)
-    spdy_session_apply_local_settings(session, settings, n_settings);
+    speedy_session_apply_local_settings(session, settings, n_settings);
   return 0;
 }
 
-int spdy_submit_window_update(spdy_session *session, int32_t stream_id, uint32_t delta) {
-  if (session == NULL || delta == 0 || delta > SPDY_MAX_WINDOW_SIZE || stream_id < 0)
-    return SPDY_ERR_INVALID_ARGUMENT;
-  if (!session->caps.flow_control) return SPDY_ERR_INVALID_STATE;
+int speedy_submit_window_update(speedy_session *session, int32_t stream_id, uint32_t delta) {
+  if (session == NULL || delta == 0 || delta > SPEEDY_MAX_WINDOW_SIZE || stream_id < 0)
+    return SPEEDY_ERR_INVALID_ARGUMENT;
+  if (!session->caps.flow_control) return SPEEDY_ERR_INVALID_STATE;
   if (stream_id == 0) {
-    if (!session->caps.session_window) return SPDY_ERR_INVALID_STATE;
-    if (session->session_recv_window + delta > SPDY_MAX_WINDOW_SIZE)
-      return SPDY_ERR_WINDOW_OVERFLOW;
-    int rv = spdy_queue_window_update(session, 0, delta);
+    if (!session->caps.session_window) return SPEEDY_ERR_INVALID_STATE;
+    if (session->session_recv_window + delta > SPEEDY_MAX_WINDOW_SIZE)
+      return SPEEDY_ERR_WINDOW_OVERFLOW;
+    int rv = speedy_queue_window_update(session, 0, delta);
     if (rv == 0) session->session_recv_window += delta;
     return rv;
   }
-  spdy_stream *stream = spdy_stream_find(session, stream_id);
-  if (stream == NULL) return SPDY_ERR_STREAM_NOT_FOUND;
-  if (stream->waiting_slot) return SPDY_ERR_INVALID_STATE; /* not on the wire yet */
-  if (stream->recv_window + delta > SPDY_MAX_WINDOW_SIZE) return SPDY_ERR_WINDOW_OVERFLOW;
-  int rv = spdy_queue_window_update(session, stream_id, delta);
+  speedy_stream *stream = speedy_stream_find(session, stream_id);
+  if (stream == NULL) return SPEEDY_ERR_STREAM_NOT_FOUND;
+  if (stream->waiting_slot) return SPEEDY_ERR_INVALID_STATE; /* not on the wire yet */
+  if (stream->recv_window + delta > SPEEDY_MAX_WINDOW_SIZE) return SPEEDY_ERR_WINDOW_OVERFLOW;
+  int rv = speedy_queue_window_update(session, stream_id, delta);
   if (rv == 0) stream->recv_window += delta;
   return rv;
 }

@@ -1,10 +1,10 @@
-/* bench_engine.c — figures for libspdy on the HAR corpus: in-memory client<->server
+/* bench_engine.c — figures for libspeedy on the HAR corpus: in-memory client<->server
  * exchange throughput, the share of that time spent inside zlib, heap bytes per idle
  * session and per open stream, and header compression against zlib's best setting (with
  * a sweep of deflate settings that justifies the engine's default).
  *
  * One process, one core: both sessions run in this thread and are connected by copying
- * spdy_session_send output into the peer's spdy_session_recv. How each figure is made is
+ * speedy_session_send output into the peer's speedy_session_recv. How each figure is made is
  * described in docs/benchmarks.md. Prints figures; never run as a test.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -26,7 +26,7 @@
 #include "hdblock.h"
 #include "mem.h"
 #include "session_int.h"
-#include "spdy/spdy.h"
+#include "speedy/speedy.h"
 #include "zlib_timer.h"
 
 #ifndef SPEEDY_SHARED_DIR_DEFAULT
@@ -75,7 +75,7 @@ enum {
 typedef struct config {
   const char *har_dir;
   char *har_dir_owned;
-  spdy_protocol protocol;
+  speedy_protocol protocol;
   uint64_t exchanges;
   double seconds; /* > 0: run the throughput test for this long instead */
   uint32_t in_flight;
@@ -93,7 +93,7 @@ typedef struct config {
 static void usage(FILE *out) {
   fprintf(out,
           "Usage: " PROG " [OPTION]...\n"
-          "In-memory libspdy client<->server exchanges on the HAR corpus: throughput, zlib\n"
+          "In-memory libspeedy client<->server exchanges on the HAR corpus: throughput, zlib\n"
           "share, memory per session and stream, header compression. See docs/benchmarks.md.\n"
           "\n"
           "  --har-dir DIR         HAR files to read (default: $SPEEDY_SHARED_DIR/corpus/har,\n"
@@ -126,15 +126,15 @@ static int parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out
   return 0;
 }
 
-static int parse_protocol(const char *text, spdy_protocol *out) {
+static int parse_protocol(const char *text, speedy_protocol *out) {
   if (strcmp(text, "2") == 0)
-    *out = SPDY_PROTOCOL_SPDY2;
+    *out = SPEEDY_PROTOCOL_SPDY2;
   else if (strcmp(text, "3") == 0)
-    *out = SPDY_PROTOCOL_SPDY3;
+    *out = SPEEDY_PROTOCOL_SPDY3;
   else if (strcmp(text, "3.1") == 0 || strcmp(text, "31") == 0)
-    *out = SPDY_PROTOCOL_SPDY3_1;
+    *out = SPEEDY_PROTOCOL_SPDY3_1;
   else
-    return spdy_protocol_from_name(text, strlen(text), out) == 0 ? 0 : -1;
+    return speedy_protocol_from_name(text, strlen(text), out) == 0 ? 0 : -1;
   return 0;
 }
 
@@ -218,7 +218,7 @@ static void parse_args(int argc, char **argv, config *cfg) {
                                            {NULL, 0, NULL, 0}};
   int exchanges_given = 0, sweep_given = 0;
   memset(cfg, 0, sizeof *cfg);
-  cfg->protocol = SPDY_PROTOCOL_SPDY3_1;
+  cfg->protocol = SPEEDY_PROTOCOL_SPDY3_1;
   cfg->exchanges = 200000;
   cfg->in_flight = 10;
   cfg->body_size = 1024;
@@ -293,7 +293,7 @@ static void parse_args(int argc, char **argv, config *cfg) {
       usage(stdout);
       exit(0);
     case OPT_VERSION:
-      printf(PROG " %s (libspdy %s)\n", SPDY_VERSION_STRING, spdy_version());
+      printf(PROG " %s (libspeedy %s)\n", SPEEDY_VERSION_STRING, speedy_version());
       exit(0);
     default:
       fputs("Try '" PROG " --help'.\n", stderr);
@@ -344,7 +344,9 @@ static void progress_done(const config *cfg) {
   fflush(stderr);
 }
 
-static int wire_version(spdy_protocol protocol) { return protocol == SPDY_PROTOCOL_SPDY2 ? 2 : 3; }
+static int wire_version(speedy_protocol protocol) {
+  return protocol == SPEEDY_PROTOCOL_SPDY2 ? 2 : 3;
+}
 
 static size_t deflate_formula_bytes(const deflate_setting *s) {
   /* zlib's documented deflate memory: window, prev and head arrays, pending buffer. */
@@ -364,8 +366,8 @@ typedef enum pair_mode {
 } pair_mode;
 
 typedef struct pair {
-  spdy_session *client;
-  spdy_session *server;
+  speedy_session *client;
+  speedy_session *server;
   const har_headers_corpus *corpus;
   const size_t *sequence; /* entry indices in submission order; NULL: 0, 1, 2, ... */
   size_t sequence_len;
@@ -409,7 +411,7 @@ static const har_headers_entry *pair_entry(const pair *p, uint64_t k) {
 /* Client stream k (0-based) has id 2k + 1: ids are assigned in submission order. */
 static uint64_t request_number(int32_t stream_id) { return (uint64_t)(stream_id - 1) / 2; }
 
-static int64_t body_read(spdy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
+static int64_t body_read(speedy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
                          uint32_t *flags, void *source, void *user) {
   (void)session;
   (void)stream_id;
@@ -419,17 +421,17 @@ static int64_t body_read(spdy_session *session, int32_t stream_id, uint8_t *buf,
   size_t n = len < left ? len : left;
   memcpy(buf, p->body + slot->sent, n);
   slot->sent += (uint32_t)n;
-  if (slot->sent == p->body_size) *flags |= SPDY_DATA_FLAG_EOF;
+  if (slot->sent == p->body_size) *flags |= SPEEDY_DATA_FLAG_EOF;
   return (int64_t)n;
 }
 
-static int64_t deferred_read(spdy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
+static int64_t deferred_read(speedy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
                              uint32_t *flags, void *source, void *user) {
   (void)session, (void)stream_id, (void)buf, (void)len, (void)flags, (void)source, (void)user;
-  return SPDY_ERR_DEFERRED;
+  return SPEEDY_ERR_DEFERRED;
 }
 
-static int server_on_header(spdy_session *session, int32_t stream_id, const spdy_header *header,
+static int server_on_header(speedy_session *session, int32_t stream_id, const speedy_header *header,
                             void *user) {
   (void)session, (void)stream_id, (void)header;
   pair *p = user;
@@ -437,7 +439,7 @@ static int server_on_header(spdy_session *session, int32_t stream_id, const spdy
   return 0;
 }
 
-static int server_on_headers_end(spdy_session *session, int32_t stream_id, int end_stream,
+static int server_on_headers_end(speedy_session *session, int32_t stream_id, int end_stream,
                                  void *user) {
   pair *p = user;
   p->server_requests++;
@@ -452,20 +454,21 @@ static int server_on_headers_end(spdy_session *session, int32_t stream_id, int e
   if (p->mode == PAIR_EXCHANGE) {
     body_slot *slot = &p->slots[k % BODY_SLOTS];
     slot->sent = 0;
-    rc = spdy_submit_response(session, stream_id, e->response.headers, e->response.n_headers,
-                              body_read, slot);
+    rc = speedy_submit_response(session, stream_id, e->response.headers, e->response.n_headers,
+                                body_read, slot);
   } else {
-    rc = spdy_submit_response(session, stream_id, e->response.headers, e->response.n_headers, NULL,
-                              NULL);
+    rc = speedy_submit_response(session, stream_id, e->response.headers, e->response.n_headers,
+                                NULL, NULL);
   }
   if (rc != 0) {
-    pair_fail(p, "server: spdy_submit_response(stream %d): %s", (int)stream_id, spdy_strerror(rc));
+    pair_fail(p, "server: speedy_submit_response(stream %d): %s", (int)stream_id,
+              speedy_strerror(rc));
     return -1;
   }
   return 0;
 }
 
-static int client_on_header(spdy_session *session, int32_t stream_id, const spdy_header *header,
+static int client_on_header(speedy_session *session, int32_t stream_id, const speedy_header *header,
                             void *user) {
   (void)session, (void)stream_id, (void)header;
   pair *p = user;
@@ -473,7 +476,7 @@ static int client_on_header(spdy_session *session, int32_t stream_id, const spdy
   return 0;
 }
 
-static int client_on_data_chunk(spdy_session *session, int32_t stream_id, const uint8_t *data,
+static int client_on_data_chunk(speedy_session *session, int32_t stream_id, const uint8_t *data,
                                 size_t len, void *user) {
   (void)session, (void)stream_id, (void)data;
   pair *p = user;
@@ -481,12 +484,13 @@ static int client_on_data_chunk(spdy_session *session, int32_t stream_id, const 
   return 0;
 }
 
-static int client_on_stream_close(spdy_session *session, int32_t stream_id, uint32_t status,
+static int client_on_stream_close(speedy_session *session, int32_t stream_id, uint32_t status,
                                   void *user) {
   (void)session;
   pair *p = user;
-  if (status != SPDY_RST_NONE) {
-    pair_fail(p, "client: stream %d closed with %s", (int)stream_id, spdy_rst_status_name(status));
+  if (status != SPEEDY_RST_NONE) {
+    pair_fail(p, "client: stream %d closed with %s", (int)stream_id,
+              speedy_rst_status_name(status));
     return -1;
   }
   p->completed++;
@@ -494,15 +498,15 @@ static int client_on_stream_close(spdy_session *session, int32_t stream_id, uint
   return 0;
 }
 
-static void on_frame(spdy_session *session, int sent, spdy_frame_type type, uint8_t flags,
+static void on_frame(speedy_session *session, int sent, speedy_spdy_frame_type type, uint8_t flags,
                      int32_t stream_id, uint32_t length, const char *summary, void *user) {
   (void)flags, (void)stream_id, (void)summary;
   pair *p = user;
   if (!sent) return;
-  if (type == SPDY_FRAME_SYN_STREAM && session == p->client) {
+  if (type == SPEEDY_SPDY_FRAME_SYN_STREAM && session == p->client) {
     p->syn_stream_bytes += SPDY_FRAME_HEADER_LEN + (uint64_t)length;
     p->syn_stream_frames++;
-  } else if (type == SPDY_FRAME_SYN_REPLY && session == p->server) {
+  } else if (type == SPEEDY_SPDY_FRAME_SYN_REPLY && session == p->server) {
     p->syn_reply_bytes += SPDY_FRAME_HEADER_LEN + (uint64_t)length;
     p->syn_reply_frames++;
   }
@@ -510,66 +514,66 @@ static void on_frame(spdy_session *session, int sent, spdy_frame_type type, uint
 
 /* Creates both sessions. options may carry a deflate setting (NULL: engine default);
  * server_max_streams > 0 overrides the server's MAX_CONCURRENT_STREAMS. */
-static int pair_open(pair *p, spdy_protocol protocol, const deflate_setting *setting,
+static int pair_open(pair *p, speedy_protocol protocol, const deflate_setting *setting,
                      uint32_t server_max_streams, int trace_frames) {
-  spdy_callbacks *client_cb = NULL, *server_cb = NULL;
-  spdy_options *client_opt = NULL, *server_opt = NULL;
-  int rc = spdy_callbacks_new(&client_cb);
-  if (rc == 0) rc = spdy_callbacks_new(&server_cb);
-  if (rc == 0) rc = spdy_options_new(&client_opt);
-  if (rc == 0) rc = spdy_options_new(&server_opt);
+  speedy_callbacks *client_cb = NULL, *server_cb = NULL;
+  speedy_options *client_opt = NULL, *server_opt = NULL;
+  int rc = speedy_callbacks_new(&client_cb);
+  if (rc == 0) rc = speedy_callbacks_new(&server_cb);
+  if (rc == 0) rc = speedy_options_new(&client_opt);
+  if (rc == 0) rc = speedy_options_new(&server_opt);
   if (rc == 0 && setting != NULL) {
-    rc = spdy_options_set_deflate_params(client_opt, setting->level, setting->window_bits,
-                                         setting->mem_level);
-    if (rc == 0)
-      rc = spdy_options_set_deflate_params(server_opt, setting->level, setting->window_bits,
+    rc = speedy_options_set_deflate_params(client_opt, setting->level, setting->window_bits,
                                            setting->mem_level);
+    if (rc == 0)
+      rc = speedy_options_set_deflate_params(server_opt, setting->level, setting->window_bits,
+                                             setting->mem_level);
   }
   if (rc == 0) {
     if (server_max_streams > 0)
-      spdy_options_set_max_concurrent_streams(server_opt, server_max_streams);
-    spdy_callbacks_set_on_header(server_cb, server_on_header);
-    spdy_callbacks_set_on_headers_end(server_cb, server_on_headers_end);
-    spdy_callbacks_set_on_header(client_cb, client_on_header);
-    spdy_callbacks_set_on_data_chunk(client_cb, client_on_data_chunk);
-    spdy_callbacks_set_on_stream_close(client_cb, client_on_stream_close);
+      speedy_options_set_max_concurrent_streams(server_opt, server_max_streams);
+    speedy_callbacks_set_on_header(server_cb, server_on_header);
+    speedy_callbacks_set_on_headers_end(server_cb, server_on_headers_end);
+    speedy_callbacks_set_on_header(client_cb, client_on_header);
+    speedy_callbacks_set_on_data_chunk(client_cb, client_on_data_chunk);
+    speedy_callbacks_set_on_stream_close(client_cb, client_on_stream_close);
     if (trace_frames) {
-      spdy_callbacks_set_on_frame(client_cb, on_frame);
-      spdy_callbacks_set_on_frame(server_cb, on_frame);
+      speedy_callbacks_set_on_frame(client_cb, on_frame);
+      speedy_callbacks_set_on_frame(server_cb, on_frame);
     }
-    rc = spdy_session_new(&p->client, protocol, SPDY_ROLE_CLIENT, client_cb, client_opt, p);
+    rc = speedy_session_new(&p->client, protocol, SPEEDY_ROLE_CLIENT, client_cb, client_opt, p);
   }
   if (rc == 0)
-    rc = spdy_session_new(&p->server, protocol, SPDY_ROLE_SERVER, server_cb, server_opt, p);
-  if (rc != 0) pair_fail(p, "cannot create sessions: %s", spdy_strerror(rc));
-  spdy_callbacks_del(client_cb);
-  spdy_callbacks_del(server_cb);
-  spdy_options_del(client_opt);
-  spdy_options_del(server_opt);
+    rc = speedy_session_new(&p->server, protocol, SPEEDY_ROLE_SERVER, server_cb, server_opt, p);
+  if (rc != 0) pair_fail(p, "cannot create sessions: %s", speedy_strerror(rc));
+  speedy_callbacks_del(client_cb);
+  speedy_callbacks_del(server_cb);
+  speedy_options_del(client_opt);
+  speedy_options_del(server_opt);
   return rc;
 }
 
 static void pair_close(pair *p) {
-  if (p->client != NULL) spdy_session_del(p->client);
-  if (p->server != NULL) spdy_session_del(p->server);
+  if (p->client != NULL) speedy_session_del(p->client);
+  if (p->server != NULL) speedy_session_del(p->server);
   p->client = p->server = NULL;
 }
 
 /* Moves what `from` has to send into `to`. Returns bytes moved, or -1. */
-static int64_t pair_transfer(pair *p, spdy_session *from, spdy_session *to) {
+static int64_t pair_transfer(pair *p, speedy_session *from, speedy_session *to) {
   int64_t moved = 0;
   for (;;) {
-    int64_t n = spdy_session_send(from, p->buffer, sizeof p->buffer);
+    int64_t n = speedy_session_send(from, p->buffer, sizeof p->buffer);
     if (n < 0) {
-      pair_fail(p, "%s: spdy_session_send: %s", from == p->client ? "client" : "server",
-                spdy_strerror((int)n));
+      pair_fail(p, "%s: speedy_session_send: %s", from == p->client ? "client" : "server",
+                speedy_strerror((int)n));
       return -1;
     }
     if (n == 0) return moved;
-    int64_t used = spdy_session_recv(to, p->buffer, (size_t)n);
+    int64_t used = speedy_session_recv(to, p->buffer, (size_t)n);
     if (used != n) {
-      pair_fail(p, "%s: spdy_session_recv: %s", to == p->client ? "client" : "server",
-                used < 0 ? spdy_strerror((int)used) : "consumed only part of the input");
+      pair_fail(p, "%s: speedy_session_recv: %s", to == p->client ? "client" : "server",
+                used < 0 ? speedy_strerror((int)used) : "consumed only part of the input");
       return -1;
     }
     moved += n;
@@ -593,11 +597,11 @@ static int pair_pump(pair *p) {
  * with a body that never becomes ready. */
 static int pair_submit(pair *p, int deferred_body) {
   const har_headers_entry *e = pair_entry(p, p->submitted);
-  int32_t id = spdy_submit_request(p->client, 3, e->request.headers, e->request.n_headers,
-                                   deferred_body ? deferred_read : NULL, NULL, NULL);
+  int32_t id = speedy_submit_request(p->client, 3, e->request.headers, e->request.n_headers,
+                                     deferred_body ? deferred_read : NULL, NULL, NULL);
   if (id < 0) {
-    pair_fail(p, "client: spdy_submit_request (%s%.60s): %s", e->host, e->request.headers[1].value,
-              spdy_strerror(id));
+    pair_fail(p, "client: speedy_submit_request (%s%.60s): %s", e->host,
+              e->request.headers[1].value, speedy_strerror(id));
     return -1;
   }
   if ((uint64_t)id != 2 * p->submitted + 1) {
@@ -749,14 +753,14 @@ typedef struct micro_result {
  * inflaters kept for the whole run, as the sessions of the throughput test keep theirs. */
 static int run_micro(const config *cfg, const har_headers_corpus *corpus,
                      const deflate_setting *setting, uint64_t exchanges, micro_result *out) {
-  spdy_mem mem;
-  spdy_mem_init_default(&mem);
+  speedy_mem mem;
+  speedy_mem_init_default(&mem);
   int version = wire_version(cfg->protocol);
   spdy_hdblock_deflater client_deflater, server_deflater;
   spdy_hdblock_inflater client_inflater, server_inflater;
-  spdy_buf request_block, response_block;
-  spdy_buf_init(&request_block, 1u << 20);
-  spdy_buf_init(&response_block, 1u << 20);
+  speedy_buf request_block, response_block;
+  speedy_buf_init(&request_block, 1u << 20);
+  speedy_buf_init(&response_block, 1u << 20);
   int rc = spdy_hdblock_deflater_init(&client_deflater, &mem, version, setting->level,
                                       setting->window_bits, setting->mem_level);
   int rc2 = spdy_hdblock_deflater_init(&server_deflater, &mem, version, setting->level,
@@ -776,22 +780,22 @@ static int run_micro(const config *cfg, const har_headers_corpus *corpus,
     const har_headers_entry *e = &corpus->entries[k % corpus->n_entries];
     const uint8_t *plain;
     size_t plain_len;
-    spdy_buf_reset(&request_block);
-    spdy_buf_reset(&response_block);
+    speedy_buf_reset(&request_block);
+    speedy_buf_reset(&response_block);
     rc = spdy_hdblock_deflate(&client_deflater, &mem, &request_block, e->request.headers,
                               e->request.n_headers);
     if (rc == 0)
-      rc = spdy_hdblock_inflate(&server_inflater, &mem, spdy_buf_head(&request_block),
-                                spdy_buf_len(&request_block), &plain, &plain_len);
+      rc = spdy_hdblock_inflate(&server_inflater, &mem, speedy_buf_head(&request_block),
+                                speedy_buf_len(&request_block), &plain, &plain_len);
     if (rc == 0)
       rc = spdy_hdblock_deflate(&server_deflater, &mem, &response_block, e->response.headers,
                                 e->response.n_headers);
     if (rc == 0)
-      rc = spdy_hdblock_inflate(&client_inflater, &mem, spdy_buf_head(&response_block),
-                                spdy_buf_len(&response_block), &plain, &plain_len);
+      rc = spdy_hdblock_inflate(&client_inflater, &mem, speedy_buf_head(&response_block),
+                                speedy_buf_len(&response_block), &plain, &plain_len);
     if (rc != 0)
       fprintf(stderr, PROG ": zlib micro-benchmark: exchange %llu: %s\n", (unsigned long long)k,
-              spdy_strerror(rc));
+              speedy_strerror(rc));
   }
   double cpu1 = clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
   double wall1 = clock_seconds(CLOCK_MONOTONIC);
@@ -812,8 +816,8 @@ static int run_micro(const config *cfg, const har_headers_corpus *corpus,
   spdy_hdblock_deflater_free(&server_deflater);
   spdy_hdblock_inflater_free(&client_inflater, &mem);
   spdy_hdblock_inflater_free(&server_inflater, &mem);
-  spdy_buf_free(&request_block, &mem);
-  spdy_buf_free(&response_block, &mem);
+  speedy_buf_free(&request_block, &mem);
+  speedy_buf_free(&response_block, &mem);
   return rc == 0 ? 0 : -1;
 }
 
@@ -834,13 +838,13 @@ typedef struct memory_result {
 static int measure_zlib_state(const config *cfg, const har_headers_corpus *corpus,
                               const deflate_setting *setting, size_t *deflate_bytes,
                               size_t *inflate_bytes) {
-  spdy_mem mem;
-  spdy_mem_init_default(&mem);
+  speedy_mem mem;
+  speedy_mem_init_default(&mem);
   int version = wire_version(cfg->protocol);
   spdy_hdblock_deflater d;
   spdy_hdblock_inflater inf;
-  spdy_buf block;
-  spdy_buf_init(&block, 1u << 20);
+  speedy_buf block;
+  speedy_buf_init(&block, 1u << 20);
   const har_headers_entry *e = &corpus->entries[0];
   size_t before = mem.in_use;
   int rc = spdy_hdblock_deflater_init(&d, &mem, version, setting->level, setting->window_bits,
@@ -853,13 +857,13 @@ static int measure_zlib_state(const config *cfg, const har_headers_corpus *corpu
   if (rc == 0) {
     const uint8_t *plain;
     size_t plain_len;
-    rc = spdy_hdblock_inflate(&inf, &mem, spdy_buf_head(&block), spdy_buf_len(&block), &plain,
+    rc = spdy_hdblock_inflate(&inf, &mem, speedy_buf_head(&block), speedy_buf_len(&block), &plain,
                               &plain_len);
     *inflate_bytes = mem.in_use - before;
     spdy_hdblock_inflater_free(&inf, &mem);
   }
   spdy_hdblock_deflater_free(&d);
-  spdy_buf_free(&block, &mem);
+  speedy_buf_free(&block, &mem);
   return rc;
 }
 
@@ -872,8 +876,8 @@ static int run_memory(const config *cfg, const har_headers_corpus *corpus,
     if (p == NULL) return -1;
     rc = pair_open(p, cfg->protocol, cfg->setting_given ? &cfg->setting : NULL, 0, 0);
     if (rc == 0) {
-      out->fresh_client = spdy_session_memory(p->client);
-      out->fresh_server = spdy_session_memory(p->server);
+      out->fresh_client = speedy_session_memory(p->client);
+      out->fresh_server = speedy_session_memory(p->server);
       rc = pair_submit(p, 0);
     }
     if (rc == 0) rc = pair_pump(p);
@@ -883,8 +887,8 @@ static int run_memory(const config *cfg, const har_headers_corpus *corpus,
       rc = -1;
     }
     if (rc == 0) {
-      out->idle_client = spdy_session_memory(p->client);
-      out->idle_server = spdy_session_memory(p->server);
+      out->idle_client = speedy_session_memory(p->client);
+      out->idle_server = speedy_session_memory(p->server);
     } else {
       fprintf(stderr, PROG ": idle session memory: %s\n", p->error);
     }
@@ -903,8 +907,8 @@ static int run_memory(const config *cfg, const har_headers_corpus *corpus,
     if (rc == 0) rc = pair_pump(p);
     size_t client0 = 0, server0 = 0;
     if (rc == 0) {
-      client0 = spdy_session_memory(p->client);
-      server0 = spdy_session_memory(p->server);
+      client0 = speedy_session_memory(p->client);
+      server0 = speedy_session_memory(p->server);
     }
     for (uint32_t i = 0; rc == 0 && i < OPEN_STREAMS_FOR_MEMORY; i++) {
       rc = pair_submit(p, 1);
@@ -912,19 +916,19 @@ static int run_memory(const config *cfg, const har_headers_corpus *corpus,
     }
     if (rc == 0) rc = pair_pump(p);
     if (rc == 0 && (p->server_requests != OPEN_STREAMS_FOR_MEMORY + 1 ||
-                    spdy_session_open_streams(p->server) != OPEN_STREAMS_FOR_MEMORY + 1 ||
-                    spdy_session_open_streams(p->client) != OPEN_STREAMS_FOR_MEMORY + 1)) {
+                    speedy_session_open_streams(p->server) != OPEN_STREAMS_FOR_MEMORY + 1 ||
+                    speedy_session_open_streams(p->client) != OPEN_STREAMS_FOR_MEMORY + 1)) {
       pair_fail(p, "expected %u open streams, client has %u, server %u",
-                OPEN_STREAMS_FOR_MEMORY + 1, spdy_session_open_streams(p->client),
-                spdy_session_open_streams(p->server));
+                OPEN_STREAMS_FOR_MEMORY + 1, speedy_session_open_streams(p->client),
+                speedy_session_open_streams(p->server));
       rc = -1;
     }
     if (rc == 0) {
       out->open_streams = OPEN_STREAMS_FOR_MEMORY;
       out->per_stream_client =
-          ((double)spdy_session_memory(p->client) - (double)client0) / OPEN_STREAMS_FOR_MEMORY;
+          ((double)speedy_session_memory(p->client) - (double)client0) / OPEN_STREAMS_FOR_MEMORY;
       out->per_stream_server =
-          ((double)spdy_session_memory(p->server) - (double)server0) / OPEN_STREAMS_FOR_MEMORY;
+          ((double)speedy_session_memory(p->server) - (double)server0) / OPEN_STREAMS_FOR_MEMORY;
     } else {
       fprintf(stderr, PROG ": open stream memory: %s\n", p->error);
     }
@@ -1005,10 +1009,10 @@ static int compression_by_hdblock(const config *cfg, const har_headers_corpus *c
   int version = wire_version(cfg->protocol);
   size_t request_overhead = SPDY_FRAME_HEADER_LEN + SPDY_SYN_STREAM_FIXED_LEN;
   size_t response_overhead = SPDY_FRAME_HEADER_LEN + SPDY_SYN_REPLY_FIXED_LEN(version);
-  spdy_mem mem;
-  spdy_mem_init_default(&mem);
-  spdy_buf block;
-  spdy_buf_init(&block, 1u << 20);
+  speedy_mem mem;
+  speedy_mem_init_default(&mem);
+  speedy_buf block;
+  speedy_buf_init(&block, 1u << 20);
   int rc = 0;
   for (size_t g = 0; rc == 0 && g < groups->n_groups; g++) {
     spdy_hdblock_deflater up, down;
@@ -1025,23 +1029,23 @@ static int compression_by_hdblock(const config *cfg, const har_headers_corpus *c
     }
     for (size_t i = groups->starts[g]; rc == 0 && i < groups->starts[g + 1]; i++) {
       const har_headers_entry *e = &corpus->entries[groups->order[i]];
-      spdy_buf_reset(&block);
+      speedy_buf_reset(&block);
       rc = spdy_hdblock_deflate(&up, &mem, &block, e->request.headers, e->request.n_headers);
-      out->request_spdy += request_overhead + spdy_buf_len(&block);
+      out->request_spdy += request_overhead + speedy_buf_len(&block);
       out->request_http1 += e->request.http1_size;
-      spdy_buf_reset(&block);
+      speedy_buf_reset(&block);
       if (rc == 0)
         rc = spdy_hdblock_deflate(&down, &mem, &block, e->response.headers, e->response.n_headers);
-      out->response_spdy += response_overhead + spdy_buf_len(&block);
+      out->response_spdy += response_overhead + speedy_buf_len(&block);
       out->response_http1 += e->response.http1_size;
     }
     spdy_hdblock_deflater_free(&up);
     spdy_hdblock_deflater_free(&down);
   }
-  spdy_buf_free(&block, &mem);
+  speedy_buf_free(&block, &mem);
   if (rc != 0) {
     fprintf(stderr, PROG ": compression sweep (%d,%d,%d): %s\n", setting->level,
-            setting->window_bits, setting->mem_level, spdy_strerror(rc));
+            setting->window_bits, setting->mem_level, speedy_strerror(rc));
     return -1;
   }
   compression_finish(out);
@@ -1174,8 +1178,8 @@ static const char *met(int ok) { return ok ? "met" : "MISSED"; }
 
 static void print_text(const results *r) {
   const config *cfg = r->cfg;
-  printf(PROG " %s, libspdy %s, %s\n", SPDY_VERSION_STRING, spdy_version(),
-         spdy_protocol_name(cfg->protocol));
+  printf(PROG " %s, libspeedy %s, %s\n", SPEEDY_VERSION_STRING, speedy_version(),
+         speedy_protocol_name(cfg->protocol));
   printf("corpus: %zu HAR files (%zu skipped), %zu request/response header sets, %s\n",
          r->corpus->n_files, r->corpus->n_skipped, r->corpus->n_entries, cfg->har_dir);
   printf("deflate setting timed: level %d, windowBits %d, memLevel %d (%s)\n", r->setting.level,
@@ -1224,7 +1228,7 @@ static void print_text(const results *r) {
   if (r->have_memory) {
     const memory_result *m = &r->memory;
     size_t idle = m->idle_client > m->idle_server ? m->idle_client : m->idle_server;
-    printf("\nmemory (spdy_session_memory, zlib included):\n");
+    printf("\nmemory (speedy_session_memory, zlib included):\n");
     printf("  idle session after one exchange: client %zu B, server %zu B   (target <= %u: "
            "%s)\n",
            m->idle_client, m->idle_server, TARGET_IDLE_SESSION_BYTES,
@@ -1316,12 +1320,12 @@ static json_t *compression_json(const compression_result *c) {
 
 static int print_json(const results *r) {
   const config *cfg = r->cfg;
-  json_t *root = json_pack("{s:s, s:s, s:s, s:{s:s, s:I, s:I, s:I}, s:o, s:b}", "program", PROG,
-                           "libspdy", spdy_version(), "protocol", spdy_protocol_name(cfg->protocol),
-                           "corpus", "dir", cfg->har_dir, "files", (json_int_t)r->corpus->n_files,
-                           "skipped", (json_int_t)r->corpus->n_skipped, "header_sets",
-                           (json_int_t)r->corpus->n_entries, "setting", setting_json(&r->setting),
-                           "setting_is_engine_default", !cfg->setting_given);
+  json_t *root = json_pack(
+      "{s:s, s:s, s:s, s:{s:s, s:I, s:I, s:I}, s:o, s:b}", "program", PROG, "libspeedy",
+      speedy_version(), "protocol", speedy_protocol_name(cfg->protocol), "corpus", "dir",
+      cfg->har_dir, "files", (json_int_t)r->corpus->n_files, "skipped",
+      (json_int_t)r->corpus->n_skipped, "header_sets", (json_int_t)r->corpus->n_entries, "setting",
+      setting_json(&r->setting), "setting_is_engine_default", !cfg->setting_given);
   if (root == NULL) return -1;
   if (r->have_throughput) {
     const throughput_result *t = &r->throughput;
@@ -1422,13 +1426,13 @@ static size_t drop_empty_values(har_headers_message *m) {
 }
 
 /* The engine's default deflate setting, read from a fresh options object (the struct
- * is private to lib/, which spdy_internal lets this program see). */
+ * is private to lib/, which speedy_internal lets this program see). */
 static int engine_default_setting(deflate_setting *out) {
-  spdy_options *options;
-  if (spdy_options_new(&options) != 0) return -1;
+  speedy_options *options;
+  if (speedy_options_new(&options) != 0) return -1;
   *out = (deflate_setting){options->deflate_level, options->deflate_window_bits,
                            options->deflate_mem_level};
-  spdy_options_del(options);
+  speedy_options_del(options);
   return 0;
 }
 
@@ -1449,7 +1453,7 @@ int main(int argc, char **argv) {
   }
 
   size_t dropped_empty = 0;
-  if (cfg.protocol == SPDY_PROTOCOL_SPDY2) {
+  if (cfg.protocol == SPEEDY_PROTOCOL_SPDY2) {
     for (size_t i = 0; i < corpus.n_entries; i++) {
       dropped_empty += drop_empty_values(&corpus.entries[i].request);
       dropped_empty += drop_empty_values(&corpus.entries[i].response);

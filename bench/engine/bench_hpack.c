@@ -42,7 +42,7 @@
 typedef struct message {
   speedy_hpack_field *fields;
   size_t n_fields;
-  const spdy_header *spdy; /* the SPDY/3 list of the same message */
+  const speedy_header *spdy; /* the SPDY/3 list of the same message */
   size_t n_spdy;
   size_t http1_size;
 } message;
@@ -74,7 +74,7 @@ static speedy_hpack_field field_of(const char *name, size_t name_len, const char
                               0};
 }
 
-static const spdy_header *find_pseudo(const har_headers_message *m, const char *name) {
+static const speedy_header *find_pseudo(const har_headers_message *m, const char *name) {
   for (size_t i = 0; i < m->n_headers; i++)
     if (strcmp(m->headers[i].name, name) == 0) return &m->headers[i];
   return NULL;
@@ -95,17 +95,17 @@ static void to_http2(const har_headers_message *m, int request, int crumbs, mess
       {":method", ":method"}, {":scheme", ":scheme"}, {":host", ":authority"}, {":path", ":path"}};
   if (request) {
     for (size_t k = 0; k < 4; k++) {
-      const spdy_header *h = find_pseudo(m, request_pseudo[k][0]);
+      const speedy_header *h = find_pseudo(m, request_pseudo[k][0]);
       if (h != NULL)
         out->fields[n++] =
             field_of(request_pseudo[k][1], strlen(request_pseudo[k][1]), h->value, h->value_len);
     }
   } else {
-    const spdy_header *h = find_pseudo(m, ":status");
+    const speedy_header *h = find_pseudo(m, ":status");
     if (h != NULL) out->fields[n++] = field_of(":status", 7, h->value, h->value_len);
   }
   for (size_t i = 0; i < m->n_headers; i++) {
-    const spdy_header *h = &m->headers[i];
+    const speedy_header *h = &m->headers[i];
     if (h->name[0] == ':') continue;
     if (crumbs && strcmp(h->name, "cookie") == 0) {
       const char *p = h->value, *end = h->value + h->value_len;
@@ -184,7 +184,7 @@ static void fail_hpack(const char *what, int rc) {
 }
 
 /* Encodes one direction of a connection with ours; decodes it too when decode is set. */
-static uint64_t ours_direction(spdy_mem *mem, const message *m, size_t n, int decode,
+static uint64_t ours_direction(speedy_mem *mem, const message *m, size_t n, int decode,
                                uint64_t *checksum) {
   speedy_hpack_encoder *e;
   speedy_hpack_decoder *d = NULL;
@@ -208,8 +208,8 @@ static uint64_t ours_direction(spdy_mem *mem, const message *m, size_t n, int de
 }
 
 static sizes sizes_ours(const corpus_view *v) {
-  spdy_mem mem;
-  spdy_mem_init_default(&mem);
+  speedy_mem mem;
+  speedy_mem_init_default(&mem);
   sizes s = {0, 0};
   uint64_t checksum = 0;
   for (size_t i = 0; i < v->n_connections; i++) {
@@ -220,33 +220,33 @@ static sizes sizes_ours(const corpus_view *v) {
   return s;
 }
 
-static uint64_t spdy_direction(spdy_mem *mem, const message *m, size_t n, int level,
+static uint64_t spdy_direction(speedy_mem *mem, const message *m, size_t n, int level,
                                int window_bits, int mem_level) {
   spdy_hdblock_deflater d;
   if (spdy_hdblock_deflater_init(&d, mem, 3, level, window_bits, mem_level) != 0) {
     fprintf(stderr, PROG ": zlib init failed\n");
     exit(1);
   }
-  spdy_buf block;
-  spdy_buf_init(&block, 1u << 20);
+  speedy_buf block;
+  speedy_buf_init(&block, 1u << 20);
   uint64_t bytes = 0;
   for (size_t i = 0; i < n; i++) {
-    spdy_buf_reset(&block);
+    speedy_buf_reset(&block);
     int rc = spdy_hdblock_deflate(&d, mem, &block, m[i].spdy, m[i].n_spdy);
     if (rc != 0) {
-      fprintf(stderr, PROG ": SPDY deflate: %s\n", spdy_strerror(rc));
+      fprintf(stderr, PROG ": SPDY deflate: %s\n", speedy_strerror(rc));
       exit(1);
     }
-    bytes += spdy_buf_len(&block);
+    bytes += speedy_buf_len(&block);
   }
-  spdy_buf_free(&block, mem);
+  speedy_buf_free(&block, mem);
   spdy_hdblock_deflater_free(&d);
   return bytes;
 }
 
 static sizes sizes_spdy(const corpus_view *v, int level, int window_bits, int mem_level) {
-  spdy_mem mem;
-  spdy_mem_init_default(&mem);
+  speedy_mem mem;
+  speedy_mem_init_default(&mem);
   sizes s = {0, 0};
   for (size_t i = 0; i < v->n_connections; i++) {
     const connection *c = &v->connections[i];
@@ -335,8 +335,8 @@ static sizes sizes_nghttp2(const corpus_view *v) {
 /* Fields per second encoding and decoding the whole corpus rounds times, a fresh pair of
  * contexts per connection and direction (as connections come and go). */
 static double speed_ours(const corpus_view *v, unsigned rounds, uint64_t *checksum) {
-  spdy_mem mem;
-  spdy_mem_init_default(&mem);
+  speedy_mem mem;
+  speedy_mem_init_default(&mem);
   double start = now();
   for (unsigned r = 0; r < rounds; r++)
     for (size_t i = 0; i < v->n_connections; i++) {

@@ -166,7 +166,7 @@ static int url_split(const char *url, size_t len, url_parts *out) {
  * already in headers; adds their HTTP/1.1 line sizes to *http1_size and returns the
  * field count, or -1. If host_out is not NULL, the first Host header's value goes
  * there. */
-static long convert_headers(loader *ld, const json_t *list, spdy_header *headers, size_t n_pseudo,
+static long convert_headers(loader *ld, const json_t *list, speedy_header *headers, size_t n_pseudo,
                             size_t *http1_size, const char **host_out, size_t *host_len,
                             size_t entry, const char *where) {
   size_t n = n_pseudo;
@@ -222,7 +222,7 @@ static long convert_headers(loader *ld, const json_t *list, spdy_header *headers
   return (long)n;
 }
 
-static int set_pseudo(loader *ld, spdy_header *h, const char *name, const char *value,
+static int set_pseudo(loader *ld, speedy_header *h, const char *name, const char *value,
                       size_t value_len) {
   char *copy = storage_strndup(ld, value, value_len);
   if (copy == NULL) return -1;
@@ -274,7 +274,7 @@ static int convert_request(loader *ld, const json_t *request, size_t entry,
   if (list == NULL) return -1;
 
   const size_t n_pseudo = 5;
-  spdy_header *headers = storage_alloc(ld, (n_pseudo + json_array_size(list)) * sizeof *headers);
+  speedy_header *headers = storage_alloc(ld, (n_pseudo + json_array_size(list)) * sizeof *headers);
   if (headers == NULL) return -1;
   size_t path_len = parts.path_len;
   const char *path = parts.path;
@@ -300,7 +300,7 @@ static int convert_request(loader *ld, const json_t *request, size_t entry,
     full[0] = '/';
     memcpy(full + 1, path, path_len);
     full[path_len + 1] = '\0';
-    headers[1] = (spdy_header){":path", 5, full, path_len + 1};
+    headers[1] = (speedy_header){":path", 5, full, path_len + 1};
   }
   if (set_pseudo(ld, &headers[2], ":version", version, version_len) != 0) return -1;
   if (set_pseudo(ld, &headers[3], ":host", host, host_len) != 0) return -1;
@@ -338,7 +338,7 @@ static int convert_response(loader *ld, const json_t *response, size_t entry,
   if (list == NULL) return -1;
 
   const size_t n_pseudo = 2;
-  spdy_header *headers = storage_alloc(ld, (n_pseudo + json_array_size(list)) * sizeof *headers);
+  speedy_header *headers = storage_alloc(ld, (n_pseudo + json_array_size(list)) * sizeof *headers);
   if (headers == NULL) return -1;
   char code[8];
   int code_len = snprintf(code, sizeof code, "%d", (int)json_integer_value(status));

@@ -18,12 +18,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "spdy/spdy.h"
+#include "speedy/speedy.h"
 
 /* One message's headers. name and value strings are NUL-terminated (the lengths exclude
  * the NUL) and live in the corpus's storage. */
 typedef struct har_headers_message {
-  spdy_header *headers;
+  speedy_header *headers;
   size_t n_headers;
   size_t http1_size; /* start line + "Name: value\r\n" per recorded header + "\r\n" */
 } har_headers_message;

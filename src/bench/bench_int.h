@@ -3,7 +3,7 @@
  *   bench_main.c    options, --help, URLs, threads, the merged result and exit status
  *   bench_run.c     one thread: its loop, connections, the request schedule (closed or
  *                   open loop), verification, warm-up, deadline and hold
- *   bench_spdy.c    a connection speaking SPDY (libspdy client session)
+ *   bench_spdy.c    a connection speaking SPDY (libspeedy client session)
  *   bench_http1.c   a connection speaking HTTP/1.1 with pipelining (llhttp)
  *   bench_report.c  the human summary and --json
  *   bench_hist.c    the latency histogram
@@ -12,7 +12,7 @@
 #define SPEEDY_BENCH_INT_H
 
 #include <llhttp.h>
-#include <spdy/spdy.h>
+#include <speedy/speedy.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
@@ -135,7 +135,7 @@ struct bench_conn {
   bench_thread *thread;
   io_conn *io;
   io_proto proto;
-  spdy_session *session;
+  speedy_session *session;
   llhttp_t parser;
   llhttp_settings_t settings;
   bench_req *slots; /* streams: SPDY any slot; HTTP/1.1 a ring in send order */
@@ -162,7 +162,7 @@ void bench_request_body(bench_req *req, const uint8_t *data, size_t len);
 int64_t bench_now_ns(void);
 const bench_options *bench_conn_options(const bench_conn *conn);
 /* Pre-built request headers / bytes of path i. */
-const spdy_header *bench_spdy_headers(const bench_conn *conn, int path, size_t *n);
+const speedy_header *bench_spdy_headers(const bench_conn *conn, int path, size_t *n);
 const char *bench_http1_request(const bench_conn *conn, int path, size_t *len);
 
 /* bench_spdy.c */

@@ -346,7 +346,7 @@ static int parse_options(bench_options *opt, int argc, char **argv) {
       have_max_time = 1;
       break;
     case OPT_SPDY: {
-      spdy_protocol protocol;
+      speedy_protocol protocol;
       if (cli_parse_spdy_version(optarg, &protocol) != 0)
         return cli_option_error(BENCH_PROGRAM, "spdy", optarg, "3.1, 3 or 2");
       opt->spdy = io_proto_of_session(protocol);
@@ -412,7 +412,7 @@ static int parse_options(bench_options *opt, int argc, char **argv) {
       usage(stdout);
       return -1;
     case 'V':
-      printf("speedy bench %s (libspdy %s)\n", SPEEDY_BENCH_VERSION, spdy_version());
+      printf("speedy bench %s (libspeedy %s)\n", SPEEDY_BENCH_VERSION, speedy_version());
       return -1;
     case ':':
       return cli_usage_error(BENCH_PROGRAM, "option '%s' needs a value", argv[optind - 1]);

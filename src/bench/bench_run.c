@@ -70,7 +70,7 @@ struct bench_thread {
   unsigned path_counter;
   int rr;
   uint64_t done_unpublished, measured_done_unpublished;
-  spdy_header spdy_headers[BENCH_MAX_PATHS][7];
+  speedy_header spdy_headers[BENCH_MAX_PATHS][7];
   char *http1_requests[BENCH_MAX_PATHS];
   size_t http1_lengths[BENCH_MAX_PATHS];
   char user_agent[32];
@@ -104,7 +104,7 @@ void bench_shared_del(bench_shared *shared) { free(shared); }
 
 const bench_options *bench_conn_options(const bench_conn *conn) { return conn->thread->opt; }
 
-const spdy_header *bench_spdy_headers(const bench_conn *conn, int path, size_t *n) {
+const speedy_header *bench_spdy_headers(const bench_conn *conn, int path, size_t *n) {
   *n = 7;
   return conn->thread->spdy_headers[path];
 }
@@ -701,11 +701,11 @@ static void on_progress(uv_timer_t *timer) {
 
 static int thread_build_requests(bench_thread *th) {
   const bench_options *opt = th->opt;
-  snprintf(th->user_agent, sizeof(th->user_agent), "speedy-bench/%s", spdy_version());
+  snprintf(th->user_agent, sizeof(th->user_agent), "speedy-bench/%s", speedy_version());
   for (int i = 0; i < opt->n_paths; i++) {
-    spdy_header *h = th->spdy_headers[i];
+    speedy_header *h = th->spdy_headers[i];
     const char *path = opt->paths[i];
-#define SET(k, nm, val) (h[k] = (spdy_header){nm, strlen(nm), val, strlen(val)})
+#define SET(k, nm, val) (h[k] = (speedy_header){nm, strlen(nm), val, strlen(val)})
     SET(0, ":method", "GET");
     SET(1, ":path", path);
     SET(2, ":version", "HTTP/1.1");

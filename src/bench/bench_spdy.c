@@ -1,4 +1,4 @@
-/* bench_spdy.c — a `speedy bench` connection speaking SPDY/2, /3 or /3.1: one libspdy
+/* bench_spdy.c — a `speedy bench` connection speaking SPDY/2, /3 or /3.1: one libspeedy
  * client session, up to -m streams at a time, each stream a slot of the connection
  * (its stream user data). Output is pulled from the session when the connection has
  * room, as in `speedy get`. Pushes are refused (MAX_CONCURRENT_STREAMS 0 towards us).
@@ -19,23 +19,23 @@ static int parse_status(const char *v, size_t len) {
 /* The request on stream id: its user data, or (once the engine has let go of the stream)
  * the slot that remembers the id. */
 static bench_req *req_of(bench_conn *conn, int32_t id) {
-  bench_req *req = spdy_session_get_stream_user_data(conn->session, id);
+  bench_req *req = speedy_session_get_stream_user_data(conn->session, id);
   if (req) return req;
   for (int i = 0; i < conn->n_slots; i++)
     if (conn->slots[i].in_use && conn->slots[i].stream_id == id) return &conn->slots[i];
   return NULL;
 }
 
-static int on_begin_headers(spdy_session *s, int32_t id, spdy_headers_kind kind,
+static int on_begin_headers(speedy_session *s, int32_t id, speedy_headers_kind kind,
                             int32_t associated_id, void *user) {
   (void)s, (void)associated_id;
-  if (kind != SPDY_HEADERS_RESPONSE) return 0;
+  if (kind != SPEEDY_HEADERS_RESPONSE) return 0;
   bench_req *req = req_of(user, id);
   if (req && !req->t_first) req->t_first = bench_now_ns();
   return 0;
 }
 
-static int on_header(spdy_session *s, int32_t id, const spdy_header *h, void *user) {
+static int on_header(speedy_session *s, int32_t id, const speedy_header *h, void *user) {
   (void)s;
   bench_req *req = req_of(user, id);
   if (!req) return 0;
@@ -56,7 +56,8 @@ static int on_header(spdy_session *s, int32_t id, const spdy_header *h, void *us
   return 0;
 }
 
-static int on_data_chunk(spdy_session *s, int32_t id, const uint8_t *data, size_t len, void *user) {
+static int on_data_chunk(speedy_session *s, int32_t id, const uint8_t *data, size_t len,
+                         void *user) {
   (void)s;
   bench_req *req = req_of(user, id);
   if (!req) return 0;
@@ -65,20 +66,20 @@ static int on_data_chunk(spdy_session *s, int32_t id, const uint8_t *data, size_
   return 0;
 }
 
-static int on_stream_close(spdy_session *s, int32_t id, uint32_t status, void *user) {
+static int on_stream_close(speedy_session *s, int32_t id, uint32_t status, void *user) {
   (void)s;
   bench_conn *conn = user;
   bench_req *req = req_of(conn, id);
   if (!req) return 0;
   int64_t now = bench_now_ns();
-  if (status == SPDY_RST_NONE)
+  if (status == SPEEDY_RST_NONE)
     bench_request_done(conn, req, now);
   else
     bench_request_failed(conn, req, BENCH_ERR_RESET, now);
   return 0;
 }
 
-static int on_goaway(spdy_session *s, int32_t last_good_id, uint32_t status, void *user) {
+static int on_goaway(speedy_session *s, int32_t last_good_id, uint32_t status, void *user) {
   (void)s, (void)last_good_id, (void)status;
   bench_conn *conn = user;
   conn->dead = 1; /* no new streams here; the thread reconnects when work is left */
@@ -87,36 +88,36 @@ static int on_goaway(spdy_session *s, int32_t last_good_id, uint32_t status, voi
 
 int bench_spdy_start(bench_conn *conn) {
   const bench_options *opt = bench_conn_options(conn);
-  spdy_callbacks *cb = NULL;
-  spdy_options *so = NULL;
-  if (spdy_callbacks_new(&cb) != 0 || spdy_options_new(&so) != 0) {
-    spdy_callbacks_del(cb);
+  speedy_callbacks *cb = NULL;
+  speedy_options *so = NULL;
+  if (speedy_callbacks_new(&cb) != 0 || speedy_options_new(&so) != 0) {
+    speedy_callbacks_del(cb);
     return -1;
   }
-  spdy_callbacks_set_on_begin_headers(cb, on_begin_headers);
-  spdy_callbacks_set_on_header(cb, on_header);
-  spdy_callbacks_set_on_data_chunk(cb, on_data_chunk);
-  spdy_callbacks_set_on_stream_close(cb, on_stream_close);
-  spdy_callbacks_set_on_goaway(cb, on_goaway);
-  spdy_options_set_stream_window(so, opt->stream_window);
-  spdy_options_set_session_window(so, opt->session_window);
-  spdy_options_set_max_concurrent_streams(so, 0);
-  spdy_protocol engine_protocol = SPDY_PROTOCOL_SPDY3_1; /* conn->proto is a SPDY one */
+  speedy_callbacks_set_on_begin_headers(cb, on_begin_headers);
+  speedy_callbacks_set_on_header(cb, on_header);
+  speedy_callbacks_set_on_data_chunk(cb, on_data_chunk);
+  speedy_callbacks_set_on_stream_close(cb, on_stream_close);
+  speedy_callbacks_set_on_goaway(cb, on_goaway);
+  speedy_options_set_stream_window(so, opt->stream_window);
+  speedy_options_set_session_window(so, opt->session_window);
+  speedy_options_set_max_concurrent_streams(so, 0);
+  speedy_protocol engine_protocol = SPEEDY_PROTOCOL_SPDY3_1; /* conn->proto is a SPDY one */
   (void)io_proto_session(conn->proto, &engine_protocol);
-  (void)spdy_options_set_deflate_level(so, opt->header_compression); /* 0-9: checked */
-  int rv = spdy_session_new(&conn->session, engine_protocol, SPDY_ROLE_CLIENT, cb, so, conn);
-  spdy_callbacks_del(cb);
-  spdy_options_del(so);
+  (void)speedy_options_set_deflate_level(so, opt->header_compression); /* 0-9: checked */
+  int rv = speedy_session_new(&conn->session, engine_protocol, SPEEDY_ROLE_CLIENT, cb, so, conn);
+  speedy_callbacks_del(cb);
+  speedy_options_del(so);
   if (rv != 0) return -1;
-  spdy_session_set_now(conn->session, bench_now_ns());
+  speedy_session_set_now(conn->session, bench_now_ns());
   io_conn_want_writable(conn->io);
   return 0;
 }
 
 int bench_spdy_send(bench_conn *conn, bench_req *req) {
   size_t n;
-  const spdy_header *h = bench_spdy_headers(conn, req->path, &n);
-  int32_t id = spdy_submit_request(conn->session, 3, h, n, NULL, NULL, req);
+  const speedy_header *h = bench_spdy_headers(conn, req->path, &n);
+  int32_t id = speedy_submit_request(conn->session, 3, h, n, NULL, NULL, req);
   if (id < 0) return -1;
   req->stream_id = id;
   io_conn_want_writable(conn->io);
@@ -133,8 +134,8 @@ void bench_spdy_writable(bench_conn *conn, size_t room) {
 
 size_t bench_spdy_read(bench_conn *conn, const uint8_t *data, size_t len) {
   if (!conn->session) return len;
-  spdy_session_set_now(conn->session, bench_now_ns());
-  int64_t rv = spdy_session_recv(conn->session, data, len);
+  speedy_session_set_now(conn->session, bench_now_ns());
+  int64_t rv = speedy_session_recv(conn->session, data, len);
   if (rv < 0) {
     int64_t now = bench_now_ns();
     for (int i = 0; i < conn->n_slots; i++)
@@ -152,11 +153,11 @@ size_t bench_spdy_read(bench_conn *conn, const uint8_t *data, size_t len) {
 
 void bench_spdy_goaway(bench_conn *conn) {
   if (!conn->session) return;
-  spdy_submit_goaway(conn->session, SPDY_GOAWAY_OK);
+  speedy_submit_goaway(conn->session, SPEEDY_GOAWAY_OK);
   bench_spdy_writable(conn, io_conn_room(conn->io) + 4096);
 }
 
 void bench_spdy_closed(bench_conn *conn) {
-  spdy_session_del(conn->session);
+  speedy_session_del(conn->session);
   conn->session = NULL;
 }

@@ -45,14 +45,14 @@ int cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out) {
   return 0;
 }
 
-int cli_parse_spdy_version(const char *text, spdy_protocol *out) {
+int cli_parse_spdy_version(const char *text, speedy_protocol *out) {
   if (text == NULL) return -1;
   if (strcmp(text, "3.1") == 0)
-    *out = SPDY_PROTOCOL_SPDY3_1;
+    *out = SPEEDY_PROTOCOL_SPDY3_1;
   else if (strcmp(text, "3") == 0)
-    *out = SPDY_PROTOCOL_SPDY3;
+    *out = SPEEDY_PROTOCOL_SPDY3;
   else if (strcmp(text, "2") == 0)
-    *out = SPDY_PROTOCOL_SPDY2;
+    *out = SPEEDY_PROTOCOL_SPDY2;
   else
     return -1;
   return 0;

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "spdy/spdy.h"
+#include "speedy/speedy.h"
 
 /* Prints "PROGRAM: MESSAGE (try 'PROGRAM --help')" to stderr and returns 2, the exit
  * status for bad usage. */
@@ -25,6 +25,6 @@ int cli_option_error(const char *program, const char *option, const char *value,
 int cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out);
 
 /* Parses a --spdy argument: "3.1", "3" or "2". Returns 0 and sets *out, or -1. */
-int cli_parse_spdy_version(const char *text, spdy_protocol *out);
+int cli_parse_spdy_version(const char *text, speedy_protocol *out);
 
 #endif

@@ -187,7 +187,7 @@ static int send_request(get_conn *conn, get_job *job) {
     ok &= append(req, sizeof(req), &len, line, (size_t)n) == 0;
   }
   for (int i = 0; i < opt->n_headers && ok; i++) {
-    const spdy_header *h = &opt->headers[i];
+    const speedy_header *h = &opt->headers[i];
     if (strcmp(h->name, "host") == 0 || (run->has_body && strcmp(h->name, "content-length") == 0))
       continue;
     ok &= append(req, sizeof(req), &len, h->name, h->name_len) == 0 &&

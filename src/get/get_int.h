@@ -18,7 +18,7 @@
 #define SPEEDY_GET_INT_H
 
 #include <llhttp.h>
-#include <spdy/spdy.h>
+#include <speedy/speedy.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -50,7 +50,7 @@ typedef struct get_options {
   const char *dir;         /* -d DIR (NULL: current directory for -O) */
   const char *outputs[64]; /* -o FILE, one per URL in order */
   int n_outputs;
-  spdy_header headers[GET_MAX_HEADERS]; /* -H, names lower-cased (copies) */
+  speedy_header headers[GET_MAX_HEADERS]; /* -H, names lower-cased (copies) */
   int n_headers;
   get_data_arg data[GET_MAX_DATA]; /* --data, --data-binary: joined with '&' */
   int n_data;
@@ -149,7 +149,7 @@ struct get_conn {
   io_conn *io;
   io_proto proto;
   io_negotiation how;
-  spdy_session *session;
+  speedy_session *session;
   get_http1 http1;
   int open, closed, dead, goaway_sent;
   int64_t t_connect, t_open;
@@ -263,15 +263,15 @@ void get_resp_free(get_job *job);
 
 /* get_trace.c: -v on stderr, every line stamped with the seconds since the run started. */
 void get_trace_note(const get_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The SPDY engine's frame trace (spdy_on_frame_fn); user is the get_conn. */
-void get_trace_frame(spdy_session *s, int sent, spdy_frame_type type, uint8_t flags, int32_t id,
-                     uint32_t length, const char *summary, void *user);
-void get_trace_frame_not_sent(spdy_session *s, spdy_frame_type type, int32_t id, int reason,
-                              void *user);
+/* The SPDY engine's frame trace (speedy_on_frame_fn); user is the get_conn. */
+void get_trace_frame(speedy_session *s, int sent, speedy_spdy_frame_type type, uint8_t flags,
+                     int32_t id, uint32_t length, const char *summary, void *user);
+void get_trace_frame_not_sent(speedy_session *s, speedy_spdy_frame_type type, int32_t id,
+                              int reason, void *user);
 /* A setting the peer sent (under its SETTINGS frame). */
 void get_trace_setting(uint32_t id, uint8_t flags, uint32_t value);
 /* Header fields under the frame that carried them. */
-void get_trace_headers(const spdy_header *h, size_t n);
+void get_trace_headers(const speedy_header *h, size_t n);
 /* HTTP/1.1: a request as sent (CRLF lines), a response head, the end of a response. */
 void get_trace_http1_request(const get_conn *conn, const char *req, size_t len);
 void get_trace_http1_response(const get_conn *conn, const char *status_line, const char *head,
@@ -304,7 +304,7 @@ void get_safe_name(const char *path, char *out, size_t out_len);
 /* The connection opened and negotiated SPDY: create the session and send requests. */
 int get_spdy_start(get_conn *conn);
 /* The request's header fields for job (n <= GET_MAX_HEADERS + 12); also for the trace. */
-size_t get_spdy_request_headers(const get_conn *conn, const get_job *job, spdy_header *h,
+size_t get_spdy_request_headers(const get_conn *conn, const get_job *job, speedy_header *h,
                                 char *length_buf, size_t length_buf_len);
 size_t get_spdy_read(get_conn *conn, const uint8_t *data, size_t len);
 void get_spdy_writable(get_conn *conn, size_t room);

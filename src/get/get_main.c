@@ -235,7 +235,7 @@ void get_origin_progress(get_origin *origin) {
       if (c->session && c->open && !c->closed && !c->goaway_sent) {
         c->goaway_sent = 1;
         c->dead = 1;
-        spdy_submit_goaway(c->session, SPDY_GOAWAY_OK);
+        speedy_submit_goaway(c->session, SPEEDY_GOAWAY_OK);
         get_spdy_writable(c, io_conn_room(c->io) + 4096); /* out before the close */
       }
       io_conn_close(c->io);

@@ -204,7 +204,7 @@ static int add_header(get_options *opt, const char *arg) {
       free(name);
       return -1;
     }
-  opt->headers[opt->n_headers++] = (spdy_header){name, name_len, value, strlen(value)};
+  opt->headers[opt->n_headers++] = (speedy_header){name, name_len, value, strlen(value)};
   return 0;
 }
 
@@ -262,7 +262,7 @@ int get_opts_parse(get_options *opt, int argc, char **argv) {
   while ((c = getopt_long(argc, argv, ":H:o:Od:X:r:iIfvskhV", long_options, NULL)) != -1) {
     switch (c) {
     case OPT_SPDY: {
-      spdy_protocol protocol;
+      speedy_protocol protocol;
       if (cli_parse_spdy_version(optarg, &protocol) != 0)
         return cli_option_error(GET_PROGRAM, "spdy", optarg, "3.1, 3 or 2");
       opt->spdy = io_proto_of_session(protocol);
@@ -391,7 +391,7 @@ int get_opts_parse(get_options *opt, int argc, char **argv) {
       usage(stdout);
       return -1;
     case 'V':
-      printf("speedy get %s (libspdy %s)\n", SPEEDY_GET_VERSION, spdy_version());
+      printf("speedy get %s (libspeedy %s)\n", SPEEDY_GET_VERSION, speedy_version());
       return -1;
     case ':':
       return cli_usage_error(GET_PROGRAM, "option '%s' needs a value", argv[optind - 1]);

@@ -1,4 +1,4 @@
-/* get_spdy.c — `speedy get` over SPDY: one libspdy client session per connection,
+/* get_spdy.c — `speedy get` over SPDY: one libspeedy client session per connection,
  * requests of one origin multiplexed on it, responses to their outputs, pushes checked
  * (same origin, a cap, response headers in the SYN_STREAM or a later HEADERS frame, a
  * push for a resource already requested adopted and the request cancelled), streams
@@ -26,7 +26,7 @@
 static get_run *run_of(get_conn *conn) { return conn->origin->run; }
 
 static void submit_rst(get_conn *conn, int32_t id, uint32_t status) {
-  if (spdy_submit_rst(conn->session, id, status) == 0) conn->resets_unsent++;
+  if (speedy_submit_rst(conn->session, id, status) == 0) conn->resets_unsent++;
 }
 
 static int is_connection_header(const char *name) {
@@ -40,12 +40,12 @@ static int is_connection_header(const char *name) {
 /* Stops a transfer the job no longer wants (it failed): the stream is cancelled. */
 static void cancel_job(get_conn *conn, get_job *job) {
   if (job->conn != conn) return;
-  spdy_session_set_stream_user_data(conn->session, job->stream_id, NULL);
+  speedy_session_set_stream_user_data(conn->session, job->stream_id, NULL);
   job->conn = NULL;
-  submit_rst(conn, job->stream_id, SPDY_RST_CANCEL);
+  submit_rst(conn, job->stream_id, SPEEDY_RST_CANCEL);
 }
 
-static void copy_value(get_push_headers *push, char *dst, size_t cap, const spdy_header *h) {
+static void copy_value(get_push_headers *push, char *dst, size_t cap, const speedy_header *h) {
   size_t n = h->value_len < cap - 1 ? h->value_len : cap - 1;
   memcpy(dst, h->value, n);
   dst[n] = '\0';
@@ -54,7 +54,7 @@ static void copy_value(get_push_headers *push, char *dst, size_t cap, const spdy
 
 /* ---- Request bodies ---------------------------------------------------------------- */
 
-static int64_t read_body(spdy_session *s, int32_t stream_id, uint8_t *buf, size_t len,
+static int64_t read_body(speedy_session *s, int32_t stream_id, uint8_t *buf, size_t len,
                          uint32_t *flags, void *source, void *user) {
   (void)s, (void)stream_id;
   get_job *job = source;
@@ -63,7 +63,7 @@ static int64_t read_body(spdy_session *s, int32_t stream_id, uint8_t *buf, size_
   size_t n = left < len ? left : len;
   memcpy(buf, run->body + job->body_off, n);
   job->body_off += n;
-  if (job->body_off == run->body_len) *flags |= SPDY_DATA_FLAG_EOF;
+  if (job->body_off == run->body_len) *flags |= SPEEDY_DATA_FLAG_EOF;
   return (int64_t)n;
 }
 
@@ -75,13 +75,13 @@ static int has_header(const get_options *opt, const char *name) {
   return 0;
 }
 
-size_t get_spdy_request_headers(const get_conn *conn, const get_job *job, spdy_header *h,
+size_t get_spdy_request_headers(const get_conn *conn, const get_job *job, speedy_header *h,
                                 char *length_buf, size_t length_buf_len) {
   const get_run *run = run_of((get_conn *)conn);
   const get_options *opt = run->opt;
   const get_origin *origin = conn->origin;
   size_t n = 0;
-#define ADD(nm, val) (h[n++] = (spdy_header){nm, strlen(nm), val, strlen(val)})
+#define ADD(nm, val) (h[n++] = (speedy_header){nm, strlen(nm), val, strlen(val)})
   ADD(":method", run->method);
   ADD(":path", job->path);
   ADD(":version", "HTTP/1.1");
@@ -108,17 +108,17 @@ size_t get_spdy_request_headers(const get_conn *conn, const get_job *job, spdy_h
 /* Submits one waiting job. Returns 0, or -1 when this session takes no more streams. */
 static int submit_job(get_conn *conn, get_job *job) {
   get_run *run = run_of(conn);
-  spdy_header h[MAX_REQUEST_HEADERS];
+  speedy_header h[MAX_REQUEST_HEADERS];
   char length[24];
   size_t n = get_spdy_request_headers(conn, job, h, length, sizeof(length));
   job->body_off = 0;
-  int32_t id = spdy_submit_request(conn->session, run->opt->priority, h, n,
-                                   run->has_body ? read_body : NULL, job, job);
-  if (id == SPDY_ERR_STREAM_ID_EXHAUSTED || id == SPDY_ERR_SESSION_CLOSING ||
-      id == SPDY_ERR_TOO_MANY_STREAMS)
+  int32_t id = speedy_submit_request(conn->session, run->opt->priority, h, n,
+                                     run->has_body ? read_body : NULL, job, job);
+  if (id == SPEEDY_ERR_STREAM_ID_EXHAUSTED || id == SPEEDY_ERR_SESSION_CLOSING ||
+      id == SPEEDY_ERR_TOO_MANY_STREAMS)
     return -1;
   if (id < 0) {
-    get_job_fail(job, "cannot send the request: %s", spdy_strerror(id));
+    get_job_fail(job, "cannot send the request: %s", speedy_strerror(id));
     return 0;
   }
   job->state = JOB_ACTIVE;
@@ -137,11 +137,11 @@ static void submit_waiting(get_conn *conn) {
 
 /* ---- Engine callbacks -------------------------------------------------------------- */
 
-static int on_begin_headers(spdy_session *s, int32_t id, spdy_headers_kind kind,
+static int on_begin_headers(speedy_session *s, int32_t id, speedy_headers_kind kind,
                             int32_t associated_id, void *user) {
   (void)s, (void)id, (void)associated_id;
   get_conn *conn = user;
-  if (kind == SPDY_HEADERS_PUSH) { /* a new push: its own fields (the buffer is reused) */
+  if (kind == SPEEDY_HEADERS_PUSH) { /* a new push: its own fields (the buffer is reused) */
     get_push_headers *push = &conn->push;
     uint8_t *fields = push->fields;
     size_t cap = push->fields_cap;
@@ -154,7 +154,7 @@ static int on_begin_headers(spdy_session *s, int32_t id, spdy_headers_kind kind,
 
 /* Keeps a field of a push being announced, to be noted on its job if it is accepted.
  * Past GET_MAX_HEAD the push is marked bad (and refused). */
-static void keep_push_field(get_push_headers *push, const spdy_header *h) {
+static void keep_push_field(get_push_headers *push, const speedy_header *h) {
   size_t need = 8 + h->name_len + h->value_len;
   if (push->bad || need > GET_MAX_HEAD - push->fields_len) {
     push->bad = 1;
@@ -200,10 +200,10 @@ static void replay_push_fields(get_conn *conn, get_job *job) {
   }
 }
 
-static int on_header(spdy_session *s, int32_t id, const spdy_header *h, void *user) {
+static int on_header(speedy_session *s, int32_t id, const speedy_header *h, void *user) {
   get_conn *conn = user;
   if (run_of(conn)->opt->verbose) get_trace_headers(h, 1);
-  get_job *job = spdy_session_get_stream_user_data(s, id);
+  get_job *job = speedy_session_get_stream_user_data(s, id);
   if (job) {
     if (job->state != JOB_ACTIVE) return 0;
     get_resp_note(job, h->name, h->name_len, h->value, h->value_len);
@@ -251,9 +251,9 @@ static get_job *adopt_request(get_conn *conn, const char *path, int *duplicate) 
     }
     if (j->state == JOB_WAITING) return j;
     if (j->state == JOB_ACTIVE && j->conn == conn && j->status == 0 && j->bytes == 0) {
-      spdy_session_set_stream_user_data(conn->session, j->stream_id, NULL);
+      speedy_session_set_stream_user_data(conn->session, j->stream_id, NULL);
       j->conn = NULL;
-      submit_rst(conn, j->stream_id, SPDY_RST_CANCEL);
+      submit_rst(conn, j->stream_id, SPEEDY_RST_CANCEL);
       return j;
     }
   }
@@ -310,7 +310,7 @@ static int accept_push(get_conn *conn, int32_t id) {
   }
   if (why) {
     if (run->opt->verbose) get_trace_note(run, "[%d] %s: reset", (int)id, why);
-    submit_rst(conn, id, SPDY_RST_REFUSED_STREAM);
+    submit_rst(conn, id, SPEEDY_RST_REFUSED_STREAM);
     return 0;
   }
   int duplicate;
@@ -318,7 +318,7 @@ static int accept_push(get_conn *conn, int32_t id) {
   if (duplicate) {
     if (run->opt->verbose)
       get_trace_note(run, "[%d] push of a resource already fetched: cancel", (int)id);
-    submit_rst(conn, id, SPDY_RST_CANCEL);
+    submit_rst(conn, id, SPEEDY_RST_CANCEL);
     return 0;
   }
   if (job) {
@@ -330,21 +330,21 @@ static int accept_push(get_conn *conn, int32_t id) {
     if (!job->t_start) job->t_start = get_now_ns();
   } else {
     job = get_job_new_push(origin, conn->push.path);
-    if (!job) return SPDY_ERR_NOMEM;
+    if (!job) return SPEEDY_ERR_NOMEM;
     job->conn = conn;
     job->stream_id = id;
   }
   get_resp_reset(job);
-  spdy_session_set_stream_user_data(conn->session, id, job);
+  speedy_session_set_stream_user_data(conn->session, id, job);
   /* the SYN_STREAM's own fields: SPDY/2 (and some servers) put the response's there */
   replay_push_fields(conn, job);
   return head_maybe_done(conn, job);
 }
 
-static int on_headers_end(spdy_session *s, int32_t id, int end_stream, void *user) {
+static int on_headers_end(speedy_session *s, int32_t id, int end_stream, void *user) {
   (void)end_stream;
   get_conn *conn = user;
-  get_job *job = spdy_session_get_stream_user_data(s, id);
+  get_job *job = speedy_session_get_stream_user_data(s, id);
   if (!job) {
     if (id % 2 == 0) return accept_push(conn, id);
     return 0;
@@ -352,9 +352,10 @@ static int on_headers_end(spdy_session *s, int32_t id, int end_stream, void *use
   return head_maybe_done(conn, job);
 }
 
-static int on_data_chunk(spdy_session *s, int32_t id, const uint8_t *data, size_t len, void *user) {
+static int on_data_chunk(speedy_session *s, int32_t id, const uint8_t *data, size_t len,
+                         void *user) {
   get_conn *conn = user;
-  get_job *job = spdy_session_get_stream_user_data(s, id);
+  get_job *job = speedy_session_get_stream_user_data(s, id);
   if (!job || job->state != JOB_ACTIVE) return 0;
   if (!job->head_done && job->status > 0 && head_maybe_done(conn, job) != 0) return 0;
   if (get_resp_body(job, data, len) != 0) cancel_job(conn, job);
@@ -369,13 +370,13 @@ static get_job *job_on_stream(get_conn *conn, int32_t id) {
   return NULL;
 }
 
-static int on_stream_close(spdy_session *s, int32_t id, uint32_t status, void *user) {
+static int on_stream_close(speedy_session *s, int32_t id, uint32_t status, void *user) {
   (void)s;
   get_conn *conn = user;
   get_job *job = job_on_stream(conn, id);
   if (!job) return 0;
   job->conn = NULL;
-  if (status == SPDY_RST_NONE) {
+  if (status == SPEEDY_RST_NONE) {
     if (job->status <= 0) {
       get_job_fail(job, job->status == 0 ? "stream ended without a :status"
                                          : "response with an invalid :status");
@@ -385,7 +386,7 @@ static int on_stream_close(spdy_session *s, int32_t id, uint32_t status, void *u
     }
     return 0;
   }
-  if (status == SPDY_RST_REFUSED_STREAM && !job->pushed && job->attempts < 2 && job->bytes == 0) {
+  if (status == SPEEDY_RST_REFUSED_STREAM && !job->pushed && job->attempts < 2 && job->bytes == 0) {
     /* Not processed by the server: once more, on a new session. */
     if (run_of(conn)->opt->verbose)
       get_trace_note(run_of(conn), "[%d] refused; retrying %s on a new session", (int)id, job->url);
@@ -393,19 +394,19 @@ static int on_stream_close(spdy_session *s, int32_t id, uint32_t status, void *u
     conn->dead = 1;
     return 0;
   }
-  if (status == SPDY_RST_REFUSED_STREAM && conn->goaway_seen)
+  if (status == SPEEDY_RST_REFUSED_STREAM && conn->goaway_seen)
     get_job_fail(job, "not processed: the server sent GOAWAY (last good stream %d)%s",
                  (int)conn->goaway_last_good, job->attempts > 1 ? " again on retry" : "");
-  else if (status == SPDY_RST_PROTOCOL_ERROR && job->status == 0 && job->bytes == 0)
+  else if (status == SPEEDY_RST_PROTOCOL_ERROR && job->status == 0 && job->bytes == 0)
     /* the engine resets a reply without :status or :version; the server may also have */
     get_job_fail(job, "no valid response (a reply needs :status and :version): stream reset: %s",
-                 spdy_rst_status_name(status));
+                 speedy_rst_status_name(status));
   else
-    get_job_fail(job, "stream reset: %s", spdy_rst_status_name(status));
+    get_job_fail(job, "stream reset: %s", speedy_rst_status_name(status));
   return 0;
 }
 
-static int on_goaway(spdy_session *s, int32_t last_good_id, uint32_t status, void *user) {
+static int on_goaway(speedy_session *s, int32_t last_good_id, uint32_t status, void *user) {
   (void)s;
   get_conn *conn = user;
   conn->dead = 1;
@@ -417,7 +418,7 @@ static int on_goaway(spdy_session *s, int32_t last_good_id, uint32_t status, voi
   return 0;
 }
 
-static int on_setting(spdy_session *s, uint32_t id, uint8_t flags, uint32_t value, void *user) {
+static int on_setting(speedy_session *s, uint32_t id, uint8_t flags, uint32_t value, void *user) {
   (void)s, (void)user;
   get_trace_setting(id, flags, value);
   return 0;
@@ -428,42 +429,42 @@ static int on_setting(spdy_session *s, uint32_t id, uint8_t flags, uint32_t valu
 int get_spdy_start(get_conn *conn) {
   get_run *run = run_of(conn);
   const get_options *opt = run->opt;
-  spdy_callbacks *cb;
-  spdy_options *so;
-  if (spdy_callbacks_new(&cb) != 0) return UV_ENOMEM;
-  if (spdy_options_new(&so) != 0) {
-    spdy_callbacks_del(cb);
+  speedy_callbacks *cb;
+  speedy_options *so;
+  if (speedy_callbacks_new(&cb) != 0) return UV_ENOMEM;
+  if (speedy_options_new(&so) != 0) {
+    speedy_callbacks_del(cb);
     return UV_ENOMEM;
   }
-  spdy_callbacks_set_on_begin_headers(cb, on_begin_headers);
-  spdy_callbacks_set_on_header(cb, on_header);
-  spdy_callbacks_set_on_headers_end(cb, on_headers_end);
-  spdy_callbacks_set_on_data_chunk(cb, on_data_chunk);
-  spdy_callbacks_set_on_stream_close(cb, on_stream_close);
-  spdy_callbacks_set_on_goaway(cb, on_goaway);
+  speedy_callbacks_set_on_begin_headers(cb, on_begin_headers);
+  speedy_callbacks_set_on_header(cb, on_header);
+  speedy_callbacks_set_on_headers_end(cb, on_headers_end);
+  speedy_callbacks_set_on_data_chunk(cb, on_data_chunk);
+  speedy_callbacks_set_on_stream_close(cb, on_stream_close);
+  speedy_callbacks_set_on_goaway(cb, on_goaway);
   if (opt->verbose) {
-    spdy_callbacks_set_on_frame(cb, get_trace_frame);
-    spdy_callbacks_set_on_frame_not_sent(cb, get_trace_frame_not_sent);
-    spdy_callbacks_set_on_setting(cb, on_setting);
+    speedy_callbacks_set_on_frame(cb, get_trace_frame);
+    speedy_callbacks_set_on_frame_not_sent(cb, get_trace_frame_not_sent);
+    speedy_callbacks_set_on_setting(cb, on_setting);
   }
-  spdy_options_set_stream_window(so, opt->stream_window);
-  spdy_options_set_session_window(so, opt->session_window);
+  speedy_options_set_stream_window(so, opt->stream_window);
+  speedy_options_set_session_window(so, opt->session_window);
   /* Streams the server may open towards us are exactly its pushes. */
-  spdy_options_set_max_concurrent_streams(so, opt->no_push ? 0 : opt->max_pushes);
-  spdy_protocol engine_protocol = SPDY_PROTOCOL_SPDY3_1; /* conn->proto is a SPDY one */
+  speedy_options_set_max_concurrent_streams(so, opt->no_push ? 0 : opt->max_pushes);
+  speedy_protocol engine_protocol = SPEEDY_PROTOCOL_SPDY3_1; /* conn->proto is a SPDY one */
   (void)io_proto_session(conn->proto, &engine_protocol);
-  int rv = spdy_session_new(&conn->session, engine_protocol, SPDY_ROLE_CLIENT, cb, so, conn);
-  spdy_callbacks_del(cb);
-  spdy_options_del(so);
+  int rv = speedy_session_new(&conn->session, engine_protocol, SPEEDY_ROLE_CLIENT, cb, so, conn);
+  speedy_callbacks_del(cb);
+  speedy_options_del(so);
   if (rv != 0) return UV_ENOMEM;
-  spdy_session_set_now(conn->session, get_now_ns());
+  speedy_session_set_now(conn->session, get_now_ns());
   submit_waiting(conn);
   io_conn_want_writable(conn->io);
   return 0;
 }
 
 static void check_finished(get_conn *conn) {
-  if (!spdy_session_want_read(conn->session) && !spdy_session_want_write(conn->session)) {
+  if (!speedy_session_want_read(conn->session) && !speedy_session_want_write(conn->session)) {
     conn->dead = 1;
     io_conn_close(conn->io);
   }
@@ -488,12 +489,12 @@ void get_spdy_writable(get_conn *conn, size_t room) {
 }
 
 size_t get_spdy_read(get_conn *conn, const uint8_t *data, size_t len) {
-  spdy_session_set_now(conn->session, get_now_ns());
+  speedy_session_set_now(conn->session, get_now_ns());
   size_t used = 0;
   int64_t rv = 0;
   while (used < len) {
     size_t n = len - used < RECV_SLICE ? len - used : RECV_SLICE;
-    rv = spdy_session_recv(conn->session, data + used, n);
+    rv = speedy_session_recv(conn->session, data + used, n);
     if (rv < 0) break;
     used += (size_t)rv;
     if ((size_t)rv < n) break; /* the engine stopped early: hand back the rest */
@@ -506,7 +507,7 @@ size_t get_spdy_read(get_conn *conn, const uint8_t *data, size_t len) {
     }
   }
   if (rv < 0) {
-    const char *why = spdy_strerror((int)rv);
+    const char *why = speedy_strerror((int)rv);
     for (get_job *j = conn->origin->jobs; j; j = j->next)
       if (j->conn == conn && j->state == JOB_ACTIVE) get_job_fail(j, "session error: %s", why);
     conn->dead = 1;
@@ -536,7 +537,7 @@ void get_spdy_closed(get_conn *conn, int status) {
       get_job_fail(j, "connection closed before the response ended (%llu bytes): %s",
                    (unsigned long long)j->bytes, status ? io_strerror(status) : "closed");
   }
-  spdy_session_del(conn->session);
+  speedy_session_del(conn->session);
   conn->session = NULL;
   free(conn->push.fields);
   conn->push.fields = NULL;

@@ -4,7 +4,7 @@
  * SETTINGS entries by name and value, and the header fields decoded beneath. HTTP/1.1
  * requests and response heads are shown line by line. Bytes from the peer are escaped.
  *
- * Frames come from the engine's trace callback (spdy_on_frame_fn) and its summary of the
+ * Frames come from the engine's trace callback (speedy_on_frame_fn) and its summary of the
  * frame's fields; nothing here reads wire bytes.
  */
 #include <stdarg.h>
@@ -41,16 +41,16 @@ void get_trace_note(const get_run *run, const char *fmt, ...) {
   fputc('\n', stderr);
 }
 
-static void print_flags(spdy_frame_type type, uint8_t flags) {
+static void print_flags(speedy_spdy_frame_type type, uint8_t flags) {
   if (flags == 0) return;
-  const char *fin = type == SPDY_FRAME_DATA || type == SPDY_FRAME_SYN_STREAM ||
-                            type == SPDY_FRAME_SYN_REPLY || type == SPDY_FRAME_HEADERS
+  const char *fin = type == SPEEDY_SPDY_FRAME_DATA || type == SPEEDY_SPDY_FRAME_SYN_STREAM ||
+                            type == SPEEDY_SPDY_FRAME_SYN_REPLY || type == SPEEDY_SPDY_FRAME_HEADERS
                         ? "FIN"
                         : NULL;
   const char *names[8] = {[0] = fin};
-  if (type == SPDY_FRAME_SYN_STREAM) names[1] = "UNIDIRECTIONAL"; /* FLAG_UNIDIRECTIONAL */
-  if (type == SPDY_FRAME_DATA) names[1] = "COMPRESS";             /* FLAG_COMPRESS */
-  if (type == SPDY_FRAME_SETTINGS) names[0] = "CLEAR_SETTINGS";   /* FLAG_CLEAR_SETTINGS */
+  if (type == SPEEDY_SPDY_FRAME_SYN_STREAM) names[1] = "UNIDIRECTIONAL"; /* FLAG_UNIDIRECTIONAL */
+  if (type == SPEEDY_SPDY_FRAME_DATA) names[1] = "COMPRESS";             /* FLAG_COMPRESS */
+  if (type == SPEEDY_SPDY_FRAME_SETTINGS) names[0] = "CLEAR_SETTINGS";   /* FLAG_CLEAR_SETTINGS */
   fputs(INDENT "; ", stderr);
   for (unsigned bit = 0, first = 1; bit < 8; bit++) {
     if (!(flags & (1u << bit))) continue;
@@ -66,11 +66,11 @@ static void print_flags(spdy_frame_type type, uint8_t flags) {
 
 static const char *goaway_status_name(unsigned long status) {
   switch (status) {
-  case SPDY_GOAWAY_OK:
+  case SPEEDY_GOAWAY_OK:
     return "OK";
-  case SPDY_GOAWAY_PROTOCOL_ERROR:
+  case SPEEDY_GOAWAY_PROTOCOL_ERROR:
     return "PROTOCOL_ERROR";
-  case SPDY_GOAWAY_INTERNAL_ERROR:
+  case SPEEDY_GOAWAY_INTERNAL_ERROR:
     return "INTERNAL_ERROR";
   default:
     return "UNKNOWN";
@@ -81,7 +81,7 @@ static const char *goaway_status_name(unsigned long status) {
  * spec's field names; what the frame line already shows (the stream) or what is printed
  * in full below it (header fields, settings) is left out. Returns the "entries" count of a
  * SETTINGS frame, or -1. */
-static long print_fields(spdy_frame_type type, const char *summary) {
+static long print_fields(speedy_spdy_frame_type type, const char *summary) {
   static const char *const renames[][2] = {
       {"assoc", "associated_stream_id"}, {"pri", "priority"},
       {"delta", "delta_window_size"},    {"last_good", "last_good_stream_id"},
@@ -115,7 +115,7 @@ static long print_fields(spdy_frame_type type, const char *summary) {
         fputs(key, stderr);
       else
         get_out_escaped(stderr, p, key_len);
-      if (eq && type == SPDY_FRAME_GOAWAY && key_len == 6 && memcmp(p, "status", 6) == 0) {
+      if (eq && type == SPEEDY_SPDY_FRAME_GOAWAY && key_len == 6 && memcmp(p, "status", 6) == 0) {
         unsigned long status = strtoul(value, NULL, 10);
         fprintf(stderr, "=%s(%lu)", goaway_status_name(status), status);
       } else if (eq) {
@@ -132,21 +132,21 @@ static long print_fields(spdy_frame_type type, const char *summary) {
 
 static const char *setting_name(uint32_t id) {
   static const char *const names[] = {
-      [SPDY_SETTINGS_UPLOAD_BANDWIDTH] = "UPLOAD_BANDWIDTH",
-      [SPDY_SETTINGS_DOWNLOAD_BANDWIDTH] = "DOWNLOAD_BANDWIDTH",
-      [SPDY_SETTINGS_ROUND_TRIP_TIME] = "ROUND_TRIP_TIME",
-      [SPDY_SETTINGS_MAX_CONCURRENT_STREAMS] = "MAX_CONCURRENT_STREAMS",
-      [SPDY_SETTINGS_CURRENT_CWND] = "CURRENT_CWND",
-      [SPDY_SETTINGS_DOWNLOAD_RETRANS_RATE] = "DOWNLOAD_RETRANS_RATE",
-      [SPDY_SETTINGS_INITIAL_WINDOW_SIZE] = "INITIAL_WINDOW_SIZE",
-      [SPDY_SETTINGS_CLIENT_CERTIFICATE_VECTOR_SIZE] = "CLIENT_CERTIFICATE_VECTOR_SIZE"};
-  return id >= 1 && id <= SPDY_SETTINGS_MAX_ID ? names[id] : "UNKNOWN";
+      [SPEEDY_SETTINGS_UPLOAD_BANDWIDTH] = "UPLOAD_BANDWIDTH",
+      [SPEEDY_SETTINGS_DOWNLOAD_BANDWIDTH] = "DOWNLOAD_BANDWIDTH",
+      [SPEEDY_SETTINGS_ROUND_TRIP_TIME] = "ROUND_TRIP_TIME",
+      [SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS] = "MAX_CONCURRENT_STREAMS",
+      [SPEEDY_SETTINGS_CURRENT_CWND] = "CURRENT_CWND",
+      [SPEEDY_SETTINGS_DOWNLOAD_RETRANS_RATE] = "DOWNLOAD_RETRANS_RATE",
+      [SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE] = "INITIAL_WINDOW_SIZE",
+      [SPEEDY_SETTINGS_CLIENT_CERTIFICATE_VECTOR_SIZE] = "CLIENT_CERTIFICATE_VECTOR_SIZE"};
+  return id >= 1 && id <= SPEEDY_SETTINGS_MAX_ID ? names[id] : "UNKNOWN";
 }
 
 void get_trace_setting(uint32_t id, uint8_t flags, uint32_t value) {
   fprintf(stderr, INDENT "[SETTINGS_%s(0x%02x):%u]", setting_name(id), (unsigned)id, value);
-  if (flags & SPDY_SETTINGS_FLAG_PERSIST_VALUE) fputs(" PERSIST_VALUE", stderr);
-  if (flags & SPDY_SETTINGS_FLAG_PERSISTED) fputs(" PERSISTED", stderr);
+  if (flags & SPEEDY_SPDY_SETTINGS_FLAG_PERSIST_VALUE) fputs(" PERSIST_VALUE", stderr);
+  if (flags & SPEEDY_SPDY_SETTINGS_FLAG_PERSISTED) fputs(" PERSISTED", stderr);
   fputc('\n', stderr);
 }
 
@@ -157,11 +157,11 @@ static void print_our_settings(const get_conn *conn, long entries) {
   uint32_t max_streams = opt->no_push ? 0 : opt->max_pushes;
   int window = conn->proto != IO_PROTO_SPDY2 && opt->stream_window != 65536;
   if (entries != 1 + window) return; /* not the frame we know: the count says enough */
-  get_trace_setting(SPDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, max_streams);
-  if (window) get_trace_setting(SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, opt->stream_window);
+  get_trace_setting(SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, max_streams);
+  if (window) get_trace_setting(SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, opt->stream_window);
 }
 
-void get_trace_headers(const spdy_header *h, size_t n) {
+void get_trace_headers(const speedy_header *h, size_t n) {
   for (size_t i = 0; i < n; i++) {
     fputs(INDENT, stderr);
     get_out_escaped(stderr, h[i].name, h[i].name_len);
@@ -171,21 +171,21 @@ void get_trace_headers(const spdy_header *h, size_t n) {
   }
 }
 
-void get_trace_frame(spdy_session *s, int sent, spdy_frame_type type, uint8_t flags, int32_t id,
-                     uint32_t length, const char *summary, void *user) {
+void get_trace_frame(speedy_session *s, int sent, speedy_spdy_frame_type type, uint8_t flags,
+                     int32_t id, uint32_t length, const char *summary, void *user) {
   const get_conn *conn = user;
   stamp(run_of(conn));
   fprintf(stderr, "%s %s frame <length=%u, flags=0x%02x, stream_id=%d>\n", sent ? "send" : "recv",
-          spdy_frame_type_name(type), length, flags, (int)id);
+          speedy_spdy_frame_type_name(type), length, flags, (int)id);
   print_flags(type, flags);
   long entries = print_fields(type, summary ? summary : "");
-  if (sent && type == SPDY_FRAME_SETTINGS && !(flags & FLAG_CLEAR_SETTINGS))
+  if (sent && type == SPEEDY_SPDY_FRAME_SETTINGS && !(flags & FLAG_CLEAR_SETTINGS))
     print_our_settings(conn, entries);
-  if (sent && type == SPDY_FRAME_SYN_STREAM) {
+  if (sent && type == SPEEDY_SPDY_FRAME_SYN_STREAM) {
     /* our request: its fields, as get_spdy built them */
-    const get_job *job = spdy_session_get_stream_user_data(s, id);
+    const get_job *job = speedy_session_get_stream_user_data(s, id);
     if (job) {
-      spdy_header h[GET_MAX_HEADERS + 12];
+      speedy_header h[GET_MAX_HEADERS + 12];
       char length_buf[24];
       size_t n = get_spdy_request_headers(conn, job, h, length_buf, sizeof(length_buf));
       get_trace_headers(h, n);
@@ -193,12 +193,12 @@ void get_trace_frame(spdy_session *s, int sent, spdy_frame_type type, uint8_t fl
   }
 }
 
-void get_trace_frame_not_sent(spdy_session *s, spdy_frame_type type, int32_t id, int reason,
-                              void *user) {
+void get_trace_frame_not_sent(speedy_session *s, speedy_spdy_frame_type type, int32_t id,
+                              int reason, void *user) {
   (void)s;
   const get_conn *conn = user;
-  get_trace_note(run_of(conn), "[%d] %s not sent: %s", (int)id, spdy_frame_type_name(type),
-                 spdy_strerror(reason));
+  get_trace_note(run_of(conn), "[%d] %s not sent: %s", (int)id, speedy_spdy_frame_type_name(type),
+                 speedy_strerror(reason));
 }
 
 /* Prints CRLF-separated lines, indented, escaped; a blank line ends them. */

@@ -1,10 +1,10 @@
 /* http_body.h — response body sources with one pull interface for SPDY and HTTP/1.1.
  *
  * A body is read by pulling: http_body_read copies up to len bytes and says when the
- * body ends. That maps one to one onto libspdy's spdy_data_read_fn (see
+ * body ends. That maps one to one onto libspeedy's speedy_data_read_fn (see
  * http_spdy_body_read in http_spdy.h, which is that adapter):
- *   bytes > 0 or 0 with *eof      -> the count, SPDY_DATA_FLAG_EOF when *eof
- *   HTTP_ERR_NOT_READY             -> SPDY_ERR_DEFERRED (resume the stream later)
+ *   bytes > 0 or 0 with *eof      -> the count, SPEEDY_DATA_FLAG_EOF when *eof
+ *   HTTP_ERR_NOT_READY             -> SPEEDY_ERR_DEFERRED (resume the stream later)
  *   any other negative value       -> reset the stream (SPDY) / close the connection
  *                                     without finishing the body (HTTP/1.1)
  * An HTTP/1.1 writer may instead ask http_body_file_range for (fd, offset, length) when

@@ -53,7 +53,7 @@ static int set_url(http_request *request, const char *value, size_t len) {
   return http_request_set_path(request, slash, rest - host_len);
 }
 
-int http_spdy_request_header(http_request *request, const spdy_header *header) {
+int http_spdy_request_header(http_request *request, const speedy_header *header) {
   if (request->error != 0) return request->error;
   if (header == NULL || header->name == NULL || (header->value == NULL && header->value_len > 0))
     return remember(request, HTTP_ERR_INVALID_ARGUMENT);
@@ -134,18 +134,18 @@ int http_spdy_response_headers(const http_response *response, http_spdy_headers 
   out->list = NULL;
   out->count = 0;
   format_status(out->status, sizeof(out->status), response->status);
-  spdy_header *list = out->inline_list;
+  speedy_header *list = out->inline_list;
   if (response->headers.count + 2 > HTTP_SPDY_INLINE_HEADERS) {
-    list = calloc(response->headers.count + 2, sizeof(spdy_header));
+    list = calloc(response->headers.count + 2, sizeof(speedy_header));
     if (list == NULL) return HTTP_ERR_NOMEM;
   }
   size_t n = 0;
-  list[n++] = (spdy_header){":status", 7, out->status, strlen(out->status)};
-  list[n++] = (spdy_header){":version", 8, "HTTP/1.1", 8};
+  list[n++] = (speedy_header){":status", 7, out->status, strlen(out->status)};
+  list[n++] = (speedy_header){":version", 8, "HTTP/1.1", 8};
   for (size_t i = 0; i < response->headers.count; i++) {
     const http_header *h = &response->headers.items[i];
     if (http_spdy_is_connection_header(h->name, h->name_len) || h->name[0] == ':') continue;
-    list[n++] = (spdy_header){h->name, h->name_len, h->value, h->value_len};
+    list[n++] = (speedy_header){h->name, h->name_len, h->value, h->value_len};
   }
   out->list = list;
   out->count = n;
@@ -158,24 +158,24 @@ int http_spdy_push_headers(const char *scheme, const char *host, const char *pat
   out->count = 0;
   out->status[0] = '\0';
   if (scheme == NULL || host == NULL || path == NULL) return HTTP_ERR_INVALID_ARGUMENT;
-  spdy_header *list = out->inline_list;
-  list[0] = (spdy_header){":scheme", 7, scheme, strlen(scheme)};
-  list[1] = (spdy_header){":host", 5, host, strlen(host)};
-  list[2] = (spdy_header){":path", 5, path, strlen(path)};
+  speedy_header *list = out->inline_list;
+  list[0] = (speedy_header){":scheme", 7, scheme, strlen(scheme)};
+  list[1] = (speedy_header){":host", 5, host, strlen(host)};
+  list[2] = (speedy_header){":path", 5, path, strlen(path)};
   out->list = list;
   out->count = 3;
   return 0;
 }
 
-int64_t http_spdy_body_read(spdy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
+int64_t http_spdy_body_read(speedy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
                             uint32_t *flags, void *source, void *user) {
   (void)session;
   (void)stream_id;
   (void)user;
   int eof = 0;
   int64_t n = http_body_read(source, buf, len, &eof);
-  if (n == HTTP_ERR_NOT_READY) return SPDY_ERR_DEFERRED;
-  if (n < 0) return n; /* an HTTP_ERR_* value: never one libspdy gives a meaning to */
-  if (eof) *flags |= SPDY_DATA_FLAG_EOF;
+  if (n == HTTP_ERR_NOT_READY) return SPEEDY_ERR_DEFERRED;
+  if (n < 0) return n; /* an HTTP_ERR_* value: never one libspeedy gives a meaning to */
+  if (eof) *flags |= SPEEDY_DATA_FLAG_EOF;
   return n;
 }

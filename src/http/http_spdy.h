@@ -1,7 +1,7 @@
 /* http_spdy.h — HTTP over SPDY (SPDY/3 section 3.2, and SPDY/2's equivalent): requests
  * from SYN_STREAM headers, SYN_REPLY / push headers from responses, and the body adapter.
  *
- * libspdy already speaks SPDY/3 names to us in every version (SPDY/2's method, url,
+ * libspeedy already speaks SPDY/3 names to us in every version (SPDY/2's method, url,
  * version, host, scheme and status arrive as :method, :path, ...), and delivers a value
  * the peer joined with NUL as one header call per value. This module adds the HTTP rules:
  *   receipt: the connection-specific fields (connection, host, keep-alive,
@@ -11,14 +11,14 @@
  *     :path, :version, :host and :scheme gets a 400 reply (not a reset: 3.2.1).
  *   sending: the same connection-specific fields are never sent; :status carries the
  *     reason phrase ("200 OK"); :version "HTTP/1.1"; each Set-Cookie stays its own entry
- *     (libspdy joins same-name values with NUL on the wire).
+ *     (libspeedy joins same-name values with NUL on the wire).
  *   bodies: http_request_check_body (http_request.h) for Content-Length vs DATA, and
- *     http_spdy_body_read as the spdy_data_read_fn for http_body sources.
+ *     http_spdy_body_read as the speedy_data_read_fn for http_body sources.
  */
 #ifndef SPEEDY_HTTP_SPDY_H
 #define SPEEDY_HTTP_SPDY_H
 
-#include <spdy/spdy.h>
+#include <speedy/speedy.h>
 #include <stddef.h>
 
 #include "http_request.h"
@@ -30,39 +30,39 @@ int http_spdy_is_connection_header(const char *name, size_t len);
 
 /* Feeds one received request header (from on_header) into request. Returns 0 or the
  * sticky error (http_request.h); an error here is answered after the block ends. */
-int http_spdy_request_header(http_request *request, const spdy_header *header);
+int http_spdy_request_header(http_request *request, const speedy_header *header);
 /* The header block ended (on_headers_end). end_stream is 1 when the SYN_STREAM had FIN
  * (no body). Returns 0, or the error to answer (http_err_status: 400, 414, 431). */
 int http_spdy_request_finish(http_request *request, int end_stream);
 
-/* Header lists to submit: an array of spdy_header pointing into the response (or into
+/* Header lists to submit: an array of speedy_header pointing into the response (or into
  * the strings given), plus storage for the :status value. Valid while those live and
  * are not changed; free with http_spdy_headers_free. */
 /* Fields up to this many are listed inside the struct (no allocation). */
 #define HTTP_SPDY_INLINE_HEADERS 16
 
 typedef struct http_spdy_headers {
-  spdy_header *list; /* inline, or allocated for longer lists */
+  speedy_header *list; /* inline, or allocated for longer lists */
   size_t count;
   char status[64];
-  spdy_header inline_list[HTTP_SPDY_INLINE_HEADERS];
+  speedy_header inline_list[HTTP_SPDY_INLINE_HEADERS];
 } http_spdy_headers;
 
 /* SYN_REPLY headers (also a push's response headers) for response: ":status" with the
  * reason phrase, ":version" "HTTP/1.1", and every field except the connection-specific
  * ones. Returns 0 or HTTP_ERR_NOMEM. */
 int http_spdy_response_headers(const http_response *response, http_spdy_headers *out);
-/* A push's request headers: ":scheme", ":host", ":path" (libspdy builds SPDY/2's
+/* A push's request headers: ":scheme", ":host", ":path" (libspeedy builds SPDY/2's
  * absolute url from them). Returns 0 or HTTP_ERR_NOMEM. */
 int http_spdy_push_headers(const char *scheme, const char *host, const char *path,
                            http_spdy_headers *out);
 void http_spdy_headers_free(http_spdy_headers *headers);
 
-/* spdy_data_read_fn over an http_body (source): bytes and SPDY_DATA_FLAG_EOF,
- * SPDY_ERR_DEFERRED for HTTP_ERR_NOT_READY (call spdy_session_resume_data when the body
+/* speedy_data_read_fn over an http_body (source): bytes and SPEEDY_DATA_FLAG_EOF,
+ * SPEEDY_ERR_DEFERRED for HTTP_ERR_NOT_READY (call speedy_session_resume_data when the body
  * has data), and a negative value (the stream is reset with INTERNAL_ERROR) for a body
  * error such as HTTP_ERR_TRUNCATED. The body stays the caller's. */
-int64_t http_spdy_body_read(spdy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
+int64_t http_spdy_body_read(speedy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
                             uint32_t *flags, void *source, void *user);
 
 #endif

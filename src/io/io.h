@@ -3,7 +3,7 @@
  *
  * Used by speedyd, `speedy get`, and later the load generator and the lab. It knows
  * nothing of SPDY frames or HTTP: it moves plaintext bytes between a peer and a protocol
- * layer (libspdy's session, or an HTTP/1.1 parser) and tells that layer which protocol
+ * layer (libspeedy's session, or an HTTP/1.1 parser) and tells that layer which protocol
  * was negotiated and how.
  *
  * Model (libuv style)
@@ -13,7 +13,7 @@
  *   close with io_conn_close (graceful) or io_conn_abort (at once); both may be called
  *   from any callback, more than once, and on_close still fires exactly once, from the
  *   loop (never from inside io_conn_close itself).
- * - Output is pulled, like libspdy's: the protocol layer asks io_conn_room() how many
+ * - Output is pulled, like libspeedy's: the protocol layer asks io_conn_room() how many
  *   bytes the socket can take now, appends at most about that many with io_conn_write(),
  *   and calls io_conn_want_writable() when it has more; on_writable fires once room is
  *   open again. Appended bytes are coalesced and written once per loop turn (a uv_idle
@@ -48,7 +48,7 @@ enum io_error {
 /* Returns a sentence for a libuv or IO_ERR_* code (never NULL). */
 const char *io_strerror(int error);
 
-/* The application protocol a connection speaks. Values match spdy_protocol for SPDY. */
+/* The application protocol a connection speaks. Values match speedy_protocol for SPDY. */
 typedef enum io_proto {
   IO_PROTO_UNKNOWN = 0, /* not decided yet (before on_open) */
   IO_PROTO_HTTP1 = 1,   /* http/1.1 */
@@ -75,10 +75,10 @@ io_proto io_proto_from_name(const char *name, size_t len);
 const char *io_negotiation_name(io_negotiation how);
 
 /* Plaintext server: decides the protocol from the first bytes of a connection
- * (libspdy's spdy_detect_h2_preface and spdy_detect_version). Returns 1 and sets *out when
- * decided (HTTP/2 for its client preface, SPDY/2, SPDY/3 as v3_protocol — IO_PROTO_SPDY3
- * or IO_PROTO_SPDY3_1, since both carry version 3 — or HTTP/1.1 for anything else), 0 when
- * more bytes are needed. */
+ * (libspeedy's speedy_detect_h2_preface and speedy_detect_spdy_version). Returns 1 and sets *out
+ * when decided (HTTP/2 for its client preface, SPDY/2, SPDY/3 as v3_protocol — IO_PROTO_SPDY3 or
+ * IO_PROTO_SPDY3_1, since both carry version 3 — or HTTP/1.1 for anything else), 0 when more bytes
+ * are needed. */
 int io_sniff_protocol(const uint8_t *bytes, size_t len, io_proto v3_protocol, io_proto *out);
 
 /* ---- Configuration ------------------------------------------------------------------ */
@@ -154,8 +154,8 @@ typedef struct io_conn_callbacks {
   void (*on_open)(io_conn *conn, void *user);
   /* Plaintext bytes from the peer; valid during the call only. Returns how many it
    * consumed: when fewer than len, reading pauses as with io_conn_pause_read(conn, 1)
-   * and the rest is delivered again, first, after io_conn_pause_read(conn, 0) (libspdy's
-   * SPDY_ERR_PAUSE maps onto this). Not called while paused or after io_conn_close. */
+   * and the rest is delivered again, first, after io_conn_pause_read(conn, 0) (libspeedy's
+   * SPEEDY_ERR_PAUSE maps onto this). Not called while paused or after io_conn_close. */
   size_t (*on_read)(io_conn *conn, const uint8_t *data, size_t len, void *user);
   /* The peer finished sending (TCP FIN or TLS close_notify). NULL: the connection is
    * closed gracefully (pending output is still sent) and on_close reports UV_EOF. */

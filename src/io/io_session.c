@@ -5,45 +5,46 @@
  * engine would lay out every stream's data in its buffer. */
 #define IO_SESSION_SLICE 16384u
 
-int io_proto_session(io_proto proto, spdy_protocol *out) {
+int io_proto_session(io_proto proto, speedy_protocol *out) {
   switch (proto) {
   case IO_PROTO_SPDY2:
-    *out = SPDY_PROTOCOL_SPDY2;
+    *out = SPEEDY_PROTOCOL_SPDY2;
     return 1;
   case IO_PROTO_SPDY3:
-    *out = SPDY_PROTOCOL_SPDY3;
+    *out = SPEEDY_PROTOCOL_SPDY3;
     return 1;
   case IO_PROTO_SPDY3_1:
-    *out = SPDY_PROTOCOL_SPDY3_1;
+    *out = SPEEDY_PROTOCOL_SPDY3_1;
     return 1;
   case IO_PROTO_H2:
-    *out = SPDY_PROTOCOL_H2;
+    *out = SPEEDY_PROTOCOL_H2;
     return 1;
   default:
     return 0;
   }
 }
 
-io_proto io_proto_of_session(spdy_protocol protocol) {
+io_proto io_proto_of_session(speedy_protocol protocol) {
   switch (protocol) {
-  case SPDY_PROTOCOL_SPDY2:
+  case SPEEDY_PROTOCOL_SPDY2:
     return IO_PROTO_SPDY2;
-  case SPDY_PROTOCOL_SPDY3:
+  case SPEEDY_PROTOCOL_SPDY3:
     return IO_PROTO_SPDY3;
-  case SPDY_PROTOCOL_SPDY3_1:
+  case SPEEDY_PROTOCOL_SPDY3_1:
     return IO_PROTO_SPDY3_1;
+  case SPEEDY_PROTOCOL_H2:
+    return IO_PROTO_H2;
   }
-  if (protocol == SPDY_PROTOCOL_H2) return IO_PROTO_H2;
   return IO_PROTO_UNKNOWN;
 }
 
-io_pump_result io_session_pump(io_conn *conn, spdy_session *session, size_t room, int unbounded,
+io_pump_result io_session_pump(io_conn *conn, speedy_session *session, size_t room, int unbounded,
                                size_t slice, int *error, size_t *sent) {
   size_t moved = 0;
   io_pump_result result = IO_PUMP_IDLE;
   for (;;) {
     if (!unbounded && room == 0) {
-      if (spdy_session_want_write(session)) {
+      if (speedy_session_want_write(session)) {
         io_conn_want_writable(conn);
         result = IO_PUMP_FULL;
       }
@@ -52,7 +53,7 @@ io_pump_result io_session_pump(io_conn *conn, spdy_session *session, size_t room
     size_t take = unbounded ? IO_SESSION_SLICE : room;
     if (slice != 0 && take > slice) take = slice;
     const uint8_t *p;
-    int64_t n = spdy_session_peek_output(session, &p, take);
+    int64_t n = speedy_session_peek_output(session, &p, take);
     if (n < 0) {
       if (error != NULL) *error = (int)n;
       result = IO_PUMP_SESSION_ERROR;
@@ -63,7 +64,7 @@ io_pump_result io_session_pump(io_conn *conn, spdy_session *session, size_t room
       result = IO_PUMP_WRITE_ERROR;
       break;
     }
-    spdy_session_consume_output(session, (size_t)n);
+    speedy_session_consume_output(session, (size_t)n);
     moved += (size_t)n;
     if (!unbounded) room -= (size_t)n;
   }

@@ -10,19 +10,19 @@
 #include <stddef.h>
 
 #include "io.h"
-#include "spdy/spdy.h"
+#include "speedy/speedy.h"
 
 /* The engine's protocol for a negotiated or chosen io_proto, and back: the enums meet
  * here rather than through casts. io_proto_session returns 0 (and leaves *out) for a
  * protocol the engine does not speak (HTTP/1.1, unknown). */
-int io_proto_session(io_proto proto, spdy_protocol *out);
-io_proto io_proto_of_session(spdy_protocol protocol);
+int io_proto_session(io_proto proto, speedy_protocol *out);
+io_proto io_proto_of_session(speedy_protocol protocol);
 
 /* What io_session_pump did. */
 typedef enum io_pump_result {
   IO_PUMP_IDLE = 0,           /* the session has nothing more to send now */
   IO_PUMP_FULL = 1,           /* room ran out with output waiting: on_writable will come */
-  IO_PUMP_SESSION_ERROR = -1, /* the session failed (*error: its SPDY_ERR_*) */
+  IO_PUMP_SESSION_ERROR = -1, /* the session failed (*error: its SPEEDY_ERR_*) */
   IO_PUMP_WRITE_ERROR = -2    /* the connection refused the bytes (closing, no memory) */
 } io_pump_result;
 
@@ -31,7 +31,7 @@ typedef enum io_pump_result {
  * slice bytes (0: no limit when bounded, 16 KiB when unbounded), so the engine's buffer stays small
  * however much room the socket has. On IO_PUMP_FULL it has asked for on_writable
  * (io_conn_want_writable). *sent (may be NULL): bytes moved. */
-io_pump_result io_session_pump(io_conn *conn, spdy_session *session, size_t room, int unbounded,
+io_pump_result io_session_pump(io_conn *conn, speedy_session *session, size_t room, int unbounded,
                                size_t slice, int *error, size_t *sent);
 
 #endif

@@ -4,7 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <spdy/spdy.h>
+#include <speedy/speedy.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -110,13 +110,13 @@ const char *io_negotiation_name(io_negotiation how) {
 }
 
 int io_sniff_protocol(const uint8_t *bytes, size_t len, io_proto v3_protocol, io_proto *out) {
-  int preface = spdy_detect_h2_preface(bytes, len);
+  int preface = speedy_detect_h2_preface(bytes, len);
   if (preface == 0) return 0; /* "PRI * HTTP/2.0..." so far */
   if (preface == 1) {
     *out = IO_PROTO_H2;
     return 1;
   }
-  int version = spdy_detect_version(bytes, len);
+  int version = speedy_detect_spdy_version(bytes, len);
   if (version == 0) return 0;
   if (version == 2)
     *out = IO_PROTO_SPDY2;

@@ -1,7 +1,7 @@
 # llhttp.cmake — the `speedy_llhttp` static target: Node's HTTP/1 parser, built from the C
 # sources Debian's node-llhttp package ships (/usr/share/llhttp/*.c and
 # /usr/share/include/llhttp/llhttp.h). Third-party code: built with its own flags (none of
-# our warnings, no -Werror) and linked into the programs only, never into libspdy.
+# our warnings, no -Werror) and linked into the programs only, never into libspeedy.
 # Override the location with -DLLHTTP_SOURCE_DIR=DIR (DIR holds llhttp.c, api.c, http.c)
 # and -DLLHTTP_INCLUDE_DIR=DIR (DIR holds llhttp.h).
 set(LLHTTP_SOURCE_DIR "/usr/share/llhttp" CACHE PATH "Directory with llhttp's C sources")

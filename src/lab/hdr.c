@@ -1,13 +1,13 @@
 /* hdr.c — header-compression figures (hdr.h): the recorded headers as HTTP/1.1 text and as
- * the SPDY frames libspdy would send.
+ * the SPDY frames libspeedy would send.
  *
  * HTTP/1.1 text: request line ("GET /path HTTP/1.1"), or status line ("HTTP/1.1 200 OK"),
  * one "Name: value" CRLF line per recorded header (connection headers included, as
  * HTTP/1.1 sends them), and the final CRLF.
  * SPDY: the pseudo-headers (:method :path :version :host :scheme / :status :version) and
  * the recorded headers lower-cased, without the ones SPDY forbids (Connection,
- * Keep-Alive, Proxy-Connection, Transfer-Encoding, Host), through libspdy's public header
- * compressor (spdy_header_compressor_*: the session's own validation, layout and zlib) —
+ * Keep-Alive, Proxy-Connection, Transfer-Encoding, Host), through libspeedy's public header
+ * compressor (speedy_header_compressor_*: the session's own validation, layout and zlib) —
  * one context per direction per host, blocks in the order given — counted with the frame
  * header and the SYN_STREAM / SYN_REPLY fixed fields.
  */
@@ -19,11 +19,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "spdy/spdy.h"
+#include "speedy/speedy.h"
 
 void lab_hdr_setting_default(lab_hdr_setting *setting) {
-  spdy_options_get_deflate_params(NULL, &setting->level, &setting->window_bits,
-                                  &setting->mem_level);
+  speedy_options_get_deflate_params(NULL, &setting->level, &setting->window_bits,
+                                    &setting->mem_level);
 }
 
 double lab_hdr_reduction(uint64_t http1, uint64_t spdy) {
@@ -41,7 +41,7 @@ static int connection_specific(const char *name) {
 
 /* One message as SPDY fields: storage for the lower-cased names and the field list. */
 typedef struct message {
-  spdy_header *fields;
+  speedy_header *fields;
   size_t n, cap;
   char *names; /* lower-cased names, back to back */
   size_t names_used, names_cap;
@@ -51,7 +51,7 @@ typedef struct message {
 
 static int message_reserve(message *m, size_t fields, size_t name_bytes) {
   if (fields > m->cap) {
-    spdy_header *f = realloc(m->fields, fields * sizeof *f);
+    speedy_header *f = realloc(m->fields, fields * sizeof *f);
     if (f == NULL) return -1;
     m->fields = f;
     m->cap = fields;
@@ -69,7 +69,7 @@ static int message_reserve(message *m, size_t fields, size_t name_bytes) {
 
 static void message_push(message *m, const char *name, size_t name_len, const char *value,
                          size_t value_len) {
-  m->fields[m->n++] = (spdy_header){name, name_len, value, value_len};
+  m->fields[m->n++] = (speedy_header){name, name_len, value, value_len};
 }
 
 /* Appends the recorded headers (SPDY names lower-cased into m->names) and their
@@ -141,18 +141,18 @@ static int build_response(const lab_entry *e, message *m) {
 /* The compression contexts of one host. */
 typedef struct host_context {
   const char *host;
-  spdy_header_compressor *up, *down;
+  speedy_header_compressor *up, *down;
 } host_context;
 
 int lab_hdr_measure(const lab_har *har, const size_t *entries, size_t n, int version,
                     const lab_hdr_setting *setting, lab_hdr_figures *figures, char *err,
                     size_t err_size) {
-  spdy_options *options = NULL;
-  spdy_protocol protocol = version == 2 ? SPDY_PROTOCOL_SPDY2 : SPDY_PROTOCOL_SPDY3_1;
-  if (spdy_options_new(&options) != 0 ||
-      spdy_options_set_deflate_params(options, setting->level, setting->window_bits,
-                                      setting->mem_level) != 0) {
-    spdy_options_del(options);
+  speedy_options *options = NULL;
+  speedy_protocol protocol = version == 2 ? SPEEDY_PROTOCOL_SPDY2 : SPEEDY_PROTOCOL_SPDY3_1;
+  if (speedy_options_new(&options) != 0 ||
+      speedy_options_set_deflate_params(options, setting->level, setting->window_bits,
+                                        setting->mem_level) != 0) {
+    speedy_options_del(options);
     snprintf(err, err_size, "%s: cannot set up zlib at %d,%d,%d", har->name, setting->level,
              setting->window_bits, setting->mem_level);
     return -1;
@@ -162,7 +162,7 @@ int lab_hdr_measure(const lab_har *har, const size_t *entries, size_t n, int ver
   size_t n_hosts = 0;
   int rc = 0;
   if (hosts == NULL) {
-    spdy_options_del(options);
+    speedy_options_del(options);
     snprintf(err, err_size, "%s: out of memory", har->name);
     return -1;
   }
@@ -184,9 +184,9 @@ int lab_hdr_measure(const lab_har *har, const size_t *entries, size_t n, int ver
     if (ctx == NULL) {
       ctx = &hosts[n_hosts];
       ctx->host = host;
-      if (spdy_header_compressor_new(&ctx->up, protocol, options) != 0 ||
-          spdy_header_compressor_new(&ctx->down, protocol, options) != 0) {
-        spdy_header_compressor_del(ctx->up);
+      if (speedy_header_compressor_new(&ctx->up, protocol, options) != 0 ||
+          speedy_header_compressor_new(&ctx->down, protocol, options) != 0) {
+        speedy_header_compressor_del(ctx->up);
         snprintf(err, err_size, "%s: cannot set up zlib at %d,%d,%d", har->name, setting->level,
                  setting->window_bits, setting->mem_level);
         rc = -1;
@@ -194,8 +194,8 @@ int lab_hdr_measure(const lab_har *har, const size_t *entries, size_t n, int ver
       }
       n_hosts++;
     }
-    int64_t r = spdy_header_compressor_frame_size(ctx->up, 0, request.fields, request.n);
-    if (r == SPDY_ERR_INVALID_HEADER) {
+    int64_t r = speedy_header_compressor_frame_size(ctx->up, 0, request.fields, request.n);
+    if (r == SPEEDY_ERR_INVALID_HEADER) {
       /* Validation happens before zlib is touched: the context is still good. */
       fprintf(stderr, "speedy lab: %s: entry %zu: request headers SPDY cannot carry; skipped\n",
               har->name, e->index);
@@ -204,7 +204,7 @@ int lab_hdr_measure(const lab_har *har, const size_t *entries, size_t n, int ver
     }
     if (r < 0) {
       snprintf(err, err_size, "%s: entry %zu: compressing request headers: %s", har->name, e->index,
-               spdy_strerror((int)r));
+               speedy_strerror((int)r));
       rc = -1;
       break;
     }
@@ -215,8 +215,8 @@ int lab_hdr_measure(const lab_har *har, const size_t *entries, size_t n, int ver
       figures->no_response++;
       continue;
     }
-    r = spdy_header_compressor_frame_size(ctx->down, 1, response.fields, response.n);
-    if (r == SPDY_ERR_INVALID_HEADER) {
+    r = speedy_header_compressor_frame_size(ctx->down, 1, response.fields, response.n);
+    if (r == SPEEDY_ERR_INVALID_HEADER) {
       fprintf(stderr, "speedy lab: %s: entry %zu: response headers SPDY cannot carry; skipped\n",
               har->name, e->index);
       figures->no_response++;
@@ -224,7 +224,7 @@ int lab_hdr_measure(const lab_har *har, const size_t *entries, size_t n, int ver
     }
     if (r < 0) {
       snprintf(err, err_size, "%s: entry %zu: compressing response headers: %s", har->name,
-               e->index, spdy_strerror((int)r));
+               e->index, speedy_strerror((int)r));
       rc = -1;
       break;
     }
@@ -233,14 +233,14 @@ int lab_hdr_measure(const lab_har *har, const size_t *entries, size_t n, int ver
   }
   figures->hosts += n_hosts;
   for (size_t h = 0; h < n_hosts; h++) {
-    spdy_header_compressor_del(hosts[h].up);
-    spdy_header_compressor_del(hosts[h].down);
+    speedy_header_compressor_del(hosts[h].up);
+    speedy_header_compressor_del(hosts[h].down);
   }
   free(hosts);
   free(request.fields);
   free(request.names);
   free(response.fields);
   free(response.names);
-  spdy_options_del(options);
+  speedy_options_del(options);
   return rc;
 }

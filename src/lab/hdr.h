@@ -1,5 +1,5 @@
 /* hdr.h — header-compression figures of recorded pages: request and response headers as
- * HTTP/1.1 text against SPDY SYN_STREAM / SYN_REPLY frames compressed by libspdy's own
+ * HTTP/1.1 text against SPDY SYN_STREAM / SYN_REPLY frames compressed by libspeedy's own
  * header-block code (lib/hdblock.h), one zlib context per direction per host as a
  * browser's per-host SPDY session would have. No network.
  */
@@ -24,7 +24,7 @@ typedef struct lab_hdr_figures {
   uint64_t response_http1, response_spdy; /* bytes */
 } lab_hdr_figures;
 
-/* The engine's default zlib setting for header compression (spdy_options' defaults). */
+/* The engine's default zlib setting for header compression (speedy_options' defaults). */
 void lab_hdr_setting_default(lab_hdr_setting *setting);
 
 /* Measures entries[0..n) of har (indices, in the order the browser sent them) with SPDY

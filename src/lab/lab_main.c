@@ -150,7 +150,7 @@ static int hdr_main(int argc, char **argv) {
     case 'h':
       printf("Usage: speedy lab hdr [OPTION]... HAR...\n"
              "Header bytes of each recording's first page as HTTP/1.1 text and as SPDY frames\n"
-             "compressed by libspdy (one zlib context per direction per host). No network.\n\n"
+             "compressed by libspeedy (one zlib context per direction per host). No network.\n\n"
              "  -a, --all-entries  every entry of each file, not the first page\n"
              "  -z, --zlib L,W,M   zlib level, windowBits, memLevel (default: the engine's, "
              "%d,%d,%d)\n"
@@ -173,7 +173,7 @@ static int hdr_main(int argc, char **argv) {
   int failed = 0, printed = 0;
   char err[512];
   if (json)
-    printf("{\n  \"spdy_version\": %d,\n  \"zlib\": {\"level\": %d, \"window_bits\": %d, "
+    printf("{\n  \"speedy_version\": %d,\n  \"zlib\": {\"level\": %d, \"window_bits\": %d, "
            "\"mem_level\": %d},\n  \"selection\": \"%s\",\n  \"files\": [\n",
            version, setting.level, setting.window_bits, setting.mem_level,
            all_entries ? "all-entries" : "first-page");

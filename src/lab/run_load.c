@@ -678,7 +678,7 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
     server_argv[s++] = files.ports;
     server_argv[s++] = "--max-connections-per-address";
     server_argv[s++] = "0";
-    /* libspdy's zlib level for the replies, not speedyd's cheaper default: the experiment
+    /* libspeedy's zlib level for the replies, not speedyd's cheaper default: the experiment
      * measures compressed headers, and the full matrix's batches all ran with 6. */
     server_argv[s++] = "--header-compression";
     server_argv[s++] = "6";

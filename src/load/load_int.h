@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 #include <llhttp.h>
-#include <spdy/spdy.h>
+#include <speedy/speedy.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -100,7 +100,7 @@ typedef struct load_conn {
   size_t value_len;
   int in_value;
   /* SPDY */
-  spdy_session *session;
+  speedy_session *session;
   load_push_headers push;
   int goaway_sent;
 } load_conn;

@@ -196,7 +196,7 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
     case OPT_SPDY:
       spdy_given = 1;
       {
-        spdy_protocol protocol;
+        speedy_protocol protocol;
         if (cli_parse_spdy_version(optarg, &protocol) != 0)
           return cli_option_error(LOAD_PROGRAM, "spdy", optarg, "3.1, 3 or 2");
         opt->spdy = io_proto_of_session(protocol);
@@ -273,7 +273,7 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
       usage(stdout);
       return -1;
     case 'V':
-      printf("speedy load %s (libspdy %s)\n", SPEEDY_LOAD_VERSION, spdy_version());
+      printf("speedy load %s (libspeedy %s)\n", SPEEDY_LOAD_VERSION, speedy_version());
       return -1;
     case ':':
       return cli_usage_error(LOAD_PROGRAM, "option '%s' needs a value", argv[optind - 1]);

@@ -1,4 +1,4 @@
-/* load_spdy.c — the loader's SPDY: one libspdy client session per connection group,
+/* load_spdy.c — the loader's SPDY: one libspeedy client session per connection group,
  * every requestable resource submitted at once with its type's urgency (document 0, CSS
  * and script 1, font 2, image 4, other 5), wide receive windows, pushes matched to the
  * plan by host and path and used instead of a request, X-Subresources hints.
@@ -23,12 +23,12 @@ static int parse_status(const char *v, size_t len) {
   return i == 3 ? status : -1;
 }
 
-static int stream_resource(spdy_session *s, int32_t stream_id) {
-  void *p = spdy_session_get_stream_user_data(s, stream_id);
+static int stream_resource(speedy_session *s, int32_t stream_id) {
+  void *p = speedy_session_get_stream_user_data(s, stream_id);
   return p ? (int)((intptr_t)p - 1) : -1;
 }
 
-static void copy_value(load_push_headers *push, char *dst, size_t cap, const spdy_header *h) {
+static void copy_value(load_push_headers *push, char *dst, size_t cap, const speedy_header *h) {
   size_t n = h->value_len < cap - 1 ? h->value_len : cap - 1;
   memcpy(dst, h->value, n);
   dst[n] = '\0';
@@ -39,12 +39,12 @@ static void copy_value(load_push_headers *push, char *dst, size_t cap, const spd
 static int submit(load_conn *conn, int id) {
   load_run *run = conn->run;
   const load_resource *r = &run->plan->resources[id];
-  spdy_header h[MAX_SPDY_HEADERS];
+  speedy_header h[MAX_SPDY_HEADERS];
   size_t n = 0;
   char authority[300];
   load_authority(run, id, authority, sizeof(authority));
   const char *scheme = run->opt->tls ? "https" : "http";
-#define ADD(nm, val) (h[n++] = (spdy_header){nm, strlen(nm), val, strlen(val)})
+#define ADD(nm, val) (h[n++] = (speedy_header){nm, strlen(nm), val, strlen(val)})
   ADD(":method", r->method);
   ADD(":path", r->path);
   ADD(":version", "HTTP/1.1");
@@ -56,16 +56,16 @@ static int submit(load_conn *conn, int id) {
     size_t value_len = strlen(rh->value);
     /* an empty value cannot be joined with a repeated name, nor sent over SPDY/2 */
     if (value_len == 0) continue;
-    h[n++] = (spdy_header){rh->name, strlen(rh->name), rh->value, value_len};
+    h[n++] = (speedy_header){rh->name, strlen(rh->name), rh->value, value_len};
   }
   int urgency = load_type_urgency(r->type);
   int32_t stream_id =
-      spdy_submit_request(conn->session, urgency, h, n, NULL, NULL, (void *)(intptr_t)(id + 1));
-  if (stream_id == SPDY_ERR_STREAM_ID_EXHAUSTED || stream_id == SPDY_ERR_SESSION_CLOSING ||
-      stream_id == SPDY_ERR_TOO_MANY_STREAMS)
+      speedy_submit_request(conn->session, urgency, h, n, NULL, NULL, (void *)(intptr_t)(id + 1));
+  if (stream_id == SPEEDY_ERR_STREAM_ID_EXHAUSTED || stream_id == SPEEDY_ERR_SESSION_CLOSING ||
+      stream_id == SPEEDY_ERR_TOO_MANY_STREAMS)
     return -1;
   if (stream_id < 0) {
-    load_fail(run, id, "cannot send the request: %s", spdy_strerror(stream_id));
+    load_fail(run, id, "cannot send the request: %s", speedy_strerror(stream_id));
     return 0;
   }
   run->fetch[id].conn = conn;
@@ -92,15 +92,15 @@ void load_spdy_submit(load_conn *conn) {
 
 /* ---- Engine callbacks -------------------------------------------------------------- */
 
-static int on_begin_headers(spdy_session *s, int32_t id, spdy_headers_kind kind,
+static int on_begin_headers(speedy_session *s, int32_t id, speedy_headers_kind kind,
                             int32_t associated_id, void *user) {
   (void)s, (void)id, (void)associated_id;
   load_conn *conn = user;
-  if (kind == SPDY_HEADERS_PUSH) memset(&conn->push, 0, sizeof(conn->push));
+  if (kind == SPEEDY_HEADERS_PUSH) memset(&conn->push, 0, sizeof(conn->push));
   return 0;
 }
 
-static int on_header(spdy_session *s, int32_t stream_id, const spdy_header *h, void *user) {
+static int on_header(speedy_session *s, int32_t stream_id, const speedy_header *h, void *user) {
   load_conn *conn = user;
   load_run *run = conn->run;
   int id = stream_resource(s, stream_id);
@@ -144,7 +144,7 @@ static void split_absolute_url(load_push_headers *push) {
  * it otherwise. */
 static int accept_push(load_conn *conn, int32_t stream_id) {
   load_run *run = conn->run;
-  spdy_session *s = conn->session;
+  speedy_session *s = conn->session;
   split_absolute_url(&conn->push);
   int host = conn->push.bad
                  ? -1
@@ -157,8 +157,8 @@ static int accept_push(load_conn *conn, int32_t stream_id) {
       const load_entry *e = load_sched_entry(run->sched, any);
       if (e && e->state == LOAD_ACTIVE && !e->pushed && e->status == 0 && e->bytes == 0 &&
           run->fetch[any].conn == conn) {
-        spdy_session_set_stream_user_data(s, run->fetch[any].stream_id, NULL);
-        spdy_submit_rst(s, run->fetch[any].stream_id, SPDY_RST_CANCEL);
+        speedy_session_set_stream_user_data(s, run->fetch[any].stream_id, NULL);
+        speedy_submit_rst(s, run->fetch[any].stream_id, SPEEDY_RST_CANCEL);
         id = any;
       }
     }
@@ -167,7 +167,7 @@ static int accept_push(load_conn *conn, int32_t stream_id) {
     if (run->opt->verbose)
       fprintf(stderr, "speedy load: push %d of %s%s refused (not wanted)\n", (int)stream_id,
               conn->push.host, conn->push.path);
-    spdy_submit_rst(s, stream_id, SPDY_RST_CANCEL);
+    speedy_submit_rst(s, stream_id, SPEEDY_RST_CANCEL);
     return 0;
   }
   double now = load_now_ms(run);
@@ -175,7 +175,7 @@ static int accept_push(load_conn *conn, int32_t stream_id) {
   run->fetch[id].conn = conn;
   run->fetch[id].stream_id = stream_id;
   run->pushes++;
-  spdy_session_set_stream_user_data(s, stream_id, (void *)(intptr_t)(id + 1));
+  speedy_session_set_stream_user_data(s, stream_id, (void *)(intptr_t)(id + 1));
   if (conn->push.status > 0) load_sched_headers(run->sched, id, conn->push.status, now);
   if (run->opt->verbose)
     fprintf(stderr, "speedy load: conn %d < push #%d stream %d %s\n", conn->index, id,
@@ -183,14 +183,14 @@ static int accept_push(load_conn *conn, int32_t stream_id) {
   return 0;
 }
 
-static int on_headers_end(spdy_session *s, int32_t stream_id, int end_stream, void *user) {
+static int on_headers_end(speedy_session *s, int32_t stream_id, int end_stream, void *user) {
   (void)end_stream;
   load_conn *conn = user;
   if (stream_resource(s, stream_id) < 0 && stream_id % 2 == 0) return accept_push(conn, stream_id);
   return 0;
 }
 
-static int on_data_chunk(spdy_session *s, int32_t stream_id, const uint8_t *data, size_t len,
+static int on_data_chunk(speedy_session *s, int32_t stream_id, const uint8_t *data, size_t len,
                          void *user) {
   (void)data;
   load_conn *conn = user;
@@ -211,7 +211,7 @@ static int resource_on_stream(load_conn *conn, int32_t stream_id) {
   return -1;
 }
 
-static int on_stream_close(spdy_session *s, int32_t stream_id, uint32_t status, void *user) {
+static int on_stream_close(speedy_session *s, int32_t stream_id, uint32_t status, void *user) {
   (void)s;
   load_conn *conn = user;
   load_run *run = conn->run;
@@ -220,35 +220,36 @@ static int on_stream_close(spdy_session *s, int32_t stream_id, uint32_t status, 
   run->fetch[id].conn = NULL;
   const load_entry *e = load_sched_entry(run->sched, id);
   if (e->state != LOAD_ACTIVE) return 0;
-  if (status == SPDY_RST_NONE) {
+  if (status == SPEEDY_RST_NONE) {
     if (e->status <= 0)
       load_fail(run, id, "stream ended without a :status");
     else
       load_sched_complete(run->sched, id, load_now_ms(run));
     return 0;
   }
-  if (status == SPDY_RST_REFUSED_STREAM && !e->pushed && e->attempts < 2 && e->bytes == 0) {
+  if (status == SPEEDY_RST_REFUSED_STREAM && !e->pushed && e->attempts < 2 && e->bytes == 0) {
     load_sched_requeue(run->sched, id); /* not processed: once more on a new session */
     conn->dead = 1;
     return 0;
   }
-  load_fail(run, id, "stream reset: %s", spdy_rst_status_name(status));
+  load_fail(run, id, "stream reset: %s", speedy_rst_status_name(status));
   return 0;
 }
 
-static int on_goaway(spdy_session *s, int32_t last_good_id, uint32_t status, void *user) {
+static int on_goaway(speedy_session *s, int32_t last_good_id, uint32_t status, void *user) {
   (void)s, (void)last_good_id, (void)status;
   load_conn *conn = user;
   conn->dead = 1;
   return 0;
 }
 
-static void on_frame(spdy_session *s, int sent, spdy_frame_type type, uint8_t flags,
+static void on_frame(speedy_session *s, int sent, speedy_spdy_frame_type type, uint8_t flags,
                      int32_t stream_id, uint32_t length, const char *summary, void *user) {
   (void)s, (void)flags, (void)summary;
   load_conn *conn = user;
   load_run *run = conn->run;
-  if (type != SPDY_FRAME_SYN_STREAM && type != SPDY_FRAME_SYN_REPLY && type != SPDY_FRAME_HEADERS)
+  if (type != SPEEDY_SPDY_FRAME_SYN_STREAM && type != SPEEDY_SPDY_FRAME_SYN_REPLY &&
+      type != SPEEDY_SPDY_FRAME_HEADERS)
     return;
   uint64_t bytes = 8 + (uint64_t)length;
   if (sent) {
@@ -266,30 +267,30 @@ static void on_frame(spdy_session *s, int sent, spdy_frame_type type, uint8_t fl
 
 int load_spdy_start(load_conn *conn) {
   const load_options *opt = conn->run->opt;
-  spdy_callbacks *cb;
-  spdy_options *so;
-  if (spdy_callbacks_new(&cb) != 0) return -1;
-  if (spdy_options_new(&so) != 0) {
-    spdy_callbacks_del(cb);
+  speedy_callbacks *cb;
+  speedy_options *so;
+  if (speedy_callbacks_new(&cb) != 0) return -1;
+  if (speedy_options_new(&so) != 0) {
+    speedy_callbacks_del(cb);
     return -1;
   }
-  spdy_callbacks_set_on_begin_headers(cb, on_begin_headers);
-  spdy_callbacks_set_on_header(cb, on_header);
-  spdy_callbacks_set_on_headers_end(cb, on_headers_end);
-  spdy_callbacks_set_on_data_chunk(cb, on_data_chunk);
-  spdy_callbacks_set_on_stream_close(cb, on_stream_close);
-  spdy_callbacks_set_on_goaway(cb, on_goaway);
-  spdy_callbacks_set_on_frame(cb, on_frame);
-  spdy_options_set_stream_window(so, opt->stream_window);
-  spdy_options_set_session_window(so, opt->session_window);
-  spdy_protocol engine_protocol = SPDY_PROTOCOL_SPDY3_1; /* conn->proto is a SPDY one */
+  speedy_callbacks_set_on_begin_headers(cb, on_begin_headers);
+  speedy_callbacks_set_on_header(cb, on_header);
+  speedy_callbacks_set_on_headers_end(cb, on_headers_end);
+  speedy_callbacks_set_on_data_chunk(cb, on_data_chunk);
+  speedy_callbacks_set_on_stream_close(cb, on_stream_close);
+  speedy_callbacks_set_on_goaway(cb, on_goaway);
+  speedy_callbacks_set_on_frame(cb, on_frame);
+  speedy_options_set_stream_window(so, opt->stream_window);
+  speedy_options_set_session_window(so, opt->session_window);
+  speedy_protocol engine_protocol = SPEEDY_PROTOCOL_SPDY3_1; /* conn->proto is a SPDY one */
   (void)io_proto_session(conn->proto, &engine_protocol);
-  spdy_options_set_max_concurrent_streams(so, 1000); /* pushes */
-  int rv = spdy_session_new(&conn->session, engine_protocol, SPDY_ROLE_CLIENT, cb, so, conn);
-  spdy_callbacks_del(cb);
-  spdy_options_del(so);
+  speedy_options_set_max_concurrent_streams(so, 1000); /* pushes */
+  int rv = speedy_session_new(&conn->session, engine_protocol, SPEEDY_ROLE_CLIENT, cb, so, conn);
+  speedy_callbacks_del(cb);
+  speedy_options_del(so);
   if (rv != 0) return -1;
-  spdy_session_set_now(conn->session, (int64_t)uv_hrtime());
+  speedy_session_set_now(conn->session, (int64_t)uv_hrtime());
   io_conn_want_writable(conn->io); /* SETTINGS and the session window */
   return 0;
 }
@@ -302,17 +303,17 @@ void load_spdy_writable(load_conn *conn, size_t room) {
     return;
   }
   if (pumped == IO_PUMP_WRITE_ERROR) return;
-  if (conn->goaway_sent && !spdy_session_want_write(conn->session)) io_conn_close(conn->io);
+  if (conn->goaway_sent && !speedy_session_want_write(conn->session)) io_conn_close(conn->io);
 }
 
 size_t load_spdy_read(load_conn *conn, const uint8_t *data, size_t len) {
   load_run *run = conn->run;
-  spdy_session_set_now(conn->session, (int64_t)uv_hrtime());
-  int64_t rv = spdy_session_recv(conn->session, data, len);
+  speedy_session_set_now(conn->session, (int64_t)uv_hrtime());
+  int64_t rv = speedy_session_recv(conn->session, data, len);
   if (rv < 0) {
     for (size_t i = 0; i < run->plan->n_resources; i++)
       if (run->fetch[i].conn == conn)
-        load_fail(run, (int)i, "session error: %s", spdy_strerror((int)rv));
+        load_fail(run, (int)i, "session error: %s", speedy_strerror((int)rv));
     conn->dead = 1;
     load_spdy_writable(conn, io_conn_room(conn->io) + 65536); /* the GOAWAY, if any */
     io_conn_close(conn->io);
@@ -326,7 +327,7 @@ void load_spdy_finish(load_conn *conn) {
   if (conn->goaway_sent) return;
   conn->goaway_sent = 1;
   conn->dead = 1;
-  spdy_submit_goaway(conn->session, SPDY_GOAWAY_OK);
+  speedy_submit_goaway(conn->session, SPEEDY_GOAWAY_OK);
   load_spdy_writable(conn, io_conn_room(conn->io) + 4096);
   io_conn_close(conn->io);
 }
@@ -345,6 +346,6 @@ void load_spdy_closed(load_conn *conn, int status) {
     load_fail(run, (int)i, "connection closed: %s",
               status ? io_strerror(status) : "before the response ended");
   }
-  spdy_session_del(conn->session);
+  speedy_session_del(conn->session);
   conn->session = NULL;
 }

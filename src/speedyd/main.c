@@ -75,7 +75,7 @@ static void pending_on_open(io_conn *io, void *user) {
   speedyd_conn *c = user;
   speedyd_server *server = c->server;
   io_proto proto = io_conn_protocol(io);
-  spdy_protocol engine_protocol;
+  speedy_protocol engine_protocol;
   int rv;
   if (proto == IO_PROTO_HTTP1)
     rv = speedyd_h1_start(c);

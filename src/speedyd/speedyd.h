@@ -5,7 +5,7 @@
  *   speedyd_opts.c    command line parsing and --help
  *   speedyd_serve.c   one complete request → one http_response (static files, uploads,
  *                     common headers); the same for SPDY and HTTP/1.1
- *   speedyd_spdy.c    a SPDY connection: libspdy session ↔ io_conn
+ *   speedyd_spdy.c    a SPDY connection: libspeedy session ↔ io_conn
  *   speedyd_h1.c      an HTTP/1.1 connection: llhttp ↔ io_conn
  *   speedyd_push.c    server push and hint from the push manifest
  *   speedyd_log.c     access and error logs
@@ -20,7 +20,7 @@
 #ifndef SPEEDYD_H
 #define SPEEDYD_H
 
-#include <spdy/spdy.h>
+#include <speedy/speedy.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -51,7 +51,7 @@
  * otherwise. zlib's levels 1-3 match without lazy evaluation and cost about half of level
  * 6's CPU on typical response blocks (deflating them was a third of speedyd's CPU on
  * 1 KiB files at level 6); 3 searches deepest of them and compresses the corpus's
- * response headers 1.9 points less than 6 (docs/performance.md). Clients keep libspdy's
+ * response headers 1.9 points less than 6 (docs/performance.md). Clients keep libspeedy's
  * default of 6: request bytes go up the slow link. */
 #define SPEEDYD_HEADER_COMPRESSION 3
 
@@ -89,7 +89,7 @@ typedef struct speedyd_config {
   /* Defences (speedyd_limits.c, docs/security.md). */
   uint32_t max_connections_per_address;
   uint32_t address_glitch_burst;  /* flood meter per IP address (0: off) */
-  uint64_t max_memory;            /* whole server: libspdy + our own buffers, bytes */
+  uint64_t max_memory;            /* whole server: libspeedy + our own buffers, bytes */
   uint64_t max_connection_memory; /* one connection, bytes */
   /* The lab's replay (docs/lab-replay.md). */
   const char *replay_file;      /* --replay PLAN: answer from a page plan, not a docroot */
@@ -138,7 +138,7 @@ typedef struct speedyd_server {
   int worker_id; /* 1..N in a worker of --workers N > 1; 0: single process */
 } speedyd_server;
 
-/* Memory accounted to one connection: libspdy's allocations through the allocator hook
+/* Memory accounted to one connection: libspeedy's allocations through the allocator hook
  * (zlib included) and what speedyd charges for its own buffers. */
 typedef struct speedyd_budget {
   speedyd_server *server;
@@ -164,7 +164,7 @@ struct speedyd_conn {
 void speedyd_conn_closed(speedyd_conn *c);
 
 /* Protocol modules: take over a connection whose protocol is now known. */
-int speedyd_spdy_start(speedyd_conn *c, spdy_protocol protocol);
+int speedyd_spdy_start(speedyd_conn *c, speedy_protocol protocol);
 int speedyd_h1_start(speedyd_conn *c);
 
 /* ---- main.c and speedyd_workers.c ---- */
@@ -212,7 +212,7 @@ void speedyd_budget_release(speedyd_budget *budget, uint64_t n);
 /* 1 when new work should be refused: the connection or the server is above 3/4 of its
  * budget (the rest is headroom for work already accepted). */
 int speedyd_budget_pressure(const speedyd_budget *budget);
-/* libspdy's allocator hook over a budget (user = the speedyd_budget). */
+/* libspeedy's allocator hook over a budget (user = the speedyd_budget). */
 void *speedyd_budget_malloc(size_t size, void *user);
 void *speedyd_budget_realloc(void *ptr, size_t size, void *user);
 void speedyd_budget_free(void *ptr, void *user);
@@ -299,7 +299,7 @@ void speedyd_log_error(speedyd_server *server, const char *peer, const char *for
 /* Escapes peer bytes for the logs into out (cap bytes). Returns out. */
 const char *speedyd_log_escape(const void *in, size_t len, char *out, size_t cap);
 
-/* Monotonic nanoseconds (for libspdy's clock). */
+/* Monotonic nanoseconds (for libspeedy's clock). */
 int64_t speedyd_now_ns(void);
 
 #endif /* SPEEDYD_H */

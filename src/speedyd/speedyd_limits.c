@@ -2,7 +2,7 @@
  * connection counts, eviction of idle connections at the connection limit, memory
  * budgets (per connection and for the whole server) and the flood meter.
  *
- * Memory: libspdy allocates through speedyd_budget_malloc/realloc/free (its allocator
+ * Memory: libspeedy allocates through speedyd_budget_malloc/realloc/free (its allocator
  * hook, zlib included), so a session's bytes are counted exactly; speedyd charges its own
  * per-connection and per-stream structures with speedyd_budget_charge. An allocation past
  * either maximum fails: the engine then ends that one session (GOAWAY INTERNAL_ERROR),

@@ -292,7 +292,7 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
       *done = 1;
       return 0;
     case 'V':
-      printf("speedyd %s (libspdy %s)\n", SPEEDYD_VERSION, spdy_version());
+      printf("speedyd %s (libspeedy %s)\n", SPEEDYD_VERSION, speedy_version());
       *done = 1;
       return 0;
     case OPT_LISTEN:

@@ -1,6 +1,6 @@
-/* speedyd_spdy.c — a SPDY connection: one libspdy session driven by one io_conn.
+/* speedyd_spdy.c — a SPDY connection: one libspeedy session driven by one io_conn.
  *
- * Input: every byte read goes to spdy_session_recv; the callbacks build an http_request
+ * Input: every byte read goes to speedy_session_recv; the callbacks build an http_request
  * per stream (bounded by --max-header-bytes), feed request bodies to the upload sink and
  * answer when the request is complete. Output is pulled, and only in on_writable, up to
  * io_conn_room(): the engine produces frames just as fast as the socket takes them, so a
@@ -9,7 +9,7 @@
  *
  * Streams: request streams are the client's (odd); pushed streams ours (even). Each has
  * an sd_stream holding its request, response and body; it is freed in on_stream_close
- * (or when the connection closes: spdy_session_del calls no callbacks).
+ * (or when the connection closes: speedy_session_del calls no callbacks).
  *
  * Defences (docs/security.md): the session allocates through the connection's memory
  * budget and new streams are refused (REFUSED_STREAM) under memory pressure; frames that
@@ -34,7 +34,7 @@ typedef struct sd_stream sd_stream;
 
 typedef struct speedyd_spdy_conn {
   speedyd_conn *base;
-  spdy_session *session;
+  speedy_session *session;
   sd_stream *streams; /* every stream with user data, for cleanup */
   int peer_eof;
   int closing; /* fatal error or finished: flush and close */
@@ -55,7 +55,7 @@ typedef struct speedyd_spdy_conn {
   unsigned n_pushed;
   /* Plaintext version 3 under --plaintext-v3 auto: the session tells SPDY/3 from 3.1 by
    * the peer's flow control; when the peer gives no sign while DATA waits, this timer
-   * settles it (spdy_session_protocol_undecided). */
+   * settles it (speedy_session_protocol_undecided). */
   uv_timer_t v3_timer;
   int v3_timer_on;
   int v3_wait_state; /* the undecided state seen at the last tick */
@@ -106,15 +106,17 @@ static sd_stream *stream_new(speedyd_spdy_conn *conn, int32_t id) {
   s->conn = conn;
   s->id = id;
   http_protocol proto = HTTP_PROTO_SPDY31;
-  switch (spdy_session_protocol(conn->session)) {
-  case SPDY_PROTOCOL_SPDY2:
+  switch (speedy_session_protocol(conn->session)) {
+  case SPEEDY_PROTOCOL_SPDY2:
     proto = HTTP_PROTO_SPDY2;
     break;
-  case SPDY_PROTOCOL_SPDY3:
+  case SPEEDY_PROTOCOL_SPDY3:
     proto = HTTP_PROTO_SPDY3;
     break;
-  case SPDY_PROTOCOL_SPDY3_1:
+  case SPEEDY_PROTOCOL_SPDY3_1:
     proto = HTTP_PROTO_SPDY31;
+    break;
+  case SPEEDY_PROTOCOL_H2:
     break;
   }
   http_request_init(&s->request, proto, conn->base->server->config.max_header_bytes, 0);
@@ -140,16 +142,16 @@ static void stream_del(sd_stream *s) {
 }
 
 static sd_stream *stream_get(speedyd_spdy_conn *conn, int32_t id) {
-  return spdy_session_get_stream_user_data(conn->session, id);
+  return speedy_session_get_stream_user_data(conn->session, id);
 }
 
 /* The body of a response, pulled by the engine (counts what was sent). */
-static int64_t stream_body_read(spdy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
-                                uint32_t *flags, void *source, void *user) {
+static int64_t stream_body_read(speedy_session *session, int32_t stream_id, uint8_t *buf,
+                                size_t len, uint32_t *flags, void *source, void *user) {
   sd_stream *s = source;
   int64_t n = http_spdy_body_read(session, stream_id, buf, len, flags, s->response.body, user);
   if (n > 0) s->body_out += (uint64_t)n;
-  if (n < 0 && n != SPDY_ERR_DEFERRED) {
+  if (n < 0 && n != SPEEDY_ERR_DEFERRED) {
     speedyd_log_error(s->conn->base->server, io_conn_peer(s->conn->base->io),
                       "stream %d: body of %s failed: %s", (int)stream_id,
                       s->request.path ? "the response" : "a push", http_strerror((int)n));
@@ -180,7 +182,8 @@ static void push_resources(speedyd_spdy_conn *conn, sd_stream *page) {
   speedyd_server *server = conn->base->server;
   if (!server->config.push || server->shutting_down) return;
   /* SPDY has no push opt-out but this: MAX_CONCURRENT_STREAMS 0 (SPDY/3 2.6.4). */
-  if (spdy_session_remote_setting(conn->session, SPDY_SETTINGS_MAX_CONCURRENT_STREAMS) == 0) return;
+  if (speedy_session_remote_setting(conn->session, SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS) == 0)
+    return;
   if (page->request.scheme == NULL || page->request.authority == NULL) return;
   const http_manifest_entry *entries;
   size_t n = speedyd_push_entries(server, &page->request, &page->response, &entries);
@@ -214,14 +217,14 @@ static void push_resources(speedyd_spdy_conn *conn, sd_stream *page) {
       stream_del(s);
       return;
     }
-    int32_t id = spdy_submit_push(conn->session, page->id, s->urgency, request_headers.list,
-                                  request_headers.count, response_headers.list,
-                                  response_headers.count, stream_body_read, s, s);
+    int32_t id = speedy_submit_push(conn->session, page->id, s->urgency, request_headers.list,
+                                    request_headers.count, response_headers.list,
+                                    response_headers.count, stream_body_read, s, s);
     http_spdy_headers_free(&request_headers);
     http_spdy_headers_free(&response_headers);
     if (id < 0) {
       stream_del(s);
-      if (id != SPDY_ERR_INVALID_HEADER) return; /* closing, out of ids, queue full */
+      if (id != SPEEDY_ERR_INVALID_HEADER) return; /* closing, out of ids, queue full */
       continue;
     }
     s->id = id;
@@ -243,14 +246,14 @@ static void respond(speedyd_spdy_conn *conn, sd_stream *s) {
   int rv = http_spdy_response_headers(&s->response, &headers);
   if (rv == 0) {
     int has_body = s->response.body != NULL;
-    rv = spdy_submit_response(conn->session, s->id, headers.list, headers.count,
-                              has_body ? stream_body_read : NULL, has_body ? s : NULL);
+    rv = speedy_submit_response(conn->session, s->id, headers.list, headers.count,
+                                has_body ? stream_body_read : NULL, has_body ? s : NULL);
     http_spdy_headers_free(&headers);
   }
   if (rv != 0) {
     speedyd_log_error(server, io_conn_peer(conn->base->io), "stream %d: cannot answer: %s",
-                      (int)s->id, rv < -100 ? spdy_strerror(rv) : http_strerror(rv));
-    spdy_submit_rst(conn->session, s->id, SPDY_RST_INTERNAL_ERROR);
+                      (int)s->id, rv < -100 ? speedy_strerror(rv) : http_strerror(rv));
+    speedy_submit_rst(conn->session, s->id, SPEEDY_RST_INTERNAL_ERROR);
   }
   io_conn_want_writable(conn->base->io);
 }
@@ -265,25 +268,25 @@ static void respond_error(speedyd_spdy_conn *conn, sd_stream *s, int err) {
 
 /* ---- engine callbacks ---- */
 
-static int on_begin_headers(spdy_session *session, int32_t stream_id, spdy_headers_kind kind,
+static int on_begin_headers(speedy_session *session, int32_t stream_id, speedy_headers_kind kind,
                             int32_t associated_id, void *user) {
   (void)session, (void)associated_id;
   speedyd_spdy_conn *conn = user;
-  if (kind != SPDY_HEADERS_REQUEST) {
+  if (kind != SPEEDY_HEADERS_REQUEST) {
     /* Trailers are ignored; HEADERS piled on a stream are capped (SPDY has no
      * CONTINUATION, so each is a whole block and only the count needs a bound). */
     sd_stream *s = stream_get(conn, stream_id);
     if (s != NULL && ++s->header_frames > SD_MAX_HEADER_FRAMES)
-      spdy_submit_rst(conn->session, stream_id, SPDY_RST_PROTOCOL_ERROR);
+      speedy_submit_rst(conn->session, stream_id, SPEEDY_RST_PROTOCOL_ERROR);
     return 0;
   }
   /* Under memory pressure new work is refused; the client may retry it later. */
   sd_stream *s = speedyd_budget_pressure(&conn->base->budget) ? NULL : stream_new(conn, stream_id);
   if (s == NULL) {
-    spdy_submit_rst(conn->session, stream_id, SPDY_RST_REFUSED_STREAM);
+    speedy_submit_rst(conn->session, stream_id, SPEEDY_RST_REFUSED_STREAM);
     return 0;
   }
-  if (spdy_session_set_stream_user_data(conn->session, stream_id, s) != 0) {
+  if (speedy_session_set_stream_user_data(conn->session, stream_id, s) != 0) {
     stream_del(s);
     return 0;
   }
@@ -291,7 +294,7 @@ static int on_begin_headers(spdy_session *session, int32_t stream_id, spdy_heade
   return 0;
 }
 
-static int on_header(spdy_session *session, int32_t stream_id, const spdy_header *header,
+static int on_header(speedy_session *session, int32_t stream_id, const speedy_header *header,
                      void *user) {
   (void)session;
   sd_stream *s = stream_get(user, stream_id);
@@ -307,7 +310,7 @@ static int on_header(spdy_session *session, int32_t stream_id, const spdy_header
   return 0;
 }
 
-static int on_headers_end(spdy_session *session, int32_t stream_id, int end_stream, void *user) {
+static int on_headers_end(speedy_session *session, int32_t stream_id, int end_stream, void *user) {
   (void)session;
   speedyd_spdy_conn *conn = user;
   sd_stream *s = stream_get(conn, stream_id);
@@ -342,8 +345,8 @@ static int on_headers_end(spdy_session *session, int32_t stream_id, int end_stre
   return 0;
 }
 
-static int on_data_chunk(spdy_session *session, int32_t stream_id, const uint8_t *data, size_t len,
-                         void *user) {
+static int on_data_chunk(speedy_session *session, int32_t stream_id, const uint8_t *data,
+                         size_t len, void *user) {
   (void)session;
   speedyd_spdy_conn *conn = user;
   sd_stream *s = stream_get(conn, stream_id);
@@ -357,7 +360,7 @@ static int on_data_chunk(spdy_session *session, int32_t stream_id, const uint8_t
   return 0;
 }
 
-static int on_data_end(spdy_session *session, int32_t stream_id, void *user) {
+static int on_data_end(speedy_session *session, int32_t stream_id, void *user) {
   (void)session;
   speedyd_spdy_conn *conn = user;
   sd_stream *s = stream_get(conn, stream_id);
@@ -371,23 +374,24 @@ static int on_data_end(spdy_session *session, int32_t stream_id, void *user) {
   return 0;
 }
 
-static int on_stream_close(spdy_session *session, int32_t stream_id, uint32_t status, void *user) {
+static int on_stream_close(speedy_session *session, int32_t stream_id, uint32_t status,
+                           void *user) {
   (void)session;
   speedyd_spdy_conn *conn = user;
   sd_stream *s = stream_get(conn, stream_id);
-  /* Older libspdy dropped the user data before this callback: find ours by id then. */
+  /* Older libspeedy dropped the user data before this callback: find ours by id then. */
   if (s == NULL)
     for (s = conn->streams; s != NULL && s->id != stream_id;) s = s->next;
   if (s == NULL) return 0;
   speedyd_server *server = conn->base->server;
   if (s->responded && s->request.method != NULL) {
     speedyd_log_access(server, conn->base, &s->request, s->response.status, s->body_out,
-                       spdy_protocol_name(spdy_session_protocol(conn->session)), stream_id,
+                       speedy_protocol_name(speedy_session_protocol(conn->session)), stream_id,
                        s->body_in, s->bytes_out);
   }
-  if (status != SPDY_RST_NONE && status != SPDY_RST_CANCEL && s->responded) {
+  if (status != SPEEDY_RST_NONE && status != SPEEDY_RST_CANCEL && s->responded) {
     speedyd_log_error(server, io_conn_peer(conn->base->io), "stream %d closed: %s", (int)stream_id,
-                      spdy_rst_status_name(status));
+                      speedy_rst_status_name(status));
   }
   stream_del(s);
   return 0;
@@ -395,24 +399,24 @@ static int on_stream_close(spdy_session *session, int32_t stream_id, uint32_t st
 
 /* What a frame costs on the flood meter: work for us without a request in it.
  * WINDOW_UPDATEs are charged in on_window_update, which has their delta. */
-static unsigned glitch_cost(speedyd_spdy_conn *conn, int sent, spdy_frame_type type, uint8_t flags,
-                            uint32_t length) {
+static unsigned glitch_cost(speedyd_spdy_conn *conn, int sent, speedy_spdy_frame_type type,
+                            uint8_t flags, uint32_t length) {
   if (sent) {
-    if (type == SPDY_FRAME_DATA) conn->window_updates_owed++;
-    if (type == SPDY_FRAME_SYN_REPLY || type == SPDY_FRAME_SYN_STREAM)
+    if (type == SPEEDY_SPDY_FRAME_DATA) conn->window_updates_owed++;
+    if (type == SPEEDY_SPDY_FRAME_SYN_REPLY || type == SPEEDY_SPDY_FRAME_SYN_STREAM)
       conn->window_updates_owed += 2;
-    return type == SPDY_FRAME_RST_STREAM; /* provoked resets ("MadeYouReset") */
+    return type == SPEEDY_SPDY_FRAME_RST_STREAM; /* provoked resets ("MadeYouReset") */
   }
   switch (type) {
-  case SPDY_FRAME_DATA:
+  case SPEEDY_SPDY_FRAME_DATA:
     return length == 0 && !(flags & 0x01); /* FLAG_FIN (2.2.2) */
-  case SPDY_FRAME_SETTINGS:
+  case SPEEDY_SPDY_FRAME_SETTINGS:
     /* Every client opens with one: only the ones after it are work without a request
      * (else 10,000 clients behind one address would fill its meter by connecting). */
     return conn->settings_seen++ > 0;
-  case SPDY_FRAME_SYN_STREAM:
-  case SPDY_FRAME_GOAWAY:
-  case SPDY_FRAME_WINDOW_UPDATE:
+  case SPEEDY_SPDY_FRAME_SYN_STREAM:
+  case SPEEDY_SPDY_FRAME_GOAWAY:
+  case SPEEDY_SPDY_FRAME_WINDOW_UPDATE:
     return 0;
   default:
     return 1; /* PING, SETTINGS, NOOP, RST_STREAM, HEADERS, unknown types */
@@ -427,11 +431,11 @@ static void charge_glitches(speedyd_spdy_conn *conn, unsigned cost) {
   int over_addr = speedyd_addr_glitch(conn->base->server, conn->base->addr, cost);
   if (over_conn || over_addr) {
     conn->flooded = over_addr ? 2 : 1;
-    spdy_submit_goaway(conn->session, SPDY_GOAWAY_PROTOCOL_ERROR);
+    speedy_submit_goaway(conn->session, SPEEDY_GOAWAY_PROTOCOL_ERROR);
   }
 }
 
-static void on_frame(spdy_session *session, int sent, spdy_frame_type type, uint8_t flags,
+static void on_frame(speedy_session *session, int sent, speedy_spdy_frame_type type, uint8_t flags,
                      int32_t stream_id, uint32_t length, const char *summary, void *user) {
   (void)session, (void)summary;
   speedyd_spdy_conn *conn = user;
@@ -443,7 +447,8 @@ static void on_frame(spdy_session *session, int sent, spdy_frame_type type, uint
 
 /* A client credits what it received, in sizable steps: tiny deltas (a window opened a
  * byte at a time) and more updates than we sent DATA frames are abuse. */
-static int on_window_update(spdy_session *session, int32_t stream_id, uint32_t delta, void *user) {
+static int on_window_update(speedy_session *session, int32_t stream_id, uint32_t delta,
+                            void *user) {
   (void)session, (void)stream_id;
   speedyd_spdy_conn *conn = user;
   unsigned cost = delta < 1024;
@@ -459,10 +464,11 @@ static int on_window_update(spdy_session *session, int32_t stream_id, uint32_t d
  * WINDOW_UPDATE or for the rest of an upload, which a closed side never sends (without
  * this such connections sat in CLOSE-WAIT until --idle-timeout). */
 static void maybe_close(speedyd_spdy_conn *conn) {
-  int finished = !spdy_session_want_read(conn->session) && !spdy_session_want_write(conn->session);
-  int idle = spdy_session_open_streams(conn->session) == 0 &&
-             spdy_session_pending_streams(conn->session) == 0;
-  int stuck = conn->peer_eof && !spdy_session_want_write(conn->session);
+  int finished =
+      !speedy_session_want_read(conn->session) && !speedy_session_want_write(conn->session);
+  int idle = speedy_session_open_streams(conn->session) == 0 &&
+             speedy_session_pending_streams(conn->session) == 0;
+  int stuck = conn->peer_eof && !speedy_session_want_write(conn->session);
   if (finished || conn->closing || stuck || ((conn->peer_eof || conn->goaway_sent) && idle))
     io_conn_close(conn->base->io);
 }
@@ -477,7 +483,7 @@ static void produce(speedyd_spdy_conn *conn, size_t room, int unbounded) {
   if (pumped == IO_PUMP_FULL) return;
   if (pumped == IO_PUMP_SESSION_ERROR)
     speedyd_log_error(conn->base->server, io_conn_peer(conn->base->io), "session: %s",
-                      spdy_strerror(error));
+                      speedy_strerror(error));
   if (pumped < 0) conn->closing = 1;
   if (conn->flooded && !conn->closing) {
     /* Our own resets overflowed the meter (a peer provoking them): GOAWAY is queued. */
@@ -505,14 +511,14 @@ static void on_writable(io_conn *io, size_t room, void *user) {
  * engine counts them: a peer trickling one frame a byte at a time makes none. */
 static int too_slow(speedyd_spdy_conn *conn, int64_t now_ns) {
   uint32_t timeout_ms = conn->base->server->config.header_timeout_ms;
-  uint64_t frames = spdy_session_recv_frames(conn->session);
-  uint64_t data = spdy_session_recv_data_bytes(conn->session);
+  uint64_t frames = speedy_session_recv_frames(conn->session);
+  uint64_t data = speedy_session_recv_data_bytes(conn->session);
   int progress = frames != conn->frames_seen || data - conn->data_seen >= 1024;
   if (progress) {
     conn->frames_seen = frames;
     conn->data_seen = data;
   }
-  if (!spdy_session_recv_in_frame(conn->session))
+  if (!speedy_session_recv_in_frame(conn->session))
     conn->partial_since_ns = 0;
   else if (progress || conn->partial_since_ns == 0)
     conn->partial_since_ns = now_ns;
@@ -524,8 +530,8 @@ static size_t on_read(io_conn *io, const uint8_t *data, size_t len, void *user) 
   speedyd_spdy_conn *conn = user;
   if (conn->closing) return len;
   int64_t now_ns = speedyd_now_ns();
-  spdy_session_set_now(conn->session, now_ns);
-  int64_t n = spdy_session_recv(conn->session, data, len);
+  speedy_session_set_now(conn->session, now_ns);
+  int64_t n = speedy_session_recv(conn->session, data, len);
   if (n >= 0 && !conn->flooded && too_slow(conn, now_ns)) {
     speedyd_log_error(conn->base->server, io_conn_peer(io),
                       "too slow: one frame took longer than --header-timeout");
@@ -545,7 +551,7 @@ static size_t on_read(io_conn *io, const uint8_t *data, size_t len, void *user) 
   }
   if (n < 0) {
     char why[160];
-    snprintf(why, sizeof(why), "%s", spdy_strerror((int)n));
+    snprintf(why, sizeof(why), "%s", speedy_strerror((int)n));
     speedyd_log_error(conn->base->server, io_conn_peer(io), "session ended: %s", why);
     /* A session the peer broke costs its address as much as many glitches: reconnecting
      * to break the next one is a flood of its own. */
@@ -582,7 +588,7 @@ static void v3_timer_stop(speedyd_spdy_conn *conn) {
 /* Settles an undecided SPDY/3-or-3.1 session that has waited too long for a sign. */
 static void on_v3_tick(uv_timer_t *timer) {
   speedyd_spdy_conn *conn = timer->data;
-  int state = spdy_session_protocol_undecided(conn->session);
+  int state = speedy_session_protocol_undecided(conn->session);
   if (state == 0 || conn->closing) {
     v3_timer_stop(conn);
     return;
@@ -595,8 +601,8 @@ static void on_v3_tick(uv_timer_t *timer) {
   if (++conn->v3_wait_ticks < SD_V3_SETTLE_TICKS) return;
   /* 2: our DATA waits for a session window the peer never opens (SPDY/3 with large
    * stream windows); 3: the peer waits for our session WINDOW_UPDATE (SPDY/3.1). */
-  (void)spdy_session_settle_protocol(conn->session,
-                                     state == 2 ? SPDY_PROTOCOL_SPDY3 : SPDY_PROTOCOL_SPDY3_1);
+  (void)speedy_session_settle_protocol(conn->session, state == 2 ? SPEEDY_PROTOCOL_SPDY3
+                                                                 : SPEEDY_PROTOCOL_SPDY3_1);
   v3_timer_stop(conn);
   io_conn_want_writable(conn->base->io);
 }
@@ -608,7 +614,7 @@ static void on_close(io_conn *io, int status, void *user) {
     speedyd_log_error(conn->base->server, io_conn_peer(io), "connection closed: %s%s%s",
                       io_strerror(status), detail[0] ? ": " : "", detail);
   }
-  spdy_session_del(conn->session);
+  speedy_session_del(conn->session);
   conn->session = NULL;
   while (conn->streams != NULL) stream_del(conn->streams);
   if (conn->v3_timer_on) {
@@ -623,62 +629,62 @@ static void on_shutdown(speedyd_conn *c) {
   speedyd_spdy_conn *conn = c->impl;
   if (!conn->goaway_sent) {
     conn->goaway_sent = 1;
-    spdy_submit_goaway(conn->session, SPDY_GOAWAY_OK);
+    speedy_submit_goaway(conn->session, SPEEDY_GOAWAY_OK);
   }
   io_conn_want_writable(c->io);
 }
 
 static int conn_idle(const speedyd_conn *c) {
   const speedyd_spdy_conn *conn = c->impl;
-  return spdy_session_open_streams(conn->session) == 0 &&
-         spdy_session_pending_streams(conn->session) == 0;
+  return speedy_session_open_streams(conn->session) == 0 &&
+         speedy_session_pending_streams(conn->session) == 0;
 }
 
-int speedyd_spdy_start(speedyd_conn *c, spdy_protocol protocol) {
+int speedyd_spdy_start(speedyd_conn *c, speedy_protocol protocol) {
   speedyd_server *server = c->server;
-  if (speedyd_budget_charge(&c->budget, sizeof(speedyd_spdy_conn)) != 0) return SPDY_ERR_NOMEM;
+  if (speedyd_budget_charge(&c->budget, sizeof(speedyd_spdy_conn)) != 0) return SPEEDY_ERR_NOMEM;
   speedyd_spdy_conn *conn = calloc(1, sizeof(*conn));
   if (conn == NULL) {
     speedyd_budget_release(&c->budget, sizeof(speedyd_spdy_conn));
-    return SPDY_ERR_NOMEM;
+    return SPEEDY_ERR_NOMEM;
   }
   conn->base = c;
-  spdy_callbacks *cb = NULL;
-  spdy_options *options = NULL;
-  int rv = spdy_callbacks_new(&cb);
-  if (rv == 0) rv = spdy_options_new(&options);
+  speedy_callbacks *cb = NULL;
+  speedy_options *options = NULL;
+  int rv = speedy_callbacks_new(&cb);
+  if (rv == 0) rv = speedy_options_new(&options);
   if (rv == 0) {
-    spdy_callbacks_set_on_begin_headers(cb, on_begin_headers);
-    spdy_callbacks_set_on_header(cb, on_header);
-    spdy_callbacks_set_on_headers_end(cb, on_headers_end);
-    spdy_callbacks_set_on_data_chunk(cb, on_data_chunk);
-    spdy_callbacks_set_on_data_end(cb, on_data_end);
-    spdy_callbacks_set_on_stream_close(cb, on_stream_close);
-    spdy_callbacks_set_on_frame(cb, on_frame);
-    spdy_callbacks_set_on_window_update(cb, on_window_update);
-    spdy_options_set_data_frame_size(options, server->config.data_frame_size);
-    spdy_options_set_max_concurrent_streams(options, server->config.max_streams);
-    (void)spdy_options_set_deflate_level(options, server->config.header_compression);
-    spdy_options_set_frame_summaries(options, 0); /* on_frame only counts */
+    speedy_callbacks_set_on_begin_headers(cb, on_begin_headers);
+    speedy_callbacks_set_on_header(cb, on_header);
+    speedy_callbacks_set_on_headers_end(cb, on_headers_end);
+    speedy_callbacks_set_on_data_chunk(cb, on_data_chunk);
+    speedy_callbacks_set_on_data_end(cb, on_data_end);
+    speedy_callbacks_set_on_stream_close(cb, on_stream_close);
+    speedy_callbacks_set_on_frame(cb, on_frame);
+    speedy_callbacks_set_on_window_update(cb, on_window_update);
+    speedy_options_set_data_frame_size(options, server->config.data_frame_size);
+    speedy_options_set_max_concurrent_streams(options, server->config.max_streams);
+    (void)speedy_options_set_deflate_level(options, server->config.header_compression);
+    speedy_options_set_frame_summaries(options, 0); /* on_frame only counts */
     /* Uploads: let a client send a few round trips' worth before we credit it. */
-    spdy_options_set_stream_window(options, 256u * 1024u);
-    spdy_options_set_session_window(options, 1024u * 1024u);
-    if (protocol == SPDY_PROTOCOL_SPDY3_1 && server->config.plaintext_v3_auto &&
+    speedy_options_set_stream_window(options, 256u * 1024u);
+    speedy_options_set_session_window(options, 1024u * 1024u);
+    if (protocol == SPEEDY_PROTOCOL_SPDY3_1 && server->config.plaintext_v3_auto &&
         !io_conn_is_tls(c->io))
-      spdy_options_set_v3_autodetect(options, 1);
+      speedy_options_set_v3_autodetect(options, 1);
     /* Every byte of the session, zlib's included, counts against the budget. */
-    spdy_options_set_allocator(options, speedyd_budget_malloc, speedyd_budget_realloc,
-                               speedyd_budget_free, &c->budget);
-    rv = spdy_session_new(&conn->session, protocol, SPDY_ROLE_SERVER, cb, options, conn);
+    speedy_options_set_allocator(options, speedyd_budget_malloc, speedyd_budget_realloc,
+                                 speedyd_budget_free, &c->budget);
+    rv = speedy_session_new(&conn->session, protocol, SPEEDY_ROLE_SERVER, cb, options, conn);
   }
-  spdy_callbacks_del(cb);
-  spdy_options_del(options);
+  speedy_callbacks_del(cb);
+  speedy_options_del(options);
   if (rv != 0) {
     speedyd_budget_release(&c->budget, sizeof(*conn));
     free(conn);
     return rv;
   }
-  if (spdy_session_protocol_undecided(conn->session)) {
+  if (speedy_session_protocol_undecided(conn->session)) {
     uv_timer_init(server->loop, &conn->v3_timer);
     conn->v3_timer.data = conn;
     conn->v3_timer_on = 1;

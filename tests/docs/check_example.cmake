@@ -1,4 +1,4 @@
-# check_example.cmake — fails when docs/libspdy.md no longer shows docs/examples/hello.c
+# check_example.cmake — fails when docs/libspeedy.md no longer shows docs/examples/hello.c
 # verbatim, so the guide's example is always the one the tests compile and run.
 file(READ "${DOC}" doc)
 file(READ "${EXAMPLE}" example)

@@ -1,4 +1,4 @@
-/* fuzz_common.c — support shared by the libspdy fuzz harnesses (see fuzz_common.h). */
+/* fuzz_common.c — support shared by the libspeedy fuzz harnesses (see fuzz_common.h). */
 #define _POSIX_C_SOURCE 200809L
 
 #include "fuzz_common.h"
@@ -104,8 +104,9 @@ void fuzz_alloc_free(void *ptr, void *user) {
   free(h);
 }
 
-void fuzz_alloc_install(spdy_options *options) {
-  spdy_options_set_allocator(options, fuzz_alloc_malloc, fuzz_alloc_realloc, fuzz_alloc_free, NULL);
+void fuzz_alloc_install(speedy_options *options) {
+  speedy_options_set_allocator(options, fuzz_alloc_malloc, fuzz_alloc_realloc, fuzz_alloc_free,
+                               NULL);
 }
 
 /* ---- input reader ------------------------------------------------------------------ */
@@ -264,44 +265,44 @@ int fuzz_log_equal(const fuzz_log *a, const fuzz_log *b) {
 
 /* ---- a recording endpoint ---------------------------------------------------------- */
 
-const spdy_header fuzz_request_headers[5] = {
+const speedy_header fuzz_request_headers[5] = {
     {":method", 7, "GET", 3},     {":path", 5, "/", 1},       {":version", 8, "HTTP/1.1", 8},
     {":host", 5, "fuzz.test", 9}, {":scheme", 7, "https", 5},
 };
-const spdy_header fuzz_response_headers[2] = {{":status", 7, "200", 3},
-                                              {":version", 8, "HTTP/1.1", 8}};
+const speedy_header fuzz_response_headers[2] = {{":status", 7, "200", 3},
+                                                {":version", 8, "HTTP/1.1", 8}};
 
-spdy_protocol fuzz_protocol_of(uint8_t selector) {
+speedy_protocol fuzz_protocol_of(uint8_t selector) {
   switch (selector % 3) {
   case 0:
-    return SPDY_PROTOCOL_SPDY2;
+    return SPEEDY_PROTOCOL_SPDY2;
   case 1:
-    return SPDY_PROTOCOL_SPDY3;
+    return SPEEDY_PROTOCOL_SPDY3;
   default:
-    return SPDY_PROTOCOL_SPDY3_1;
+    return SPEEDY_PROTOCOL_SPDY3_1;
   }
 }
 
-unsigned fuzz_wire_version(spdy_protocol protocol) {
-  return protocol == SPDY_PROTOCOL_SPDY2 ? 2 : 3;
+unsigned fuzz_wire_version(speedy_protocol protocol) {
+  return protocol == SPEEDY_PROTOCOL_SPDY2 ? 2 : 3;
 }
 
 uint8_t fuzz_pattern_byte(int32_t stream_id, uint64_t off) {
   return (uint8_t)((off + (uint64_t)stream_id * 31u) % 251u);
 }
 
-int64_t fuzz_body_read(spdy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
+int64_t fuzz_body_read(speedy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
                        uint32_t *flags, void *source, void *user) {
   (void)session;
   (void)user;
   fuzz_body *body = source;
   body->reads++;
-  if (body->defer_every != 0 && body->reads % body->defer_every == 0) return SPDY_ERR_DEFERRED;
+  if (body->defer_every != 0 && body->reads % body->defer_every == 0) return SPEEDY_ERR_DEFERRED;
   uint64_t left = body->len - body->offset;
   size_t n = left < len ? (size_t)left : len;
   for (size_t i = 0; i < n; i++) buf[i] = fuzz_pattern_byte(stream_id, body->offset + i);
   body->offset += n;
-  if (body->offset == body->len) *flags |= SPDY_DATA_FLAG_EOF;
+  if (body->offset == body->len) *flags |= SPEEDY_DATA_FLAG_EOF;
   return (int64_t)n;
 }
 
@@ -322,7 +323,7 @@ static struct fuzz_rx *rx_slot(fuzz_endpoint *ep, int32_t id, int create) {
   return NULL;
 }
 
-static int cb_begin_headers(spdy_session *s, int32_t id, spdy_headers_kind kind, int32_t assoc,
+static int cb_begin_headers(speedy_session *s, int32_t id, speedy_headers_kind kind, int32_t assoc,
                             void *user) {
   (void)s;
   fuzz_endpoint *ep = user;
@@ -331,7 +332,7 @@ static int cb_begin_headers(spdy_session *s, int32_t id, spdy_headers_kind kind,
   return 0;
 }
 
-static int cb_header(spdy_session *s, int32_t id, const spdy_header *h, void *user) {
+static int cb_header(speedy_session *s, int32_t id, const speedy_header *h, void *user) {
   (void)s;
   fuzz_endpoint *ep = user;
   ep->callbacks++;
@@ -344,11 +345,11 @@ static int cb_header(spdy_session *s, int32_t id, const spdy_header *h, void *us
   return 0;
 }
 
-static int cb_headers_end(spdy_session *s, int32_t id, int end_stream, void *user) {
+static int cb_headers_end(speedy_session *s, int32_t id, int end_stream, void *user) {
   fuzz_endpoint *ep = user;
   ep->callbacks++;
   fuzz_log_add(&ep->log, "headers_end %d fin=%d", (int)id, end_stream);
-  if (ep->respond && ep->role == SPDY_ROLE_SERVER && (id & 1) == 1) {
+  if (ep->respond && ep->role == SPEEDY_ROLE_SERVER && (id & 1) == 1) {
     fuzz_body *body = NULL;
     if (ep->body_len > 0 && ep->n_bodies < FUZZ_ENDPOINT_BODIES) {
       body = &ep->bodies[ep->n_bodies++];
@@ -357,12 +358,14 @@ static int cb_headers_end(spdy_session *s, int32_t id, int end_stream, void *use
       body->len = ep->body_len;
     }
     /* Errors (already answered, stream closed) are fine: the peer may be anything. */
-    (void)spdy_submit_response(s, id, fuzz_response_headers, 2, body ? fuzz_body_read : NULL, body);
+    (void)speedy_submit_response(s, id, fuzz_response_headers, 2, body ? fuzz_body_read : NULL,
+                                 body);
   }
   return 0;
 }
 
-static int cb_data_chunk(spdy_session *s, int32_t id, const uint8_t *data, size_t len, void *user) {
+static int cb_data_chunk(speedy_session *s, int32_t id, const uint8_t *data, size_t len,
+                         void *user) {
   fuzz_endpoint *ep = user;
   ep->callbacks++;
   if (len == 0) fuzz_fail("on_data_chunk with 0 bytes on stream %d", (int)id);
@@ -378,11 +381,11 @@ static int cb_data_chunk(spdy_session *s, int32_t id, const uint8_t *data, size_
       slot->bytes += len;
     }
   }
-  if (ep->manual_flow) (void)spdy_session_consume(s, id, len);
+  if (ep->manual_flow) (void)speedy_session_consume(s, id, len);
   return 0;
 }
 
-static int cb_data_end(spdy_session *s, int32_t id, void *user) {
+static int cb_data_end(speedy_session *s, int32_t id, void *user) {
   (void)s;
   fuzz_endpoint *ep = user;
   ep->callbacks++;
@@ -390,11 +393,11 @@ static int cb_data_end(spdy_session *s, int32_t id, void *user) {
   return 0;
 }
 
-static int cb_stream_close(spdy_session *s, int32_t id, uint32_t status, void *user) {
+static int cb_stream_close(speedy_session *s, int32_t id, uint32_t status, void *user) {
   (void)s;
   fuzz_endpoint *ep = user;
   ep->callbacks++;
-  fuzz_log_add(&ep->log, "close %d %s", (int)id, spdy_rst_status_name(status));
+  fuzz_log_add(&ep->log, "close %d %s", (int)id, speedy_rst_status_name(status));
   if (ep->close_hook != NULL) {
     struct fuzz_rx *slot = rx_slot(ep, id, 0);
     uint64_t bytes = slot != NULL ? slot->bytes : 0;
@@ -404,7 +407,7 @@ static int cb_stream_close(spdy_session *s, int32_t id, uint32_t status, void *u
   return 0;
 }
 
-static int cb_ping_ack(spdy_session *s, uint32_t id, int64_t rtt, void *user) {
+static int cb_ping_ack(speedy_session *s, uint32_t id, int64_t rtt, void *user) {
   (void)s;
   (void)rtt;
   fuzz_endpoint *ep = user;
@@ -413,7 +416,7 @@ static int cb_ping_ack(spdy_session *s, uint32_t id, int64_t rtt, void *user) {
   return 0;
 }
 
-static int cb_goaway(spdy_session *s, int32_t last_good, uint32_t status, void *user) {
+static int cb_goaway(speedy_session *s, int32_t last_good, uint32_t status, void *user) {
   (void)s;
   fuzz_endpoint *ep = user;
   ep->callbacks++;
@@ -421,7 +424,7 @@ static int cb_goaway(spdy_session *s, int32_t last_good, uint32_t status, void *
   return 0;
 }
 
-static int cb_setting(spdy_session *s, uint32_t id, uint8_t flags, uint32_t value, void *user) {
+static int cb_setting(speedy_session *s, uint32_t id, uint8_t flags, uint32_t value, void *user) {
   (void)s;
   fuzz_endpoint *ep = user;
   ep->callbacks++;
@@ -429,55 +432,55 @@ static int cb_setting(spdy_session *s, uint32_t id, uint8_t flags, uint32_t valu
   return 0;
 }
 
-static void cb_frame(spdy_session *s, int sent, spdy_frame_type type, uint8_t flags, int32_t id,
-                     uint32_t length, const char *summary, void *user) {
+static void cb_frame(speedy_session *s, int sent, speedy_spdy_frame_type type, uint8_t flags,
+                     int32_t id, uint32_t length, const char *summary, void *user) {
   (void)s;
   fuzz_endpoint *ep = user;
   if (summary == NULL) fuzz_fail("on_frame: summary is NULL");
   if (sent) {
     /* Output timing depends on when the harness calls send: counted, not logged. */
-    if (type == SPDY_FRAME_RST_STREAM) {
+    if (type == SPEEDY_SPDY_FRAME_RST_STREAM) {
       const char *st = strstr(summary, "status=");
       uint32_t code = 0;
       if (st != NULL) {
         for (uint32_t c = 1; c < 16; c++)
-          if (strcmp(st + 7, spdy_rst_status_name(c)) == 0) code = c;
+          if (strcmp(st + 7, speedy_rst_status_name(c)) == 0) code = c;
       }
       ep->rst_sent[code]++;
-    } else if (type == SPDY_FRAME_GOAWAY) {
+    } else if (type == SPEEDY_SPDY_FRAME_GOAWAY) {
       ep->goaway_sent++;
     }
     return;
   }
-  fuzz_log_add(&ep->log, "recv %s flags=%u stream=%d length=%u %s", spdy_frame_type_name(type),
-               flags, (int)id, length, summary);
+  fuzz_log_add(&ep->log, "recv %s flags=%u stream=%d length=%u %s",
+               speedy_spdy_frame_type_name(type), flags, (int)id, length, summary);
 }
 
-int fuzz_endpoint_open(fuzz_endpoint *ep, spdy_protocol protocol, spdy_role role,
-                       spdy_options *options) {
-  spdy_callbacks *cb = NULL;
-  spdy_options *own = options;
-  int rv = spdy_callbacks_new(&cb);
+int fuzz_endpoint_open(fuzz_endpoint *ep, speedy_protocol protocol, speedy_role role,
+                       speedy_options *options) {
+  speedy_callbacks *cb = NULL;
+  speedy_options *own = options;
+  int rv = speedy_callbacks_new(&cb);
   if (rv != 0) return rv;
   if (own == NULL) {
-    rv = spdy_options_new(&own);
+    rv = speedy_options_new(&own);
     if (rv != 0) {
-      spdy_callbacks_del(cb);
+      speedy_callbacks_del(cb);
       return rv;
     }
   }
   fuzz_alloc_install(own);
-  spdy_options_set_manual_flow_control(own, ep->manual_flow);
-  spdy_callbacks_set_on_begin_headers(cb, cb_begin_headers);
-  spdy_callbacks_set_on_header(cb, cb_header);
-  spdy_callbacks_set_on_headers_end(cb, cb_headers_end);
-  spdy_callbacks_set_on_data_chunk(cb, cb_data_chunk);
-  spdy_callbacks_set_on_data_end(cb, cb_data_end);
-  spdy_callbacks_set_on_stream_close(cb, cb_stream_close);
-  spdy_callbacks_set_on_ping_ack(cb, cb_ping_ack);
-  spdy_callbacks_set_on_goaway(cb, cb_goaway);
-  spdy_callbacks_set_on_setting(cb, cb_setting);
-  spdy_callbacks_set_on_frame(cb, cb_frame);
+  speedy_options_set_manual_flow_control(own, ep->manual_flow);
+  speedy_callbacks_set_on_begin_headers(cb, cb_begin_headers);
+  speedy_callbacks_set_on_header(cb, cb_header);
+  speedy_callbacks_set_on_headers_end(cb, cb_headers_end);
+  speedy_callbacks_set_on_data_chunk(cb, cb_data_chunk);
+  speedy_callbacks_set_on_data_end(cb, cb_data_end);
+  speedy_callbacks_set_on_stream_close(cb, cb_stream_close);
+  speedy_callbacks_set_on_ping_ack(cb, cb_ping_ack);
+  speedy_callbacks_set_on_goaway(cb, cb_goaway);
+  speedy_callbacks_set_on_setting(cb, cb_setting);
+  speedy_callbacks_set_on_frame(cb, cb_frame);
   ep->protocol = protocol;
   ep->role = role;
   fuzz_log_init(&ep->log);
@@ -488,51 +491,51 @@ int fuzz_endpoint_open(fuzz_endpoint *ep, spdy_protocol protocol, spdy_role role
   ep->callbacks = 0;
   ep->n_bodies = 0;
   ep->session = NULL;
-  rv = spdy_session_new(&ep->session, protocol, role, cb, own, ep);
-  spdy_callbacks_del(cb);
-  if (own != options) spdy_options_del(own);
+  rv = speedy_session_new(&ep->session, protocol, role, cb, own, ep);
+  speedy_callbacks_del(cb);
+  if (own != options) speedy_options_del(own);
   return rv;
 }
 
-spdy_options *fuzz_options_new(int small_limits) {
-  spdy_options *options = NULL;
-  if (spdy_options_new(&options) != 0) fuzz_fail("spdy_options_new failed");
+speedy_options *fuzz_options_new(int small_limits) {
+  speedy_options *options = NULL;
+  if (speedy_options_new(&options) != 0) fuzz_fail("speedy_options_new failed");
   if (small_limits) {
-    spdy_options_set_max_header_block(options, 1024);
-    spdy_options_set_max_recv_control_frame(options, 2048);
-    spdy_options_set_max_concurrent_streams(options, 4);
-    spdy_options_set_stream_window(options, 4096);
-    spdy_options_set_max_queued_control_frames(options, 16);
-    spdy_options_set_max_pending_streams(options, 4);
-    spdy_options_set_data_frame_size(options, 16);
+    speedy_options_set_max_header_block(options, 1024);
+    speedy_options_set_max_recv_control_frame(options, 2048);
+    speedy_options_set_max_concurrent_streams(options, 4);
+    speedy_options_set_stream_window(options, 4096);
+    speedy_options_set_max_queued_control_frames(options, 16);
+    speedy_options_set_max_pending_streams(options, 4);
+    speedy_options_set_data_frame_size(options, 16);
   }
   return options;
 }
 
 size_t fuzz_accounting_baseline(const fuzz_endpoint *ep) {
-  return fuzz_alloc_live_bytes() - spdy_session_memory(ep->session);
+  return fuzz_alloc_live_bytes() - speedy_session_memory(ep->session);
 }
 
 void fuzz_check_accounting(const fuzz_endpoint *ep, size_t baseline, const char *where) {
-  size_t reported = spdy_session_memory(ep->session);
+  size_t reported = speedy_session_memory(ep->session);
   size_t seen = fuzz_alloc_live_bytes();
   if (seen - reported != baseline)
-    fuzz_fail("%s: spdy_session_memory says %zu bytes, the allocator hook holds %zu (%zu outside "
+    fuzz_fail("%s: speedy_session_memory says %zu bytes, the allocator hook holds %zu (%zu outside "
               "the count at creation)",
               where, reported, seen, baseline);
 }
 
 void fuzz_endpoint_close(fuzz_endpoint *ep) {
-  if (ep->session != NULL) spdy_session_del(ep->session);
+  if (ep->session != NULL) speedy_session_del(ep->session);
   ep->session = NULL;
 }
 
 int64_t fuzz_endpoint_recv(fuzz_endpoint *ep, const uint8_t *bytes, size_t len) {
-  int64_t rv = spdy_session_recv(ep->session, bytes, len);
+  int64_t rv = speedy_session_recv(ep->session, bytes, len);
   if (rv >= 0 && (uint64_t)rv > len)
     fuzz_fail("recv consumed %lld of %zu bytes", (long long)rv, len);
   if (rv < 0 && (rv < -520 || rv > -501))
-    fuzz_fail("recv returned %lld, not an SPDY_ERR_* code", (long long)rv);
+    fuzz_fail("recv returned %lld, not an SPEEDY_ERR_* code", (long long)rv);
   return rv;
 }
 
@@ -540,7 +543,7 @@ int fuzz_endpoint_drain(fuzz_endpoint *ep, fuzz_buf *out) {
   uint8_t chunk[16384];
   /* Bounded: a session never has more than this much to say at once in these harnesses. */
   for (int rounds = 0; rounds < 100000; rounds++) {
-    int64_t n = spdy_session_send(ep->session, chunk, sizeof(chunk));
+    int64_t n = speedy_session_send(ep->session, chunk, sizeof(chunk));
     if (n < 0) {
       if (n < -520 || n > -501) fuzz_fail("send returned %lld", (long long)n);
       return (int)n;
@@ -550,7 +553,7 @@ int fuzz_endpoint_drain(fuzz_endpoint *ep, fuzz_buf *out) {
     if (n == 0) return 0;
     if (out != NULL) fuzz_put(out, chunk, (size_t)n);
   }
-  fuzz_fail("spdy_session_send never ran dry");
+  fuzz_fail("speedy_session_send never ran dry");
 }
 
 /* ---- the peer's header compression --------------------------------------------------- */
@@ -633,7 +636,7 @@ void fuzz_syn_stream(fuzz_buf *b, unsigned version, uint8_t flags, uint32_t stre
                      const fuzz_buf *block) {
   size_t block_len = block != NULL ? block->len : 0;
   if (block_len > 0xffffff - 10) block_len = 0xffffff - 10;
-  fuzz_control_header(b, version, SPDY_FRAME_SYN_STREAM, flags, (uint32_t)(10 + block_len));
+  fuzz_control_header(b, version, SPEEDY_SPDY_FRAME_SYN_STREAM, flags, (uint32_t)(10 + block_len));
   fuzz_put_u32(b, stream_id);
   fuzz_put_u32(b, associated_id);
   fuzz_put_u8(b, priority_byte);

@@ -1,4 +1,4 @@
-/* fuzz_common.h — support shared by the libspdy fuzz harnesses in tests/fuzz/.
+/* fuzz_common.h — support shared by the libspeedy fuzz harnesses in tests/fuzz/.
  *
  * Owns: the counting allocator every harness installs (with failure injection), a reader
  * that turns fuzz input into bounded fields, growable byte and text buffers, a recording
@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <zlib.h>
 
-#include "spdy/spdy.h"
+#include "speedy/speedy.h"
 
 /* libFuzzer's entry point, defined once per harness. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -39,8 +39,8 @@ size_t fuzz_alloc_live_bytes(void);
 /* Aborts unless every block allocated through the hook has been freed. */
 void fuzz_alloc_check_empty(const char *where);
 /* Installs the hooks on options. */
-void fuzz_alloc_install(spdy_options *options);
-/* The hooks themselves (for module-level harnesses that build a spdy_mem). */
+void fuzz_alloc_install(speedy_options *options);
+/* The hooks themselves (for module-level harnesses that build a speedy_mem). */
 void *fuzz_alloc_malloc(size_t size, void *user);
 void *fuzz_alloc_realloc(void *ptr, size_t size, void *user);
 void fuzz_alloc_free(void *ptr, void *user);
@@ -111,7 +111,7 @@ uint64_t fuzz_hash(uint64_t h, const void *bytes, size_t len);
 typedef struct fuzz_body {
   int32_t stream_id; /* for the pattern; set when the stream id is known */
   uint64_t len, offset;
-  uint32_t defer_every; /* 0: never; n: every n-th read answers SPDY_ERR_DEFERRED */
+  uint32_t defer_every; /* 0: never; n: every n-th read answers SPEEDY_ERR_DEFERRED */
   uint32_t reads;
 } fuzz_body;
 
@@ -120,14 +120,14 @@ typedef struct fuzz_body {
 /* What a harness's session does when a peer's header block or body ends. */
 typedef struct fuzz_endpoint fuzz_endpoint;
 struct fuzz_endpoint {
-  spdy_session *session;
-  spdy_protocol protocol;
-  spdy_role role;
+  speedy_session *session;
+  speedy_protocol protocol;
+  speedy_role role;
   fuzz_log log;
   int respond;       /* server: answer every request whose headers end with a response */
   uint32_t body_len; /* ... with a body of this many bytes (0: none) */
   int check_pattern; /* abort when received DATA is not fuzz_pattern_byte of its offset */
-  int manual_flow;   /* the application consumes DATA itself (spdy_session_consume) */
+  int manual_flow;   /* the application consumes DATA itself (speedy_session_consume) */
   /* Body bytes received per stream, for check_pattern; small open-addressed table. */
   struct fuzz_rx {
     int32_t id;
@@ -151,15 +151,15 @@ struct fuzz_endpoint {
 uint8_t fuzz_pattern_byte(int32_t stream_id, uint64_t off);
 
 /* Body source: a fuzz_body (source), bytes fuzz_pattern_byte of the stream id passed. */
-int64_t fuzz_body_read(spdy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
+int64_t fuzz_body_read(speedy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
                        uint32_t *flags, void *source, void *user);
 
 /* Creates ep->session with recording callbacks and the counting allocator. options may be
  * NULL (defaults); the allocator is installed on a copy. Returns 0 or the library error. */
-int fuzz_endpoint_open(fuzz_endpoint *ep, spdy_protocol protocol, spdy_role role,
-                       spdy_options *options);
+int fuzz_endpoint_open(fuzz_endpoint *ep, speedy_protocol protocol, speedy_role role,
+                       speedy_options *options);
 void fuzz_endpoint_close(fuzz_endpoint *ep);
-/* Feeds bytes in one call; returns spdy_session_recv's result. */
+/* Feeds bytes in one call; returns speedy_session_recv's result. */
 int64_t fuzz_endpoint_recv(fuzz_endpoint *ep, const uint8_t *bytes, size_t len);
 /* Takes all output into out (may be NULL: discarded). Returns 0 or the negative error. */
 int fuzz_endpoint_drain(fuzz_endpoint *ep, fuzz_buf *out);
@@ -167,21 +167,21 @@ int fuzz_endpoint_drain(fuzz_endpoint *ep, fuzz_buf *out);
 /* Options for a harness session: defaults, or small limits (1 KiB header blocks, 2 KiB
  * control frames, 4 streams, 4 KiB stream windows, 16 owed control frames, 16-byte DATA frames)
  * that make every cap reachable with short inputs. The caller deletes them. */
-spdy_options *fuzz_options_new(int small_limits);
+speedy_options *fuzz_options_new(int small_limits);
 
-/* Aborts unless the session's own memory figure (spdy_session_memory) moved exactly as
+/* Aborts unless the session's own memory figure (speedy_session_memory) moved exactly as
  * the counting allocator saw: baseline is live bytes minus that figure at creation. */
 void fuzz_check_accounting(const fuzz_endpoint *ep, size_t baseline, const char *where);
 size_t fuzz_accounting_baseline(const fuzz_endpoint *ep);
 
 /* Valid request headers in SPDY/3 names (the library maps them for SPDY/2). */
-extern const spdy_header fuzz_request_headers[5];
-extern const spdy_header fuzz_response_headers[2];
+extern const speedy_header fuzz_request_headers[5];
+extern const speedy_header fuzz_response_headers[2];
 
 /* The protocol for a selector byte: 0 spdy/2, 1 spdy/3, 2 spdy/3.1 (mod 3). */
-spdy_protocol fuzz_protocol_of(uint8_t selector);
+speedy_protocol fuzz_protocol_of(uint8_t selector);
 /* Wire version of a protocol: 2 or 3. */
-unsigned fuzz_wire_version(spdy_protocol protocol);
+unsigned fuzz_wire_version(speedy_protocol protocol);
 
 /* ---- the peer's header compression --------------------------------------------------- */
 

@@ -14,12 +14,12 @@ static fuzz_program program;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 3) return 0;
-  spdy_role role = (data[2] & 1) ? SPDY_ROLE_CLIENT : SPDY_ROLE_SERVER;
+  speedy_role role = (data[2] & 1) ? SPEEDY_ROLE_CLIENT : SPEEDY_ROLE_SERVER;
   fuzz_session_config c;
   fuzz_session_config_decode(&c, role, data[0], data[1]);
   fuzz_input in;
   fuzz_input_init(&in, data + 3, size - 3);
-  fuzz_program_init(&program, c.protocol, role, role == SPDY_ROLE_CLIENT ? c.requests : 0);
+  fuzz_program_init(&program, c.protocol, role, role == SPEEDY_ROLE_CLIENT ? c.requests : 0);
   fuzz_program_build(&program, &in, FUZZ_PROGRAM_MAX_OPS);
   int whole = (data[2] >> 1) & 1;
   fuzz_session_run(&c, program.bytes.data, program.bytes.len, program.ends,

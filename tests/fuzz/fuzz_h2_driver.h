@@ -1,5 +1,5 @@
 /* fuzz_h2_driver.h — the common body of the HTTP/2 harnesses (fuzz_h2_server,
- * fuzz_h2_client): one SPDY_PROTOCOL_H2 session fed a peer's bytes.
+ * fuzz_h2_client): one SPEEDY_PROTOCOL_H2 session fed a peer's bytes.
  *
  * A configuration byte chooses the options and what the application does (answer
  * requests, with trailers or a 103 first, push, consume DATA itself); a client first opens
@@ -7,7 +7,7 @@
  * chooses with output drained after each, then in one buffer and in those pieces with
  * output drained only at the end — those two must tell the application the same story.
  * Every run checks the invariants of fuzz_session_driver.h too: recv consumes everything
- * or returns a fatal SPDY_ERR_* that stays, the memory figure is exact, nothing leaks.
+ * or returns a fatal SPEEDY_ERR_* that stays, the memory figure is exact, nothing leaks.
  */
 #ifndef SPEEDY_FUZZ_H2_DRIVER_H
 #define SPEEDY_FUZZ_H2_DRIVER_H
@@ -18,7 +18,7 @@
 #include "fuzz_common.h"
 
 typedef struct fuzz_h2_config {
-  spdy_role role;
+  speedy_role role;
   int respond;      /* server: answer each request */
   int extras;       /* server: a 103 before, trailers after, a push with each answer */
   int manual_flow;  /* the application consumes DATA itself */
@@ -31,7 +31,7 @@ typedef struct fuzz_h2_config {
 
 /* cfg: bit 0 respond, 1 extras, 2 manual flow, 3 small limits, 4-6 body size; req: bits
  * 0-2 requests - 1, 3-5 the first request's body; split: the piece size - 1. */
-void fuzz_h2_config_decode(fuzz_h2_config *c, spdy_role role, uint8_t cfg, uint8_t req,
+void fuzz_h2_config_decode(fuzz_h2_config *c, speedy_role role, uint8_t cfg, uint8_t req,
                            uint8_t split);
 
 /* Runs the input (a server session gets the client preface first) and checks it. */

@@ -29,7 +29,7 @@ typedef struct emitted {
   int fail_after; /* emit returns an error after this many fields (0: never) */
 } emitted;
 
-static int emit(void *ctx, const spdy_header *h) {
+static int emit(void *ctx, const speedy_header *h) {
   emitted *e = ctx;
   if (h->name_len == 0) fuzz_fail("parse emitted an empty name");
   for (size_t i = 0; i < h->name_len; i++)
@@ -43,7 +43,7 @@ static int emit(void *ctx, const spdy_header *h) {
   fuzz_put(&e->values, &len, sizeof(len));
   fuzz_put(&e->values, h->value, h->value_len);
   e->n++;
-  if (e->fail_after != 0 && e->n >= (size_t)e->fail_after) return SPDY_ERR_CALLBACK_FAILURE;
+  if (e->fail_after != 0 && e->n >= (size_t)e->fail_after) return SPEEDY_ERR_CALLBACK_FAILURE;
   return 0;
 }
 
@@ -52,12 +52,12 @@ static void emitted_free(emitted *e) {
   fuzz_buf_free(&e->values);
 }
 
-static int parse(int version, spdy_mem *mem, const uint8_t *block, size_t len, emitted *e) {
+static int parse(int version, speedy_mem *mem, const uint8_t *block, size_t len, emitted *e) {
   int rv = spdy_hdblock_parse(version, mem, block, len, emit, e);
-  if (rv != 0 && rv != SPDY_ERR_INVALID_HEADER && rv != SPDY_ERR_NOMEM &&
-      rv != SPDY_ERR_CALLBACK_FAILURE)
-    fuzz_fail("spdy_hdblock_parse returned %s", spdy_strerror(rv));
-  if (rv == SPDY_ERR_INVALID_HEADER && e->n != 0)
+  if (rv != 0 && rv != SPEEDY_ERR_INVALID_HEADER && rv != SPEEDY_ERR_NOMEM &&
+      rv != SPEEDY_ERR_CALLBACK_FAILURE)
+    fuzz_fail("spdy_hdblock_parse returned %s", speedy_strerror(rv));
+  if (rv == SPEEDY_ERR_INVALID_HEADER && e->n != 0)
     fuzz_fail("an invalid block emitted %zu fields before being refused", e->n);
   return rv;
 }
@@ -84,11 +84,11 @@ static void application_name(int version, const char *name, size_t len, const ch
 }
 
 /* Mode 3: header list -> deflate -> inflate -> parse, compared with the list. */
-static void round_trip(int version, spdy_mem *mem, spdy_hdblock_deflater *d,
+static void round_trip(int version, speedy_mem *mem, spdy_hdblock_deflater *d,
                        spdy_hdblock_inflater *inf, fuzz_input *in, int *broken) {
   static const char *const names[] = {":method",    ":path",  "url",   ":status", "x-a", "cookie",
                                       "set-cookie", "accept", ":host", "host",    "a"};
-  spdy_header headers[MAX_FIELDS];
+  speedy_header headers[MAX_FIELDS];
   size_t n = fuzz_u8(in) % MAX_FIELDS;
   for (size_t i = 0; i < n; i++) {
     uint8_t sel = fuzz_u8(in);
@@ -106,31 +106,32 @@ static void round_trip(int version, spdy_mem *mem, spdy_hdblock_deflater *d,
     headers[i].value = (const char *)bytes;
     headers[i].value_len = len;
   }
-  spdy_buf out;
-  spdy_buf_init(&out, 1u << 20);
+  speedy_buf out;
+  speedy_buf_init(&out, 1u << 20);
   int rv = spdy_hdblock_deflate(d, mem, &out, headers, n);
   if (rv != 0) {
-    if (rv == SPDY_ERR_COMPRESSION || rv == SPDY_ERR_NOMEM) *broken = 1;
-    if (rv != SPDY_ERR_INVALID_HEADER && rv != SPDY_ERR_NOMEM && rv != SPDY_ERR_COMPRESSION &&
-        rv != SPDY_ERR_FRAME_TOO_LARGE)
-      fuzz_fail("spdy_hdblock_deflate returned %s", spdy_strerror(rv));
-    spdy_buf_free(&out, mem);
+    if (rv == SPEEDY_ERR_COMPRESSION || rv == SPEEDY_ERR_NOMEM) *broken = 1;
+    if (rv != SPEEDY_ERR_INVALID_HEADER && rv != SPEEDY_ERR_NOMEM && rv != SPEEDY_ERR_COMPRESSION &&
+        rv != SPEEDY_ERR_FRAME_TOO_LARGE)
+      fuzz_fail("spdy_hdblock_deflate returned %s", speedy_strerror(rv));
+    speedy_buf_free(&out, mem);
     return;
   }
   const uint8_t *plain;
   size_t plain_len;
-  rv = spdy_hdblock_inflate(inf, mem, spdy_buf_head(&out), spdy_buf_len(&out), &plain, &plain_len);
-  spdy_buf_free(&out, mem);
-  if (rv == SPDY_ERR_HEADER_BLOCK_TOO_LARGE || rv == SPDY_ERR_NOMEM) {
+  rv = spdy_hdblock_inflate(inf, mem, speedy_buf_head(&out), speedy_buf_len(&out), &plain,
+                            &plain_len);
+  speedy_buf_free(&out, mem);
+  if (rv == SPEEDY_ERR_HEADER_BLOCK_TOO_LARGE || rv == SPEEDY_ERR_NOMEM) {
     *broken = 1;
     return;
   }
-  if (rv != 0) fuzz_fail("our own deflated block did not inflate: %s", spdy_strerror(rv));
+  if (rv != 0) fuzz_fail("our own deflated block did not inflate: %s", speedy_strerror(rv));
   emitted e = {0};
   rv = parse(version, mem, plain, plain_len, &e);
   if (rv != 0)
     fuzz_fail("a block spdy_hdblock_deflate accepted (%zu fields) does not parse: %s", n,
-              spdy_strerror(rv));
+              speedy_strerror(rv));
   /* Expected: names in first-appearance order, each with its values in order. */
   fuzz_buf want_names = {0}, want_values = {0};
   size_t want_n = 0;
@@ -181,7 +182,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int mode = (mode_byte >> 2) & 3;
 
   fuzz_alloc_reset();
-  spdy_mem mem = {fuzz_alloc_malloc, fuzz_alloc_realloc, fuzz_alloc_free, NULL, 0};
+  speedy_mem mem = {fuzz_alloc_malloc, fuzz_alloc_realloc, fuzz_alloc_free, NULL, 0};
   spdy_hdblock_inflater inf;
   spdy_hdblock_deflater d;
   memset(&inf, 0, sizeof(inf));
@@ -233,15 +234,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
           fuzz_fail("inflate gave %zu bytes back for %zu compressed by the peer", plain_len, len);
         (void)parse(version, &mem, plain, plain_len, &e);
       } else {
-        if (mode == 2 && rv != SPDY_ERR_HEADER_BLOCK_TOO_LARGE)
-          fuzz_fail("a block compressed by a correct peer did not inflate: %s", spdy_strerror(rv));
-        if (rv != SPDY_ERR_COMPRESSION && rv != SPDY_ERR_HEADER_BLOCK_TOO_LARGE &&
-            rv != SPDY_ERR_NOMEM)
-          fuzz_fail("spdy_hdblock_inflate returned %s", spdy_strerror(rv));
+        if (mode == 2 && rv != SPEEDY_ERR_HEADER_BLOCK_TOO_LARGE)
+          fuzz_fail("a block compressed by a correct peer did not inflate: %s",
+                    speedy_strerror(rv));
+        if (rv != SPEEDY_ERR_COMPRESSION && rv != SPEEDY_ERR_HEADER_BLOCK_TOO_LARGE &&
+            rv != SPEEDY_ERR_NOMEM)
+          fuzz_fail("spdy_hdblock_inflate returned %s", speedy_strerror(rv));
         const uint8_t *again;
         size_t again_len;
         if (spdy_hdblock_inflate(&inf, &mem, in_bytes, in_len, &again, &again_len) !=
-            SPDY_ERR_COMPRESSION)
+            SPEEDY_ERR_COMPRESSION)
           fuzz_fail("an inflater that failed once accepted more input");
         broken = 1;
       }

@@ -54,7 +54,7 @@ static int log_field(void *user, const speedy_hpack_field *f) {
 
 static const uint32_t list_caps[4] = {65536, 256, 4096, UINT32_MAX};
 
-static speedy_hpack_decoder *new_decoder(spdy_mem *mem, uint8_t mode) {
+static speedy_hpack_decoder *new_decoder(speedy_mem *mem, uint8_t mode) {
   speedy_hpack_decoder *d;
   if (speedy_hpack_decoder_new(mem, &d) != 0) fuzz_fail("decoder_new failed");
   speedy_hpack_decoder_set_max_header_list_size(d, list_caps[(mode >> 1) & 3]);
@@ -64,7 +64,7 @@ static speedy_hpack_decoder *new_decoder(spdy_mem *mem, uint8_t mode) {
 
 static int fatal(int rc) { return rc < 0 && rc != SPEEDY_HPACK_ERR_HEADER_LIST_TOO_LARGE; }
 
-static void run_decode(spdy_mem *mem, uint8_t mode, fuzz_input *in) {
+static void run_decode(speedy_mem *mem, uint8_t mode, fuzz_input *in) {
   speedy_hpack_decoder *whole = new_decoder(mem, mode), *split = new_decoder(mem, mode);
   emit_log whole_log = {0, FUZZ_HASH_INIT, 0, list_caps[(mode >> 1) & 3]};
   emit_log split_log = whole_log;
@@ -170,7 +170,7 @@ static int expect_field(void *user, const speedy_hpack_field *f) {
   return 0;
 }
 
-static void run_round_trip(spdy_mem *mem, uint8_t mode, fuzz_input *in) {
+static void run_round_trip(speedy_mem *mem, uint8_t mode, fuzz_input *in) {
   speedy_hpack_encoder *e;
   if (speedy_hpack_encoder_new(mem, &e) != 0) fuzz_fail("encoder_new failed");
   speedy_hpack_encoder_set_huffman(e, (speedy_hpack_huffman)(((mode >> 4) & 3) % 3));
@@ -240,7 +240,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz_input_init(&in, data, size);
   uint8_t mode = fuzz_u8(&in);
   fuzz_alloc_reset();
-  spdy_mem mem = {fuzz_alloc_malloc, fuzz_alloc_realloc, fuzz_alloc_free, NULL, 0};
+  speedy_mem mem = {fuzz_alloc_malloc, fuzz_alloc_realloc, fuzz_alloc_free, NULL, 0};
   if (mode & 1)
     run_round_trip(&mem, mode, &in);
   else

@@ -35,7 +35,7 @@ static const struct {
 };
 #define N_VALUES (sizeof(interesting_values) / sizeof(interesting_values[0]))
 
-void fuzz_program_init(fuzz_program *p, spdy_protocol protocol, spdy_role target_role,
+void fuzz_program_init(fuzz_program *p, speedy_protocol protocol, speedy_role target_role,
                        uint32_t requests_open) {
   memset(p, 0, sizeof(*p));
   p->protocol = protocol;
@@ -44,7 +44,7 @@ void fuzz_program_init(fuzz_program *p, spdy_protocol protocol, spdy_role target
   fuzz_deflater_init(&p->deflater, p->version == 2 ? FUZZ_DICT_V2 : FUZZ_DICT_V3, 6);
   /* A server under test reads streams opened by a client (odd ids); a client reads
    * pushes (even ids) and answers to its own requests (odd). */
-  p->next_peer_id = target_role == SPDY_ROLE_SERVER ? 1 : 2;
+  p->next_peer_id = target_role == SPEEDY_ROLE_SERVER ? 1 : 2;
   for (uint32_t i = 0; i < requests_open && p->n_recent < FUZZ_PROGRAM_RECENT; i++)
     p->recent[p->n_recent++] = 1 + 2 * i;
 }
@@ -267,7 +267,7 @@ static void op_syn_stream(fuzz_program *p, fuzz_input *in) {
   uint32_t id = pick_stream(p, in, 1);
   uint32_t assoc = 0;
   uint8_t assoc_sel = fuzz_u8(in);
-  if (p->target_role == SPDY_ROLE_CLIENT) {
+  if (p->target_role == SPEEDY_ROLE_CLIENT) {
     /* Pushes name one of the client's streams. */
     assoc = assoc_sel < 200 && p->n_recent > 0 ? p->recent[assoc_sel % p->n_recent]
             : assoc_sel < 230                  ? 1
@@ -278,7 +278,7 @@ static void op_syn_stream(fuzz_program *p, fuzz_input *in) {
   uint8_t priority = fuzz_u8(in);
   uint8_t slot = fuzz_u8(in) >= 240 ? fuzz_u8(in) : 0;
   fuzz_buf block = {0};
-  build_block(p, in, p->target_role == SPDY_ROLE_SERVER ? 1 : 3, &block);
+  build_block(p, in, p->target_role == SPEEDY_ROLE_SERVER ? 1 : 3, &block);
   fuzz_syn_stream(&p->bytes, p->version, flags, id, assoc, priority, slot, &block);
   fuzz_buf_free(&block);
 }
@@ -287,7 +287,7 @@ static void op_stream_headers(fuzz_program *p, fuzz_input *in, unsigned type) {
   uint8_t flags = pick_flags(in);
   uint32_t id = pick_stream(p, in, 0);
   fuzz_buf block = {0};
-  build_block(p, in, type == SPDY_FRAME_SYN_REPLY ? 2 : 0, &block);
+  build_block(p, in, type == SPEEDY_SPDY_FRAME_SYN_REPLY ? 2 : 0, &block);
   fuzz_stream_headers(&p->bytes, p->version, type, flags, id, &block);
   fuzz_buf_free(&block);
 }
@@ -319,7 +319,7 @@ static void op_rst_stream(fuzz_program *p, fuzz_input *in) {
   uint32_t id = pick_stream(p, in, 0);
   uint8_t sel = fuzz_u8(in);
   uint32_t status = sel < 224 ? sel % 14u : fuzz_u32(in);
-  fuzz_control_header(&p->bytes, p->version, SPDY_FRAME_RST_STREAM, pick_flags(in), 8);
+  fuzz_control_header(&p->bytes, p->version, SPEEDY_SPDY_FRAME_RST_STREAM, pick_flags(in), 8);
   fuzz_put_u32(&p->bytes, id);
   fuzz_put_u32(&p->bytes, status);
 }
@@ -344,7 +344,7 @@ static void op_settings(fuzz_program *p, fuzz_input *in) {
     fuzz_put_u32(&entries, value);
   }
   uint32_t count = n_sel >= 240 ? fuzz_u32(in) : n; /* a count that lies */
-  fuzz_control_header(&p->bytes, p->version, SPDY_FRAME_SETTINGS, flags,
+  fuzz_control_header(&p->bytes, p->version, SPEEDY_SPDY_FRAME_SETTINGS, flags,
                       (uint32_t)(4 + entries.len));
   fuzz_put_u32(&p->bytes, count);
   fuzz_put(&p->bytes, entries.data, entries.len);
@@ -354,7 +354,7 @@ static void op_settings(fuzz_program *p, fuzz_input *in) {
 static void op_ping(fuzz_program *p, fuzz_input *in) {
   uint8_t sel = fuzz_u8(in);
   uint32_t id = sel < 128 ? sel % 8u : fuzz_u32(in);
-  fuzz_control_header(&p->bytes, p->version, SPDY_FRAME_PING, pick_flags(in), 4);
+  fuzz_control_header(&p->bytes, p->version, SPEEDY_SPDY_FRAME_PING, pick_flags(in), 4);
   fuzz_put_u32(&p->bytes, id);
 }
 
@@ -363,7 +363,7 @@ static void op_goaway(fuzz_program *p, fuzz_input *in) {
   uint8_t sel = fuzz_u8(in);
   uint32_t status = sel < 224 ? sel % 4u : fuzz_u32(in);
   int v2 = p->version == 2;
-  fuzz_control_header(&p->bytes, p->version, SPDY_FRAME_GOAWAY, pick_flags(in), v2 ? 4 : 8);
+  fuzz_control_header(&p->bytes, p->version, SPEEDY_SPDY_FRAME_GOAWAY, pick_flags(in), v2 ? 4 : 8);
   fuzz_put_u32(&p->bytes, last_good);
   if (!v2) fuzz_put_u32(&p->bytes, status);
 }
@@ -371,7 +371,7 @@ static void op_goaway(fuzz_program *p, fuzz_input *in) {
 static void op_window_update(fuzz_program *p, fuzz_input *in) {
   uint32_t id = fuzz_u8(in) < 64 ? 0 : pick_stream(p, in, 0);
   uint32_t delta = pick_window_value(in);
-  fuzz_control_header(&p->bytes, p->version, SPDY_FRAME_WINDOW_UPDATE, pick_flags(in), 8);
+  fuzz_control_header(&p->bytes, p->version, SPEEDY_SPDY_FRAME_WINDOW_UPDATE, pick_flags(in), 8);
   fuzz_put_u32(&p->bytes, id);
   fuzz_put_u32(&p->bytes, delta);
 }
@@ -390,7 +390,7 @@ static void op_credential(fuzz_program *p, fuzz_input *in) {
     fuzz_put_u32(&payload, lie >= 224 && lie < 240 ? fuzz_u32(in) : (uint32_t)n);
     fuzz_put(&payload, bytes, n);
   }
-  fuzz_control_header(&p->bytes, p->version, SPDY_FRAME_CREDENTIAL, pick_flags(in),
+  fuzz_control_header(&p->bytes, p->version, SPEEDY_SPDY_FRAME_CREDENTIAL, pick_flags(in),
                       (uint32_t)payload.len);
   fuzz_put(&p->bytes, payload.data, payload.len);
   fuzz_buf_free(&payload);
@@ -420,10 +420,10 @@ void fuzz_program_build(fuzz_program *p, fuzz_input *in, size_t max_ops) {
       op_syn_stream(p, in);
       break;
     case 2:
-      op_stream_headers(p, in, SPDY_FRAME_SYN_REPLY);
+      op_stream_headers(p, in, SPEEDY_SPDY_FRAME_SYN_REPLY);
       break;
     case 3:
-      op_stream_headers(p, in, SPDY_FRAME_HEADERS);
+      op_stream_headers(p, in, SPEEDY_SPDY_FRAME_HEADERS);
       break;
     case 4:
     case 5:
@@ -448,7 +448,8 @@ void fuzz_program_build(fuzz_program *p, fuzz_input *in, size_t max_ops) {
       op_credential(p, in);
       break;
     case 12: /* NOOP (SPDY/2) with an empty or a lying payload */
-      fuzz_control_header(&p->bytes, p->version, SPDY_FRAME_NOOP, 0, fuzz_u8(in) < 200 ? 0 : 4);
+      fuzz_control_header(&p->bytes, p->version, SPEEDY_SPDY_FRAME_NOOP, 0,
+                          fuzz_u8(in) < 200 ? 0 : 4);
       break;
     case 13:
       op_odd_control(p, in, 0);

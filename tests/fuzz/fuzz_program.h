@@ -25,9 +25,9 @@
 #define FUZZ_PROGRAM_RECENT 8
 
 typedef struct fuzz_program {
-  spdy_protocol protocol;
+  speedy_protocol protocol;
   unsigned version;                     /* wire version */
-  spdy_role target_role;                /* role of the session that will read the bytes */
+  speedy_role target_role;              /* role of the session that will read the bytes */
   fuzz_deflater deflater;               /* the peer's side of the header compression */
   uint32_t next_peer_id;                /* next stream id the peer would open */
   uint32_t recent[FUZZ_PROGRAM_RECENT]; /* stream ids in play */
@@ -39,7 +39,7 @@ typedef struct fuzz_program {
 
 /* Prepares a program for a session of protocol/role. requests_open: how many requests the
  * session under test (a client) has already opened (stream ids 1, 3, ...). */
-void fuzz_program_init(fuzz_program *p, spdy_protocol protocol, spdy_role target_role,
+void fuzz_program_init(fuzz_program *p, speedy_protocol protocol, speedy_role target_role,
                        uint32_t requests_open);
 /* Reads operations from in until it is exhausted or max_ops frames were built. */
 void fuzz_program_build(fuzz_program *p, fuzz_input *in, size_t max_ops);

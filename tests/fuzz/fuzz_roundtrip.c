@@ -1,4 +1,4 @@
-/* fuzz_roundtrip.c — harness 5: a libspdy client and server driven by the input
+/* fuzz_roundtrip.c — harness 5: a libspeedy client and server driven by the input
  * (fuzz_roundtrip_driver.h, strict mode): any protocol error between two speedy sessions
  * is a bug and aborts. Input: a configuration byte (bits 0-1 protocol, 2 small limits,
  * 3/4 manual flow control on the client/server, 5 deflate level 9, 6 a 1 MiB session

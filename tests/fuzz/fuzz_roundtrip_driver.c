@@ -20,7 +20,7 @@ typedef struct rt_stream {
 typedef struct rt_state {
   fuzz_endpoint client, server;
   int strict;
-  spdy_protocol protocol;
+  speedy_protocol protocol;
   rt_stream streams[RT_MAX_STREAMS];
   size_t n_streams;
   fuzz_body bodies[RT_MAX_BODIES];
@@ -33,7 +33,7 @@ typedef struct rt_state {
 static rt_state rt; /* large: kept off the stack */
 
 static const char *side_name(const fuzz_endpoint *ep) {
-  return ep->role == SPDY_ROLE_CLIENT ? "client" : "server";
+  return ep->role == SPEEDY_ROLE_CLIENT ? "client" : "server";
 }
 
 static rt_stream *find_stream(int32_t id) {
@@ -69,7 +69,7 @@ static fuzz_body *pick_body(fuzz_input *in) {
 
 /* Extra header fields after the required ones; names and values from a table or the
  * input (the engine must refuse what the peer would refuse, at submit time). */
-static size_t extra_headers(fuzz_input *in, spdy_header *out, size_t max) {
+static size_t extra_headers(fuzz_input *in, speedy_header *out, size_t max) {
   static const char *const names[] = {"accept",     "cookie",     "x-a",          "x-b",
                                       "set-cookie", "user-agent", "content-type", "etag"};
   static const char *const values[] = {"1", "text/html", "a=b; c=d", "x", "gzip, deflate"};
@@ -80,13 +80,13 @@ static size_t extra_headers(fuzz_input *in, spdy_header *out, size_t max) {
     if (sel < 224) {
       const char *name = names[sel % 8];
       const char *value = values[(sel / 8) % 5];
-      out[i] = (spdy_header){name, strlen(name), value, strlen(value)};
+      out[i] = (speedy_header){name, strlen(name), value, strlen(value)};
     } else {
       const uint8_t *bytes;
       size_t len = fuzz_take(in, 1 + sel % 8, &bytes);
       const uint8_t *vbytes;
       size_t vlen = fuzz_take(in, fuzz_u8(in) % 16, &vbytes);
-      out[i] = (spdy_header){(const char *)bytes, len, (const char *)vbytes, vlen};
+      out[i] = (speedy_header){(const char *)bytes, len, (const char *)vbytes, vlen};
     }
   }
   return n;
@@ -100,15 +100,16 @@ static void check_error(const fuzz_endpoint *ep, int64_t rv, const char *what) {
   if (rt.strict)
     fuzz_fail("%s %s failed between two speedy sessions: %s\nclient events:\n%s\nserver "
               "events:\n%s",
-              side_name(ep), what, spdy_strerror((int)rv), rt.client.log.text, rt.server.log.text);
+              side_name(ep), what, speedy_strerror((int)rv), rt.client.log.text,
+              rt.server.log.text);
 }
 
 /* The receiving side closed a stream: a normal end means every body byte arrived. */
 static void close_hook(fuzz_endpoint *ep, int32_t id, uint32_t status, uint64_t received) {
-  if (!rt.strict || status != SPDY_RST_NONE || received == UINT64_MAX) return;
+  if (!rt.strict || status != SPEEDY_RST_NONE || received == UINT64_MAX) return;
   rt_stream *s = find_stream(id);
   if (s == NULL) return;
-  uint64_t expected = ep->role == SPDY_ROLE_CLIENT ? s->response_len : s->request_len;
+  uint64_t expected = ep->role == SPEEDY_ROLE_CLIENT ? s->response_len : s->request_len;
   if (received != expected)
     fuzz_fail("%s: stream %d ended normally with %llu body bytes, the sender wrote %llu",
               side_name(ep), (int)id, (unsigned long long)received, (unsigned long long)expected);
@@ -118,16 +119,17 @@ static void check_resets(const fuzz_endpoint *ep) {
   if (!rt.strict) return;
   /* Statuses that accuse the peer of breaking the protocol. The application only ever
    * submits REFUSED_STREAM, CANCEL and INTERNAL_ERROR. */
-  static const uint32_t accusing[] = {SPDY_RST_PROTOCOL_ERROR,        SPDY_RST_INVALID_STREAM,
-                                      SPDY_RST_FLOW_CONTROL_ERROR,    SPDY_RST_STREAM_IN_USE,
-                                      SPDY_RST_STREAM_ALREADY_CLOSED, SPDY_RST_FRAME_TOO_LARGE,
-                                      SPDY_RST_UNSUPPORTED_VERSION,   SPDY_RST_INVALID_CREDENTIALS};
+  static const uint32_t accusing[] = {
+      SPEEDY_RST_PROTOCOL_ERROR,        SPEEDY_RST_INVALID_STREAM,
+      SPEEDY_RST_FLOW_CONTROL_ERROR,    SPEEDY_RST_STREAM_IN_USE,
+      SPEEDY_RST_STREAM_ALREADY_CLOSED, SPEEDY_RST_FRAME_TOO_LARGE,
+      SPEEDY_RST_UNSUPPORTED_VERSION,   SPEEDY_RST_INVALID_CREDENTIALS};
   for (size_t i = 0; i < sizeof(accusing) / sizeof(accusing[0]); i++)
     if (ep->rst_sent[accusing[i]] > 0)
       fuzz_fail("%s sent RST_STREAM %s to a speedy peer\nclient events:\n%s\nserver events:\n%s",
-                side_name(ep), spdy_rst_status_name(accusing[i]), rt.client.log.text,
+                side_name(ep), speedy_rst_status_name(accusing[i]), rt.client.log.text,
                 rt.server.log.text);
-  int index = ep->role == SPDY_ROLE_CLIENT ? 0 : 1;
+  int index = ep->role == SPEEDY_ROLE_CLIENT ? 0 : 1;
   if (ep->goaway_sent > 0 && !rt.goaway_submitted[index])
     fuzz_fail("%s sent GOAWAY nobody asked for\nclient events:\n%s\nserver events:\n%s",
               side_name(ep), rt.client.log.text, rt.server.log.text);
@@ -139,7 +141,7 @@ static void check_resets(const fuzz_endpoint *ep) {
 static int64_t step(fuzz_endpoint *from, fuzz_endpoint *to, size_t chunk) {
   static uint8_t buf[65536];
   if (chunk > sizeof(buf)) chunk = sizeof(buf);
-  int64_t n = spdy_session_send(from->session, buf, chunk);
+  int64_t n = speedy_session_send(from->session, buf, chunk);
   check_error(from, n, "send");
   if (n <= 0) return 0;
   int64_t got = fuzz_endpoint_recv(to, buf, (size_t)n);
@@ -160,24 +162,24 @@ static void pump(size_t chunk, int rounds) {
 
 static void resume_all(void) {
   for (size_t i = 0; i < rt.n_streams; i++) {
-    (void)spdy_session_resume_data(rt.client.session, rt.streams[i].id);
-    (void)spdy_session_resume_data(rt.server.session, rt.streams[i].id);
+    (void)speedy_session_resume_data(rt.client.session, rt.streams[i].id);
+    (void)speedy_session_resume_data(rt.server.session, rt.streams[i].id);
   }
 }
 
 /* ---- operations -------------------------------------------------------------------- */
 
 static void op_request(fuzz_input *in) {
-  spdy_header headers[9];
+  speedy_header headers[9];
   memcpy(headers, fuzz_request_headers, sizeof(fuzz_request_headers));
   size_t n = 5 + extra_headers(in, headers + 5, 4);
   uint8_t urgency = fuzz_u8(in) % 8;
   fuzz_body *body = pick_body(in);
-  int32_t id = spdy_submit_request(rt.client.session, urgency, headers, n,
-                                   body ? fuzz_body_read : NULL, body, NULL);
+  int32_t id = speedy_submit_request(rt.client.session, urgency, headers, n,
+                                     body ? fuzz_body_read : NULL, body, NULL);
   check_error(&rt.client,
-              id == SPDY_ERR_INVALID_HEADER || id == SPDY_ERR_SESSION_CLOSING ||
-                      id == SPDY_ERR_TOO_MANY_STREAMS
+              id == SPEEDY_ERR_INVALID_HEADER || id == SPEEDY_ERR_SESSION_CLOSING ||
+                      id == SPEEDY_ERR_TOO_MANY_STREAMS
                   ? 0
                   : id,
               "submit_request");
@@ -193,15 +195,15 @@ static void op_response(fuzz_input *in) {
   static const char *const statuses[] = {"200", "204", "404", "500 Internal Server Error"};
   rt_stream *s = pick_stream(in);
   if (s == NULL || (s->id & 1) == 0) return;
-  spdy_header headers[6];
+  speedy_header headers[6];
   memcpy(headers, fuzz_response_headers, sizeof(fuzz_response_headers));
   const char *status = statuses[fuzz_u8(in) % 4];
   headers[0].value = status;
   headers[0].value_len = strlen(status);
   size_t n = 2 + extra_headers(in, headers + 2, 4);
   fuzz_body *body = pick_body(in);
-  int rv = spdy_submit_response(rt.server.session, s->id, headers, n, body ? fuzz_body_read : NULL,
-                                body);
+  int rv = speedy_submit_response(rt.server.session, s->id, headers, n,
+                                  body ? fuzz_body_read : NULL, body);
   if (rv == 0) {
     s->responded = 1;
     s->has_response_body = body != NULL;
@@ -216,14 +218,14 @@ static void op_push(fuzz_input *in) {
   if (assoc == NULL) return;
   char path[24];
   snprintf(path, sizeof(path), "/push/%u", (unsigned)fuzz_u16(in));
-  spdy_header request[3] = {
+  speedy_header request[3] = {
       {":scheme", 7, "https", 5}, {":host", 5, "fuzz.test", 9}, {":path", 5, path, strlen(path)}};
-  spdy_header response[6];
+  speedy_header response[6];
   memcpy(response, fuzz_response_headers, sizeof(fuzz_response_headers));
   size_t n = 2 + extra_headers(in, response + 2, 4);
   fuzz_body *body = pick_body(in);
-  int32_t id = spdy_submit_push(rt.server.session, assoc->id, fuzz_u8(in) % 8, request, 3, response,
-                                n, body ? fuzz_body_read : NULL, body, NULL);
+  int32_t id = speedy_submit_push(rt.server.session, assoc->id, fuzz_u8(in) % 8, request, 3,
+                                  response, n, body ? fuzz_body_read : NULL, body, NULL);
   if (id <= 0) {
     if (body != NULL) rt.n_bodies--;
     return;
@@ -244,48 +246,48 @@ static void op_headers(fuzz_input *in) {
   fuzz_endpoint *ep = pick_side(in);
   rt_stream *s = pick_stream(in);
   if (s == NULL) return;
-  spdy_header headers[4];
+  speedy_header headers[4];
   size_t n = extra_headers(in, headers, 4);
   int end = fuzz_u8(in) & 1;
-  (void)spdy_submit_headers(ep->session, s->id, headers, n, end);
+  (void)speedy_submit_headers(ep->session, s->id, headers, n, end);
 }
 
 static void op_rst(fuzz_input *in) {
-  static const uint32_t polite[] = {SPDY_RST_CANCEL, SPDY_RST_REFUSED_STREAM,
-                                    SPDY_RST_INTERNAL_ERROR};
+  static const uint32_t polite[] = {SPEEDY_RST_CANCEL, SPEEDY_RST_REFUSED_STREAM,
+                                    SPEEDY_RST_INTERNAL_ERROR};
   fuzz_endpoint *ep = pick_side(in);
   rt_stream *s = pick_stream(in);
   uint8_t sel = fuzz_u8(in);
   uint32_t status = rt.strict ? polite[sel % 3] : 1u + sel % 11u;
   int32_t id = s != NULL ? s->id : (int32_t)(sel % 8);
-  if (spdy_submit_rst(ep->session, id, status) == 0) rt.resets_submitted++;
+  if (speedy_submit_rst(ep->session, id, status) == 0) rt.resets_submitted++;
 }
 
 static void op_settings(fuzz_input *in) {
   static const uint32_t windows[] = {1, 1000, 65535, 65536, 1u << 20, 0x7fffffff};
   fuzz_endpoint *ep = pick_side(in);
-  spdy_setting settings[4];
+  speedy_setting settings[4];
   size_t n = fuzz_u8(in) % 5;
   for (size_t i = 0; i < n; i++) {
     uint8_t sel = fuzz_u8(in);
     settings[i].flags = 0;
     switch (sel % 4) {
     case 0:
-      settings[i].id = SPDY_SETTINGS_MAX_CONCURRENT_STREAMS;
+      settings[i].id = SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS;
       settings[i].value = fuzz_u8(in) % 16;
       break;
     case 1:
-      settings[i].id = SPDY_SETTINGS_INITIAL_WINDOW_SIZE;
+      settings[i].id = SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE;
       settings[i].value = windows[(sel / 4) % 6];
       break;
     default:
       settings[i].id = 1 + sel % 8;
-      if (settings[i].id == SPDY_SETTINGS_INITIAL_WINDOW_SIZE) settings[i].id = 3;
+      if (settings[i].id == SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE) settings[i].id = 3;
       settings[i].value = fuzz_u32(in);
       break;
     }
   }
-  (void)spdy_submit_settings(ep->session, 0, settings, n);
+  (void)speedy_submit_settings(ep->session, 0, settings, n);
 }
 
 static void op_window_update(fuzz_input *in) {
@@ -294,20 +296,20 @@ static void op_window_update(fuzz_input *in) {
   uint8_t sel = fuzz_u8(in);
   int32_t id = sel < 64 || s == NULL ? 0 : s->id;
   uint32_t delta = sel & 1 ? fuzz_u16(in) : fuzz_u32(in);
-  (void)spdy_submit_window_update(ep->session, id, delta);
+  (void)speedy_submit_window_update(ep->session, id, delta);
 }
 
 static void op_goaway(fuzz_input *in) {
   fuzz_endpoint *ep = pick_side(in);
-  uint32_t status = rt.strict ? SPDY_GOAWAY_OK : fuzz_u8(in) % 3u;
-  if (spdy_submit_goaway(ep->session, status) == 0)
-    rt.goaway_submitted[ep->role == SPDY_ROLE_CLIENT ? 0 : 1] = 1;
+  uint32_t status = rt.strict ? SPEEDY_GOAWAY_OK : fuzz_u8(in) % 3u;
+  if (speedy_submit_goaway(ep->session, status) == 0)
+    rt.goaway_submitted[ep->role == SPEEDY_ROLE_CLIENT ? 0 : 1] = 1;
 }
 
 static void op_consume(fuzz_input *in) {
   fuzz_endpoint *ep = pick_side(in);
   rt_stream *s = pick_stream(in);
-  if (s != NULL) (void)spdy_session_consume(ep->session, s->id, fuzz_u16(in));
+  if (s != NULL) (void)speedy_session_consume(ep->session, s->id, fuzz_u16(in));
 }
 
 static void run_ops(fuzz_input *in) {
@@ -334,7 +336,7 @@ static void run_ops(fuzz_input *in) {
       op_rst(in);
       break;
     case 7:
-      (void)spdy_submit_ping(pick_side(in)->session, NULL);
+      (void)speedy_submit_ping(pick_side(in)->session, NULL);
       break;
     case 8:
       op_settings(in);
@@ -351,10 +353,10 @@ static void run_ops(fuzz_input *in) {
     case 12: {
       fuzz_endpoint *ep = pick_side(in);
       rt_stream *s = pick_stream(in);
-      if (s != NULL) (void)spdy_session_resume_data(ep->session, s->id);
+      if (s != NULL) (void)speedy_session_resume_data(ep->session, s->id);
       rt.now += fuzz_u16(in);
-      spdy_session_set_now(rt.client.session, rt.now);
-      spdy_session_set_now(rt.server.session, rt.now);
+      speedy_session_set_now(rt.client.session, rt.now);
+      speedy_session_set_now(rt.server.session, rt.now);
       break;
     }
     default:
@@ -385,16 +387,16 @@ void fuzz_roundtrip_run(fuzz_input *in, int strict) {
   rt.client.check_pattern = rt.server.check_pattern = 1;
   rt.client.close_hook = rt.server.close_hook = close_hook;
 
-  spdy_options *options = fuzz_options_new(small);
-  if ((cfg >> 5) & 1) (void)spdy_options_set_deflate_params(options, 9, 15, 9);
-  if ((cfg >> 6) & 1) spdy_options_set_session_window(options, 1u << 20);
-  int rc = fuzz_endpoint_open(&rt.client, rt.protocol, SPDY_ROLE_CLIENT, options);
-  int rs = fuzz_endpoint_open(&rt.server, rt.protocol, SPDY_ROLE_SERVER, options);
-  spdy_options_del(options);
+  speedy_options *options = fuzz_options_new(small);
+  if ((cfg >> 5) & 1) (void)speedy_options_set_deflate_params(options, 9, 15, 9);
+  if ((cfg >> 6) & 1) speedy_options_set_session_window(options, 1u << 20);
+  int rc = fuzz_endpoint_open(&rt.client, rt.protocol, SPEEDY_ROLE_CLIENT, options);
+  int rs = fuzz_endpoint_open(&rt.server, rt.protocol, SPEEDY_ROLE_SERVER, options);
+  speedy_options_del(options);
   if (rc == 0 && rs == 0) {
     run_ops(in);
-  } else if (strict || (rc != 0 && rc != SPDY_ERR_NOMEM) || (rs != 0 && rs != SPDY_ERR_NOMEM)) {
-    fuzz_fail("spdy_session_new: %s / %s", spdy_strerror(rc), spdy_strerror(rs));
+  } else if (strict || (rc != 0 && rc != SPEEDY_ERR_NOMEM) || (rs != 0 && rs != SPEEDY_ERR_NOMEM)) {
+    fuzz_fail("speedy_session_new: %s / %s", speedy_strerror(rc), speedy_strerror(rs));
   }
   fuzz_endpoint_close(&rt.client);
   fuzz_endpoint_close(&rt.server);

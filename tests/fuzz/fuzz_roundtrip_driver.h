@@ -1,4 +1,4 @@
-/* fuzz_roundtrip_driver.h — a libspdy client and server talking to each other, driven by
+/* fuzz_roundtrip_driver.h — a libspeedy client and server talking to each other, driven by
  * fuzz input (used by fuzz_roundtrip and fuzz_alloc).
  *
  * The input is a list of operations: submit requests (headers and body sizes from the

@@ -3,7 +3,8 @@
 
 #include <string.h>
 
-void fuzz_session_config_decode(fuzz_session_config *c, spdy_role role, uint8_t cfg, uint8_t req) {
+void fuzz_session_config_decode(fuzz_session_config *c, speedy_role role, uint8_t cfg,
+                                uint8_t req) {
   static const uint32_t body_sizes[] = {0, 1, 100, 16384, 70000, 0, 5, 200000};
   memset(c, 0, sizeof(*c));
   c->protocol = fuzz_protocol_of((uint8_t)(cfg & 3));
@@ -28,28 +29,28 @@ static void open_requests(const fuzz_session_config *c, fuzz_body *post) {
       post->len = c->post_len;
     }
     int32_t id =
-        spdy_submit_request(ep.session, (int)(i % 8), fuzz_request_headers, 5,
-                            with_body ? fuzz_body_read : NULL, with_body ? post : NULL, NULL);
-    if (id < 0 && id != SPDY_ERR_NOMEM)
-      fuzz_fail("spdy_submit_request %u: %s", i, spdy_strerror(id));
+        speedy_submit_request(ep.session, (int)(i % 8), fuzz_request_headers, 5,
+                              with_body ? fuzz_body_read : NULL, with_body ? post : NULL, NULL);
+    if (id < 0 && id != SPEEDY_ERR_NOMEM)
+      fuzz_fail("speedy_submit_request %u: %s", i, speedy_strerror(id));
   }
 }
 
 void fuzz_session_run(const fuzz_session_config *c, const uint8_t *bytes, size_t len,
                       const size_t *ends, size_t n_ends) {
   fuzz_alloc_reset();
-  spdy_options *options = fuzz_options_new(c->small_limits);
+  speedy_options *options = fuzz_options_new(c->small_limits);
   memset(&ep, 0, sizeof(ep));
   ep.respond = c->respond;
   ep.body_len = c->body_len;
   ep.manual_flow = c->manual_flow;
   int rv = fuzz_endpoint_open(&ep, c->protocol, c->role, options);
-  spdy_options_del(options);
-  if (rv != 0) fuzz_fail("spdy_session_new: %s", spdy_strerror(rv));
+  speedy_options_del(options);
+  if (rv != 0) fuzz_fail("speedy_session_new: %s", speedy_strerror(rv));
   size_t baseline = fuzz_accounting_baseline(&ep);
 
   fuzz_body post;
-  if (c->role == SPDY_ROLE_CLIENT) open_requests(c, &post);
+  if (c->role == SPEEDY_ROLE_CLIENT) open_requests(c, &post);
   if (fuzz_endpoint_drain(&ep, NULL) != 0) fuzz_fail("send failed before any input");
 
   int64_t fatal = 0;
@@ -60,19 +61,19 @@ void fuzz_session_run(const fuzz_session_config *c, const uint8_t *bytes, size_t
     if (end <= at) continue;
     int64_t got = fuzz_endpoint_recv(&ep, bytes + at, end - at);
     if (fatal != 0 && got != fatal)
-      fuzz_fail("recv after fatal %s returned %lld", spdy_strerror((int)fatal), (long long)got);
+      fuzz_fail("recv after fatal %s returned %lld", speedy_strerror((int)fatal), (long long)got);
     if (got < 0) {
-      if (!spdy_error_is_fatal((int)got))
-        fuzz_fail("recv returned the non-fatal %s", spdy_strerror((int)got));
+      if (!speedy_error_is_fatal((int)got))
+        fuzz_fail("recv returned the non-fatal %s", speedy_strerror((int)got));
       fatal = got;
-      if (spdy_session_want_read(ep.session)) fuzz_fail("want_read after a fatal error");
+      if (speedy_session_want_read(ep.session)) fuzz_fail("want_read after a fatal error");
     } else if ((size_t)got != end - at) {
       fuzz_fail("recv consumed %lld of %zu bytes without a pause", (long long)got, end - at);
     }
     at = end;
     rv = fuzz_endpoint_drain(&ep, NULL);
-    if (rv != 0 && (fatal == 0 || rv != fatal) && rv != SPDY_ERR_NOMEM)
-      fuzz_fail("send returned %s (recv: %lld)", spdy_strerror(rv), (long long)fatal);
+    if (rv != 0 && (fatal == 0 || rv != fatal) && rv != SPEEDY_ERR_NOMEM)
+      fuzz_fail("send returned %s (recv: %lld)", speedy_strerror(rv), (long long)fatal);
     fuzz_check_accounting(&ep, baseline, "after recv");
   }
   /* A response body may still be waiting for window: a final drain must terminate. */

@@ -1,5 +1,5 @@
 /* fuzz_split.c — harness 4: the same input split at arbitrary points must behave exactly
- * as one buffer. Two fresh sessions read the same bytes, one in a single spdy_session_recv
+ * as one buffer. Two fresh sessions read the same bytes, one in a single speedy_session_recv
  * call, the other in pieces cut where the input says; output is taken only at the end.
  * The event logs (DATA chunks merged per stream), the final recv result, the output
  * bytes, want_read/want_write and the open-stream counts must be identical, else abort.
@@ -22,32 +22,32 @@ typedef struct run_result {
   uint32_t open, pending;
 } run_result;
 
-static void open_session(fuzz_endpoint *ep, spdy_protocol protocol, spdy_role role, uint8_t cfg,
+static void open_session(fuzz_endpoint *ep, speedy_protocol protocol, speedy_role role, uint8_t cfg,
                          uint32_t requests) {
   memset(ep, 0, sizeof(*ep));
   ep->respond = (cfg >> 2) & 1;
   ep->manual_flow = (cfg >> 3) & 1;
   ep->body_len = (cfg >> 5) * 700u;
-  spdy_options *options = fuzz_options_new((cfg >> 4) & 1);
+  speedy_options *options = fuzz_options_new((cfg >> 4) & 1);
   int rv = fuzz_endpoint_open(ep, protocol, role, options);
-  spdy_options_del(options);
-  if (rv != 0) fuzz_fail("spdy_session_new: %s", spdy_strerror(rv));
+  speedy_options_del(options);
+  if (rv != 0) fuzz_fail("speedy_session_new: %s", speedy_strerror(rv));
   for (uint32_t i = 0; i < requests; i++) {
     int32_t id =
-        spdy_submit_request(ep->session, (int)i, fuzz_request_headers, 5, NULL, NULL, NULL);
-    if (id < 0) fuzz_fail("spdy_submit_request: %s", spdy_strerror(id));
+        speedy_submit_request(ep->session, (int)i, fuzz_request_headers, 5, NULL, NULL, NULL);
+    if (id < 0) fuzz_fail("speedy_submit_request: %s", speedy_strerror(id));
   }
   if (fuzz_endpoint_drain(ep, NULL) != 0) fuzz_fail("send failed before any input");
 }
 
 static void finish(fuzz_endpoint *ep, run_result *r) {
   int rv = fuzz_endpoint_drain(ep, &r->out);
-  if (rv != 0 && r->recv >= 0) fuzz_fail("send failed: %s", spdy_strerror(rv));
+  if (rv != 0 && r->recv >= 0) fuzz_fail("send failed: %s", speedy_strerror(rv));
   fuzz_log_flush(&ep->log);
-  r->want_read = spdy_session_want_read(ep->session);
-  r->want_write = spdy_session_want_write(ep->session);
-  r->open = spdy_session_open_streams(ep->session);
-  r->pending = spdy_session_pending_streams(ep->session);
+  r->want_read = speedy_session_want_read(ep->session);
+  r->want_write = speedy_session_want_write(ep->session);
+  r->open = speedy_session_open_streams(ep->session);
+  r->pending = speedy_session_pending_streams(ep->session);
 }
 
 static void report(const char *what, const run_result *a, const run_result *b) {
@@ -66,9 +66,9 @@ static int compare_size(const void *a, const void *b) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 4) return 0;
   uint8_t cfg = data[0], req = data[1], mode = data[2];
-  spdy_protocol protocol = fuzz_protocol_of((uint8_t)(cfg & 3));
-  spdy_role role = (mode & 1) ? SPDY_ROLE_CLIENT : SPDY_ROLE_SERVER;
-  uint32_t requests = role == SPDY_ROLE_CLIENT ? 1 + (req & 7u) : 0;
+  speedy_protocol protocol = fuzz_protocol_of((uint8_t)(cfg & 3));
+  speedy_role role = (mode & 1) ? SPEEDY_ROLE_CLIENT : SPEEDY_ROLE_SERVER;
+  uint32_t requests = role == SPEEDY_ROLE_CLIENT ? 1 + (req & 7u) : 0;
   fuzz_input in;
   fuzz_input_init(&in, data + 3, size - 3);
   size_t n_cuts = fuzz_u8(&in) % 16;

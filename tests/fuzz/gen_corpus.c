@@ -191,7 +191,7 @@ static void compressed(fuzz_deflater *d, void (*fill)(fuzz_buf *, unsigned), uns
 }
 
 static void settings_frame(fuzz_buf *b, unsigned version) {
-  fuzz_control_header(b, version, SPDY_FRAME_SETTINGS, 0, 4 + 8 * 2);
+  fuzz_control_header(b, version, SPEEDY_SPDY_FRAME_SETTINGS, 0, 4 + 8 * 2);
   fuzz_put_u32(b, 2);
   if (version == 2) {
     uint8_t e1[4] = {4, 0, 0, 0}, e2[4] = {7, 0, 0, 0};
@@ -209,19 +209,19 @@ static void settings_frame(fuzz_buf *b, unsigned version) {
   }
 }
 
-static void fixed_frames(fuzz_buf *b, unsigned version, spdy_protocol protocol, int from_client) {
+static void fixed_frames(fuzz_buf *b, unsigned version, speedy_protocol protocol, int from_client) {
   settings_frame(b, version);
-  fuzz_control_header(b, version, SPDY_FRAME_PING, 0, 4);
+  fuzz_control_header(b, version, SPEEDY_SPDY_FRAME_PING, 0, 4);
   fuzz_put_u32(b, from_client ? 1 : 2);
   if (version >= 3) {
-    fuzz_control_header(b, version, SPDY_FRAME_WINDOW_UPDATE, 0, 8);
-    fuzz_put_u32(b, protocol == SPDY_PROTOCOL_SPDY3_1 ? 0 : 1);
+    fuzz_control_header(b, version, SPEEDY_SPDY_FRAME_WINDOW_UPDATE, 0, 8);
+    fuzz_put_u32(b, protocol == SPEEDY_PROTOCOL_SPDY3_1 ? 0 : 1);
     fuzz_put_u32(b, 4096);
   } else {
-    fuzz_control_header(b, version, SPDY_FRAME_NOOP, 0, 0);
+    fuzz_control_header(b, version, SPEEDY_SPDY_FRAME_NOOP, 0, 0);
   }
-  if (protocol == SPDY_PROTOCOL_SPDY3) {
-    fuzz_control_header(b, version, SPDY_FRAME_CREDENTIAL, 0, 2 + 4 + 3 + 4 + 2);
+  if (protocol == SPEEDY_PROTOCOL_SPDY3) {
+    fuzz_control_header(b, version, SPEEDY_SPDY_FRAME_CREDENTIAL, 0, 2 + 4 + 3 + 4 + 2);
     fuzz_put_u16(b, 1);
     fuzz_put_u32(b, 3);
     fuzz_put(b, "abc", 3);
@@ -234,7 +234,7 @@ static void fixed_frames(fuzz_buf *b, unsigned version, spdy_protocol protocol, 
 
 static void built_sessions(void) {
   for (uint8_t v = 0; v < 3; v++) {
-    spdy_protocol protocol = fuzz_protocol_of(v);
+    speedy_protocol protocol = fuzz_protocol_of(v);
     unsigned version = fuzz_wire_version(protocol);
     char name[64];
     fuzz_deflater d;
@@ -255,7 +255,7 @@ static void built_sessions(void) {
     fuzz_nv_length(&plain, version, 1);
     nv_pair(&plain, version, "content-type", "text/plain");
     fuzz_deflate(&d, plain.data, plain.len, Z_SYNC_FLUSH, &block);
-    fuzz_stream_headers(&frames, version, SPDY_FRAME_HEADERS, 0, 3, &block);
+    fuzz_stream_headers(&frames, version, SPEEDY_SPDY_FRAME_HEADERS, 0, 3, &block);
     fuzz_data_header(&frames, 3, 0, 5);
     fuzz_put(&frames, "hello", 5);
     fuzz_data_header(&frames, 3, SPDY_FLAG_FIN, 0);
@@ -263,10 +263,10 @@ static void built_sessions(void) {
     request_block(&plain, version, "/cancelled");
     fuzz_deflate(&d, plain.data, plain.len, Z_SYNC_FLUSH, &block);
     fuzz_syn_stream(&frames, version, 0, 5, 0, 0, 0, &block);
-    fuzz_control_header(&frames, version, SPDY_FRAME_RST_STREAM, 0, 8);
+    fuzz_control_header(&frames, version, SPEEDY_SPDY_FRAME_RST_STREAM, 0, 8);
     fuzz_put_u32(&frames, 5);
-    fuzz_put_u32(&frames, SPDY_RST_CANCEL);
-    fuzz_control_header(&frames, version, SPDY_FRAME_GOAWAY, 0, version == 2 ? 4 : 8);
+    fuzz_put_u32(&frames, SPEEDY_RST_CANCEL);
+    fuzz_control_header(&frames, version, SPEEDY_SPDY_FRAME_GOAWAY, 0, version == 2 ? 4 : 8);
     fuzz_put_u32(&frames, 0);
     if (version != 2) fuzz_put_u32(&frames, 0);
     fuzz_deflater_free(&d);
@@ -289,7 +289,7 @@ static void built_sessions(void) {
     fuzz_deflater_init(&d, version == 2 ? FUZZ_DICT_V2 : FUZZ_DICT_V3, 6);
     fixed_frames(&frames, version, protocol, 0);
     compressed(&d, response_block, version, &block);
-    fuzz_stream_headers(&frames, version, SPDY_FRAME_SYN_REPLY, 0, 1, &block);
+    fuzz_stream_headers(&frames, version, SPEEDY_SPDY_FRAME_SYN_REPLY, 0, 1, &block);
     block.len = 0;
     int v2 = version == 2;
     fuzz_nv_length(&plain, version, v2 ? 3 : 5);
@@ -312,11 +312,11 @@ static void built_sessions(void) {
     fuzz_nv_length(&plain, version, 1);
     nv_pair(&plain, version, "x-trailer", "done");
     fuzz_deflate(&d, plain.data, plain.len, Z_SYNC_FLUSH, &block);
-    fuzz_stream_headers(&frames, version, SPDY_FRAME_HEADERS, SPDY_FLAG_FIN, 1, &block);
-    fuzz_control_header(&frames, version, SPDY_FRAME_RST_STREAM, 0, 8);
+    fuzz_stream_headers(&frames, version, SPEEDY_SPDY_FRAME_HEADERS, SPDY_FLAG_FIN, 1, &block);
+    fuzz_control_header(&frames, version, SPEEDY_SPDY_FRAME_RST_STREAM, 0, 8);
     fuzz_put_u32(&frames, 3);
-    fuzz_put_u32(&frames, SPDY_RST_REFUSED_STREAM);
-    fuzz_control_header(&frames, version, SPDY_FRAME_GOAWAY, 0, version == 2 ? 4 : 8);
+    fuzz_put_u32(&frames, SPEEDY_RST_REFUSED_STREAM);
+    fuzz_control_header(&frames, version, SPEEDY_SPDY_FRAME_GOAWAY, 0, version == 2 ? 4 : 8);
     fuzz_put_u32(&frames, 2);
     if (version != 2) fuzz_put_u32(&frames, 0);
     fuzz_deflater_free(&d);

@@ -40,14 +40,14 @@ static void write_seed(const char *harness, const char *name, const uint8_t *con
 
 static size_t bodies_left[64];
 
-static int64_t read_body(spdy_session *s, int32_t id, uint8_t *buf, size_t len, uint32_t *flags,
+static int64_t read_body(speedy_session *s, int32_t id, uint8_t *buf, size_t len, uint32_t *flags,
                          void *source, void *user) {
   (void)s, (void)user;
   size_t *left = source;
   size_t n = *left < len ? *left : len;
   for (size_t i = 0; i < n; i++) buf[i] = fuzz_pattern_byte(id, i);
   *left -= n;
-  if (*left == 0) *flags |= SPDY_DATA_FLAG_EOF;
+  if (*left == 0) *flags |= SPEEDY_DATA_FLAG_EOF;
   return (int64_t)n;
 }
 
@@ -58,34 +58,34 @@ typedef struct scenario {
 
 static scenario current;
 
-static int64_t read_then_trailers(spdy_session *s, int32_t id, uint8_t *buf, size_t len,
+static int64_t read_then_trailers(speedy_session *s, int32_t id, uint8_t *buf, size_t len,
                                   uint32_t *flags, void *source, void *user) {
   int64_t n = read_body(s, id, buf, len, flags, source, user);
-  if (*flags & SPDY_DATA_FLAG_EOF) {
-    static const spdy_header t[] = {{"x-checksum", 10, "42", 2}};
-    *flags |= SPDY_DATA_FLAG_NO_END_STREAM;
-    (void)spdy_submit_headers(s, id, t, 1, 1);
+  if (*flags & SPEEDY_DATA_FLAG_EOF) {
+    static const speedy_header t[] = {{"x-checksum", 10, "42", 2}};
+    *flags |= SPEEDY_DATA_FLAG_NO_END_STREAM;
+    (void)speedy_submit_headers(s, id, t, 1, 1);
   }
   return n;
 }
 
-static int server_headers_end(spdy_session *s, int32_t id, int fin, void *user) {
+static int server_headers_end(speedy_session *s, int32_t id, int fin, void *user) {
   (void)user;
-  if (!fin || spdy_session_role(s) != SPDY_ROLE_SERVER) return 0;
-  static const spdy_header hints[] = {{":status", 7, "103", 3},
-                                      {"link", 4, "</a>; rel=preload", 17}};
-  static const spdy_header head[] = {{":status", 7, "200", 3},
-                                     {"content-type", 12, "text/html", 9}};
-  static const spdy_header pushed[] = {{":scheme", 7, "https", 5},
-                                       {":authority", 10, "fuzz.test", 9},
-                                       {":path", 5, "/style.css", 10}};
-  if (current.hints) (void)spdy_submit_headers(s, id, hints, 2, 0);
+  if (!fin || speedy_session_role(s) != SPEEDY_ROLE_SERVER) return 0;
+  static const speedy_header hints[] = {{":status", 7, "103", 3},
+                                        {"link", 4, "</a>; rel=preload", 17}};
+  static const speedy_header head[] = {{":status", 7, "200", 3},
+                                       {"content-type", 12, "text/html", 9}};
+  static const speedy_header pushed[] = {{":scheme", 7, "https", 5},
+                                         {":authority", 10, "fuzz.test", 9},
+                                         {":path", 5, "/style.css", 10}};
+  if (current.hints) (void)speedy_submit_headers(s, id, hints, 2, 0);
   if (current.push && id == 1) {
     bodies_left[63] = 300;
-    (void)spdy_submit_push(s, id, 1, pushed, 3, head, 2, read_body, &bodies_left[63], NULL);
+    (void)speedy_submit_push(s, id, 1, pushed, 3, head, 2, read_body, &bodies_left[63], NULL);
   }
   bodies_left[id / 2 % 60] = current.body;
-  (void)spdy_submit_response(
+  (void)speedy_submit_response(
       s, id, head, 2, current.body > 0 ? (current.trailers ? read_then_trailers : read_body) : NULL,
       &bodies_left[id / 2 % 60]);
   return 0;
@@ -97,52 +97,52 @@ static int server_headers_end(spdy_session *s, int32_t id, int fin, void *user) 
 static void record(scenario sc, uint32_t n_requests, size_t post, fuzz_buf *client_bytes,
                    fuzz_buf *server_bytes) {
   current = sc;
-  spdy_callbacks *cb;
-  spdy_callbacks_new(&cb);
-  spdy_callbacks_set_on_headers_end(cb, server_headers_end);
-  spdy_session *client, *server;
-  if (spdy_session_new(&client, SPDY_PROTOCOL_H2, SPDY_ROLE_CLIENT, cb, NULL, NULL) != 0 ||
-      spdy_session_new(&server, SPDY_PROTOCOL_H2, SPDY_ROLE_SERVER, cb, NULL, NULL) != 0)
+  speedy_callbacks *cb;
+  speedy_callbacks_new(&cb);
+  speedy_callbacks_set_on_headers_end(cb, server_headers_end);
+  speedy_session *client, *server;
+  if (speedy_session_new(&client, SPEEDY_PROTOCOL_H2, SPEEDY_ROLE_CLIENT, cb, NULL, NULL) != 0 ||
+      speedy_session_new(&server, SPEEDY_PROTOCOL_H2, SPEEDY_ROLE_SERVER, cb, NULL, NULL) != 0)
     fuzz_fail("sessions");
-  spdy_callbacks_del(cb);
-  static const spdy_header get[] = {{":method", 7, "GET", 3},
-                                    {":scheme", 7, "https", 5},
-                                    {":authority", 10, "fuzz.test", 9},
-                                    {":path", 5, "/", 1}};
-  static const spdy_header up[] = {{":method", 7, "POST", 4},
-                                   {":scheme", 7, "https", 5},
-                                   {":authority", 10, "fuzz.test", 9},
-                                   {":path", 5, "/up", 3}};
+  speedy_callbacks_del(cb);
+  static const speedy_header get[] = {{":method", 7, "GET", 3},
+                                      {":scheme", 7, "https", 5},
+                                      {":authority", 10, "fuzz.test", 9},
+                                      {":path", 5, "/", 1}};
+  static const speedy_header up[] = {{":method", 7, "POST", 4},
+                                     {":scheme", 7, "https", 5},
+                                     {":authority", 10, "fuzz.test", 9},
+                                     {":path", 5, "/up", 3}};
   static size_t post_left;
   post_left = post;
   for (uint32_t i = 0; i < n_requests; i++)
-    spdy_submit_request(client, (int)(i % 8), i == 0 && post > 0 ? up : get, 4,
-                        i == 0 && post > 0 ? read_body : NULL, &post_left, NULL);
+    speedy_submit_request(client, (int)(i % 8), i == 0 && post > 0 ? up : get, 4,
+                          i == 0 && post > 0 ? read_body : NULL, &post_left, NULL);
   uint8_t buf[16384];
   int skipped = 0;
   for (int round = 0; round < 10000; round++) {
     int moved = 0;
     int64_t n;
-    while ((n = spdy_session_send(client, buf, sizeof(buf))) > 0) {
+    while ((n = speedy_session_send(client, buf, sizeof(buf))) > 0) {
       size_t skip = skipped ? 0 : 24; /* the preface: the harness sends it */
       skipped = 1;
       fuzz_put(client_bytes, buf + skip, (size_t)n - skip);
-      if (spdy_session_recv(server, buf, (size_t)n) < 0) fuzz_fail("server recv");
+      if (speedy_session_recv(server, buf, (size_t)n) < 0) fuzz_fail("server recv");
       moved = 1;
     }
-    while ((n = spdy_session_send(server, buf, sizeof(buf))) > 0) {
+    while ((n = speedy_session_send(server, buf, sizeof(buf))) > 0) {
       fuzz_put(server_bytes, buf, (size_t)n);
-      if (spdy_session_recv(client, buf, (size_t)n) < 0) fuzz_fail("client recv");
+      if (speedy_session_recv(client, buf, (size_t)n) < 0) fuzz_fail("client recv");
       moved = 1;
     }
     if (!moved) break;
     if (round == 2 && sc.goaway) {
-      (void)spdy_submit_ping(client, NULL);
-      (void)spdy_submit_goaway(server, SPDY_GOAWAY_OK);
+      (void)speedy_submit_ping(client, NULL);
+      (void)speedy_submit_goaway(server, SPEEDY_GOAWAY_OK);
     }
   }
-  spdy_session_del(client);
-  spdy_session_del(server);
+  speedy_session_del(client);
+  speedy_session_del(server);
 }
 
 /* ---- frames from the RFC's text --------------------------------------------------------- */
@@ -179,7 +179,7 @@ static void plain_free(void *p, void *u) {
 
 /* A client's frames of every type our client never sends that way. */
 static void built_client_frames(fuzz_buf *b) {
-  spdy_mem mem = {plain_malloc, plain_realloc, plain_free, NULL, 0};
+  speedy_mem mem = {plain_malloc, plain_realloc, plain_free, NULL, 0};
   speedy_hpack_encoder *e;
   speedy_hpack_encoder_new(&mem, &e);
   uint8_t block[1024];
@@ -221,7 +221,7 @@ static void built_client_frames(fuzz_buf *b) {
 
 /* A server's frames our server never sends that way: padding, small CONTINUATIONs. */
 static void built_server_frames(fuzz_buf *b) {
-  spdy_mem mem = {plain_malloc, plain_realloc, plain_free, NULL, 0};
+  speedy_mem mem = {plain_malloc, plain_realloc, plain_free, NULL, 0};
   speedy_hpack_encoder *e;
   speedy_hpack_encoder_new(&mem, &e);
   uint8_t block[1024];

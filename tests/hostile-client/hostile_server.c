@@ -8,7 +8,7 @@
  * status, GOAWAY) is printed on stderr as one "stats ..." line per connection, for the
  * test to check. Exits when stdin closes (the test's end) or after 60 s (SIGALRM).
  *
- * Frames are built with libspdy's own encoders (lib/frame.h) and header blocks are
+ * Frames are built with libspeedy's own encoders (lib/frame.h) and header blocks are
  * serialised and compressed here, by hand, with the SPDY/3 dictionary — so a block may
  * hold what the engine's encoder would refuse (NUL, control bytes, a zlib bomb). Reading
  * parses just enough of the client's frames to follow flow control and count resets.
@@ -109,34 +109,34 @@ static void on_frame(peer *p, const spdy_frame_hd *hd, const uint8_t *payload) {
   if (!hd->is_control) return; /* the client's DATA: nothing to do */
   uint32_t len = hd->length;
   switch (hd->type) {
-  case SPDY_FRAME_SYN_STREAM:
+  case SPEEDY_SPDY_FRAME_SYN_STREAM:
     if (len >= 4 && p->request_id == 0) {
       p->request_id = (int32_t)(spdy_get_u32(payload) & 0x7fffffff);
       p->stream_window = p->initial_window;
     }
     break;
-  case SPDY_FRAME_RST_STREAM:
+  case SPEEDY_SPDY_FRAME_RST_STREAM:
     if (len >= 8) {
       uint32_t status = spdy_get_u32(payload + 4);
       p->rst_by_status[status < 16 ? status : 0]++;
       p->rst_total++;
     }
     break;
-  case SPDY_FRAME_SETTINGS:
+  case SPEEDY_SPDY_FRAME_SETTINGS:
     if (len >= 4) {
       uint32_t n = spdy_get_u32(payload);
       for (uint32_t i = 0; i < n && i < (len - 4) / 8; i++) {
         const uint8_t *e = payload + 4 + 8 * i;
         uint32_t id = spdy_get_u32(e) & 0xffffff;
         uint32_t value = spdy_get_u32(e + 4);
-        if (id == SPDY_SETTINGS_INITIAL_WINDOW_SIZE) {
+        if (id == SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE) {
           p->stream_window += (int64_t)value - p->initial_window;
           p->initial_window = value;
         }
       }
     }
     break;
-  case SPDY_FRAME_WINDOW_UPDATE:
+  case SPEEDY_SPDY_FRAME_WINDOW_UPDATE:
     if (len >= 8) {
       int32_t id = (int32_t)(spdy_get_u32(payload) & 0x7fffffff);
       uint32_t delta = spdy_get_u32(payload + 4) & 0x7fffffff;
@@ -144,7 +144,7 @@ static void on_frame(peer *p, const spdy_frame_hd *hd, const uint8_t *payload) {
       if (id != 0 && id == p->request_id) p->stream_window += delta;
     }
     break;
-  case SPDY_FRAME_GOAWAY:
+  case SPEEDY_SPDY_FRAME_GOAWAY:
     p->goaways++;
     break;
   default:
@@ -304,8 +304,8 @@ static void block_nv(peer *p, const nv *fields, size_t n, obuf *out) {
 
 static void frame_syn_reply(obuf *out, uint8_t flags, int32_t id, const obuf *block) {
   uint8_t prefix[32];
-  size_t n = spdy_frame_encode_stream_headers_prefix(prefix, 3, SPDY_FRAME_SYN_REPLY, flags, id,
-                                                     block->len);
+  size_t n = spdy_frame_encode_stream_headers_prefix(prefix, 3, SPEEDY_SPDY_FRAME_SYN_REPLY, flags,
+                                                     id, block->len);
   ob_put(out, prefix, n);
   ob_put(out, block->data, block->len);
 }
@@ -605,9 +605,9 @@ static void serve(const server_config *config, int fd, int conn_no) {
           "stats conn=%d sent=%llu rst=%llu refused=%llu cancel=%llu protocol_error=%llu "
           "goaway=%llu\n",
           conn_no, (unsigned long long)p->bytes_sent, (unsigned long long)p->rst_total,
-          (unsigned long long)p->rst_by_status[SPDY_RST_REFUSED_STREAM],
-          (unsigned long long)p->rst_by_status[SPDY_RST_CANCEL],
-          (unsigned long long)p->rst_by_status[SPDY_RST_PROTOCOL_ERROR],
+          (unsigned long long)p->rst_by_status[SPEEDY_RST_REFUSED_STREAM],
+          (unsigned long long)p->rst_by_status[SPEEDY_RST_CANCEL],
+          (unsigned long long)p->rst_by_status[SPEEDY_RST_PROTOCOL_ERROR],
           (unsigned long long)p->goaways);
   if (p->ssl) SSL_free(p->ssl); /* no SSL_shutdown: close_notify only where a case sends it */
   deflateEnd(&p->zs);

@@ -24,8 +24,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "hpack_encode_stories: no stories in %s\n", argv[1]);
     return 1;
   }
-  spdy_mem mem;
-  spdy_mem_init_default(&mem);
+  speedy_mem mem;
+  speedy_mem_init_default(&mem);
   int status = 0;
   for (int i = 0; i < n && status == 0; i++) {
     hpack_story story;

@@ -14,7 +14,7 @@
 #include "http_upload.h"
 
 static int feed(http_request *request, const char *name, const char *value) {
-  spdy_header h = {name, strlen(name), value, strlen(value)};
+  speedy_header h = {name, strlen(name), value, strlen(value)};
   return http_spdy_request_header(request, &h);
 }
 
@@ -236,9 +236,9 @@ Test(spdy_response, body_adapter_maps_eof_not_ready_and_errors) {
   uint8_t buf[8];
   uint32_t flags = 0;
   cr_expect_eq(http_spdy_body_read(NULL, 1, buf, 3, &flags, body, NULL), 3);
-  cr_expect_eq(flags & SPDY_DATA_FLAG_EOF, 0);
+  cr_expect_eq(flags & SPEEDY_DATA_FLAG_EOF, 0);
   cr_expect_eq(http_spdy_body_read(NULL, 1, buf, 8, &flags, body, NULL), 2);
-  cr_expect_eq(flags & SPDY_DATA_FLAG_EOF, SPDY_DATA_FLAG_EOF);
+  cr_expect_eq(flags & SPEEDY_DATA_FLAG_EOF, SPEEDY_DATA_FLAG_EOF);
   http_body_del(body);
 }
 
@@ -252,7 +252,7 @@ Test(spdy_response, body_not_ready_defers_the_stream) {
   cr_assert_eq(http_body_new_callback(&body, never_ready, NULL, NULL, -1), 0);
   uint8_t buf[8];
   uint32_t flags = 0;
-  cr_expect_eq(http_spdy_body_read(NULL, 1, buf, 8, &flags, body, NULL), SPDY_ERR_DEFERRED);
+  cr_expect_eq(http_spdy_body_read(NULL, 1, buf, 8, &flags, body, NULL), SPEEDY_ERR_DEFERRED);
   http_body_del(body);
 }
 

@@ -151,7 +151,7 @@ size_t interop_app_closed_streams(const interop_app *app) {
 size_t interop_app_reset_streams(const interop_app *app) {
   size_t n = 0;
   for (size_t i = 0; i < app->n_streams; i++) {
-    n += app->streams[i].closed && app->streams[i].close_status != SPDY_RST_NONE;
+    n += app->streams[i].closed && app->streams[i].close_status != SPEEDY_RST_NONE;
   }
   return n;
 }
@@ -216,7 +216,7 @@ void interop_app_trace(const interop_app *app, char *out, size_t cap) {
   }
 }
 
-static int on_begin_headers(spdy_session *session, int32_t stream_id, spdy_headers_kind kind,
+static int on_begin_headers(speedy_session *session, int32_t stream_id, speedy_headers_kind kind,
                             int32_t associated_id, void *user) {
   (void)session;
   interop_app *app = user;
@@ -229,7 +229,7 @@ static int on_begin_headers(spdy_session *session, int32_t stream_id, spdy_heade
     stream->associated_id = associated_id;
     stream->has_expect = 1;
     stream->expect_pattern =
-        kind == SPDY_HEADERS_PUSH ? app->expect_push_body : app->expect_request_body;
+        kind == SPEEDY_HEADERS_PUSH ? app->expect_push_body : app->expect_request_body;
   } else if (stream->header_blocks == 0) {
     stream->kind = kind; /* a stream we opened: its first block from the peer */
     stream->associated_id = associated_id;
@@ -238,7 +238,7 @@ static int on_begin_headers(spdy_session *session, int32_t stream_id, spdy_heade
   return 0;
 }
 
-static int on_header(spdy_session *session, int32_t stream_id, const spdy_header *header,
+static int on_header(speedy_session *session, int32_t stream_id, const speedy_header *header,
                      void *user) {
   (void)session;
   interop_app *app = user;
@@ -267,7 +267,7 @@ static void remote_done(interop_app *app, interop_stream *stream) {
   if (app->hooks.on_remote_done) app->hooks.on_remote_done(app, stream);
 }
 
-static int on_headers_end(spdy_session *session, int32_t stream_id, int end_stream, void *user) {
+static int on_headers_end(speedy_session *session, int32_t stream_id, int end_stream, void *user) {
   (void)session;
   interop_app *app = user;
   interop_stream *stream = interop_app_find_stream(app, stream_id);
@@ -275,8 +275,8 @@ static int on_headers_end(spdy_session *session, int32_t stream_id, int end_stre
   return 0;
 }
 
-static int on_data_chunk(spdy_session *session, int32_t stream_id, const uint8_t *data, size_t len,
-                         void *user) {
+static int on_data_chunk(speedy_session *session, int32_t stream_id, const uint8_t *data,
+                         size_t len, void *user) {
   (void)session;
   interop_app *app = user;
   interop_stream *stream = interop_app_find_stream(app, stream_id);
@@ -298,7 +298,7 @@ static int on_data_chunk(spdy_session *session, int32_t stream_id, const uint8_t
   return 0;
 }
 
-static int on_data_end(spdy_session *session, int32_t stream_id, void *user) {
+static int on_data_end(speedy_session *session, int32_t stream_id, void *user) {
   (void)session;
   interop_app *app = user;
   interop_stream *stream = interop_app_find_stream(app, stream_id);
@@ -306,13 +306,14 @@ static int on_data_end(spdy_session *session, int32_t stream_id, void *user) {
   return 0;
 }
 
-static int on_stream_close(spdy_session *session, int32_t stream_id, uint32_t status, void *user) {
+static int on_stream_close(speedy_session *session, int32_t stream_id, uint32_t status,
+                           void *user) {
   (void)session;
   interop_app *app = user;
   interop_stream *stream = interop_app_find_stream(app, stream_id);
   if (!stream) {
     interop_app_fail(app, "on_stream_close for unknown stream %d (status %s)", (int)stream_id,
-                     spdy_rst_status_name(status));
+                     speedy_rst_status_name(status));
     return 0;
   }
   if (stream->closed) {
@@ -321,16 +322,16 @@ static int on_stream_close(spdy_session *session, int32_t stream_id, uint32_t st
   }
   stream->closed = 1;
   stream->close_status = status;
-  if (status != SPDY_RST_NONE) {
+  if (status != SPEEDY_RST_NONE) {
     interop_app_fail(app, "stream %d (%s) closed with RST_STREAM %s", (int)stream_id,
                      stream->path[0] ? stream->path : "opened by the peer",
-                     spdy_rst_status_name(status));
+                     speedy_rst_status_name(status));
   }
   if (app->hooks.on_stream_closed) app->hooks.on_stream_closed(app, stream);
   return 0;
 }
 
-static int on_ping_ack(spdy_session *session, uint32_t ping_id, int64_t rtt_ns, void *user) {
+static int on_ping_ack(speedy_session *session, uint32_t ping_id, int64_t rtt_ns, void *user) {
   (void)session;
   (void)ping_id;
   interop_app *app = user;
@@ -340,7 +341,7 @@ static int on_ping_ack(spdy_session *session, uint32_t ping_id, int64_t rtt_ns, 
   return 0;
 }
 
-static int on_goaway(spdy_session *session, int32_t last_good_id, uint32_t status, void *user) {
+static int on_goaway(speedy_session *session, int32_t last_good_id, uint32_t status, void *user) {
   (void)session;
   interop_app *app = user;
   app->goaway_seen++;
@@ -349,7 +350,7 @@ static int on_goaway(spdy_session *session, int32_t last_good_id, uint32_t statu
   return 0;
 }
 
-static int on_setting(spdy_session *session, uint32_t id, uint8_t flags, uint32_t value,
+static int on_setting(speedy_session *session, uint32_t id, uint8_t flags, uint32_t value,
                       void *user) {
   (void)session;
   interop_app *app = user;
@@ -362,7 +363,7 @@ static int on_setting(spdy_session *session, uint32_t id, uint8_t flags, uint32_
   return 0;
 }
 
-static void on_frame(spdy_session *session, int sent, spdy_frame_type type, uint8_t flags,
+static void on_frame(speedy_session *session, int sent, speedy_spdy_frame_type type, uint8_t flags,
                      int32_t stream_id, uint32_t length, const char *summary, void *user) {
   (void)session;
   interop_app *app = user;
@@ -374,19 +375,20 @@ static void on_frame(spdy_session *session, int sent, spdy_frame_type type, uint
       app->frames_received[type]++;
   }
   snprintf(line, sizeof line, "%s %s stream=%d flags=0x%02x len=%u %s", sent ? "send" : "recv",
-           spdy_frame_type_name(type), (int)stream_id, flags, length, summary ? summary : "");
+           speedy_spdy_frame_type_name(type), (int)stream_id, flags, length,
+           summary ? summary : "");
   trace_add(app, line);
   /* No scenario resets a stream, and a GOAWAY of ours is always the test's own. */
-  if (sent && type == SPDY_FRAME_RST_STREAM) {
+  if (sent && type == SPEEDY_SPDY_FRAME_RST_STREAM) {
     interop_app_fail(app, "speedy sent RST_STREAM on stream %d: %s", (int)stream_id,
                      summary ? summary : "");
   }
-  if (sent && type == SPDY_FRAME_GOAWAY && !app->goaway_sent) {
+  if (sent && type == SPEEDY_SPDY_FRAME_GOAWAY && !app->goaway_sent) {
     interop_app_fail(app, "speedy sent GOAWAY on its own: %s", summary ? summary : "");
   }
 }
 
-int64_t interop_body_read(spdy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
+int64_t interop_body_read(speedy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
                           uint32_t *flags, void *source, void *user) {
   (void)session;
   (void)stream_id;
@@ -399,13 +401,14 @@ int64_t interop_body_read(spdy_session *session, int32_t stream_id, uint8_t *buf
     buf[i] = body->text_len ? (uint8_t)body->text[at] : interop_pattern_byte(at, body->size);
   }
   body->offset += n;
-  if (body->offset == body->size) *flags |= SPDY_DATA_FLAG_EOF;
+  if (body->offset == body->size) *flags |= SPEEDY_DATA_FLAG_EOF;
   return (int64_t)n;
 }
 
-int interop_app_init(interop_app *app, spdy_protocol protocol, spdy_role role, const char *scenario,
-                     const interop_hooks *hooks, const spdy_options *options) {
-  spdy_callbacks *callbacks = NULL;
+int interop_app_init(interop_app *app, speedy_protocol protocol, speedy_role role,
+                     const char *scenario, const interop_hooks *hooks,
+                     const speedy_options *options) {
+  speedy_callbacks *callbacks = NULL;
   memset(app, 0, sizeof *app);
   app->expect_request_body = INTEROP_UPLOAD_BODY;
   app->expect_push_body = INTEROP_PUSH_BODY;
@@ -413,38 +416,40 @@ int interop_app_init(interop_app *app, spdy_protocol protocol, spdy_role role, c
   app->role = role;
   app->scenario = scenario;
   if (hooks) app->hooks = *hooks;
-  int rc = spdy_callbacks_new(&callbacks);
+  int rc = speedy_callbacks_new(&callbacks);
   if (rc != 0) return rc;
-  spdy_callbacks_set_on_begin_headers(callbacks, on_begin_headers);
-  spdy_callbacks_set_on_header(callbacks, on_header);
-  spdy_callbacks_set_on_headers_end(callbacks, on_headers_end);
-  spdy_callbacks_set_on_data_chunk(callbacks, on_data_chunk);
-  spdy_callbacks_set_on_data_end(callbacks, on_data_end);
-  spdy_callbacks_set_on_stream_close(callbacks, on_stream_close);
-  spdy_callbacks_set_on_ping_ack(callbacks, on_ping_ack);
-  spdy_callbacks_set_on_goaway(callbacks, on_goaway);
-  spdy_callbacks_set_on_setting(callbacks, on_setting);
-  spdy_callbacks_set_on_frame(callbacks, on_frame);
-  rc = spdy_session_new(&app->session, protocol, role, callbacks, options, app);
-  spdy_callbacks_del(callbacks);
+  speedy_callbacks_set_on_begin_headers(callbacks, on_begin_headers);
+  speedy_callbacks_set_on_header(callbacks, on_header);
+  speedy_callbacks_set_on_headers_end(callbacks, on_headers_end);
+  speedy_callbacks_set_on_data_chunk(callbacks, on_data_chunk);
+  speedy_callbacks_set_on_data_end(callbacks, on_data_end);
+  speedy_callbacks_set_on_stream_close(callbacks, on_stream_close);
+  speedy_callbacks_set_on_ping_ack(callbacks, on_ping_ack);
+  speedy_callbacks_set_on_goaway(callbacks, on_goaway);
+  speedy_callbacks_set_on_setting(callbacks, on_setting);
+  speedy_callbacks_set_on_frame(callbacks, on_frame);
+  rc = speedy_session_new(&app->session, protocol, role, callbacks, options, app);
+  speedy_callbacks_del(callbacks);
   return rc;
 }
 
 void interop_app_free(interop_app *app) {
-  if (app->session) spdy_session_del(app->session);
+  if (app->session) speedy_session_del(app->session);
   app->session = NULL;
 }
 
 /* ---- The child process ----------------------------------------------------------- */
 
-static const char *version_arg(spdy_protocol protocol) {
+static const char *version_arg(speedy_protocol protocol) {
   switch (protocol) {
-  case SPDY_PROTOCOL_SPDY2:
+  case SPEEDY_PROTOCOL_SPDY2:
     return "2";
-  case SPDY_PROTOCOL_SPDY3:
+  case SPEEDY_PROTOCOL_SPDY3:
     return "3";
-  case SPDY_PROTOCOL_SPDY3_1:
+  case SPEEDY_PROTOCOL_SPDY3_1:
     return "3.1";
+  case SPEEDY_PROTOCOL_H2: /* spdy-transport speaks SPDY only */
+    break;
   }
   return "?";
 }
@@ -463,7 +468,7 @@ static int set_nonblocking(int fd) {
   return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
-int interop_peer_start(interop_peer *peer, const char *peer_role, spdy_protocol protocol,
+int interop_peer_start(interop_peer *peer, const char *peer_role, speedy_protocol protocol,
                        const char *scenario, char *err, size_t err_cap) {
   int in_pipe[2], out_pipe[2], result_pipe[2];
   char script[4096], record[4096];
@@ -475,7 +480,8 @@ int interop_peer_start(interop_peer *peer, const char *peer_role, spdy_protocol 
   const char *record_dir = getenv("SPEEDY_INTEROP_RECORD_DIR");
   if (record_dir && *record_dir) {
     snprintf(record, sizeof record, "%s/live-spdy%s-%s-node-%s.bin", record_dir,
-             protocol == SPDY_PROTOCOL_SPDY3_1 ? "31" : version_arg(protocol), scenario, peer_role);
+             protocol == SPEEDY_PROTOCOL_SPDY3_1 ? "31" : version_arg(protocol), scenario,
+             peer_role);
   }
   /* A peer that exits early must not kill the test with SIGPIPE: EPIPE is handled. */
   signal(SIGPIPE, SIG_IGN);
@@ -635,7 +641,7 @@ static void report(interop_app *app, interop_peer *peer, char *err, size_t err_c
            "last frame headers from node (byte offset in its stream):\n%s"
            "speedy's frame trace (last %d):\n%s",
            version_arg(app->protocol), app->scenario,
-           app->role == SPDY_ROLE_SERVER ? "server" : "client", what,
+           app->role == SPEEDY_ROLE_SERVER ? "server" : "client", what,
            app->failures[0] ? app->failures : "  none\n",
            peer->result_complete ? peer->result : "(none yet)", frames, INTEROP_TRACE_LINES, trace);
 }
@@ -651,7 +657,7 @@ int interop_run(interop_app *app, interop_peer *peer, int (*done)(interop_app *a
 
   for (;;) {
     int64_t now = monotonic_ns();
-    spdy_session_set_now(app->session, now);
+    speedy_session_set_now(app->session, now);
     if (now > deadline) {
       snprintf(what, sizeof what, "no result within %d ms (speedy side done: %s)",
                INTEROP_DEADLINE_MS, done(app) ? "yes" : "no");
@@ -662,10 +668,10 @@ int interop_run(interop_app *app, interop_peer *peer, int (*done)(interop_app *a
     if (peer->to_child >= 0) {
       if (out_off == out_len) out_off = out_len = 0;
       while (out_len < sizeof out) {
-        int64_t n = spdy_session_send(app->session, out + out_len, sizeof out - out_len);
+        int64_t n = speedy_session_send(app->session, out + out_len, sizeof out - out_len);
         if (n < 0) {
-          snprintf(what, sizeof what, "spdy_session_send failed: %s (%d)", spdy_strerror((int)n),
-                   (int)n);
+          snprintf(what, sizeof what, "speedy_session_send failed: %s (%d)",
+                   speedy_strerror((int)n), (int)n);
           report(app, peer, err, err_cap, what);
           interop_peer_stop(peer);
           return -1;
@@ -728,13 +734,13 @@ int interop_run(interop_app *app, interop_peer *peer, int (*done)(interop_app *a
         peer->out_eof = 1;
       } else if (n > 0) {
         note_input(peer, in, (size_t)n);
-        spdy_session_set_now(app->session, monotonic_ns());
-        int64_t used = spdy_session_recv(app->session, in, (size_t)n);
+        speedy_session_set_now(app->session, monotonic_ns());
+        int64_t used = speedy_session_recv(app->session, in, (size_t)n);
         if (used != n) {
           snprintf(what, sizeof what,
-                   "spdy_session_recv returned %lld (%s) for %zd bytes ending at offset %llu "
+                   "speedy_session_recv returned %lld (%s) for %zd bytes ending at offset %llu "
                    "of node's stream",
-                   (long long)used, used < 0 ? spdy_strerror((int)used) : "short count", n,
+                   (long long)used, used < 0 ? speedy_strerror((int)used) : "short count", n,
                    (unsigned long long)peer->in_offset);
           report(app, peer, err, err_cap, what);
           interop_peer_stop(peer);

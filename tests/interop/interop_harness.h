@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "spdy/spdy.h"
+#include "speedy/speedy.h"
 
 #define INTEROP_HOST "interop.test"
 #define INTEROP_PUSH_PATH "/pushed.js"
@@ -74,9 +74,9 @@ typedef struct interop_body {
 
 typedef struct interop_stream {
   int32_t id;
-  char path[64];          /* the request's :path, for the tests' own use */
-  spdy_headers_kind kind; /* of the first header block */
-  int32_t associated_id;  /* pushes */
+  char path[64];            /* the request's :path, for the tests' own use */
+  speedy_headers_kind kind; /* of the first header block */
+  int32_t associated_id;    /* pushes */
   interop_header headers[INTEROP_MAX_HEADERS];
   size_t n_headers;
   int headers_truncated; /* a field did not fit: checks on it are void */
@@ -107,9 +107,9 @@ typedef struct interop_hooks {
 #define INTEROP_MAX_SETTINGS 32
 
 struct interop_app {
-  spdy_session *session;
-  spdy_protocol protocol;
-  spdy_role role;
+  speedy_session *session;
+  speedy_protocol protocol;
+  speedy_role role;
   const char *scenario;
   interop_hooks hooks;
   /* Bodies of streams the peer opens are checked against interop_pattern of this size:
@@ -138,9 +138,10 @@ struct interop_app {
 };
 
 /* Creates app->session for protocol and role with the harness's callbacks; options
- * may be NULL. Returns 0 or a negative SPDY_ERR_*. */
-int interop_app_init(interop_app *app, spdy_protocol protocol, spdy_role role, const char *scenario,
-                     const interop_hooks *hooks, const spdy_options *options);
+ * may be NULL. Returns 0 or a negative SPEEDY_ERR_*. */
+int interop_app_init(interop_app *app, speedy_protocol protocol, speedy_role role,
+                     const char *scenario, const interop_hooks *hooks,
+                     const speedy_options *options);
 void interop_app_free(interop_app *app);
 
 /* Notes a failure (printf-style); tests assert app->n_failures == 0. */
@@ -162,7 +163,7 @@ const char *interop_stream_header(const interop_stream *stream, const char *name
 int interop_stream_check_pattern(interop_app *app, const interop_stream *stream, const char *what);
 
 /* The data source for interop_body (source = the interop_body). */
-int64_t interop_body_read(spdy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
+int64_t interop_body_read(speedy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
                           uint32_t *flags, void *source, void *user);
 
 /* The last frames of the trace, oldest first, one per line, into out. */
@@ -192,7 +193,7 @@ typedef struct interop_peer {
 
 /* Starts `node peer.js --role <peer_role> --version V --scenario S`. Returns 0, or -1
  * with err filled. */
-int interop_peer_start(interop_peer *peer, const char *peer_role, spdy_protocol protocol,
+int interop_peer_start(interop_peer *peer, const char *peer_role, speedy_protocol protocol,
                        const char *scenario, char *err, size_t err_cap);
 
 /* 1 when peer.js reported "ok":true. */

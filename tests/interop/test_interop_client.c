@@ -10,8 +10,8 @@
 
 #include "interop_harness.h"
 
-static spdy_header header(const char *name, const char *value) {
-  spdy_header h = {name, strlen(name), value, strlen(value)};
+static speedy_header header(const char *name, const char *value) {
+  speedy_header h = {name, strlen(name), value, strlen(value)};
   return h;
 }
 
@@ -46,7 +46,7 @@ static interop_stream *submit(interop_app *app, const char *method, const char *
   cr_assert_not_null(stream, "%s", app->failures);
   snprintf(stream->path, sizeof stream->path, "%s", path);
   snprintf(length, sizeof length, "%" PRIu64, body_size);
-  spdy_header headers[12];
+  speedy_header headers[12];
   size_t n = 0;
   headers[n++] = header(":method", method);
   headers[n++] = header(":path", path);
@@ -64,9 +64,9 @@ static interop_stream *submit(interop_app *app, const char *method, const char *
     headers[n++] = header("x-multi", "two");
   }
   stream->out.size = body_size;
-  int32_t id = spdy_submit_request(app->session, 3, headers, n,
-                                   body_size ? interop_body_read : NULL, &stream->out, NULL);
-  cr_assert_gt(id, 0, "spdy_submit_request(%s %s): %s", method, path, spdy_strerror(id));
+  int32_t id = speedy_submit_request(app->session, 3, headers, n,
+                                     body_size ? interop_body_read : NULL, &stream->out, NULL);
+  cr_assert_gt(id, 0, "speedy_submit_request(%s %s): %s", method, path, speedy_strerror(id));
   cr_assert_eq(id % 2, 1, "a client's stream id must be odd, got %d", (int)id);
   stream->id = id;
   stream->has_expect = expect_body >= 0;
@@ -127,9 +127,9 @@ static void check_push(interop_app *app, interop_stream *stream) {
 }
 
 static void client_on_remote_done(interop_app *app, interop_stream *stream) {
-  if (stream->kind == SPDY_HEADERS_PUSH) {
+  if (stream->kind == SPEEDY_HEADERS_PUSH) {
     check_push(app, stream);
-  } else if (stream->kind != SPDY_HEADERS_RESPONSE) {
+  } else if (stream->kind != SPEEDY_HEADERS_RESPONSE) {
     interop_app_fail(app, "stream %d: the peer finished a stream of kind %d", (int)stream->id,
                      (int)stream->kind);
   } else if (strcmp(stream->path, "/upload") == 0) {
@@ -147,8 +147,8 @@ static void client_on_stream_closed(interop_app *app, interop_stream *stream) {
   if (strcmp(app->scenario, "goaway_client") != 0 || app->goaway_sent) return;
   (void)stream;
   app->goaway_sent = 1;
-  int rc = spdy_submit_goaway(app->session, SPDY_GOAWAY_OK);
-  if (rc != 0) interop_app_fail(app, "spdy_submit_goaway: %s", spdy_strerror(rc));
+  int rc = speedy_submit_goaway(app->session, SPEEDY_GOAWAY_OK);
+  if (rc != 0) interop_app_fail(app, "speedy_submit_goaway: %s", speedy_strerror(rc));
 }
 
 static const interop_hooks client_hooks = {
@@ -161,9 +161,9 @@ static int two_streams_closed(interop_app *app) { return interop_app_closed_stre
 static int one_stream_closed(interop_app *app) { return interop_app_closed_streams(app) == 1; }
 static int server_settings_seen(interop_app *app) {
   return one_stream_closed(app) &&
-         interop_app_setting(app, SPDY_SETTINGS_MAX_CONCURRENT_STREAMS) ==
+         interop_app_setting(app, SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS) ==
              INTEROP_SERVER_MAX_STREAMS &&
-         interop_app_setting(app, SPDY_SETTINGS_INITIAL_WINDOW_SIZE) == INTEROP_SERVER_WINDOW;
+         interop_app_setting(app, SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE) == INTEROP_SERVER_WINDOW;
 }
 static int two_pings_acked(interop_app *app) { return app->pings_acked >= 2; }
 static int goaway_seen_after_one(interop_app *app) {
@@ -182,7 +182,7 @@ static interop_app *current_app;
 /* Runs scenario against peer.js's server; setup submits our side's frames. Asserts that
  * the exchange completed, node was satisfied, no callback noted a failure and no stream
  * was reset. The caller frees the result with finish(). */
-static interop_app *run(spdy_protocol protocol, const char *scenario, int (*done)(interop_app *),
+static interop_app *run(speedy_protocol protocol, const char *scenario, int (*done)(interop_app *),
                         void (*setup)(interop_app *)) {
   interop_app *app = calloc(1, sizeof *app);
   interop_peer peer;
@@ -192,12 +192,12 @@ static interop_app *run(spdy_protocol protocol, const char *scenario, int (*done
    * response is written, though its last DATA frames are still queued; a stream
    * WINDOW_UPDATE arriving then is answered with RST_STREAM INVALID_STREAM, which overtakes
    * those frames and truncates the body. Session WINDOW_UPDATEs (3.1) still flow. */
-  spdy_options *options = NULL;
-  cr_assert_eq(spdy_options_new(&options), 0);
-  spdy_options_set_stream_window(options, 1 << 20);
-  int rc = interop_app_init(app, protocol, SPDY_ROLE_CLIENT, scenario, &client_hooks, options);
-  spdy_options_del(options);
-  cr_assert_eq(rc, 0, "spdy_session_new: %s", spdy_strerror(rc));
+  speedy_options *options = NULL;
+  cr_assert_eq(speedy_options_new(&options), 0);
+  speedy_options_set_stream_window(options, 1 << 20);
+  int rc = interop_app_init(app, protocol, SPEEDY_ROLE_CLIENT, scenario, &client_hooks, options);
+  speedy_options_del(options);
+  cr_assert_eq(rc, 0, "speedy_session_new: %s", speedy_strerror(rc));
   if (setup) setup(app);
   cr_assert_eq(interop_peer_start(&peer, "server", protocol, scenario, report, sizeof report), 0,
                "%s", report);
@@ -220,17 +220,17 @@ static void free_current_app(void) {
   if (current_app) finish(current_app);
 }
 
-static int has_flow_control(spdy_protocol protocol) { return protocol != SPDY_PROTOCOL_SPDY2; }
+static int has_flow_control(speedy_protocol protocol) { return protocol != SPEEDY_PROTOCOL_SPDY2; }
 
 #define EACH_VERSION(name, fn)                                                                     \
   Test(speedy_client, name##_spdy2, .timeout = 60, .fini = free_current_app) {                     \
-    fn(SPDY_PROTOCOL_SPDY2);                                                                       \
+    fn(SPEEDY_PROTOCOL_SPDY2);                                                                     \
   }                                                                                                \
   Test(speedy_client, name##_spdy3, .timeout = 60, .fini = free_current_app) {                     \
-    fn(SPDY_PROTOCOL_SPDY3);                                                                       \
+    fn(SPEEDY_PROTOCOL_SPDY3);                                                                     \
   }                                                                                                \
   Test(speedy_client, name##_spdy31, .timeout = 60, .fini = free_current_app) {                    \
-    fn(SPDY_PROTOCOL_SPDY3_1);                                                                     \
+    fn(SPEEDY_PROTOCOL_SPDY3_1);                                                                   \
   }
 
 /* get: node answers our three GETs with headers (two set-cookie values) and bodies of
@@ -242,10 +242,10 @@ static void submit_gets(interop_app *app) {
   submit(app, "GET", "/bytes/1024", 0, 1024);
   submit(app, "GET", "/bytes/204800", 0, INTEROP_LARGE_BODY);
 }
-static void get_bodies(spdy_protocol protocol) {
+static void get_bodies(speedy_protocol protocol) {
   interop_app *app = run(protocol, "get", three_streams_closed, submit_gets);
-  if (protocol == SPDY_PROTOCOL_SPDY3_1) {
-    cr_expect_gt(app->frames_sent[SPDY_FRAME_WINDOW_UPDATE], 0,
+  if (protocol == SPEEDY_PROTOCOL_SPDY3_1) {
+    cr_expect_gt(app->frames_sent[SPEEDY_SPDY_FRAME_WINDOW_UPDATE], 0,
                  "200 KiB arrived through a 64 KiB session window without our WINDOW_UPDATE");
   }
   finish(app);
@@ -257,25 +257,25 @@ EACH_VERSION(node_server_answers_0_1k_200k_bodies_and_cookies, get_bodies)
 static void submit_post(interop_app *app) {
   submit(app, "POST", "/upload", INTEROP_UPLOAD_BODY, -1);
 }
-static void post_body(spdy_protocol protocol) {
+static void post_body(speedy_protocol protocol) {
   interop_app *app = run(protocol, "post", one_stream_closed, submit_post);
   if (has_flow_control(protocol)) {
-    cr_expect_gt(app->frames_received[SPDY_FRAME_WINDOW_UPDATE], 0,
+    cr_expect_gt(app->frames_received[SPEEDY_SPDY_FRAME_WINDOW_UPDATE], 0,
                  "100 KiB went through node's 64 KiB window without its WINDOW_UPDATE");
   }
   finish(app);
 }
 EACH_VERSION(post_body_reaches_node_server_intact, post_body)
 
-/* push: node pushes /pushed.js with our GET /index.html: we see SPDY_HEADERS_PUSH with
+/* push: node pushes /pushed.js with our GET /index.html: we see SPEEDY_HEADERS_PUSH with
  * :scheme, :host and :path, associated with our stream, and the pushed body. */
 static void submit_index(interop_app *app) {
   submit(app, "GET", "/index.html", 0, INTEROP_INDEX_BODY);
 }
-static void push_from_node(spdy_protocol protocol) {
+static void push_from_node(speedy_protocol protocol) {
   interop_app *app = run(protocol, "push", two_streams_closed, submit_index);
   size_t pushes = 0;
-  for (size_t i = 0; i < app->n_streams; i++) pushes += app->streams[i].kind == SPDY_HEADERS_PUSH;
+  for (size_t i = 0; i < app->n_streams; i++) pushes += app->streams[i].kind == SPEEDY_HEADERS_PUSH;
   cr_expect_eq(pushes, 1, "expected one pushed stream, saw %zu", pushes);
   finish(app);
 }
@@ -284,19 +284,19 @@ EACH_VERSION(push_from_node_server_is_received_with_its_body, push_from_node)
 /* settings: node's MAX_CONCURRENT_STREAMS and INITIAL_WINDOW_SIZE reach on_setting; ours
  * reach node (its verdict). */
 static void settings_then_get(interop_app *app) {
-  const spdy_setting settings[] = {
-      {SPDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, INTEROP_CLIENT_MAX_STREAMS},
-      {SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, INTEROP_CLIENT_WINDOW},
+  const speedy_setting settings[] = {
+      {SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, INTEROP_CLIENT_MAX_STREAMS},
+      {SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, INTEROP_CLIENT_WINDOW},
   };
-  int rc = spdy_submit_settings(app->session, 0, settings, 2);
-  cr_assert_eq(rc, 0, "spdy_submit_settings: %s", spdy_strerror(rc));
+  int rc = speedy_submit_settings(app->session, 0, settings, 2);
+  cr_assert_eq(rc, 0, "speedy_submit_settings: %s", speedy_strerror(rc));
   submit(app, "GET", "/bytes/1024", 0, 1024);
 }
-static void settings_both_ways(spdy_protocol protocol) {
+static void settings_both_ways(speedy_protocol protocol) {
   interop_app *app = run(protocol, "settings", server_settings_seen, settings_then_get);
-  cr_expect_eq(spdy_session_remote_setting(app->session, SPDY_SETTINGS_MAX_CONCURRENT_STREAMS),
+  cr_expect_eq(speedy_session_remote_setting(app->session, SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS),
                INTEROP_SERVER_MAX_STREAMS);
-  cr_expect_eq(spdy_session_remote_setting(app->session, SPDY_SETTINGS_INITIAL_WINDOW_SIZE),
+  cr_expect_eq(speedy_session_remote_setting(app->session, SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE),
                INTEROP_SERVER_WINDOW);
   finish(app);
 }
@@ -306,12 +306,12 @@ EACH_VERSION(settings_from_node_server_reach_on_setting_and_back, settings_both_
 static void send_two_pings(interop_app *app) {
   for (int i = 0; i < 2; i++) {
     uint32_t id = 0;
-    int rc = spdy_submit_ping(app->session, &id);
-    cr_assert_eq(rc, 0, "spdy_submit_ping: %s", spdy_strerror(rc));
+    int rc = speedy_submit_ping(app->session, &id);
+    cr_assert_eq(rc, 0, "speedy_submit_ping: %s", speedy_strerror(rc));
     cr_assert_eq(id % 2, 1, "a client's PING id must be odd, got %u", id);
   }
 }
-static void pings(spdy_protocol protocol) {
+static void pings(speedy_protocol protocol) {
   interop_app *app = run(protocol, "ping", two_pings_acked, send_two_pings);
   cr_expect_eq(app->pings_acked, 2);
   finish(app);
@@ -321,26 +321,26 @@ EACH_VERSION(pings_are_answered_both_ways_with_node_server, pings)
 /* goaway_server: node's GOAWAY after answering reaches on_goaway with last-good-stream-id
  * 1 and status OK; afterwards no new stream may start. */
 static void submit_one_get(interop_app *app) { submit(app, "GET", "/bytes/1024", 0, 1024); }
-static void goaway_from_node(spdy_protocol protocol) {
+static void goaway_from_node(speedy_protocol protocol) {
   interop_app *app = run(protocol, "goaway_server", goaway_seen_after_one, submit_one_get);
   cr_expect_eq(app->goaway_seen, 1);
   cr_expect_eq(app->goaway_last_good, 1);
-  cr_expect_eq(app->goaway_status, SPDY_GOAWAY_OK);
-  const spdy_header headers[] = {
+  cr_expect_eq(app->goaway_status, SPEEDY_GOAWAY_OK);
+  const speedy_header headers[] = {
       header(":method", "GET"),      header(":path", "/late"),   header(":version", "HTTP/1.1"),
       header(":host", INTEROP_HOST), header(":scheme", "https"),
   };
-  int32_t rc = spdy_submit_request(app->session, 3, headers, 5, NULL, NULL, NULL);
-  cr_expect_eq(rc, SPDY_ERR_SESSION_CLOSING, "a request after GOAWAY returned %d (%s)", (int)rc,
-               spdy_strerror(rc));
+  int32_t rc = speedy_submit_request(app->session, 3, headers, 5, NULL, NULL, NULL);
+  cr_expect_eq(rc, SPEEDY_ERR_SESSION_CLOSING, "a request after GOAWAY returned %d (%s)", (int)rc,
+               speedy_strerror(rc));
   finish(app);
 }
 EACH_VERSION(goaway_from_node_server_is_seen_and_closes_the_session, goaway_from_node)
 
 /* goaway_client: our GOAWAY (OK) after the exchange reaches node (its verdict). */
-static void goaway_to_node(spdy_protocol protocol) {
+static void goaway_to_node(speedy_protocol protocol) {
   interop_app *app = run(protocol, "goaway_client", goaway_sent_after_one, submit_one_get);
-  cr_expect_eq(app->frames_sent[SPDY_FRAME_GOAWAY], 1);
+  cr_expect_eq(app->frames_sent[SPEEDY_SPDY_FRAME_GOAWAY], 1);
   finish(app);
 }
 EACH_VERSION(goaway_from_speedy_client_reaches_node_server, goaway_to_node)

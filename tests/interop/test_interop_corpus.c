@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "spdy/spdy.h"
+#include "speedy/speedy.h"
 
 #ifndef INTEROP_SOURCE_DIR
 #define INTEROP_SOURCE_DIR "."
@@ -28,12 +28,12 @@
 
 /* What the running test holds, released by the fixture when an assertion ends it. */
 static uint8_t *current_bytes;
-static spdy_session *current_session;
+static speedy_session *current_session;
 
 static void release_current(void) {
   free(current_bytes);
   current_bytes = NULL;
-  if (current_session) spdy_session_del(current_session);
+  if (current_session) speedy_session_del(current_session);
   current_session = NULL;
 }
 
@@ -159,7 +159,7 @@ static void log_event(decode_log *log, const char *fmt, ...) {
   log->used += (size_t)n;
 }
 
-static int on_begin_headers(spdy_session *s, int32_t id, spdy_headers_kind kind, int32_t assoc,
+static int on_begin_headers(speedy_session *s, int32_t id, speedy_headers_kind kind, int32_t assoc,
                             void *user) {
   (void)s;
   decode_log *log = user;
@@ -168,20 +168,21 @@ static int on_begin_headers(spdy_session *s, int32_t id, spdy_headers_kind kind,
   return 0;
 }
 
-static int on_header(spdy_session *s, int32_t id, const spdy_header *h, void *user) {
+static int on_header(speedy_session *s, int32_t id, const speedy_header *h, void *user) {
   (void)s;
   log_event(user, "header %d %.*s: %.*s\n", (int)id, (int)h->name_len, h->name, (int)h->value_len,
             h->value);
   return 0;
 }
 
-static int on_headers_end(spdy_session *s, int32_t id, int end_stream, void *user) {
+static int on_headers_end(speedy_session *s, int32_t id, int end_stream, void *user) {
   (void)s;
   log_event(user, "headers_end %d fin=%d\n", (int)id, end_stream);
   return 0;
 }
 
-static int on_data_chunk(spdy_session *s, int32_t id, const uint8_t *data, size_t len, void *user) {
+static int on_data_chunk(speedy_session *s, int32_t id, const uint8_t *data, size_t len,
+                         void *user) {
   (void)s;
   decode_log *log = user;
   stream_bytes *slot = stream_slot(log->data, &log->n_data, id);
@@ -190,95 +191,95 @@ static int on_data_chunk(spdy_session *s, int32_t id, const uint8_t *data, size_
   return 0;
 }
 
-static int on_data_end(spdy_session *s, int32_t id, void *user) {
+static int on_data_end(speedy_session *s, int32_t id, void *user) {
   (void)s;
   log_event(user, "data_end %d\n", (int)id);
   return 0;
 }
 
-static int on_stream_close(spdy_session *s, int32_t id, uint32_t status, void *user) {
+static int on_stream_close(speedy_session *s, int32_t id, uint32_t status, void *user) {
   (void)s;
-  log_event(user, "close %d %s\n", (int)id, spdy_rst_status_name(status));
+  log_event(user, "close %d %s\n", (int)id, speedy_rst_status_name(status));
   return 0;
 }
 
-static int on_ping_ack(spdy_session *s, uint32_t id, int64_t rtt, void *user) {
+static int on_ping_ack(speedy_session *s, uint32_t id, int64_t rtt, void *user) {
   (void)s;
   (void)rtt;
   log_event(user, "ping_ack %u\n", id);
   return 0;
 }
 
-static int on_goaway(spdy_session *s, int32_t last_good, uint32_t status, void *user) {
+static int on_goaway(speedy_session *s, int32_t last_good, uint32_t status, void *user) {
   (void)s;
   log_event(user, "goaway last_good=%d status=%u\n", (int)last_good, status);
   return 0;
 }
 
-static int on_setting(spdy_session *s, uint32_t id, uint8_t flags, uint32_t value, void *user) {
+static int on_setting(speedy_session *s, uint32_t id, uint8_t flags, uint32_t value, void *user) {
   (void)s;
   log_event(user, "setting %u flags=%u value=%u\n", id, flags, value);
   return 0;
 }
 
-static void on_frame(spdy_session *s, int sent, spdy_frame_type type, uint8_t flags, int32_t id,
-                     uint32_t length, const char *summary, void *user) {
+static void on_frame(speedy_session *s, int sent, speedy_spdy_frame_type type, uint8_t flags,
+                     int32_t id, uint32_t length, const char *summary, void *user) {
   (void)s;
   decode_log *log = user;
-  if (type == SPDY_FRAME_DATA) return; /* chunking differs byte by byte */
+  if (type == SPEEDY_SPDY_FRAME_DATA) return; /* chunking differs byte by byte */
   if (!sent) {
     log->control_frames_received++;
-    log_event(log, "recv %s flags=%u stream=%d length=%u %s\n", spdy_frame_type_name(type), flags,
-              (int)id, length, summary ? summary : "");
-  } else if (type == SPDY_FRAME_RST_STREAM || type == SPDY_FRAME_GOAWAY) {
+    log_event(log, "recv %s flags=%u stream=%d length=%u %s\n", speedy_spdy_frame_type_name(type),
+              flags, (int)id, length, summary ? summary : "");
+  } else if (type == SPEEDY_SPDY_FRAME_RST_STREAM || type == SPEEDY_SPDY_FRAME_GOAWAY) {
     size_t used = strlen(log->sent_errors);
     snprintf(log->sent_errors + used, sizeof log->sent_errors - used, "  sent %s stream=%d %s\n",
-             spdy_frame_type_name(type), (int)id, summary ? summary : "");
+             speedy_spdy_frame_type_name(type), (int)id, summary ? summary : "");
   }
 }
 
-static void drain_output(spdy_session *session, const char *name) {
+static void drain_output(speedy_session *session, const char *name) {
   static uint8_t sink[65536];
   for (;;) {
-    int64_t n = spdy_session_send(session, sink, sizeof sink);
-    cr_assert_geq(n, 0, "%s: spdy_session_send: %s", name, spdy_strerror((int)n));
+    int64_t n = speedy_session_send(session, sink, sizeof sink);
+    cr_assert_geq(n, 0, "%s: speedy_session_send: %s", name, speedy_strerror((int)n));
     if (n == 0) return;
   }
 }
 
 /* Feeds bytes to a fresh session in steps of `step` bytes. */
-static void decode(const char *name, const uint8_t *bytes, size_t len, spdy_protocol protocol,
-                   spdy_role role, const file_facts *facts, size_t step, decode_log *log) {
-  spdy_callbacks *callbacks = NULL;
-  spdy_session *session = NULL;
+static void decode(const char *name, const uint8_t *bytes, size_t len, speedy_protocol protocol,
+                   speedy_role role, const file_facts *facts, size_t step, decode_log *log) {
+  speedy_callbacks *callbacks = NULL;
+  speedy_session *session = NULL;
   memset(log, 0, sizeof *log);
-  cr_assert_eq(spdy_callbacks_new(&callbacks), 0);
-  spdy_callbacks_set_on_begin_headers(callbacks, on_begin_headers);
-  spdy_callbacks_set_on_header(callbacks, on_header);
-  spdy_callbacks_set_on_headers_end(callbacks, on_headers_end);
-  spdy_callbacks_set_on_data_chunk(callbacks, on_data_chunk);
-  spdy_callbacks_set_on_data_end(callbacks, on_data_end);
-  spdy_callbacks_set_on_stream_close(callbacks, on_stream_close);
-  spdy_callbacks_set_on_ping_ack(callbacks, on_ping_ack);
-  spdy_callbacks_set_on_goaway(callbacks, on_goaway);
-  spdy_callbacks_set_on_setting(callbacks, on_setting);
-  spdy_callbacks_set_on_frame(callbacks, on_frame);
-  int rc = spdy_session_new(&session, protocol, role, callbacks, NULL, log);
-  spdy_callbacks_del(callbacks);
-  cr_assert_eq(rc, 0, "spdy_session_new: %s", spdy_strerror(rc));
+  cr_assert_eq(speedy_callbacks_new(&callbacks), 0);
+  speedy_callbacks_set_on_begin_headers(callbacks, on_begin_headers);
+  speedy_callbacks_set_on_header(callbacks, on_header);
+  speedy_callbacks_set_on_headers_end(callbacks, on_headers_end);
+  speedy_callbacks_set_on_data_chunk(callbacks, on_data_chunk);
+  speedy_callbacks_set_on_data_end(callbacks, on_data_end);
+  speedy_callbacks_set_on_stream_close(callbacks, on_stream_close);
+  speedy_callbacks_set_on_ping_ack(callbacks, on_ping_ack);
+  speedy_callbacks_set_on_goaway(callbacks, on_goaway);
+  speedy_callbacks_set_on_setting(callbacks, on_setting);
+  speedy_callbacks_set_on_frame(callbacks, on_frame);
+  int rc = speedy_session_new(&session, protocol, role, callbacks, NULL, log);
+  speedy_callbacks_del(callbacks);
+  cr_assert_eq(rc, 0, "speedy_session_new: %s", speedy_strerror(rc));
   current_session = session;
 
   /* A client must have opened the streams the recorded server answers: GETs, whose ids
    * (1, 3, 5, ...) match what node's client used. */
-  if (role == SPDY_ROLE_CLIENT) {
-    const spdy_header headers[] = {
+  if (role == SPEEDY_ROLE_CLIENT) {
+    const speedy_header headers[] = {
         {":method", 7, "GET", 3},       {":path", 5, "/", 1},
         {":version", 8, "HTTP/1.1", 8}, {":host", 5, "interop.test", 12},
         {":scheme", 7, "https", 5},
     };
     for (int32_t id = 1; id <= facts->max_odd_id; id += 2) {
-      int32_t got = spdy_submit_request(session, 3, headers, 5, NULL, NULL, NULL);
-      cr_assert_eq(got, id, "%s: spdy_submit_request gave stream %d, expected %d", name, (int)got,
+      int32_t got = speedy_submit_request(session, 3, headers, 5, NULL, NULL, NULL);
+      cr_assert_eq(got, id, "%s: speedy_submit_request gave stream %d, expected %d", name, (int)got,
                    (int)id);
     }
   }
@@ -287,11 +288,11 @@ static void decode(const char *name, const uint8_t *bytes, size_t len, spdy_prot
 
   for (size_t at = 0; at < len;) {
     size_t n = len - at < step ? len - at : step;
-    int64_t used = spdy_session_recv(session, bytes + at, n);
+    int64_t used = speedy_session_recv(session, bytes + at, n);
     cr_assert_eq(used, (int64_t)n,
-                 "%s: spdy_session_recv returned %lld (%s) for bytes %zu..%zu of %zu\n"
+                 "%s: speedy_session_recv returned %lld (%s) for bytes %zu..%zu of %zu\n"
                  "events so far:\n%s",
-                 name, (long long)used, used < 0 ? spdy_strerror((int)used) : "short count", at,
+                 name, (long long)used, used < 0 ? speedy_strerror((int)used) : "short count", at,
                  at + n, len, log->events);
     at += n;
     drain_output(session, name);
@@ -300,25 +301,25 @@ static void decode(const char *name, const uint8_t *bytes, size_t len, spdy_prot
     log_event(log, "data %d bytes=%" PRIu64 " fnv=%08" PRIx32 "\n", (int)log->data[i].id,
               log->data[i].bytes, log->data[i].fnv);
   }
-  spdy_session_del(session);
+  speedy_session_del(session);
   current_session = NULL;
 }
 
-static void parse_name(const char *version, const char *producer, spdy_protocol *protocol,
-                       spdy_role *role) {
-  *protocol = strcmp(version, "2") == 0   ? SPDY_PROTOCOL_SPDY2
-              : strcmp(version, "3") == 0 ? SPDY_PROTOCOL_SPDY3
-                                          : SPDY_PROTOCOL_SPDY3_1;
+static void parse_name(const char *version, const char *producer, speedy_protocol *protocol,
+                       speedy_role *role) {
+  *protocol = strcmp(version, "2") == 0   ? SPEEDY_PROTOCOL_SPDY2
+              : strcmp(version, "3") == 0 ? SPEEDY_PROTOCOL_SPDY3
+                                          : SPEEDY_PROTOCOL_SPDY3_1;
   /* The file holds what node's <producer> wrote: speedy plays the other role. */
-  *role = strcmp(producer, "client") == 0 ? SPDY_ROLE_SERVER : SPDY_ROLE_CLIENT;
+  *role = strcmp(producer, "client") == 0 ? SPEEDY_ROLE_SERVER : SPEEDY_ROLE_CLIENT;
 }
 
 static decode_log whole_log, byte_log;
 
 static void decodes_cleanly(const char *version, const char *scenario, const char *producer) {
   char path[4096 + 256], name[128];
-  spdy_protocol protocol;
-  spdy_role role;
+  speedy_protocol protocol;
+  speedy_role role;
   file_facts facts;
   size_t len;
   snprintf(name, sizeof name, "spdy%s-%s-%s.bin", version, scenario, producer);
@@ -353,8 +354,8 @@ static void decodes_cleanly(const char *version, const char *scenario, const cha
 
 static void same_byte_by_byte(const char *version, const char *scenario, const char *producer) {
   char path[4096 + 256], name[128];
-  spdy_protocol protocol;
-  spdy_role role;
+  speedy_protocol protocol;
+  speedy_role role;
   file_facts facts;
   size_t len;
   snprintf(name, sizeof name, "spdy%s-%s-%s.bin", version, scenario, producer);

@@ -10,8 +10,8 @@
 
 #include "interop_harness.h"
 
-static spdy_header header(const char *name, const char *value) {
-  spdy_header h = {name, strlen(name), value, strlen(value)};
+static speedy_header header(const char *name, const char *value) {
+  speedy_header h = {name, strlen(name), value, strlen(value)};
   return h;
 }
 
@@ -57,7 +57,7 @@ static void check_request_headers(interop_app *app, const interop_stream *stream
 static void respond_bytes(interop_app *app, interop_stream *stream, uint64_t n) {
   char length[24];
   snprintf(length, sizeof length, "%" PRIu64, n);
-  const spdy_header headers[] = {
+  const speedy_header headers[] = {
       header(":status", "200"),
       header(":version", "HTTP/1.1"),
       header("content-type", "application/octet-stream"),
@@ -70,17 +70,17 @@ static void respond_bytes(interop_app *app, interop_stream *stream, uint64_t n) 
   stream->out.offset = 0;
   /* An empty body rides on the SYN_REPLY's FIN; the others come from the data source. */
   int rc =
-      spdy_submit_response(app->session, stream->id, headers, sizeof headers / sizeof headers[0],
-                           n ? interop_body_read : NULL, &stream->out);
+      speedy_submit_response(app->session, stream->id, headers, sizeof headers / sizeof headers[0],
+                             n ? interop_body_read : NULL, &stream->out);
   if (rc != 0) {
-    interop_app_fail(app, "spdy_submit_response(stream %d): %s", (int)stream->id,
-                     spdy_strerror(rc));
+    interop_app_fail(app, "speedy_submit_response(stream %d): %s", (int)stream->id,
+                     speedy_strerror(rc));
   }
 }
 
 static void respond_text(interop_app *app, interop_stream *stream, const char *status,
                          const char *text) {
-  const spdy_header headers[] = {
+  const speedy_header headers[] = {
       header(":status", status),
       header(":version", "HTTP/1.1"),
       header("content-type", "text/plain"),
@@ -90,11 +90,11 @@ static void respond_text(interop_app *app, interop_stream *stream, const char *s
   stream->out.size = stream->out.text_len;
   stream->out.offset = 0;
   int rc =
-      spdy_submit_response(app->session, stream->id, headers, sizeof headers / sizeof headers[0],
-                           interop_body_read, &stream->out);
+      speedy_submit_response(app->session, stream->id, headers, sizeof headers / sizeof headers[0],
+                             interop_body_read, &stream->out);
   if (rc != 0) {
-    interop_app_fail(app, "spdy_submit_response(stream %d): %s", (int)stream->id,
-                     spdy_strerror(rc));
+    interop_app_fail(app, "speedy_submit_response(stream %d): %s", (int)stream->id,
+                     speedy_strerror(rc));
   }
 }
 
@@ -103,49 +103,49 @@ static void respond_text(interop_app *app, interop_stream *stream, const char *s
 static void respond_index_with_push(interop_app *app, interop_stream *stream) {
   interop_stream *pushed = interop_app_new_stream(app);
   if (!pushed) return;
-  const spdy_header request[] = {
+  const speedy_header request[] = {
       header(":method", "GET"), /* spdy-transport refuses a SYN_STREAM without it */
       header(":scheme", "https"),
       header(":host", INTEROP_HOST),
       header(":path", INTEROP_PUSH_PATH),
   };
-  const spdy_header response[] = {
+  const speedy_header response[] = {
       header(":status", "200"),
       header(":version", "HTTP/1.1"),
       header("content-type", "application/javascript"),
       header("x-pushed", "yes"),
   };
   pushed->out.size = INTEROP_PUSH_BODY;
-  int32_t id = spdy_submit_push(
+  int32_t id = speedy_submit_push(
       app->session, stream->id, 3, request, sizeof request / sizeof request[0], response,
       sizeof response / sizeof response[0], interop_body_read, &pushed->out, NULL);
   if (id <= 0) {
-    interop_app_fail(app, "spdy_submit_push(associated %d): %s", (int)stream->id,
-                     spdy_strerror(id));
+    interop_app_fail(app, "speedy_submit_push(associated %d): %s", (int)stream->id,
+                     speedy_strerror(id));
     pushed->id = -1;
     return;
   }
   pushed->id = id;
-  pushed->kind = SPDY_HEADERS_PUSH;
+  pushed->kind = SPEEDY_HEADERS_PUSH;
   pushed->associated_id = stream->id;
-  const spdy_header headers[] = {
+  const speedy_header headers[] = {
       header(":status", "200"),
       header(":version", "HTTP/1.1"),
       header("content-type", "text/html"),
   };
   stream->out.size = INTEROP_INDEX_BODY;
   int rc =
-      spdy_submit_response(app->session, stream->id, headers, sizeof headers / sizeof headers[0],
-                           interop_body_read, &stream->out);
+      speedy_submit_response(app->session, stream->id, headers, sizeof headers / sizeof headers[0],
+                             interop_body_read, &stream->out);
   if (rc != 0) {
-    interop_app_fail(app, "spdy_submit_response(stream %d): %s", (int)stream->id,
-                     spdy_strerror(rc));
+    interop_app_fail(app, "speedy_submit_response(stream %d): %s", (int)stream->id,
+                     speedy_strerror(rc));
   }
 }
 
 /* The request is complete: answer it as peer.js's server would. */
 static void server_on_remote_done(interop_app *app, interop_stream *stream) {
-  if (stream->kind != SPDY_HEADERS_REQUEST) {
+  if (stream->kind != SPEEDY_HEADERS_REQUEST) {
     interop_app_fail(app, "stream %d: the peer finished a stream of kind %d", (int)stream->id,
                      (int)stream->kind);
     return;
@@ -177,13 +177,13 @@ static void server_on_remote_done(interop_app *app, interop_stream *stream) {
 
 /* goaway_server: once the one exchange is over, say GOAWAY. */
 static void server_on_stream_closed(interop_app *app, interop_stream *stream) {
-  if (strcmp(app->scenario, "goaway_server") != 0 || stream->kind != SPDY_HEADERS_REQUEST ||
+  if (strcmp(app->scenario, "goaway_server") != 0 || stream->kind != SPEEDY_HEADERS_REQUEST ||
       app->goaway_sent) {
     return;
   }
   app->goaway_sent = 1;
-  int rc = spdy_submit_goaway(app->session, SPDY_GOAWAY_OK);
-  if (rc != 0) interop_app_fail(app, "spdy_submit_goaway: %s", spdy_strerror(rc));
+  int rc = speedy_submit_goaway(app->session, SPEEDY_GOAWAY_OK);
+  if (rc != 0) interop_app_fail(app, "speedy_submit_goaway: %s", speedy_strerror(rc));
 }
 
 static const interop_hooks server_hooks = {
@@ -196,9 +196,9 @@ static int two_streams_closed(interop_app *app) { return interop_app_closed_stre
 static int one_stream_closed(interop_app *app) { return interop_app_closed_streams(app) == 1; }
 static int client_settings_seen(interop_app *app) {
   return one_stream_closed(app) &&
-         interop_app_setting(app, SPDY_SETTINGS_MAX_CONCURRENT_STREAMS) ==
+         interop_app_setting(app, SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS) ==
              INTEROP_CLIENT_MAX_STREAMS &&
-         interop_app_setting(app, SPDY_SETTINGS_INITIAL_WINDOW_SIZE) == INTEROP_CLIENT_WINDOW;
+         interop_app_setting(app, SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE) == INTEROP_CLIENT_WINDOW;
 }
 static int two_pings_acked(interop_app *app) { return app->pings_acked >= 2; }
 static int goaway_seen_after_one(interop_app *app) {
@@ -217,14 +217,14 @@ static interop_app *current_app;
 /* Runs scenario against peer.js's client; setup may submit frames first. Asserts that
  * the exchange completed, node was satisfied, no callback noted a failure and no stream
  * was reset. The caller frees the result with finish(). */
-static interop_app *run(spdy_protocol protocol, const char *scenario, int (*done)(interop_app *),
+static interop_app *run(speedy_protocol protocol, const char *scenario, int (*done)(interop_app *),
                         void (*setup)(interop_app *)) {
   interop_app *app = calloc(1, sizeof *app);
   interop_peer peer;
   cr_assert_not_null(app, "out of memory");
   current_app = app;
-  int rc = interop_app_init(app, protocol, SPDY_ROLE_SERVER, scenario, &server_hooks, NULL);
-  cr_assert_eq(rc, 0, "spdy_session_new: %s", spdy_strerror(rc));
+  int rc = interop_app_init(app, protocol, SPEEDY_ROLE_SERVER, scenario, &server_hooks, NULL);
+  cr_assert_eq(rc, 0, "speedy_session_new: %s", speedy_strerror(rc));
   if (setup) setup(app);
   cr_assert_eq(interop_peer_start(&peer, "client", protocol, scenario, report, sizeof report), 0,
                "%s", report);
@@ -247,26 +247,26 @@ static void free_current_app(void) {
   if (current_app) finish(current_app);
 }
 
-static int has_flow_control(spdy_protocol protocol) { return protocol != SPDY_PROTOCOL_SPDY2; }
+static int has_flow_control(speedy_protocol protocol) { return protocol != SPEEDY_PROTOCOL_SPDY2; }
 
 #define EACH_VERSION(name, fn)                                                                     \
   Test(speedy_server, name##_spdy2, .timeout = 60, .fini = free_current_app) {                     \
-    fn(SPDY_PROTOCOL_SPDY2);                                                                       \
+    fn(SPEEDY_PROTOCOL_SPDY2);                                                                     \
   }                                                                                                \
   Test(speedy_server, name##_spdy3, .timeout = 60, .fini = free_current_app) {                     \
-    fn(SPDY_PROTOCOL_SPDY3);                                                                       \
+    fn(SPEEDY_PROTOCOL_SPDY3);                                                                     \
   }                                                                                                \
   Test(speedy_server, name##_spdy31, .timeout = 60, .fini = free_current_app) {                    \
-    fn(SPDY_PROTOCOL_SPDY3_1);                                                                     \
+    fn(SPEEDY_PROTOCOL_SPDY3_1);                                                                   \
   }
 
 /* get: three GETs with several headers; bodies of 0 B, 1 KiB and 200 KiB with two
  * set-cookie values reach node intact. In v3 the 200 KiB body cannot pass without node's
  * WINDOW_UPDATEs. */
-static void get_bodies(spdy_protocol protocol) {
+static void get_bodies(speedy_protocol protocol) {
   interop_app *app = run(protocol, "get", three_streams_closed, NULL);
   if (has_flow_control(protocol)) {
-    cr_expect_gt(app->frames_received[SPDY_FRAME_WINDOW_UPDATE], 0,
+    cr_expect_gt(app->frames_received[SPEEDY_SPDY_FRAME_WINDOW_UPDATE], 0,
                  "a 200 KiB body went through a 64 KiB window without WINDOW_UPDATE");
   }
   finish(app);
@@ -275,10 +275,10 @@ EACH_VERSION(node_client_gets_0_1k_200k_bodies_and_cookies, get_bodies)
 
 /* post: 100 KiB uploaded by node arrive intact (more than our 64 KiB window: v3 needs our
  * WINDOW_UPDATEs), and node sees our count and checksum. */
-static void post_body(spdy_protocol protocol) {
+static void post_body(speedy_protocol protocol) {
   interop_app *app = run(protocol, "post", one_stream_closed, NULL);
   if (has_flow_control(protocol)) {
-    cr_expect_gt(app->frames_sent[SPDY_FRAME_WINDOW_UPDATE], 0,
+    cr_expect_gt(app->frames_sent[SPEEDY_SPDY_FRAME_WINDOW_UPDATE], 0,
                  "100 KiB arrived through a 64 KiB window without our WINDOW_UPDATE");
   }
   finish(app);
@@ -288,18 +288,18 @@ EACH_VERSION(node_client_post_body_arrives_intact, post_body)
 /* settings: node's MAX_CONCURRENT_STREAMS and INITIAL_WINDOW_SIZE reach on_setting; ours
  * reach node (its verdict). */
 static void announce_server_settings(interop_app *app) {
-  const spdy_setting settings[] = {
-      {SPDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, INTEROP_SERVER_MAX_STREAMS},
-      {SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, INTEROP_SERVER_WINDOW},
+  const speedy_setting settings[] = {
+      {SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, INTEROP_SERVER_MAX_STREAMS},
+      {SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, INTEROP_SERVER_WINDOW},
   };
-  int rc = spdy_submit_settings(app->session, 0, settings, 2);
-  cr_assert_eq(rc, 0, "spdy_submit_settings: %s", spdy_strerror(rc));
+  int rc = speedy_submit_settings(app->session, 0, settings, 2);
+  cr_assert_eq(rc, 0, "speedy_submit_settings: %s", speedy_strerror(rc));
 }
-static void settings_both_ways(spdy_protocol protocol) {
+static void settings_both_ways(speedy_protocol protocol) {
   interop_app *app = run(protocol, "settings", client_settings_seen, announce_server_settings);
-  cr_expect_eq(spdy_session_remote_setting(app->session, SPDY_SETTINGS_MAX_CONCURRENT_STREAMS),
+  cr_expect_eq(speedy_session_remote_setting(app->session, SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS),
                INTEROP_CLIENT_MAX_STREAMS);
-  cr_expect_eq(spdy_session_remote_setting(app->session, SPDY_SETTINGS_INITIAL_WINDOW_SIZE),
+  cr_expect_eq(speedy_session_remote_setting(app->session, SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE),
                INTEROP_CLIENT_WINDOW);
   finish(app);
 }
@@ -309,12 +309,12 @@ EACH_VERSION(settings_from_node_client_reach_on_setting_and_back, settings_both_
 static void send_two_pings(interop_app *app) {
   for (int i = 0; i < 2; i++) {
     uint32_t id = 0;
-    int rc = spdy_submit_ping(app->session, &id);
-    cr_assert_eq(rc, 0, "spdy_submit_ping: %s", spdy_strerror(rc));
+    int rc = speedy_submit_ping(app->session, &id);
+    cr_assert_eq(rc, 0, "speedy_submit_ping: %s", speedy_strerror(rc));
     cr_assert_eq(id % 2, 0, "a server's PING id must be even, got %u", id);
   }
 }
-static void pings(spdy_protocol protocol) {
+static void pings(speedy_protocol protocol) {
   interop_app *app = run(protocol, "ping", two_pings_acked, send_two_pings);
   cr_expect_eq(app->pings_acked, 2);
   finish(app);
@@ -322,26 +322,26 @@ static void pings(spdy_protocol protocol) {
 EACH_VERSION(pings_are_answered_both_ways_with_node_client, pings)
 
 /* goaway_client: node's GOAWAY (OK) after its request reaches on_goaway. */
-static void goaway_from_node(spdy_protocol protocol) {
+static void goaway_from_node(speedy_protocol protocol) {
   interop_app *app = run(protocol, "goaway_client", goaway_seen_after_one, NULL);
   cr_expect_eq(app->goaway_seen, 1);
-  cr_expect_eq(app->goaway_status, SPDY_GOAWAY_OK);
+  cr_expect_eq(app->goaway_status, SPEEDY_GOAWAY_OK);
   finish(app);
 }
 EACH_VERSION(goaway_from_node_client_is_seen, goaway_from_node)
 
 /* goaway_server: our GOAWAY after the exchange reaches node with last-good-stream-id 1
  * and status OK (its verdict). */
-static void goaway_to_node(spdy_protocol protocol) {
+static void goaway_to_node(speedy_protocol protocol) {
   interop_app *app = run(protocol, "goaway_server", goaway_sent_after_one, NULL);
-  cr_expect_eq(app->frames_sent[SPDY_FRAME_GOAWAY], 1);
+  cr_expect_eq(app->frames_sent[SPEEDY_SPDY_FRAME_GOAWAY], 1);
   finish(app);
 }
 EACH_VERSION(goaway_from_speedy_server_reaches_node_client, goaway_to_node)
 
 /* push: our push of /pushed.js with GET /index.html reaches node's client with its
  * body. */
-static void push_to_node(spdy_protocol protocol) {
+static void push_to_node(speedy_protocol protocol) {
   interop_app *app = run(protocol, "push", two_streams_closed, NULL);
   finish(app);
 }

@@ -34,7 +34,7 @@ SIZES = {"empty": [("empty.bin", 0)], "1k": [("1k.bin", 1024)], "3mb": [("large.
 UPLOAD_BYTES = 1048576
 
 # speedy's engine sends WINDOW_UPDATE in SPDY/2 on purpose (lib/session.c,
-# spdy_session_credit: node's spdy-transport waits for them); draft 2 tells receivers to
+# speedy_session_credit: node's spdy-transport waits for them); draft 2 tells receivers to
 # ignore unknown control frames, so the SPDY/2 cases tolerate them -- and print how many
 # -- while still failing if speedy waits for one. Remove to make them violations again.
 TOLERATE_V2 = ["--tolerate-v2-window-update"]

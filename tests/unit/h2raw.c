@@ -92,20 +92,20 @@ static void plain_free(void *ptr, void *user) {
   free(ptr);
 }
 
-void h2_rig_open(h2_rig *rig, spdy_role role, spdy_options *options, int raw) {
+void h2_rig_open(h2_rig *rig, speedy_role role, speedy_options *options, int raw) {
   memset(rig, 0, sizeof(*rig));
   rig->role = role;
-  rig->mem = (spdy_mem){plain_malloc, plain_realloc, plain_free, NULL, 0};
+  rig->mem = (speedy_mem){plain_malloc, plain_realloc, plain_free, NULL, 0};
   cr_assert_eq(speedy_hpack_encoder_new(&rig->mem, &rig->encoder), 0);
   cr_assert_eq(speedy_hpack_decoder_new(&rig->mem, &rig->decoder), 0);
-  rig->peer = test_peer_new(SPDY_PROTOCOL_H2, role, options);
+  rig->peer = test_peer_new(SPEEDY_PROTOCOL_H2, role, options);
   rig->peer->log_data = 1;
   if (raw) return;
   /* Our preface (as a client) or our SETTINGS (as a server), then theirs acknowledged. */
-  if (role == SPDY_ROLE_SERVER) raw_put(&rig->in, SPEEDY_H2_PREFACE, SPEEDY_H2_PREFACE_LEN);
+  if (role == SPEEDY_ROLE_SERVER) raw_put(&rig->in, SPEEDY_H2_PREFACE, SPEEDY_H2_PREFACE_LEN);
   h2_settings(&rig->in, NULL, NULL, 0);
   int64_t rv = h2_rig_feed(rig, 0);
-  cr_assert_geq(rv, 0, "handshake: recv %lld (%s)", (long long)rv, spdy_strerror((int)rv));
+  cr_assert_geq(rv, 0, "handshake: recv %lld (%s)", (long long)rv, speedy_strerror((int)rv));
   h2_output out;
   h2_output_take(&out, rig);
   cr_assert_geq(out.n, 2, "handshake: the session's SETTINGS and its ACK of ours");
@@ -177,12 +177,12 @@ void h2_rig_response(h2_rig *rig, uint32_t stream_id, const char *status, long l
 }
 
 int32_t h2_rig_client_get(h2_rig *rig, const char *path) {
-  spdy_header headers[] = {{":method", 7, "GET", 3},
-                           {":scheme", 7, "https", 5},
-                           {":authority", 10, "example.test", 12},
-                           {":path", 5, path, strlen(path)}};
-  int32_t id = spdy_submit_request(rig->peer->session, 3, headers, 4, NULL, NULL, NULL);
-  cr_assert_gt(id, 0, "submit_request: %s", spdy_strerror(id));
+  speedy_header headers[] = {{":method", 7, "GET", 3},
+                             {":scheme", 7, "https", 5},
+                             {":authority", 10, "example.test", 12},
+                             {":path", 5, path, strlen(path)}};
+  int32_t id = speedy_submit_request(rig->peer->session, 3, headers, 4, NULL, NULL, NULL);
+  cr_assert_gt(id, 0, "submit_request: %s", speedy_strerror(id));
   h2_output out;
   h2_output_take(&out, rig);
   cr_assert_not_null(h2_output_find(&out, 0x1, id), "the request's HEADERS went out");
@@ -196,7 +196,8 @@ void h2_output_take(h2_output *out, h2_rig *rig) {
   memset(out, 0, sizeof(*out));
   out->bytes = test_drain(rig->peer, &out->len);
   size_t pos = 0;
-  if (rig->role == SPDY_ROLE_CLIENT && !rig->preface_skipped && out->len >= SPEEDY_H2_PREFACE_LEN) {
+  if (rig->role == SPEEDY_ROLE_CLIENT && !rig->preface_skipped &&
+      out->len >= SPEEDY_H2_PREFACE_LEN) {
     cr_assert(memcmp(out->bytes, SPEEDY_H2_PREFACE, SPEEDY_H2_PREFACE_LEN) == 0,
               "a client starts with the connection preface (3.4)");
     pos = SPEEDY_H2_PREFACE_LEN;
@@ -286,7 +287,7 @@ char *h2_output_fields(h2_rig *rig, const h2_output *out, size_t i) {
 
 void h2_expect_goaway(h2_rig *rig, int64_t rv, uint32_t code, const char *what) {
   cr_assert_lt(rv, 0, "%s: recv returned %lld, expected a connection error", what, (long long)rv);
-  cr_assert(spdy_error_is_fatal((int)rv), "%s: %s is not fatal", what, spdy_strerror((int)rv));
+  cr_assert(speedy_error_is_fatal((int)rv), "%s: %s is not fatal", what, speedy_strerror((int)rv));
   h2_output out;
   h2_output_take(&out, rig);
   const h2_out_frame *g = h2_output_find(&out, 0x7, 0);
@@ -297,12 +298,12 @@ void h2_expect_goaway(h2_rig *rig, int64_t rv, uint32_t code, const char *what) 
                speedy_h2_error_name(code));
   cr_assert_eq(h2_output_count(&out, 0x7), 1, "%s: one GOAWAY", what);
   h2_output_free(&out);
-  cr_assert_eq(spdy_session_want_read(rig->peer->session), 0, "%s: still reading", what);
+  cr_assert_eq(speedy_session_want_read(rig->peer->session), 0, "%s: still reading", what);
 }
 
 void h2_expect_rst(h2_rig *rig, int64_t rv, int32_t stream_id, uint32_t code, const char *what) {
   cr_assert_geq(rv, 0, "%s: recv returned %lld (%s), expected a stream error", what, (long long)rv,
-                spdy_strerror((int)rv));
+                speedy_strerror((int)rv));
   h2_output out;
   h2_output_take(&out, rig);
   cr_assert_null(h2_output_find(&out, 0x7, 0), "%s: a GOAWAY went out", what);
@@ -329,7 +330,8 @@ void h2_expect_alive(h2_rig *rig, const char *what) {
 }
 
 void h2_expect_quiet(h2_rig *rig, int64_t rv, const char *what) {
-  cr_assert_geq(rv, 0, "%s: recv returned %lld (%s)", what, (long long)rv, spdy_strerror((int)rv));
+  cr_assert_geq(rv, 0, "%s: recv returned %lld (%s)", what, (long long)rv,
+                speedy_strerror((int)rv));
   h2_output out;
   h2_output_take(&out, rig);
   cr_assert_null(h2_output_find(&out, 0x7, 0), "%s: a GOAWAY went out", what);

@@ -1,7 +1,7 @@
 /* h2raw.h — HTTP/2 frames built byte by byte for conformance tests, written from RFC 9113
  * section 6 (not from our encoders), and what a session sends back split into frames.
  *
- * An h2_rig is a session under test (a test_peer of pair.h, SPDY_PROTOCOL_H2) and our side
+ * An h2_rig is a session under test (a test_peer of pair.h, SPEEDY_PROTOCOL_H2) and our side
  * of the wire: the HPACK encoder that compresses the field blocks we send it (RFC 7541's
  * context for that direction), the decoder for the blocks it sends us, and the bytes
  * queued for the next feed. Builders write exactly what the test says, so any field can
@@ -17,7 +17,7 @@
 #include "hpack.h"
 #include "pair.h"
 #include "rawframe.h"
-#include "spdy/spdy.h"
+#include "speedy/speedy.h"
 
 /* ---- frames ---------------------------------------------------------------------------- */
 
@@ -44,8 +44,8 @@ typedef struct h2_field {
 
 typedef struct h2_rig {
   test_peer *peer;
-  spdy_role role; /* the session's */
-  spdy_mem mem;   /* plain malloc for our side's HPACK contexts */
+  speedy_role role; /* the session's */
+  speedy_mem mem;   /* plain malloc for our side's HPACK contexts */
   speedy_hpack_encoder *encoder;
   speedy_hpack_decoder *decoder;
   raw_buf in;
@@ -55,7 +55,7 @@ typedef struct h2_rig {
 /* Opens a session of role (options NULL: defaults with the counting allocator) and, unless
  * raw is 1, completes the handshake: prefaces and SETTINGS both ways, both acknowledged,
  * output drained. */
-void h2_rig_open(h2_rig *rig, spdy_role role, spdy_options *options, int raw);
+void h2_rig_open(h2_rig *rig, speedy_role role, speedy_options *options, int raw);
 /* Deletes the session and asserts that the counting allocator has nothing left. */
 void h2_rig_close(h2_rig *rig);
 /* Feeds rig->in in chunks of chunk bytes (0: all at once), empties it, and returns the last

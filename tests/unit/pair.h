@@ -1,6 +1,6 @@
 /* pair.h — in-memory SPDY endpoints for engine tests.
  *
- * A test_peer wraps one spdy_session with recording callbacks: every event becomes a
+ * A test_peer wraps one speedy_session with recording callbacks: every event becomes a
  * line in a text log ("begin 1 request", "header 1 :method=GET", "data 1 5", ...) and
  * body bytes are collected per stream. test_pump moves bytes between two peers in chunks
  * of a chosen size (1 = byte at a time) until both are quiet, so a test can compare the
@@ -15,14 +15,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "spdy/spdy.h"
+#include "speedy/speedy.h"
 
 /* A body served from memory (or generated: data == NULL gives bytes i % 251). */
 typedef struct test_body {
   const uint8_t *data;
   size_t len;
   size_t offset;
-  int defer_once; /* first read answers SPDY_ERR_DEFERRED */
+  int defer_once; /* first read answers SPEEDY_ERR_DEFERRED */
 } test_body;
 
 /* Bytes received on one stream. */
@@ -38,14 +38,14 @@ typedef struct test_stream_rx {
 typedef struct test_peer test_peer;
 typedef void (*test_request_fn)(test_peer *peer, int32_t stream_id);
 /* Called after a header block's start was logged (test_peer.on_begin). */
-typedef void (*test_begin_fn)(test_peer *peer, int32_t stream_id, spdy_headers_kind kind,
+typedef void (*test_begin_fn)(test_peer *peer, int32_t stream_id, speedy_headers_kind kind,
                               int32_t associated_id);
 
 /* One frame seen by the frame trace (test_peer.trace). For received control frames the
  * stream id is taken from the trace summary ("stream=N"). delta: WINDOW_UPDATE only. */
 typedef struct test_frame_rec {
   int sent;
-  spdy_frame_type type;
+  speedy_spdy_frame_type type;
   uint8_t flags;
   int32_t stream_id;
   uint32_t length;
@@ -63,7 +63,7 @@ typedef struct test_flow {
 } test_flow;
 
 struct test_peer {
-  spdy_session *session;
+  speedy_session *session;
   char *log;
   size_t log_len, log_cap;
   int log_data;      /* 1: log every data chunk ("data <id> <n>") */
@@ -74,7 +74,7 @@ struct test_peer {
   size_t response_size;       /* default responder: body size */
   test_body **bodies;         /* bodies handed to sources, freed with the peer */
   size_t n_bodies, cap_bodies;
-  int pause_data; /* on_data_chunk returns SPDY_ERR_PAUSE */
+  int pause_data; /* on_data_chunk returns SPEEDY_ERR_PAUSE */
   uint32_t pings_acked;
   int goaway_seen;
   int32_t goaway_last_good;
@@ -100,12 +100,12 @@ struct test_peer {
 
 /* options may be NULL: defaults plus the counting allocator. The peer keeps nothing of
  * options after creation. */
-test_peer *test_peer_new(spdy_protocol protocol, spdy_role role, spdy_options *options);
+test_peer *test_peer_new(speedy_protocol protocol, speedy_role role, speedy_options *options);
 /* Deletes the session and the peer. */
 void test_peer_del(test_peer *peer);
 
 /* Body source reading a test_body (source). */
-int64_t test_body_read(spdy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
+int64_t test_body_read(speedy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
                        uint32_t *flags, void *source, void *user);
 /* A body owned by the peer: data copied by reference (must outlive the peer) or NULL. */
 test_body *test_peer_body(test_peer *peer, const uint8_t *data, size_t len);
@@ -146,19 +146,20 @@ void test_peer_trace(test_peer *peer);
 /* The account of stream_id (0: the session), created empty when unknown. */
 test_flow *test_flow_of(test_peer *peer, int32_t stream_id);
 /* Number of traced frames matching sent (0/1), type and stream_id (-1: any stream). */
-size_t test_frames_count(const test_peer *peer, int sent, spdy_frame_type type, int32_t stream_id);
+size_t test_frames_count(const test_peer *peer, int sent, speedy_spdy_frame_type type,
+                         int32_t stream_id);
 
 /* Moves what `from` has to say into `to` (one direction, until from is quiet). */
 int64_t test_move(test_peer *from, test_peer *to, size_t chunk);
-/* One spdy_session_send of at most max bytes from `from`, fed to `to`; returns the count. */
+/* One speedy_session_send of at most max bytes from `from`, fed to `to`; returns the count. */
 int64_t test_step(test_peer *from, test_peer *to, size_t max);
 
-/* Zero-copy body source: like test_body_read, but sets SPDY_DATA_FLAG_NO_COPY; the
+/* Zero-copy body source: like test_body_read, but sets SPEEDY_DATA_FLAG_NO_COPY; the
  * peer's on_send_data then appends the frame header and the payload to peer->side. */
-int64_t test_body_read_nocopy(spdy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
+int64_t test_body_read_nocopy(speedy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
                               uint32_t *flags, void *source, void *user);
-/* Like test_pump, but output is taken with spdy_session_peek_output and
- * spdy_session_consume_output; zero-copy bytes (peer->side) are delivered in order. */
+/* Like test_pump, but output is taken with speedy_session_peek_output and
+ * speedy_session_consume_output; zero-copy bytes (peer->side) are delivered in order. */
 int64_t test_pump_peek(test_peer *a, test_peer *b, size_t chunk);
 
 #endif

@@ -88,35 +88,35 @@ void raw_data(raw_buf *b, uint32_t stream_id, uint8_t flags, const void *payload
 }
 
 void raw_rst_stream(raw_buf *b, unsigned version, uint32_t stream_id, uint32_t status) {
-  raw_control_header(b, version, SPDY_FRAME_RST_STREAM, 0, 8);
+  raw_control_header(b, version, SPEEDY_SPDY_FRAME_RST_STREAM, 0, 8);
   raw_put_u32(b, stream_id);
   raw_put_u32(b, status);
 }
 
 void raw_ping(raw_buf *b, unsigned version, uint32_t id) {
-  raw_control_header(b, version, SPDY_FRAME_PING, 0, 4);
+  raw_control_header(b, version, SPEEDY_SPDY_FRAME_PING, 0, 4);
   raw_put_u32(b, id);
 }
 
 void raw_goaway(raw_buf *b, unsigned version, uint32_t last_good, uint32_t status) {
-  raw_control_header(b, version, SPDY_FRAME_GOAWAY, 0, version == 2 ? 4 : 8);
+  raw_control_header(b, version, SPEEDY_SPDY_FRAME_GOAWAY, 0, version == 2 ? 4 : 8);
   raw_put_u32(b, last_good);
   if (version != 2) raw_put_u32(b, status);
 }
 
 void raw_window_update(raw_buf *b, unsigned version, uint32_t stream_id, uint32_t delta) {
-  raw_control_header(b, version, SPDY_FRAME_WINDOW_UPDATE, 0, 8);
+  raw_control_header(b, version, SPEEDY_SPDY_FRAME_WINDOW_UPDATE, 0, 8);
   raw_put_u32(b, stream_id);
   raw_put_u32(b, delta);
 }
 
-void raw_noop(raw_buf *b) { raw_control_header(b, 2, SPDY_FRAME_NOOP, 0, 0); }
+void raw_noop(raw_buf *b) { raw_control_header(b, 2, SPEEDY_SPDY_FRAME_NOOP, 0, 0); }
 
 void raw_credential(raw_buf *b, uint16_t slot, const uint8_t *proof, size_t proof_len,
                     const uint8_t *const *certs, const size_t *cert_lens, size_t n_certs) {
   size_t payload = 2 + 4 + proof_len;
   for (size_t i = 0; i < n_certs; i++) payload += 4 + cert_lens[i];
-  raw_control_header(b, 3, SPDY_FRAME_CREDENTIAL, 0, (uint32_t)payload);
+  raw_control_header(b, 3, SPEEDY_SPDY_FRAME_CREDENTIAL, 0, (uint32_t)payload);
   raw_put_u16(b, slot);
   raw_put_u32(b, (uint32_t)proof_len);
   raw_put(b, proof, proof_len);
@@ -137,10 +137,10 @@ void raw_settings_entry(raw_buf *b, unsigned version, uint32_t id, uint8_t flags
   raw_put_u32(b, value);
 }
 
-void raw_settings(raw_buf *b, unsigned version, uint8_t frame_flags, const spdy_setting *entries,
+void raw_settings(raw_buf *b, unsigned version, uint8_t frame_flags, const speedy_setting *entries,
                   size_t n) {
   cr_assert(n <= (0xffffff - 4) / 8);
-  raw_control_header(b, version, SPDY_FRAME_SETTINGS, frame_flags, (uint32_t)(4 + 8 * n));
+  raw_control_header(b, version, SPEEDY_SPDY_FRAME_SETTINGS, frame_flags, (uint32_t)(4 + 8 * n));
   raw_put_u32(b, (uint32_t)n);
   for (size_t i = 0; i < n; i++)
     raw_settings_entry(b, version, entries[i].id, entries[i].flags, entries[i].value);
@@ -246,7 +246,7 @@ void raw_deflate_nv(raw_deflater *d, unsigned version, const raw_header *headers
 void raw_syn_stream(raw_buf *b, unsigned version, uint8_t flags, uint32_t stream_id,
                     uint32_t associated_id, uint8_t priority, const void *block, size_t block_len) {
   cr_assert(block_len <= 0xffffff - 10);
-  raw_control_header(b, version, SPDY_FRAME_SYN_STREAM, flags, (uint32_t)(10 + block_len));
+  raw_control_header(b, version, SPEEDY_SPDY_FRAME_SYN_STREAM, flags, (uint32_t)(10 + block_len));
   raw_put_u32(b, stream_id);
   raw_put_u32(b, associated_id);
   raw_put_u8(b, (uint8_t)(version == 2 ? (priority & 3u) << 6 : (priority & 7u) << 5));
@@ -267,12 +267,12 @@ static void stream_headers(raw_buf *b, unsigned version, unsigned type, uint8_t 
 
 void raw_syn_reply(raw_buf *b, unsigned version, uint8_t flags, uint32_t stream_id,
                    const void *block, size_t block_len) {
-  stream_headers(b, version, SPDY_FRAME_SYN_REPLY, flags, stream_id, block, block_len);
+  stream_headers(b, version, SPEEDY_SPDY_FRAME_SYN_REPLY, flags, stream_id, block, block_len);
 }
 
 void raw_headers(raw_buf *b, unsigned version, uint8_t flags, uint32_t stream_id, const void *block,
                  size_t block_len) {
-  stream_headers(b, version, SPDY_FRAME_HEADERS, flags, stream_id, block, block_len);
+  stream_headers(b, version, SPEEDY_SPDY_FRAME_HEADERS, flags, stream_id, block, block_len);
 }
 
 void raw_syn_stream_nv(raw_buf *b, raw_deflater *d, unsigned version, uint8_t flags,
@@ -329,18 +329,19 @@ size_t raw_parse(const uint8_t *bytes, size_t len, raw_frame *out, size_t max) {
 
 /* ---- a session under test, fed raw bytes ------------------------------------------------ */
 
-spdy_options *raw_options_new(void) {
-  spdy_options *options = NULL;
-  cr_assert_eq(spdy_options_new(&options), 0);
+speedy_options *raw_options_new(void) {
+  speedy_options *options = NULL;
+  cr_assert_eq(speedy_options_new(&options), 0);
   test_alloc_install(options);
   return options;
 }
 
-void raw_rig_open(raw_rig *rig, spdy_protocol protocol, spdy_role role, spdy_options *options) {
+void raw_rig_open(raw_rig *rig, speedy_protocol protocol, speedy_role role,
+                  speedy_options *options) {
   memset(rig, 0, sizeof(*rig));
   rig->protocol = protocol;
-  rig->version = protocol == SPDY_PROTOCOL_SPDY2 ? 2 : 3;
-  snprintf(rig->name, sizeof(rig->name), "%s", spdy_protocol_name(protocol));
+  rig->version = protocol == SPEEDY_PROTOCOL_SPDY2 ? 2 : 3;
+  snprintf(rig->name, sizeof(rig->name), "%s", speedy_protocol_name(protocol));
   rig->peer = test_peer_new(protocol, role, options);
   rig->peer->log_data = 1;
   raw_deflater_init_version(&rig->deflater, rig->version);
@@ -371,8 +372,8 @@ void raw_rig_discard_output(raw_rig *rig) {
   free(test_drain(rig->peer, &len));
 }
 
-void raw_rig_open_client_with_get(raw_rig *rig, spdy_protocol protocol) {
-  raw_rig_open(rig, protocol, SPDY_ROLE_CLIENT, NULL);
+void raw_rig_open_client_with_get(raw_rig *rig, speedy_protocol protocol) {
+  raw_rig_open(rig, protocol, SPEEDY_ROLE_CLIENT, NULL);
   int32_t id = test_get(rig->peer, "/", 3);
   cr_assert_eq(id, 1);
   raw_rig_discard_output(rig);
@@ -432,7 +433,7 @@ void raw_output_take(raw_output *out, test_peer *peer) {
   raw_output_take_session(out, peer->session);
 }
 
-void raw_output_take_session(raw_output *out, spdy_session *session) {
+void raw_output_take_session(raw_output *out, speedy_session *session) {
   test_peer shim;
   memset(&shim, 0, sizeof(shim));
   shim.session = session; /* test_drain needs nothing else */
@@ -453,7 +454,7 @@ size_t raw_output_count(const raw_output *out, unsigned type) {
   size_t n = 0;
   for (size_t i = 0; i < out->n; i++) {
     const spdy_frame_hd *hd = &out->frames[i].hd;
-    if (type == SPDY_FRAME_DATA ? !hd->is_control : hd->is_control && hd->type == type) n++;
+    if (type == SPEEDY_SPDY_FRAME_DATA ? !hd->is_control : hd->is_control && hd->type == type) n++;
   }
   return n;
 }
@@ -461,32 +462,32 @@ size_t raw_output_count(const raw_output *out, unsigned type) {
 void raw_expect_rst(const raw_output *out, int32_t stream_id, uint32_t status, const char *what) {
   for (size_t i = 0; i < out->n; i++) {
     const raw_frame *f = &out->frames[i];
-    if (!f->hd.is_control || f->hd.type != SPDY_FRAME_RST_STREAM) continue;
+    if (!f->hd.is_control || f->hd.type != SPEEDY_SPDY_FRAME_RST_STREAM) continue;
     int32_t id;
     uint32_t got;
     cr_assert_eq(spdy_frame_decode_rst_stream(f->payload, f->hd.length, &id, &got), 0,
                  "%s: malformed RST_STREAM sent", what);
     if (id != stream_id) continue;
     cr_assert_eq(got, status, "%s: RST_STREAM for stream %d has status %s, expected %s", what,
-                 (int)stream_id, spdy_rst_status_name(got), spdy_rst_status_name(status));
+                 (int)stream_id, speedy_rst_status_name(got), speedy_rst_status_name(status));
     return;
   }
   cr_assert_fail("%s: no RST_STREAM for stream %d (expected %s); %zu frames sent", what,
-                 (int)stream_id, spdy_rst_status_name(status), out->n);
+                 (int)stream_id, speedy_rst_status_name(status), out->n);
 }
 
 void raw_expect_no_rst(const raw_output *out, const char *what) {
-  size_t n = raw_output_count(out, SPDY_FRAME_RST_STREAM);
+  size_t n = raw_output_count(out, SPEEDY_SPDY_FRAME_RST_STREAM);
   cr_assert_eq(n, 0, "%s: %zu unexpected RST_STREAM frames sent", what, n);
 }
 
 void raw_expect_goaway(const raw_output *out, unsigned version, int32_t last_good, uint32_t status,
                        const char *what) {
-  size_t count = raw_output_count(out, SPDY_FRAME_GOAWAY);
+  size_t count = raw_output_count(out, SPEEDY_SPDY_FRAME_GOAWAY);
   cr_assert_eq(count, 1, "%s: %zu GOAWAY frames sent, expected one", what, count);
   for (size_t i = 0; i < out->n; i++) {
     const raw_frame *f = &out->frames[i];
-    if (!f->hd.is_control || f->hd.type != SPDY_FRAME_GOAWAY) continue;
+    if (!f->hd.is_control || f->hd.type != SPEEDY_SPDY_FRAME_GOAWAY) continue;
     cr_assert_eq(f->hd.version, version, "%s: GOAWAY of version %u in a version %u session", what,
                  (unsigned)f->hd.version, version);
     int32_t got_last;
@@ -504,25 +505,25 @@ void raw_expect_goaway(const raw_output *out, unsigned version, int32_t last_goo
 }
 
 void raw_expect_no_goaway(const raw_output *out, const char *what) {
-  size_t n = raw_output_count(out, SPDY_FRAME_GOAWAY);
+  size_t n = raw_output_count(out, SPEEDY_SPDY_FRAME_GOAWAY);
   cr_assert_eq(n, 0, "%s: unexpected GOAWAY sent", what);
 }
 
 void raw_expect_session_error(raw_rig *rig, int64_t rv, int error, int32_t last_good,
                               uint32_t status, const char *what) {
   cr_assert_eq(rv, error, "%s (%s): recv returned %lld (%s), expected %s", what, rig->name,
-               (long long)rv, rv < 0 ? spdy_strerror((int)rv) : "bytes", spdy_strerror(error));
-  cr_assert(spdy_error_is_fatal(error), "%s: %s should be fatal", what, spdy_strerror(error));
+               (long long)rv, rv < 0 ? speedy_strerror((int)rv) : "bytes", speedy_strerror(error));
+  cr_assert(speedy_error_is_fatal(error), "%s: %s should be fatal", what, speedy_strerror(error));
   raw_output out;
   raw_output_take(&out, rig->peer);
   char context[160];
   snprintf(context, sizeof(context), "%s (%s)", what, rig->name);
   raw_expect_goaway(&out, rig->version, last_good, status, context);
   raw_output_free(&out);
-  cr_assert_eq(spdy_session_want_read(rig->peer->session), 0, "%s: session still wants input",
+  cr_assert_eq(speedy_session_want_read(rig->peer->session), 0, "%s: session still wants input",
                context);
   uint8_t more[8] = {0};
-  cr_assert_eq(spdy_session_recv(rig->peer->session, more, sizeof(more)), error,
+  cr_assert_eq(speedy_session_recv(rig->peer->session, more, sizeof(more)), error,
                "%s: a dead session must repeat its error", context);
 }
 
@@ -531,7 +532,7 @@ void raw_expect_stream_error(raw_rig *rig, int64_t rv, size_t fed, int32_t strea
   char context[160];
   snprintf(context, sizeof(context), "%s (%s)", what, rig->name);
   cr_assert_eq(rv, (int64_t)fed, "%s: recv returned %lld (%s), expected all %zu bytes", context,
-               (long long)rv, rv < 0 ? spdy_strerror((int)rv) : "bytes", fed);
+               (long long)rv, rv < 0 ? speedy_strerror((int)rv) : "bytes", fed);
   raw_output out;
   raw_output_take(&out, rig->peer);
   raw_expect_rst(&out, stream_id, status, context);
@@ -546,7 +547,7 @@ void raw_expect_session_works(raw_rig *rig, uint32_t stream_id, const char *what
   size_t len = rig->in.len;
   int64_t rv = raw_rig_feed(rig, len);
   cr_assert_eq(rv, (int64_t)len, "%s: a valid GET afterwards failed: %lld (%s)", context,
-               (long long)rv, rv < 0 ? spdy_strerror((int)rv) : "bytes");
+               (long long)rv, rv < 0 ? speedy_strerror((int)rv) : "bytes");
   char line[64];
   snprintf(line, sizeof(line), "header %u :path=/after", stream_id);
   cr_assert(test_log_has(rig->peer, line), "%s: the next GET was not delivered; log:\n%s", context,
@@ -559,7 +560,7 @@ void raw_expect_block_resets_stream(raw_rig *rig, const raw_buf *block_plain, co
   raw_rig_syn_block(rig, SPDY_FLAG_FIN, 1, block_plain);
   size_t fed;
   int64_t rv = raw_rig_feed_all(rig, &fed);
-  raw_expect_stream_error(rig, rv, fed, 1, SPDY_RST_PROTOCOL_ERROR, what);
+  raw_expect_stream_error(rig, rv, fed, 1, SPEEDY_RST_PROTOCOL_ERROR, what);
   cr_assert(!test_log_has(rig->peer, "begin 1 request"), "%s (%s): the bad request was delivered",
             what, rig->name);
   raw_expect_session_works(rig, 3, what);

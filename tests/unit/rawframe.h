@@ -20,7 +20,7 @@
 #include <zlib.h>
 
 #include "frame.h"
-#include "spdy/spdy.h"
+#include "speedy/speedy.h"
 
 /* A growable byte string. Zero-initialise it (or raw_buf_init); free with raw_buf_free. */
 typedef struct raw_buf {
@@ -61,7 +61,7 @@ void raw_credential(raw_buf *b, uint16_t slot, const uint8_t *proof, size_t proo
 /* One SETTINGS entry in the version's layout (v2: id little-endian, then flags). */
 void raw_settings_entry(raw_buf *b, unsigned version, uint32_t id, uint8_t flags, uint32_t value);
 /* A whole SETTINGS frame with a truthful count and length. */
-void raw_settings(raw_buf *b, unsigned version, uint8_t frame_flags, const spdy_setting *entries,
+void raw_settings(raw_buf *b, unsigned version, uint8_t frame_flags, const speedy_setting *entries,
                   size_t n);
 
 /* ---- header blocks --------------------------------------------------------------------- */
@@ -151,7 +151,7 @@ struct test_peer;
 /* One test_peer (pair.h) plus our side of the wire: the deflater that compresses the
  * header blocks we send it, and the bytes queued for the next feed. */
 typedef struct raw_rig {
-  spdy_protocol protocol;
+  speedy_protocol protocol;
   unsigned version; /* wire version: 2 or 3 */
   struct test_peer *peer;
   raw_deflater deflater;
@@ -160,14 +160,15 @@ typedef struct raw_rig {
 } raw_rig;
 
 /* options NULL: defaults with the counting allocator. The peer logs every data chunk. */
-void raw_rig_open(raw_rig *rig, spdy_protocol protocol, spdy_role role, spdy_options *options);
+void raw_rig_open(raw_rig *rig, speedy_protocol protocol, speedy_role role,
+                  speedy_options *options);
 /* Deletes the peer and asserts that the counting allocator has nothing left. */
 void raw_rig_close(raw_rig *rig);
 /* Feeds rig->in in chunks of chunk bytes, empties it, and returns test_feed's result. */
 int64_t raw_rig_feed(raw_rig *rig, size_t chunk);
 /* A client rig whose GET on stream 1 is already out (and its output dropped), so
  * SYN_REPLY, DATA and pushes for stream 1 make sense. */
-void raw_rig_open_client_with_get(raw_rig *rig, spdy_protocol protocol);
+void raw_rig_open_client_with_get(raw_rig *rig, speedy_protocol protocol);
 /* Queues a SYN_STREAM on stream_id whose block is plain, compressed with the rig's context. */
 void raw_rig_syn_block(raw_rig *rig, uint8_t flags, uint32_t stream_id, const raw_buf *plain);
 /* Feeds everything queued in one buffer; *fed says how much that was. */
@@ -175,7 +176,7 @@ int64_t raw_rig_feed_all(raw_rig *rig, size_t *fed);
 /* Drops whatever the session has to say so far (its initial SETTINGS, for instance). */
 void raw_rig_discard_output(raw_rig *rig);
 /* Options with the counting allocator installed (the caller deletes them). */
-spdy_options *raw_options_new(void);
+speedy_options *raw_options_new(void);
 
 /* The peer's log with consecutive "data <id> <n>" lines of one stream merged, so logs of
  * runs that split DATA differently compare equal. The caller frees it. */
@@ -192,9 +193,9 @@ typedef struct raw_output {
 
 /* Drains everything the peer (or a bare session) has to send and splits it into frames. */
 void raw_output_take(raw_output *out, struct test_peer *peer);
-void raw_output_take_session(raw_output *out, spdy_session *session);
+void raw_output_take_session(raw_output *out, speedy_session *session);
 void raw_output_free(raw_output *out);
-/* Frames of a type (SPDY_FRAME_DATA counts DATA frames). */
+/* Frames of a type (SPEEDY_SPDY_FRAME_DATA counts DATA frames). */
 size_t raw_output_count(const raw_output *out, unsigned type);
 
 /* Assertions; what names the situation in the failure message. */

@@ -12,22 +12,22 @@
 #define KiB 1024u
 #define MiB (1024u * 1024u)
 
-static const spdy_protocol all_versions[] = {SPDY_PROTOCOL_SPDY2, SPDY_PROTOCOL_SPDY3,
-                                             SPDY_PROTOCOL_SPDY3_1};
-static const spdy_protocol windowed_versions[] = {SPDY_PROTOCOL_SPDY3, SPDY_PROTOCOL_SPDY3_1};
+static const speedy_protocol all_versions[] = {SPEEDY_PROTOCOL_SPDY2, SPEEDY_PROTOCOL_SPDY3,
+                                               SPEEDY_PROTOCOL_SPDY3_1};
+static const speedy_protocol windowed_versions[] = {SPEEDY_PROTOCOL_SPDY3, SPEEDY_PROTOCOL_SPDY3_1};
 
-static spdy_options *new_options(void) {
-  spdy_options *options;
-  cr_assert_eq(spdy_options_new(&options), 0);
+static speedy_options *new_options(void) {
+  speedy_options *options;
+  cr_assert_eq(speedy_options_new(&options), 0);
   test_alloc_install(options);
   return options;
 }
 
 /* A traced peer; options (may be NULL) are consumed. */
-static test_peer *traced_peer(spdy_protocol protocol, spdy_role role, spdy_options *options) {
+static test_peer *traced_peer(speedy_protocol protocol, speedy_role role, speedy_options *options) {
   if (options == NULL) options = new_options();
   test_peer *peer = test_peer_new(protocol, role, options);
-  spdy_options_del(options);
+  speedy_options_del(options);
   test_peer_trace(peer);
   return peer;
 }
@@ -58,22 +58,22 @@ static void respond_empty(test_peer *server, int32_t id) {
   test_respond_default(server, id);
 }
 
-static void transfer(spdy_protocol protocol, size_t size, int post) {
-  const char *name = spdy_protocol_name(protocol);
-  test_peer *client = traced_peer(protocol, SPDY_ROLE_CLIENT, NULL);
-  test_peer *server = traced_peer(protocol, SPDY_ROLE_SERVER, NULL);
+static void transfer(speedy_protocol protocol, size_t size, int post) {
+  const char *name = speedy_protocol_name(protocol);
+  test_peer *client = traced_peer(protocol, SPEEDY_ROLE_CLIENT, NULL);
+  test_peer *server = traced_peer(protocol, SPEEDY_ROLE_SERVER, NULL);
   client->flow_max_frame = server->flow_max_frame = 16384;
   server->on_request = post ? respond_empty : test_respond_default;
   server->response_size = size;
   int32_t id = post ? test_post(client, "/upload", size) : test_get(client, "/file", 3);
   cr_assert_eq(id, 1);
   int64_t moved = test_pump(client, server, 1400); /* MTU-sized pieces */
-  cr_assert_geq(moved, 0, "%s: pump: %s", name, spdy_strerror((int)moved));
+  cr_assert_geq(moved, 0, "%s: pump: %s", name, speedy_strerror((int)moved));
   test_peer *sender = post ? client : server, *receiver = post ? server : client;
   assert_body(receiver, 1, size, name);
   cr_assert(test_rx(client, 1)->closed && test_rx(server, 1)->closed, "%s: stream open", name);
-  cr_assert_eq(test_rx(client, 1)->close_status, SPDY_RST_NONE);
-  cr_assert_eq(test_rx(server, 1)->close_status, SPDY_RST_NONE);
+  cr_assert_eq(test_rx(client, 1)->close_status, SPEEDY_RST_NONE);
+  cr_assert_eq(test_rx(server, 1)->close_status, SPEEDY_RST_NONE);
   assert_no_violation(sender, name);
   assert_no_violation(receiver, name);
   test_flow *sent = test_flow_of(sender, 1);
@@ -85,10 +85,10 @@ static void transfer(spdy_protocol protocol, size_t size, int post) {
     cr_assert_geq(sent->frames_sent, (size + 16383) / 16384);
   /* SPDY/2 receivers may send WINDOW_UPDATE too (for spdy-transport), but v2 senders
    * never wait for one, so the body may be complete before it would go out. */
-  if (size > 65536 && protocol != SPDY_PROTOCOL_SPDY2) {
+  if (size > 65536 && protocol != SPEEDY_PROTOCOL_SPDY2) {
     cr_assert_gt(test_flow_of(receiver, 1)->wu_sent, 0, "%s: window never reopened", name);
   }
-  if (protocol == SPDY_PROTOCOL_SPDY3_1) cr_assert_eq(test_flow_of(sender, 0)->data_sent, size);
+  if (protocol == SPEEDY_PROTOCOL_SPDY3_1) cr_assert_eq(test_flow_of(sender, 0)->data_sent, size);
   delete_pair(client, server);
 }
 
@@ -113,18 +113,18 @@ Test(flow, post_body_10MiB_every_version) { transfer_every_version(10 * MiB, 1);
 
 Test(flow, client_with_4KiB_stream_window_never_receives_more_than_granted) {
   for (size_t v = 0; v < 2; v++) {
-    spdy_protocol protocol = windowed_versions[v];
-    spdy_options *options = new_options();
-    spdy_options_set_stream_window(options, 4096);
-    test_peer *client = traced_peer(protocol, SPDY_ROLE_CLIENT, options);
-    test_peer *server = traced_peer(protocol, SPDY_ROLE_SERVER, NULL);
+    speedy_protocol protocol = windowed_versions[v];
+    speedy_options *options = new_options();
+    speedy_options_set_stream_window(options, 4096);
+    test_peer *client = traced_peer(protocol, SPEEDY_ROLE_CLIENT, options);
+    test_peer *server = traced_peer(protocol, SPEEDY_ROLE_SERVER, NULL);
     client->flow_stream_window = 4096;
     server->flow_max_frame = 4096; /* a frame never exceeds the window */
     server->on_request = test_respond_default;
     server->response_size = 65537;
     test_get(client, "/file", 3);
     cr_assert_geq(test_pump(client, server, 1000), 0);
-    assert_body(client, 1, 65537, spdy_protocol_name(protocol));
+    assert_body(client, 1, 65537, speedy_protocol_name(protocol));
     assert_no_violation(client, "client");
     assert_no_violation(server, "server");
     cr_assert(test_log_has(server, "setting 7=4096 flags=0"), "server log:\n%s", server->log);
@@ -135,11 +135,11 @@ Test(flow, client_with_4KiB_stream_window_never_receives_more_than_granted) {
 
 Test(flow, server_with_4KiB_stream_window_never_receives_more_than_granted) {
   for (size_t v = 0; v < 2; v++) {
-    spdy_protocol protocol = windowed_versions[v];
-    spdy_options *options = new_options();
-    spdy_options_set_stream_window(options, 4096);
-    test_peer *client = traced_peer(protocol, SPDY_ROLE_CLIENT, NULL);
-    test_peer *server = traced_peer(protocol, SPDY_ROLE_SERVER, options);
+    speedy_protocol protocol = windowed_versions[v];
+    speedy_options *options = new_options();
+    speedy_options_set_stream_window(options, 4096);
+    test_peer *client = traced_peer(protocol, SPEEDY_ROLE_CLIENT, NULL);
+    test_peer *server = traced_peer(protocol, SPEEDY_ROLE_SERVER, options);
     server->flow_stream_window = 4096;
     client->flow_max_frame = 4096;
     server->on_request = respond_empty;
@@ -148,7 +148,7 @@ Test(flow, server_with_4KiB_stream_window_never_receives_more_than_granted) {
     cr_assert_geq(test_pump(server, client, 65536), 0);
     test_post(client, "/upload", 65537);
     cr_assert_geq(test_pump(client, server, 1000), 0);
-    assert_body(server, 1, 65537, spdy_protocol_name(protocol));
+    assert_body(server, 1, 65537, speedy_protocol_name(protocol));
     assert_no_violation(client, "client");
     assert_no_violation(server, "server");
     delete_pair(client, server);
@@ -158,20 +158,20 @@ Test(flow, server_with_4KiB_stream_window_never_receives_more_than_granted) {
 /* ---- SETTINGS_INITIAL_WINDOW_SIZE on open streams ---------------------------------- */
 
 /* Client with manual flow control; server sending body_size on stream 1 until blocked. */
-static void start_blocked_response(spdy_protocol protocol, size_t body_size, test_peer **client,
+static void start_blocked_response(speedy_protocol protocol, size_t body_size, test_peer **client,
                                    test_peer **server) {
-  spdy_options *options = new_options();
-  spdy_options_set_manual_flow_control(options, 1);
-  *client = traced_peer(protocol, SPDY_ROLE_CLIENT, options);
-  *server = traced_peer(protocol, SPDY_ROLE_SERVER, NULL);
+  speedy_options *options = new_options();
+  speedy_options_set_manual_flow_control(options, 1);
+  *client = traced_peer(protocol, SPEEDY_ROLE_CLIENT, options);
+  *server = traced_peer(protocol, SPEEDY_ROLE_SERVER, NULL);
   (*server)->on_request = test_respond_default;
   (*server)->response_size = body_size;
   cr_assert_eq(test_get(*client, "/big", 3), 1);
   cr_assert_geq(test_pump(*client, *server, 65536), 0);
   cr_assert_eq(test_flow_of(*server, 1)->data_sent, 65536, "sent %llu before blocking",
                (unsigned long long)test_flow_of(*server, 1)->data_sent);
-  cr_assert_eq(spdy_session_send_window((*server)->session, 1), 0);
-  cr_assert_eq(test_frames_count(*client, 1, SPDY_FRAME_WINDOW_UPDATE, -1), 0);
+  cr_assert_eq(speedy_session_send_window((*server)->session, 1), 0);
+  cr_assert_eq(test_frames_count(*client, 1, SPEEDY_SPDY_FRAME_WINDOW_UPDATE, -1), 0);
 }
 
 /* Consumes whatever arrived and pumps until the body is complete. */
@@ -180,7 +180,7 @@ static void finish_manual(test_peer *client, test_peer *server, int32_t id, size
   for (int i = 0; i < 100000 && test_rx(client, id)->len < size; i++) {
     size_t have = test_rx(client, id)->len;
     if (have > *consumed) {
-      cr_assert_eq(spdy_session_consume(client->session, id, have - *consumed), 0);
+      cr_assert_eq(speedy_session_consume(client->session, id, have - *consumed), 0);
       *consumed = have;
     }
     cr_assert_geq(test_pump(client, server, 65536), 0);
@@ -193,19 +193,19 @@ Test(flow, settings_window_cut_makes_open_stream_window_negative_and_sender_wait
     test_peer *client, *server;
     start_blocked_response(windowed_versions[v], 300000, &client, &server);
     server->flow_allow_negative = 1;
-    spdy_setting cut = {SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 16384};
-    cr_assert_eq(spdy_submit_settings(client->session, 0, &cut, 1), 0);
+    speedy_setting cut = {SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 16384};
+    cr_assert_eq(speedy_submit_settings(client->session, 0, &cut, 1), 0);
     client->flow_stream_window = 16384;
     cr_assert_geq(test_pump(client, server, 65536), 0);
     cr_assert(test_log_has(server, "setting 7=16384 flags=0"));
     /* SPDY/3 2.6.8: 0 + (16384 - 65536) */
-    cr_assert_eq(spdy_session_send_window(server->session, 1), -49152);
+    cr_assert_eq(speedy_session_send_window(server->session, 1), -49152);
     cr_assert_eq(test_flow_of(server, 1)->data_sent, 65536, "sent with a negative window");
     /* WINDOW_UPDATE of 65536 leaves 16384: exactly that much more, then it waits again. */
-    cr_assert_eq(spdy_session_consume(client->session, 1, 65536), 0);
+    cr_assert_eq(speedy_session_consume(client->session, 1, 65536), 0);
     cr_assert_geq(test_pump(client, server, 65536), 0);
     cr_assert_eq(test_flow_of(server, 1)->data_sent, 65536 + 16384);
-    cr_assert_eq(spdy_session_send_window(server->session, 1), 0);
+    cr_assert_eq(speedy_session_send_window(server->session, 1), 0);
     cr_assert_eq(test_flow_of(server, 1)->min_send_window, 0,
                  "a window below 0 was used for sending");
     size_t consumed = 65536;
@@ -218,17 +218,17 @@ Test(flow, settings_window_cut_makes_open_stream_window_negative_and_sender_wait
 
 Test(flow, settings_window_raise_unblocks_a_blocked_stream_without_window_update) {
   for (size_t v = 0; v < 2; v++) {
-    spdy_protocol protocol = windowed_versions[v];
+    speedy_protocol protocol = windowed_versions[v];
     test_peer *client, *server;
     start_blocked_response(protocol, 300000, &client, &server);
-    if (protocol == SPDY_PROTOCOL_SPDY3_1) /* keep the session window out of the way */
-      cr_assert_eq(spdy_submit_window_update(client->session, 0, 1 * MiB), 0);
-    spdy_setting raise = {SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 131072};
-    cr_assert_eq(spdy_submit_settings(client->session, 0, &raise, 1), 0);
+    if (protocol == SPEEDY_PROTOCOL_SPDY3_1) /* keep the session window out of the way */
+      cr_assert_eq(speedy_submit_window_update(client->session, 0, 1 * MiB), 0);
+    speedy_setting raise = {SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 131072};
+    cr_assert_eq(speedy_submit_settings(client->session, 0, &raise, 1), 0);
     client->flow_stream_window = 131072;
     cr_assert_geq(test_pump(client, server, 65536), 0);
     cr_assert_eq(test_flow_of(server, 1)->data_sent, 131072);
-    cr_assert_eq(test_frames_count(client, 1, SPDY_FRAME_WINDOW_UPDATE, 1), 0);
+    cr_assert_eq(test_frames_count(client, 1, SPEEDY_SPDY_FRAME_WINDOW_UPDATE, 1), 0);
     assert_no_violation(client, "client");
     assert_no_violation(server, "server");
     delete_pair(client, server);
@@ -243,26 +243,26 @@ Test(flow, settings_window_raise_past_the_maximum_is_refused_at_submit) {
     test_peer *client, *server;
     start_blocked_response(windowed_versions[v], 300000, &client, &server);
     /* 64 KiB arrived and nothing was consumed: granting 128 KiB leaves 128 KiB open. */
-    cr_assert_eq(spdy_submit_window_update(client->session, 1, 131072), 0);
+    cr_assert_eq(speedy_submit_window_update(client->session, 1, 131072), 0);
     /* A new initial window V moves it to 131072 + V - 65536: at most 2^31-1. */
     uint32_t largest = 0x7fffffff - 131072 + 65536;
-    spdy_setting raise = {SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 0x7fffffff};
-    cr_assert_eq(spdy_submit_settings(client->session, 0, &raise, 1), SPDY_ERR_WINDOW_OVERFLOW);
+    speedy_setting raise = {SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 0x7fffffff};
+    cr_assert_eq(speedy_submit_settings(client->session, 0, &raise, 1), SPEEDY_ERR_WINDOW_OVERFLOW);
     raise.value = largest + 1;
-    cr_assert_eq(spdy_submit_settings(client->session, 0, &raise, 1), SPDY_ERR_WINDOW_OVERFLOW);
+    cr_assert_eq(speedy_submit_settings(client->session, 0, &raise, 1), SPEEDY_ERR_WINDOW_OVERFLOW);
     raise.value = largest;
-    cr_assert_eq(spdy_submit_settings(client->session, 0, &raise, 1), 0);
+    cr_assert_eq(speedy_submit_settings(client->session, 0, &raise, 1), 0);
     client->flow_stream_window = largest;
     cr_assert_geq(test_move(client, server, 65536), 0);
-    cr_assert_eq(spdy_session_send_window(server->session, 1), 0x7fffffff);
-    cr_assert_eq(test_frames_count(server, 0, SPDY_FRAME_SETTINGS, -1), 1 + 1,
+    cr_assert_eq(speedy_session_send_window(server->session, 1), 0x7fffffff);
+    cr_assert_eq(test_frames_count(server, 0, SPEEDY_SPDY_FRAME_SETTINGS, -1), 1 + 1,
                  "only the accepted SETTINGS arrived (after the initial one)");
-    if (windowed_versions[v] == SPDY_PROTOCOL_SPDY3_1)
-      cr_assert_eq(spdy_submit_window_update(client->session, 0, 1 * MiB), 0);
+    if (windowed_versions[v] == SPEEDY_PROTOCOL_SPDY3_1)
+      cr_assert_eq(speedy_submit_window_update(client->session, 0, 1 * MiB), 0);
     size_t consumed = 0;
     finish_manual(client, server, 1, 300000, &consumed);
-    cr_assert_eq(test_frames_count(server, 1, SPDY_FRAME_RST_STREAM, -1), 0);
-    cr_assert_eq(test_frames_count(client, 1, SPDY_FRAME_RST_STREAM, -1), 0);
+    cr_assert_eq(test_frames_count(server, 1, SPEEDY_SPDY_FRAME_RST_STREAM, -1), 0);
+    cr_assert_eq(test_frames_count(client, 1, SPEEDY_SPDY_FRAME_RST_STREAM, -1), 0);
     delete_pair(client, server);
   }
 }
@@ -275,17 +275,17 @@ Test(flow, settings_naming_an_id_twice_is_refused_at_submit) {
   for (size_t v = 0; v < 2; v++) {
     test_peer *client, *server;
     start_blocked_response(windowed_versions[v], 300000, &client, &server);
-    spdy_setting twice[] = {{SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 0x7fffffff},
-                            {SPDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, 10},
-                            {SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 1000}};
-    cr_assert_eq(spdy_submit_settings(client->session, 0, twice, 3), SPDY_ERR_INVALID_ARGUMENT);
-    cr_assert_eq(spdy_session_recv_window(client->session, 1), 0, "own window untouched");
-    cr_assert_eq(spdy_submit_settings(client->session, 0, twice, 2), 0);
+    speedy_setting twice[] = {{SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 0x7fffffff},
+                              {SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, 10},
+                              {SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 1000}};
+    cr_assert_eq(speedy_submit_settings(client->session, 0, twice, 3), SPEEDY_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(speedy_session_recv_window(client->session, 1), 0, "own window untouched");
+    cr_assert_eq(speedy_submit_settings(client->session, 0, twice, 2), 0);
     cr_assert_geq(test_move(client, server, 65536), 0);
-    cr_assert_eq(test_frames_count(server, 0, SPDY_FRAME_SETTINGS, -1), 1 + 1,
+    cr_assert_eq(test_frames_count(server, 0, SPEEDY_SPDY_FRAME_SETTINGS, -1), 1 + 1,
                  "only the accepted SETTINGS arrived (after the initial one)");
-    cr_assert_eq(spdy_session_send_window(server->session, 1), 0x7fffffff - 65536);
-    cr_assert_eq(spdy_session_recv_window(client->session, 1), 0x7fffffff - 65536);
+    cr_assert_eq(speedy_session_send_window(server->session, 1), 0x7fffffff - 65536);
+    cr_assert_eq(speedy_session_recv_window(client->session, 1), 0x7fffffff - 65536);
     delete_pair(client, server);
   }
 }
@@ -295,39 +295,39 @@ Test(flow, settings_naming_an_id_twice_is_refused_at_submit) {
  * refused at submit for it, and the receiver of the SETTINGS does not reset it. */
 Test(flow, settings_window_raise_spares_streams_finished_in_that_direction) {
   for (size_t v = 0; v < 2; v++) {
-    spdy_protocol protocol = windowed_versions[v];
-    test_peer *client = traced_peer(protocol, SPDY_ROLE_CLIENT, NULL);
-    test_peer *server = traced_peer(protocol, SPDY_ROLE_SERVER, NULL);
+    speedy_protocol protocol = windowed_versions[v];
+    test_peer *client = traced_peer(protocol, SPEEDY_ROLE_CLIENT, NULL);
+    test_peer *server = traced_peer(protocol, SPEEDY_ROLE_SERVER, NULL);
     /* A POST whose body waits: the server can open its window before the FIN. */
-    spdy_header request[] = {{":method", 7, "POST", 4},
-                             {":path", 5, "/up", 3},
-                             {":version", 8, "HTTP/1.1", 8},
-                             {":host", 5, "h", 1},
-                             {":scheme", 7, "https", 5}};
+    speedy_header request[] = {{":method", 7, "POST", 4},
+                               {":path", 5, "/up", 3},
+                               {":version", 8, "HTTP/1.1", 8},
+                               {":host", 5, "h", 1},
+                               {":scheme", 7, "https", 5}};
     test_body *body = test_peer_body(client, NULL, 100);
     body->defer_once = 1;
-    cr_assert_eq(spdy_submit_request(client->session, 3, request, 5, test_body_read, body, NULL),
+    cr_assert_eq(speedy_submit_request(client->session, 3, request, 5, test_body_read, body, NULL),
                  1);
     cr_assert_geq(test_pump(client, server, 65536), 0);
-    cr_assert_eq(spdy_submit_window_update(server->session, 1, 5000), 0);
+    cr_assert_eq(speedy_submit_window_update(server->session, 1, 5000), 0);
     server->flow_stream_window = 65536 + 5000;
     cr_assert_geq(test_pump(client, server, 65536), 0);
-    cr_assert_eq(spdy_session_resume_data(client->session, 1), 0);
+    cr_assert_eq(speedy_session_resume_data(client->session, 1), 0);
     cr_assert_geq(test_pump(client, server, 65536), 0);
     cr_assert(test_log_has(server, "dataend 1 len=100"), "server log:\n%s", server->log);
     /* Stream 1 is done client -> server: raising the initial window to 2^31-1 is fine. */
-    spdy_setting raise = {SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 0x7fffffff};
-    cr_assert_eq(spdy_submit_settings(server->session, 0, &raise, 1), 0);
+    speedy_setting raise = {SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 0x7fffffff};
+    cr_assert_eq(speedy_submit_settings(server->session, 0, &raise, 1), 0);
     server->flow_stream_window = 0x7fffffff;
     client->flow_allow_negative = 1;
     server->response_size = 300000;
     test_respond_default(server, 1);
-    if (protocol == SPDY_PROTOCOL_SPDY3_1)
-      cr_assert_eq(spdy_submit_window_update(client->session, 0, 1 * MiB), 0);
+    if (protocol == SPEEDY_PROTOCOL_SPDY3_1)
+      cr_assert_eq(speedy_submit_window_update(client->session, 0, 1 * MiB), 0);
     cr_assert_geq(test_pump(client, server, 65536), 0);
-    cr_assert_eq(test_frames_count(client, 1, SPDY_FRAME_RST_STREAM, -1), 0,
+    cr_assert_eq(test_frames_count(client, 1, SPEEDY_SPDY_FRAME_RST_STREAM, -1), 0,
                  "the client reset a stream it had finished sending on");
-    cr_assert_eq(test_frames_count(server, 1, SPDY_FRAME_RST_STREAM, -1), 0);
+    cr_assert_eq(test_frames_count(server, 1, SPEEDY_SPDY_FRAME_RST_STREAM, -1), 0);
     assert_body(client, 1, 300000, "response after the raise");
     delete_pair(client, server);
   }
@@ -335,14 +335,14 @@ Test(flow, settings_window_raise_spares_streams_finished_in_that_direction) {
 
 Test(flow, settings_window_applies_to_streams_opened_later) {
   for (size_t v = 0; v < 2; v++) {
-    spdy_options *options = new_options();
-    spdy_options_set_manual_flow_control(options, 1);
-    test_peer *client = traced_peer(windowed_versions[v], SPDY_ROLE_CLIENT, options);
-    test_peer *server = traced_peer(windowed_versions[v], SPDY_ROLE_SERVER, NULL);
+    speedy_options *options = new_options();
+    speedy_options_set_manual_flow_control(options, 1);
+    test_peer *client = traced_peer(windowed_versions[v], SPEEDY_ROLE_CLIENT, options);
+    test_peer *server = traced_peer(windowed_versions[v], SPEEDY_ROLE_SERVER, NULL);
     server->on_request = test_respond_default;
     server->response_size = 100000;
-    spdy_setting small = {SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 8192};
-    cr_assert_eq(spdy_submit_settings(client->session, 0, &small, 1), 0);
+    speedy_setting small = {SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 8192};
+    cr_assert_eq(speedy_submit_settings(client->session, 0, &small, 1), 0);
     client->flow_stream_window = 8192;
     cr_assert_geq(test_pump(client, server, 65536), 0);
     test_get(client, "/a", 3);
@@ -359,11 +359,11 @@ Test(flow, settings_window_applies_to_streams_opened_later) {
 
 /* v3.1 client with 1 MiB stream windows, manual flow control; two 200,000-byte answers. */
 static void start_session_limited(test_peer **client, test_peer **server) {
-  spdy_options *options = new_options();
-  spdy_options_set_manual_flow_control(options, 1);
-  spdy_options_set_stream_window(options, 1 * MiB);
-  *client = traced_peer(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, options);
-  *server = traced_peer(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_SERVER, NULL);
+  speedy_options *options = new_options();
+  speedy_options_set_manual_flow_control(options, 1);
+  speedy_options_set_stream_window(options, 1 * MiB);
+  *client = traced_peer(SPEEDY_PROTOCOL_SPDY3_1, SPEEDY_ROLE_CLIENT, options);
+  *server = traced_peer(SPEEDY_PROTOCOL_SPDY3_1, SPEEDY_ROLE_SERVER, NULL);
   (*client)->flow_stream_window = 1 * MiB;
   (*server)->on_request = test_respond_default;
   (*server)->response_size = 200000;
@@ -378,16 +378,16 @@ Test(flow, session_window_limits_streams_with_larger_windows_v31) {
   uint64_t sent = test_flow_of(server, 1)->data_sent + test_flow_of(server, 3)->data_sent;
   cr_assert_eq(sent, 65536, "server sent %llu, the session window is 65536",
                (unsigned long long)sent);
-  cr_assert_eq(spdy_session_send_window(server->session, 0), 0);
-  cr_assert_gt(spdy_session_send_window(server->session, 1), 1 * MiB - 65536 - 1);
-  cr_assert_gt(spdy_session_send_window(server->session, 3), 1 * MiB - 65536 - 1);
-  cr_assert_eq(spdy_session_want_write(server->session), 0, "blocked yet wants to write");
+  cr_assert_eq(speedy_session_send_window(server->session, 0), 0);
+  cr_assert_gt(speedy_session_send_window(server->session, 1), 1 * MiB - 65536 - 1);
+  cr_assert_gt(speedy_session_send_window(server->session, 3), 1 * MiB - 65536 - 1);
+  cr_assert_eq(speedy_session_want_write(server->session), 0, "blocked yet wants to write");
   size_t consumed1 = 0, consumed3 = 0;
   for (int i = 0;
        i < 1000 && (test_rx(client, 1)->len < 200000 || test_rx(client, 3)->len < 200000); i++) {
     size_t have1 = test_rx(client, 1)->len, have3 = test_rx(client, 3)->len;
-    if (have1 > consumed1) spdy_session_consume(client->session, 1, have1 - consumed1);
-    if (have3 > consumed3) spdy_session_consume(client->session, 3, have3 - consumed3);
+    if (have1 > consumed1) speedy_session_consume(client->session, 1, have1 - consumed1);
+    if (have3 > consumed3) speedy_session_consume(client->session, 3, have3 - consumed3);
     consumed1 = have1, consumed3 = have3;
     cr_assert_geq(test_pump(client, server, 65536), 0);
   }
@@ -401,47 +401,47 @@ Test(flow, session_window_limits_streams_with_larger_windows_v31) {
 Test(flow, window_update_on_stream_0_lets_exactly_its_delta_through_v31) {
   test_peer *client, *server;
   start_session_limited(&client, &server);
-  cr_assert_eq(spdy_submit_window_update(client->session, 0, 10000), 0);
+  cr_assert_eq(speedy_submit_window_update(client->session, 0, 10000), 0);
   cr_assert_geq(test_pump(client, server, 65536), 0);
   uint64_t sent = test_flow_of(server, 1)->data_sent + test_flow_of(server, 3)->data_sent;
   cr_assert_eq(sent, 65536 + 10000);
   cr_assert_eq(test_flow_of(server, 0)->wu_recv, 10000);
-  cr_assert_eq(test_frames_count(server, 0, SPDY_FRAME_WINDOW_UPDATE, 1), 0);
-  cr_assert_eq(test_frames_count(server, 0, SPDY_FRAME_WINDOW_UPDATE, 3), 0);
-  cr_assert_eq(spdy_session_send_window(server->session, 0), 0);
+  cr_assert_eq(test_frames_count(server, 0, SPEEDY_SPDY_FRAME_WINDOW_UPDATE, 1), 0);
+  cr_assert_eq(test_frames_count(server, 0, SPEEDY_SPDY_FRAME_WINDOW_UPDATE, 3), 0);
+  cr_assert_eq(speedy_session_send_window(server->session, 0), 0);
   assert_no_violation(client, "client");
   assert_no_violation(server, "server");
   delete_pair(client, server);
 }
 
 Test(flow, window_update_on_stream_0_is_refused_before_v31) {
-  test_peer *client = test_peer_new(SPDY_PROTOCOL_SPDY3, SPDY_ROLE_CLIENT, NULL);
-  cr_assert_eq(spdy_submit_window_update(client->session, 0, 1000), SPDY_ERR_INVALID_STATE);
-  cr_assert_lt(spdy_session_send_window(client->session, 0), 0, "v3 has no session window");
+  test_peer *client = test_peer_new(SPEEDY_PROTOCOL_SPDY3, SPEEDY_ROLE_CLIENT, NULL);
+  cr_assert_eq(speedy_submit_window_update(client->session, 0, 1000), SPEEDY_ERR_INVALID_STATE);
+  cr_assert_lt(speedy_session_send_window(client->session, 0), 0, "v3 has no session window");
   test_peer_del(client);
   cr_assert_eq(test_alloc_live(), 0);
 }
 
 Test(flow, session_window_option_widens_the_window_at_start_v31) {
-  spdy_options *options = new_options();
-  spdy_options_set_manual_flow_control(options, 1);
-  spdy_options_set_stream_window(options, 1 * MiB);
-  spdy_options_set_session_window(options, 1 * MiB);
-  test_peer *client = traced_peer(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, options);
-  test_peer *server = traced_peer(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_SERVER, NULL);
+  speedy_options *options = new_options();
+  speedy_options_set_manual_flow_control(options, 1);
+  speedy_options_set_stream_window(options, 1 * MiB);
+  speedy_options_set_session_window(options, 1 * MiB);
+  test_peer *client = traced_peer(SPEEDY_PROTOCOL_SPDY3_1, SPEEDY_ROLE_CLIENT, options);
+  test_peer *server = traced_peer(SPEEDY_PROTOCOL_SPDY3_1, SPEEDY_ROLE_SERVER, NULL);
   client->flow_stream_window = 1 * MiB;
   server->on_request = test_respond_default;
   server->response_size = 2 * MiB;
-  cr_assert_eq(spdy_session_recv_window(client->session, 0), 1 * MiB);
+  cr_assert_eq(speedy_session_recv_window(client->session, 0), 1 * MiB);
   test_get(client, "/big", 3);
   cr_assert_geq(test_pump(client, server, 65536), 0);
   cr_assert_eq(test_flow_of(client, 0)->wu_sent, 1 * MiB - 65536,
                "initial WINDOW_UPDATE on stream 0 of %llu",
                (unsigned long long)test_flow_of(client, 0)->wu_sent);
-  cr_assert_eq(test_frames_count(client, 1, SPDY_FRAME_WINDOW_UPDATE, 0), 1);
+  cr_assert_eq(test_frames_count(client, 1, SPEEDY_SPDY_FRAME_WINDOW_UPDATE, 0), 1);
   cr_assert_eq(test_flow_of(server, 1)->data_sent, 1 * MiB, "sent %llu",
                (unsigned long long)test_flow_of(server, 1)->data_sent);
-  cr_assert_eq(spdy_session_send_window(server->session, 0), 0);
+  cr_assert_eq(speedy_session_send_window(server->session, 0), 0);
   size_t consumed = 0;
   finish_manual(client, server, 1, 2 * MiB, &consumed);
   assert_no_violation(client, "client");
@@ -450,8 +450,8 @@ Test(flow, session_window_option_widens_the_window_at_start_v31) {
 }
 
 Test(flow, data_for_a_reset_stream_still_counts_and_is_credited_back_v31) {
-  test_peer *client = traced_peer(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, NULL);
-  test_peer *server = traced_peer(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_SERVER, NULL);
+  test_peer *client = traced_peer(SPEEDY_PROTOCOL_SPDY3_1, SPEEDY_ROLE_CLIENT, NULL);
+  test_peer *server = traced_peer(SPEEDY_PROTOCOL_SPDY3_1, SPEEDY_ROLE_SERVER, NULL);
   server->on_request = test_respond_default;
   server->response_size = 100000; /* more than the session window: the stream stays open */
   cr_assert_geq(test_pump(client, server, 65536), 0); /* settings */
@@ -461,8 +461,8 @@ Test(flow, data_for_a_reset_stream_still_counts_and_is_credited_back_v31) {
   size_t len;
   uint8_t *in_flight = test_drain(server, &len);
   cr_assert_gt(len, 65536);
-  cr_assert_eq(spdy_session_send_window(server->session, 0), 0);
-  cr_assert_eq(spdy_submit_rst(client->session, 1, SPDY_RST_CANCEL), 0);
+  cr_assert_eq(speedy_session_send_window(server->session, 0), 0);
+  cr_assert_eq(speedy_submit_rst(client->session, 1, SPEEDY_RST_CANCEL), 0);
   cr_assert_eq(test_feed(client, in_flight, len, 1400), (int64_t)len);
   free(in_flight);
   cr_assert_eq(test_flow_of(client, 0)->data_recv, 65536);
@@ -471,9 +471,9 @@ Test(flow, data_for_a_reset_stream_still_counts_and_is_credited_back_v31) {
   cr_assert_geq(test_pump(client, server, 65536), 0);
   cr_assert_eq(test_flow_of(client, 0)->wu_sent, 65536, "credited %llu",
                (unsigned long long)test_flow_of(client, 0)->wu_sent);
-  cr_assert_eq(test_frames_count(client, 1, SPDY_FRAME_WINDOW_UPDATE, 1), 0);
-  cr_assert_eq(spdy_session_send_window(server->session, 0), 65536);
-  cr_assert_eq(spdy_session_recv_window(client->session, 0), 65536);
+  cr_assert_eq(test_frames_count(client, 1, SPEEDY_SPDY_FRAME_WINDOW_UPDATE, 1), 0);
+  cr_assert_eq(speedy_session_send_window(server->session, 0), 65536);
+  cr_assert_eq(speedy_session_recv_window(client->session, 0), 65536);
   cr_assert(test_log_has(server, "close 1 CANCEL"), "server log:\n%s", server->log);
   /* Had the dead bytes not been credited, this answer would stall at a zero window. */
   cr_assert_eq(test_get(client, "/b", 3), 3);
@@ -491,13 +491,13 @@ Test(flow, manual_flow_control_sends_no_window_update_until_consumed) {
     test_peer *client, *server;
     start_blocked_response(windowed_versions[v], 200000, &client, &server);
     cr_assert_eq(test_rx(client, 1)->len, 65536);
-    cr_assert_eq(spdy_session_recv_window(client->session, 1), 0);
-    cr_assert_eq(spdy_session_want_write(client->session), 0);
+    cr_assert_eq(speedy_session_recv_window(client->session, 1), 0);
+    cr_assert_eq(speedy_session_want_write(client->session), 0);
     cr_assert_eq(test_pump(client, server, 65536), 0, "bytes moved without credit");
-    cr_assert_eq(spdy_session_consume(client->session, 1, 65536), 0);
-    cr_assert_eq(spdy_session_want_write(client->session), 1);
+    cr_assert_eq(speedy_session_consume(client->session, 1, 65536), 0);
+    cr_assert_eq(speedy_session_want_write(client->session), 1);
     cr_assert_geq(test_pump(client, server, 65536), 0);
-    cr_assert_geq(test_frames_count(client, 1, SPDY_FRAME_WINDOW_UPDATE, 1), 1);
+    cr_assert_geq(test_frames_count(client, 1, SPEEDY_SPDY_FRAME_WINDOW_UPDATE, 1), 1);
     cr_assert_eq(test_flow_of(client, 1)->wu_sent, 65536);
     cr_assert_eq(test_rx(client, 1)->len, 2 * 65536);
     size_t consumed = 65536;
@@ -509,8 +509,8 @@ Test(flow, manual_flow_control_sends_no_window_update_until_consumed) {
 }
 
 Test(flow, consume_is_refused_without_manual_flow_control) {
-  test_peer *client = test_peer_new(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, NULL);
-  cr_assert_eq(spdy_session_consume(client->session, 1, 100), SPDY_ERR_INVALID_STATE);
+  test_peer *client = test_peer_new(SPEEDY_PROTOCOL_SPDY3_1, SPEEDY_ROLE_CLIENT, NULL);
+  cr_assert_eq(speedy_session_consume(client->session, 1, 100), SPEEDY_ERR_INVALID_STATE);
   test_peer_del(client);
   cr_assert_eq(test_alloc_live(), 0);
 }
@@ -519,7 +519,7 @@ Test(flow, consume_is_refused_without_manual_flow_control) {
  * them); stream 0 is the v3.1 session window. */
 static int32_t seen_update_stream = -1;
 static uint32_t seen_update_delta;
-static int record_window_update(spdy_session *s, int32_t stream_id, uint32_t delta, void *user) {
+static int record_window_update(speedy_session *s, int32_t stream_id, uint32_t delta, void *user) {
   (void)s, (void)user;
   seen_update_stream = stream_id;
   seen_update_delta = delta;
@@ -527,36 +527,36 @@ static int record_window_update(spdy_session *s, int32_t stream_id, uint32_t del
 }
 
 Test(flow, window_update_callback_reports_stream_and_delta_v31) {
-  spdy_options *options;
-  cr_assert_eq(spdy_options_new(&options), 0);
+  speedy_options *options;
+  cr_assert_eq(speedy_options_new(&options), 0);
   test_alloc_install(options);
-  spdy_callbacks *callbacks;
-  cr_assert_eq(spdy_callbacks_new(&callbacks), 0);
-  spdy_callbacks_set_on_window_update(callbacks, record_window_update);
-  spdy_session *client;
-  cr_assert_eq(
-      spdy_session_new(&client, SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, callbacks, options, NULL),
-      0);
-  spdy_header request[] = {{":method", 7, "POST", 4},
-                           {":path", 5, "/", 1},
-                           {":version", 8, "HTTP/1.1", 8},
-                           {":host", 5, "h", 1},
-                           {":scheme", 7, "https", 5}};
+  speedy_callbacks *callbacks;
+  cr_assert_eq(speedy_callbacks_new(&callbacks), 0);
+  speedy_callbacks_set_on_window_update(callbacks, record_window_update);
+  speedy_session *client;
+  cr_assert_eq(speedy_session_new(&client, SPEEDY_PROTOCOL_SPDY3_1, SPEEDY_ROLE_CLIENT, callbacks,
+                                  options, NULL),
+               0);
+  speedy_header request[] = {{":method", 7, "POST", 4},
+                             {":path", 5, "/", 1},
+                             {":version", 8, "HTTP/1.1", 8},
+                             {":host", 5, "h", 1},
+                             {":scheme", 7, "https", 5}};
   test_body body = {.data = NULL, .len = 10};
-  int32_t id = spdy_submit_request(client, 3, request, 5, test_body_read, &body, NULL);
+  int32_t id = speedy_submit_request(client, 3, request, 5, test_body_read, &body, NULL);
   cr_assert_eq(id, 1);
   uint8_t frame[16];
   size_t n = spdy_frame_encode_window_update(frame, 3, id, 1000);
-  cr_assert_eq(spdy_session_recv(client, frame, n), (int64_t)n);
+  cr_assert_eq(speedy_session_recv(client, frame, n), (int64_t)n);
   cr_assert_eq(seen_update_stream, 1);
   cr_assert_eq(seen_update_delta, 1000);
-  cr_assert_eq(spdy_session_send_window(client, 1), 65536 + 1000);
+  cr_assert_eq(speedy_session_send_window(client, 1), 65536 + 1000);
   n = spdy_frame_encode_window_update(frame, 3, 0, 5000);
-  cr_assert_eq(spdy_session_recv(client, frame, n), (int64_t)n);
+  cr_assert_eq(speedy_session_recv(client, frame, n), (int64_t)n);
   cr_assert_eq(seen_update_stream, 0);
   cr_assert_eq(seen_update_delta, 5000);
-  spdy_session_del(client);
-  spdy_callbacks_del(callbacks);
-  spdy_options_del(options);
+  speedy_session_del(client);
+  speedy_callbacks_del(callbacks);
+  speedy_options_del(options);
   cr_assert_eq(test_alloc_live(), 0);
 }

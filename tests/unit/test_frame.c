@@ -48,7 +48,7 @@ Test(frame_hd, control_frame_header_yields_version_type_flags_length) {
   spdy_frame_hd_decode(in, &hd);
   cr_assert(hd.is_control);
   cr_assert_eq(hd.version, 3);
-  cr_assert_eq(hd.type, SPDY_FRAME_SYN_STREAM);
+  cr_assert_eq(hd.type, SPEEDY_SPDY_FRAME_SYN_STREAM);
   cr_assert_eq(hd.flags, SPDY_FLAG_FIN);
   cr_assert_eq(hd.length, 10);
   cr_assert_eq(hd.stream_id, 0, "control frames carry no stream id in the header");
@@ -60,7 +60,7 @@ Test(frame_hd, data_frame_header_yields_stream_id_flags_length) {
   spdy_frame_hd_decode(in, &hd);
   cr_assert_not(hd.is_control);
   cr_assert_eq(hd.stream_id, 0x103);
-  cr_assert_eq(hd.type, SPDY_FRAME_DATA);
+  cr_assert_eq(hd.type, SPEEDY_SPDY_FRAME_DATA);
   cr_assert_eq(hd.flags, SPDY_FLAG_FIN);
   cr_assert_eq(hd.length, 0x010203);
 }
@@ -90,8 +90,8 @@ Test(frame_hd, length_uses_all_24_bits) {
 
 Test(frame_hd, control_header_encodes_to_spec_bytes) {
   uint8_t out[8];
-  spdy_frame_hd_encode_control(out, 2, SPDY_FRAME_SETTINGS, SPDY_SETTINGS_FLAG_CLEAR_SETTINGS,
-                               0x0a0b0c);
+  spdy_frame_hd_encode_control(out, 2, SPEEDY_SPDY_FRAME_SETTINGS,
+                               SPEEDY_SPDY_SETTINGS_FLAG_CLEAR_SETTINGS, 0x0a0b0c);
   const uint8_t expected[8] = {0x80, 0x02, 0x00, 0x04, 0x01, 0x0a, 0x0b, 0x0c};
   cr_assert_arr_eq(out, expected, 8);
 }
@@ -163,7 +163,7 @@ Test(syn_stream, round_trips_every_priority_in_v2_and_v3) {
                                                      SPDY_MAX_STREAM_ID, 7, priority, sizeof block);
       cr_assert_eq(n, SPDY_FRAME_HEADER_LEN + SPDY_SYN_STREAM_FIXED_LEN);
       memcpy(frame + n, block, sizeof block);
-      expect_control_header(frame, n + sizeof block, version, SPDY_FRAME_SYN_STREAM);
+      expect_control_header(frame, n + sizeof block, version, SPEEDY_SPDY_FRAME_SYN_STREAM);
       cr_assert_eq(frame[4], SPDY_FLAG_UNIDIRECTIONAL);
       spdy_syn_stream s;
       cr_assert_eq(spdy_frame_decode_syn_stream(version, frame + 8, n - 8 + sizeof block, &s), 0);
@@ -191,7 +191,7 @@ Test(syn_stream, rejects_every_truncated_length) {
     for (size_t len = 0; len < sizeof payload; len++) {
       uint8_t *in = exact_copy(payload, len);
       spdy_syn_stream s;
-      cr_assert_eq(spdy_frame_decode_syn_stream(versions[v], in, len, &s), SPDY_ERR_PROTOCOL,
+      cr_assert_eq(spdy_frame_decode_syn_stream(versions[v], in, len, &s), SPEEDY_ERR_PROTOCOL,
                    "v%d: a %zu-byte SYN_STREAM was accepted", versions[v], len);
       free(in);
     }
@@ -223,7 +223,7 @@ Test(stream_headers, v3_headers_block_follows_stream_id) {
 }
 
 Test(stream_headers, syn_reply_and_headers_round_trip_in_v2_and_v3) {
-  const int types[] = {SPDY_FRAME_SYN_REPLY, SPDY_FRAME_HEADERS};
+  const int types[] = {SPEEDY_SPDY_FRAME_SYN_REPLY, SPEEDY_SPDY_FRAME_HEADERS};
   const uint8_t block[] = {9, 8, 7};
   for (size_t v = 0; v < N_VERSIONS; v++) {
     for (size_t t = 0; t < 2; t++) {
@@ -239,7 +239,7 @@ Test(stream_headers, syn_reply_and_headers_round_trip_in_v2_and_v3) {
       cr_assert_eq(frame[4], SPDY_FLAG_FIN);
       spdy_stream_headers h;
       size_t len = n - 8 + sizeof block;
-      int rc = types[t] == SPDY_FRAME_SYN_REPLY
+      int rc = types[t] == SPEEDY_SPDY_FRAME_SYN_REPLY
                    ? spdy_frame_decode_syn_reply(version, frame + 8, len, &h)
                    : spdy_frame_decode_headers(version, frame + 8, len, &h);
       cr_assert_eq(rc, 0);
@@ -258,9 +258,9 @@ Test(stream_headers, rejects_every_truncated_length) {
     for (size_t len = 0; len < fixed; len++) {
       uint8_t *in = exact_copy(payload, len);
       spdy_stream_headers h;
-      cr_assert_eq(spdy_frame_decode_syn_reply(version, in, len, &h), SPDY_ERR_PROTOCOL,
+      cr_assert_eq(spdy_frame_decode_syn_reply(version, in, len, &h), SPEEDY_ERR_PROTOCOL,
                    "v%d: %zu-byte SYN_REPLY accepted", version, len);
-      cr_assert_eq(spdy_frame_decode_headers(version, in, len, &h), SPDY_ERR_PROTOCOL,
+      cr_assert_eq(spdy_frame_decode_headers(version, in, len, &h), SPEEDY_ERR_PROTOCOL,
                    "v%d: %zu-byte HEADERS accepted", version, len);
       free(in);
     }
@@ -273,7 +273,7 @@ Test(rst_stream, v3_cancel_of_stream_1_matches_spec_bytes) {
   const uint8_t wire[16] = {0x80, 0x03, 0x00, 0x03, 0x00, 0x00, 0x00, 0x08,
                             0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x05};
   uint8_t out[16];
-  cr_assert_eq(spdy_frame_encode_rst_stream(out, 3, 1, SPDY_RST_CANCEL), sizeof wire);
+  cr_assert_eq(spdy_frame_encode_rst_stream(out, 3, 1, SPEEDY_RST_CANCEL), sizeof wire);
   cr_assert_arr_eq(out, wire, sizeof wire);
 
   uint8_t *in = exact_copy(wire + 8, 8);
@@ -281,7 +281,7 @@ Test(rst_stream, v3_cancel_of_stream_1_matches_spec_bytes) {
   uint32_t status = 0;
   cr_assert_eq(spdy_frame_decode_rst_stream(in, 8, &stream_id, &status), 0);
   cr_assert_eq(stream_id, 1);
-  cr_assert_eq(status, SPDY_RST_CANCEL);
+  cr_assert_eq(status, SPEEDY_RST_CANCEL);
   free(in);
 }
 
@@ -289,13 +289,13 @@ Test(rst_stream, round_trips_in_v2_and_v3) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
     uint8_t frame[16];
     size_t n = spdy_frame_encode_rst_stream(frame, versions[v], SPDY_MAX_STREAM_ID,
-                                            SPDY_RST_FLOW_CONTROL_ERROR);
-    expect_control_header(frame, n, versions[v], SPDY_FRAME_RST_STREAM);
+                                            SPEEDY_RST_FLOW_CONTROL_ERROR);
+    expect_control_header(frame, n, versions[v], SPEEDY_SPDY_FRAME_RST_STREAM);
     int32_t stream_id;
     uint32_t status;
     cr_assert_eq(spdy_frame_decode_rst_stream(frame + 8, n - 8, &stream_id, &status), 0);
     cr_assert_eq(stream_id, SPDY_MAX_STREAM_ID);
-    cr_assert_eq(status, SPDY_RST_FLOW_CONTROL_ERROR);
+    cr_assert_eq(status, SPEEDY_RST_FLOW_CONTROL_ERROR);
   }
 }
 
@@ -314,7 +314,7 @@ Test(rst_stream, rejects_every_length_but_8) {
     uint8_t *in = exact_copy(payload, len);
     int32_t stream_id = 77;
     uint32_t status = 77;
-    cr_assert_eq(spdy_frame_decode_rst_stream(in, len, &stream_id, &status), SPDY_ERR_PROTOCOL,
+    cr_assert_eq(spdy_frame_decode_rst_stream(in, len, &stream_id, &status), SPEEDY_ERR_PROTOCOL,
                  "%zu-byte RST_STREAM accepted", len);
     cr_assert(stream_id == 77 && status == 77, "outputs written on error");
     free(in);
@@ -331,10 +331,10 @@ Test(settings, v2_entry_id_is_little_endian_then_flags) {
   uint32_t count = 0;
   cr_assert_eq(spdy_frame_decode_settings(in, sizeof payload, &count), 0);
   cr_assert_eq(count, 1);
-  spdy_setting s;
+  speedy_setting s;
   spdy_frame_settings_entry(2, in, 0, &s);
-  cr_assert_eq(s.id, SPDY_SETTINGS_MAX_CONCURRENT_STREAMS, "got id 0x%x", s.id);
-  cr_assert_eq(s.flags, SPDY_SETTINGS_FLAG_PERSIST_VALUE);
+  cr_assert_eq(s.id, SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS, "got id 0x%x", s.id);
+  cr_assert_eq(s.flags, SPEEDY_SPDY_SETTINGS_FLAG_PERSIST_VALUE);
   cr_assert_eq(s.value, 100);
   free(in);
 }
@@ -347,17 +347,17 @@ Test(settings, v3_entry_is_flags_then_big_endian_id) {
   uint32_t count = 0;
   cr_assert_eq(spdy_frame_decode_settings(in, sizeof payload, &count), 0);
   cr_assert_eq(count, 1);
-  spdy_setting s;
+  speedy_setting s;
   spdy_frame_settings_entry(3, in, 0, &s);
-  cr_assert_eq(s.id, SPDY_SETTINGS_INITIAL_WINDOW_SIZE, "got id 0x%x", s.id);
-  cr_assert_eq(s.flags, SPDY_SETTINGS_FLAG_PERSISTED);
+  cr_assert_eq(s.id, SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE, "got id 0x%x", s.id);
+  cr_assert_eq(s.flags, SPEEDY_SPDY_SETTINGS_FLAG_PERSISTED);
   cr_assert_eq(s.value, 65536);
   free(in);
 }
 
 Test(settings, encoder_writes_v2_and_v3_entry_layouts) {
-  const spdy_setting one = {SPDY_SETTINGS_MAX_CONCURRENT_STREAMS, SPDY_SETTINGS_FLAG_PERSIST_VALUE,
-                            100};
+  const speedy_setting one = {SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS,
+                              SPEEDY_SPDY_SETTINGS_FLAG_PERSIST_VALUE, 100};
   uint8_t v2[20], v3[20];
   cr_assert_eq(spdy_frame_encode_settings(v2, 2, 0, &one, 1), 20);
   cr_assert_eq(spdy_frame_encode_settings(v3, 3, 0, &one, 1), 20);
@@ -369,22 +369,22 @@ Test(settings, encoder_writes_v2_and_v3_entry_layouts) {
 
 Test(settings, round_trip_in_v2_and_v3_keeps_every_id_byte) {
   /* 0x123456 tells every byte order apart. */
-  const spdy_setting in[3] = {
-      {SPDY_SETTINGS_UPLOAD_BANDWIDTH, 0, 1},
-      {0x123456, SPDY_SETTINGS_FLAG_PERSISTED, 0xdeadbeef},
-      {SPDY_SETTINGS_CLIENT_CERTIFICATE_VECTOR_SIZE, SPDY_SETTINGS_FLAG_PERSIST_VALUE, 0}};
+  const speedy_setting in[3] = {
+      {SPEEDY_SETTINGS_UPLOAD_BANDWIDTH, 0, 1},
+      {0x123456, SPEEDY_SPDY_SETTINGS_FLAG_PERSISTED, 0xdeadbeef},
+      {SPEEDY_SETTINGS_CLIENT_CERTIFICATE_VECTOR_SIZE, SPEEDY_SPDY_SETTINGS_FLAG_PERSIST_VALUE, 0}};
   for (size_t v = 0; v < N_VERSIONS; v++) {
     uint8_t frame[64];
-    size_t n =
-        spdy_frame_encode_settings(frame, versions[v], SPDY_SETTINGS_FLAG_CLEAR_SETTINGS, in, 3);
+    size_t n = spdy_frame_encode_settings(frame, versions[v],
+                                          SPEEDY_SPDY_SETTINGS_FLAG_CLEAR_SETTINGS, in, 3);
     cr_assert_eq(n, 8 + 4 + 8 * 3);
-    expect_control_header(frame, n, versions[v], SPDY_FRAME_SETTINGS);
-    cr_assert_eq(frame[4], SPDY_SETTINGS_FLAG_CLEAR_SETTINGS);
+    expect_control_header(frame, n, versions[v], SPEEDY_SPDY_FRAME_SETTINGS);
+    cr_assert_eq(frame[4], SPEEDY_SPDY_SETTINGS_FLAG_CLEAR_SETTINGS);
     uint32_t count;
     cr_assert_eq(spdy_frame_decode_settings(frame + 8, n - 8, &count), 0);
     cr_assert_eq(count, 3);
     for (uint32_t i = 0; i < count; i++) {
-      spdy_setting out;
+      speedy_setting out;
       spdy_frame_settings_entry(versions[v], frame + 8, i, &out);
       cr_assert_eq(out.id, in[i].id, "v%d entry %u: id 0x%x came back as 0x%x", versions[v], i,
                    in[i].id, out.id);
@@ -397,7 +397,7 @@ Test(settings, round_trip_in_v2_and_v3_keeps_every_id_byte) {
 Test(settings, empty_frame_has_count_0_and_length_4) {
   uint8_t frame[12];
   cr_assert_eq(spdy_frame_encode_settings(frame, 3, 0, NULL, 0), 12);
-  expect_control_header(frame, 12, 3, SPDY_FRAME_SETTINGS);
+  expect_control_header(frame, 12, 3, SPEEDY_SPDY_FRAME_SETTINGS);
   uint8_t *in = exact_copy(frame + 8, 4);
   uint32_t count = 99;
   cr_assert_eq(spdy_frame_decode_settings(in, 4, &count), 0);
@@ -406,13 +406,13 @@ Test(settings, empty_frame_has_count_0_and_length_4) {
 }
 
 Test(settings, rejects_every_truncated_length) {
-  const spdy_setting two[2] = {{4, 0, 100}, {7, 0, 65536}};
+  const speedy_setting two[2] = {{4, 0, 100}, {7, 0, 65536}};
   uint8_t frame[28];
   size_t n = spdy_frame_encode_settings(frame, 3, 0, two, 2);
   for (size_t len = 0; len < n - 8; len++) {
     uint8_t *in = exact_copy(frame + 8, len);
     uint32_t count = 77;
-    cr_assert_eq(spdy_frame_decode_settings(in, len, &count), SPDY_ERR_PROTOCOL,
+    cr_assert_eq(spdy_frame_decode_settings(in, len, &count), SPEEDY_ERR_PROTOCOL,
                  "%zu-byte SETTINGS with count 2 accepted", len);
     cr_assert_eq(count, 77, "count written on error");
     free(in);
@@ -424,7 +424,7 @@ Test(settings, rejects_count_larger_than_entries) {
                                0x00, 0x04, 0x00, 0x00, 0x00, 0x64};
   uint8_t *in = exact_copy(payload, sizeof payload);
   uint32_t count;
-  cr_assert_eq(spdy_frame_decode_settings(in, sizeof payload, &count), SPDY_ERR_PROTOCOL);
+  cr_assert_eq(spdy_frame_decode_settings(in, sizeof payload, &count), SPEEDY_ERR_PROTOCOL);
   free(in);
 }
 
@@ -432,14 +432,14 @@ Test(settings, rejects_bytes_beyond_the_counted_entries) {
   const uint8_t payload[20] = {0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00,
                                0x00, 0x64, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x01};
   uint32_t count;
-  cr_assert_eq(spdy_frame_decode_settings(payload, sizeof payload, &count), SPDY_ERR_PROTOCOL);
+  cr_assert_eq(spdy_frame_decode_settings(payload, sizeof payload, &count), SPEEDY_ERR_PROTOCOL);
 }
 
 Test(settings, rejects_a_partial_entry) {
   const uint8_t payload[11] = {0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00};
   uint8_t *in = exact_copy(payload, sizeof payload);
   uint32_t count;
-  cr_assert_eq(spdy_frame_decode_settings(in, sizeof payload, &count), SPDY_ERR_PROTOCOL);
+  cr_assert_eq(spdy_frame_decode_settings(in, sizeof payload, &count), SPEEDY_ERR_PROTOCOL);
   free(in);
 }
 
@@ -452,9 +452,9 @@ Test(settings, rejects_counts_whose_size_wraps_in_32_bits) {
   const uint8_t max_count[12] = {0xff, 0xff, 0xff, 0xff, 0x00, 0x00,
                                  0x00, 0x04, 0x00, 0x00, 0x00, 0x64};
   uint32_t count = 77;
-  cr_assert_eq(spdy_frame_decode_settings(zero_entries, 4, &count), SPDY_ERR_PROTOCOL);
-  cr_assert_eq(spdy_frame_decode_settings(one_entry, 12, &count), SPDY_ERR_PROTOCOL);
-  cr_assert_eq(spdy_frame_decode_settings(max_count, 12, &count), SPDY_ERR_PROTOCOL);
+  cr_assert_eq(spdy_frame_decode_settings(zero_entries, 4, &count), SPEEDY_ERR_PROTOCOL);
+  cr_assert_eq(spdy_frame_decode_settings(one_entry, 12, &count), SPEEDY_ERR_PROTOCOL);
+  cr_assert_eq(spdy_frame_decode_settings(max_count, 12, &count), SPEEDY_ERR_PROTOCOL);
   cr_assert_eq(count, 77);
 }
 
@@ -468,7 +468,8 @@ Test(noop, encodes_as_v2_type_5_with_empty_payload) {
   cr_assert_arr_eq(b.data, expected, 8);
   spdy_frame_hd hd;
   spdy_frame_hd_decode(b.data, &hd);
-  cr_assert(hd.is_control && hd.version == 2 && hd.type == SPDY_FRAME_NOOP && hd.length == 0);
+  cr_assert(hd.is_control && hd.version == 2 && hd.type == SPEEDY_SPDY_FRAME_NOOP &&
+            hd.length == 0);
   raw_buf_free(&b);
 }
 
@@ -476,7 +477,7 @@ Test(ping, v2_spec_bytes_decode) {
   const uint8_t wire[12] = {0x80, 0x02, 0x00, 0x06, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x01};
   spdy_frame_hd hd;
   spdy_frame_hd_decode(wire, &hd);
-  cr_assert(hd.is_control && hd.version == 2 && hd.type == SPDY_FRAME_PING);
+  cr_assert(hd.is_control && hd.version == 2 && hd.type == SPEEDY_SPDY_FRAME_PING);
   uint8_t *in = exact_copy(wire + 8, hd.length);
   uint32_t id = 0;
   cr_assert_eq(spdy_frame_decode_ping(in, hd.length, &id), 0);
@@ -489,7 +490,7 @@ Test(ping, round_trips_all_32_bits_in_v2_and_v3) {
     uint8_t frame[12];
     size_t n = spdy_frame_encode_ping(frame, versions[v], 0xfedcba98);
     cr_assert_eq(n, 12);
-    expect_control_header(frame, n, versions[v], SPDY_FRAME_PING);
+    expect_control_header(frame, n, versions[v], SPEEDY_SPDY_FRAME_PING);
     uint32_t id;
     cr_assert_eq(spdy_frame_decode_ping(frame + 8, 4, &id), 0);
     cr_assert_eq(id, 0xfedcba98, "ping id must keep its high bit: got 0x%x", id);
@@ -502,8 +503,8 @@ Test(ping, rejects_every_length_but_4) {
     if (len == 4) continue;
     uint8_t *in = exact_copy(payload, len);
     uint32_t id = 77;
-    cr_assert_eq(spdy_frame_decode_ping(in, len, &id), SPDY_ERR_PROTOCOL, "%zu-byte PING accepted",
-                 len);
+    cr_assert_eq(spdy_frame_decode_ping(in, len, &id), SPEEDY_ERR_PROTOCOL,
+                 "%zu-byte PING accepted", len);
     cr_assert_eq(id, 77);
     free(in);
   }
@@ -519,21 +520,21 @@ Test(goaway, v3_spec_bytes_carry_last_good_id_and_status) {
   uint32_t status;
   cr_assert_eq(spdy_frame_decode_goaway(3, in, 8, &last_good_id, &status), 0);
   cr_assert_eq(last_good_id, 9, "X bit must be masked");
-  cr_assert_eq(status, SPDY_GOAWAY_PROTOCOL_ERROR);
+  cr_assert_eq(status, SPEEDY_GOAWAY_PROTOCOL_ERROR);
   free(in);
 }
 
 Test(goaway, v2_spec_bytes_carry_last_good_id_only) {
   const uint8_t wire[12] = {0x80, 0x02, 0x00, 0x07, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x0b};
   uint8_t out[12];
-  cr_assert_eq(spdy_frame_encode_goaway(out, 2, 11, SPDY_GOAWAY_PROTOCOL_ERROR), 12);
+  cr_assert_eq(spdy_frame_encode_goaway(out, 2, 11, SPEEDY_GOAWAY_PROTOCOL_ERROR), 12);
   cr_assert_arr_eq(out, wire, 12, "v2 GOAWAY has no status field");
   uint8_t *in = exact_copy(wire + 8, 4);
   int32_t last_good_id;
   uint32_t status = 77;
   cr_assert_eq(spdy_frame_decode_goaway(2, in, 4, &last_good_id, &status), 0);
   cr_assert_eq(last_good_id, 11);
-  cr_assert_eq(status, SPDY_GOAWAY_OK);
+  cr_assert_eq(status, SPEEDY_GOAWAY_OK);
   free(in);
 }
 
@@ -544,7 +545,7 @@ Test(goaway, v2_accepts_8_bytes_from_peers_that_add_a_status) {
   uint32_t status;
   cr_assert_eq(spdy_frame_decode_goaway(2, in, 8, &last_good_id, &status), 0);
   cr_assert_eq(last_good_id, 3);
-  cr_assert_eq(status, SPDY_GOAWAY_OK, "SPDY/2 GOAWAY reports OK");
+  cr_assert_eq(status, SPEEDY_GOAWAY_OK, "SPDY/2 GOAWAY reports OK");
   free(in);
 }
 
@@ -553,15 +554,15 @@ Test(goaway, round_trips_in_v2_and_v3) {
     int version = versions[v];
     uint8_t frame[16];
     size_t n =
-        spdy_frame_encode_goaway(frame, version, SPDY_MAX_STREAM_ID, SPDY_GOAWAY_INTERNAL_ERROR);
+        spdy_frame_encode_goaway(frame, version, SPDY_MAX_STREAM_ID, SPEEDY_GOAWAY_INTERNAL_ERROR);
     cr_assert_eq(n, version == 2 ? 12u : 16u);
-    expect_control_header(frame, n, version, SPDY_FRAME_GOAWAY);
+    expect_control_header(frame, n, version, SPEEDY_SPDY_FRAME_GOAWAY);
     int32_t last_good_id;
     uint32_t status;
     cr_assert_eq(spdy_frame_decode_goaway(version, frame + 8, n - 8, &last_good_id, &status), 0);
     cr_assert_eq(last_good_id, SPDY_MAX_STREAM_ID);
-    cr_assert_eq(status,
-                 version == 2 ? (uint32_t)SPDY_GOAWAY_OK : (uint32_t)SPDY_GOAWAY_INTERNAL_ERROR);
+    cr_assert_eq(status, version == 2 ? (uint32_t)SPEEDY_GOAWAY_OK
+                                      : (uint32_t)SPEEDY_GOAWAY_INTERNAL_ERROR);
   }
 }
 
@@ -573,9 +574,9 @@ Test(goaway, rejects_wrong_lengths_in_v2_and_v3) {
     uint32_t status = 77;
     int rc2 = spdy_frame_decode_goaway(2, in, len, &last_good_id, &status);
     int rc3 = spdy_frame_decode_goaway(3, in, len, &last_good_id, &status);
-    cr_assert_eq(rc2, (len == 4 || len == 8) ? 0 : SPDY_ERR_PROTOCOL, "v2 %zu-byte GOAWAY: got %d",
-                 len, rc2);
-    cr_assert_eq(rc3, len == 8 ? 0 : SPDY_ERR_PROTOCOL, "v3 %zu-byte GOAWAY: got %d", len, rc3);
+    cr_assert_eq(rc2, (len == 4 || len == 8) ? 0 : SPEEDY_ERR_PROTOCOL,
+                 "v2 %zu-byte GOAWAY: got %d", len, rc2);
+    cr_assert_eq(rc3, len == 8 ? 0 : SPEEDY_ERR_PROTOCOL, "v3 %zu-byte GOAWAY: got %d", len, rc3);
     free(in);
   }
 }
@@ -599,7 +600,7 @@ Test(window_update, round_trips_in_v2_and_v3_and_writes_length_8) {
     uint8_t frame[16];
     size_t n = spdy_frame_encode_window_update(frame, versions[v], 0, SPDY_MAX_WINDOW);
     cr_assert_eq(n, 16);
-    expect_control_header(frame, n, versions[v], SPDY_FRAME_WINDOW_UPDATE);
+    expect_control_header(frame, n, versions[v], SPEEDY_SPDY_FRAME_WINDOW_UPDATE);
     cr_assert_eq(frame[12] & 0x80, 0, "reserved bit of the delta must be 0");
     int32_t stream_id = -1;
     uint32_t delta;
@@ -616,7 +617,7 @@ Test(window_update, rejects_every_length_but_8) {
     uint8_t *in = exact_copy(payload, len);
     int32_t stream_id = 77;
     uint32_t delta = 77;
-    cr_assert_eq(spdy_frame_decode_window_update(in, len, &stream_id, &delta), SPDY_ERR_PROTOCOL,
+    cr_assert_eq(spdy_frame_decode_window_update(in, len, &stream_id, &delta), SPEEDY_ERR_PROTOCOL,
                  "%zu-byte WINDOW_UPDATE accepted", len);
     cr_assert(stream_id == 77 && delta == 77);
     free(in);
@@ -650,7 +651,7 @@ Test(credential, round_trips_a_chain_of_three_certificates) {
   const uint8_t *frame = built.data;
   size_t n = built.len;
   cr_assert_eq(n, 8 + 2 + 4 + 5 + (4 + 3) + (4 + 1) + (4 + 4));
-  expect_control_header(frame, n, 3, SPDY_FRAME_CREDENTIAL);
+  expect_control_header(frame, n, 3, SPEEDY_SPDY_FRAME_CREDENTIAL);
   uint8_t *in = exact_copy(frame + 8, n - 8);
   spdy_credential c;
   cr_assert_eq(spdy_frame_decode_credential(in, n - 8, &c), 0);
@@ -668,7 +669,7 @@ Test(credential, rejects_every_truncated_length) {
     spdy_credential c;
     memset(&c, 0x5a, sizeof c);
     spdy_credential before = c;
-    cr_assert_eq(spdy_frame_decode_credential(in, len, &c), SPDY_ERR_PROTOCOL,
+    cr_assert_eq(spdy_frame_decode_credential(in, len, &c), SPEEDY_ERR_PROTOCOL,
                  "%zu-byte CREDENTIAL accepted", len);
     cr_assert(memcmp(&c, &before, sizeof c) == 0, "output written on error");
     free(in);
@@ -683,7 +684,7 @@ Test(credential, rejects_proof_length_past_the_payload) {
     spdy_put_u32(payload + 2, lies[i]);
     uint8_t *in = exact_copy(payload, sizeof payload);
     spdy_credential c;
-    cr_assert_eq(spdy_frame_decode_credential(in, sizeof payload, &c), SPDY_ERR_PROTOCOL,
+    cr_assert_eq(spdy_frame_decode_credential(in, sizeof payload, &c), SPEEDY_ERR_PROTOCOL,
                  "proof length 0x%x accepted", lies[i]);
     free(in);
   }
@@ -697,7 +698,7 @@ Test(credential, rejects_certificate_length_past_the_payload) {
     spdy_put_u32(payload + 8, lies[i]);
     uint8_t *in = exact_copy(payload, sizeof payload);
     spdy_credential c;
-    cr_assert_eq(spdy_frame_decode_credential(in, sizeof payload, &c), SPDY_ERR_PROTOCOL,
+    cr_assert_eq(spdy_frame_decode_credential(in, sizeof payload, &c), SPEEDY_ERR_PROTOCOL,
                  "certificate length 0x%x accepted", lies[i]);
     free(in);
   }
@@ -707,7 +708,7 @@ Test(credential, rejects_a_frame_without_certificates) {
   /* Slot 1 and a 2-byte proof that ends the payload. */
   uint8_t *in = exact_copy(credential_payload, 8);
   spdy_credential c;
-  cr_assert_eq(spdy_frame_decode_credential(in, 8, &c), SPDY_ERR_PROTOCOL);
+  cr_assert_eq(spdy_frame_decode_credential(in, 8, &c), SPEEDY_ERR_PROTOCOL);
   free(in);
 }
 
@@ -717,7 +718,7 @@ Test(credential, rejects_stray_bytes_after_the_last_certificate) {
   memset(payload + sizeof credential_payload, 0, 3); /* too short for a length field */
   uint8_t *in = exact_copy(payload, sizeof payload);
   spdy_credential c;
-  cr_assert_eq(spdy_frame_decode_credential(in, sizeof payload, &c), SPDY_ERR_PROTOCOL);
+  cr_assert_eq(spdy_frame_decode_credential(in, sizeof payload, &c), SPEEDY_ERR_PROTOCOL);
   free(in);
 }
 

@@ -14,7 +14,7 @@
 
 #define HEADERS 0x1
 
-static void server(h2_rig *rig) { h2_rig_open(rig, SPDY_ROLE_SERVER, NULL, 0); }
+static void server(h2_rig *rig) { h2_rig_open(rig, SPEEDY_ROLE_SERVER, NULL, 0); }
 
 /* Queues HEADERS on stream_id made of a request's first octets, then raw octets. */
 static void request_with_raw(h2_rig *rig, uint32_t stream_id, const uint8_t *raw, size_t n) {
@@ -117,22 +117,22 @@ Test(h2_hpack, rfc7541_s2_3_indexed_entries_carry_across_streams) {
 /* 4.2 with RFC 9113 6.5.3: our smaller SETTINGS_HEADER_TABLE_SIZE binds the peer once it is
  * acknowledged; its next block must then start with a size update. */
 Test(h2_hpack, rfc7541_s4_2_our_smaller_table_needs_a_size_update_after_the_ack) {
-  spdy_options *options = raw_options_new();
-  spdy_options_set_header_table_size(options, 0);
+  speedy_options *options = raw_options_new();
+  speedy_options_set_header_table_size(options, 0);
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_SERVER, options, 0); /* our SETTINGS acknowledged */
-  spdy_options_del(options);
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, options, 0); /* our SETTINGS acknowledged */
+  speedy_options_del(options);
   h2_rig_get(&rig, 1, "/", 0); /* without a size update */
   h2_expect_goaway(&rig, h2_rig_feed(&rig, 0), SPEEDY_H2_COMPRESSION_ERROR, "no size update");
   h2_rig_close(&rig);
 }
 
 Test(h2_hpack, rfc7541_s4_2_a_size_update_to_our_smaller_table_is_accepted) {
-  spdy_options *options = raw_options_new();
-  spdy_options_set_header_table_size(options, 100);
+  speedy_options *options = raw_options_new();
+  speedy_options_set_header_table_size(options, 100);
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_SERVER, options, 0);
-  spdy_options_del(options);
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, options, 0);
+  speedy_options_del(options);
   speedy_hpack_encoder_set_peer_max_table_size(rig.encoder, 100);
   h2_rig_get(&rig, 1, "/", 0);
   h2_expect_quiet(&rig, h2_rig_feed(&rig, 0), "size update to 100");
@@ -141,11 +141,11 @@ Test(h2_hpack, rfc7541_s4_2_a_size_update_to_our_smaller_table_is_accepted) {
 }
 
 Test(h2_hpack, rfc7541_s4_2_before_the_ack_the_old_table_size_holds) {
-  spdy_options *options = raw_options_new();
-  spdy_options_set_header_table_size(options, 0);
+  speedy_options *options = raw_options_new();
+  speedy_options_set_header_table_size(options, 0);
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_SERVER, options, 1);
-  spdy_options_del(options);
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, options, 1);
+  speedy_options_del(options);
   raw_put(&rig.in, SPEEDY_H2_PREFACE, SPEEDY_H2_PREFACE_LEN);
   h2_settings(&rig.in, NULL, NULL, 0);
   h2_rig_get(&rig, 1, "/", 0); /* the peer has not seen our 0 yet */
@@ -163,8 +163,8 @@ Test(h2_hpack, rfc7541_s4_2_the_peers_table_size_binds_our_encoder_after_our_ack
   h2_rig_get(&rig, 1, "/", 0);
   cr_assert_geq(h2_rig_feed(&rig, 0), 0);
   speedy_hpack_decoder_set_max_table_size(rig.decoder, 0);
-  spdy_header h[] = {{":status", 7, "200", 3}, {"x-would-index", 13, "yes", 3}};
-  cr_assert_eq(spdy_submit_response(rig.peer->session, 1, h, 2, NULL, NULL), 0);
+  speedy_header h[] = {{":status", 7, "200", 3}, {"x-would-index", 13, "yes", 3}};
+  cr_assert_eq(speedy_submit_response(rig.peer->session, 1, h, 2, NULL, NULL), 0);
   h2_output out;
   h2_output_take(&out, &rig);
   cr_assert_eq(out.frames[0].hd.type, 0x4, "the ACK first");
@@ -186,12 +186,12 @@ Test(h2_hpack, rfc7541_s2_3_our_encoder_tables_repeat_fields) {
   h2_rig_get(&rig, 1, "/", 0);
   h2_rig_get(&rig, 3, "/", 0);
   cr_assert_geq(h2_rig_feed(&rig, 0), 0);
-  spdy_header h[] = {{":status", 7, "200", 3},
-                     {"server", 6, "speedy/0.1 (test)", 17},
-                     {"content-type", 12, "text/html; charset=utf-8", 24}};
+  speedy_header h[] = {{":status", 7, "200", 3},
+                       {"server", 6, "speedy/0.1 (test)", 17},
+                       {"content-type", 12, "text/html; charset=utf-8", 24}};
   uint32_t sizes[2];
   for (int32_t id = 1; id <= 3; id += 2) {
-    cr_assert_eq(spdy_submit_response(rig.peer->session, id, h, 3, NULL, NULL), 0);
+    cr_assert_eq(speedy_submit_response(rig.peer->session, id, h, 3, NULL, NULL), 0);
     h2_output out;
     h2_output_take(&out, &rig);
     sizes[id / 2] = out.frames[0].hd.length;

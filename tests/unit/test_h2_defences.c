@@ -14,9 +14,9 @@
 #define HEADERS 0x1
 #define CONTINUATION 0x9
 
-static void server(h2_rig *rig) { h2_rig_open(rig, SPDY_ROLE_SERVER, NULL, 0); }
+static void server(h2_rig *rig) { h2_rig_open(rig, SPEEDY_ROLE_SERVER, NULL, 0); }
 
-static spdy_options *options(void) { return raw_options_new(); }
+static speedy_options *options(void) { return raw_options_new(); }
 
 Test(h2_defences, continuation_flood_ends_the_session_with_enhance_your_calm) {
   h2_rig rig;
@@ -32,17 +32,17 @@ Test(h2_defences, continuation_flood_ends_the_session_with_enhance_your_calm) {
     raw_put_u8(&rig.in, 0);
   }
   int64_t rv = h2_rig_feed(&rig, 0);
-  cr_assert_eq(rv, SPDY_ERR_FLOOD);
+  cr_assert_eq(rv, SPEEDY_ERR_FLOOD);
   h2_expect_goaway(&rig, rv, SPEEDY_H2_ENHANCE_YOUR_CALM, "100 CONTINUATION frames");
   h2_rig_close(&rig);
 }
 
 Test(h2_defences, the_continuation_cap_is_an_option) {
-  spdy_options *o = options();
-  spdy_options_set_max_continuations(o, 2);
+  speedy_options *o = options();
+  speedy_options_set_max_continuations(o, 2);
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_SERVER, o, 0);
-  spdy_options_del(o);
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, o, 0);
+  speedy_options_del(o);
   raw_buf block = {0};
   h2_field f[] = {{":method", "GET"}, {":scheme", "https"}, {":authority", "a"}, {":path", "/"}};
   h2_rig_block(&rig, f, 4, &block);
@@ -63,17 +63,17 @@ Test(h2_defences, the_continuation_cap_is_an_option) {
 }
 
 Test(h2_defences, s10_5_1_an_assembled_block_over_the_cap_ends_the_session) {
-  spdy_options *o = options();
-  spdy_options_set_max_header_block(o, 4096);
+  speedy_options *o = options();
+  speedy_options_set_max_header_block(o, 4096);
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_SERVER, o, 0);
-  spdy_options_del(o);
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, o, 0);
+  speedy_options_del(o);
   h2_frame_header(&rig.in, 4000, HEADERS, 0x1, 1);
   raw_put_fill(&rig.in, 0x82, 4000); /* ":method: GET" over and over */
   h2_frame_header(&rig.in, 4000, CONTINUATION, 0x4, 1);
   raw_put_fill(&rig.in, 0x82, 4000);
   int64_t rv = h2_rig_feed(&rig, 0);
-  cr_assert_eq(rv, SPDY_ERR_HEADER_BLOCK_TOO_LARGE);
+  cr_assert_eq(rv, SPEEDY_ERR_HEADER_BLOCK_TOO_LARGE);
   h2_expect_goaway(&rig, rv, SPEEDY_H2_ENHANCE_YOUR_CALM, "8,000 octets of block");
   h2_rig_close(&rig);
 }
@@ -104,37 +104,37 @@ Test(h2_defences, s10_5_1_an_hpack_bomb_resets_its_stream_and_the_session_goes_o
   h2_expect_rst(&rig, h2_rig_feed(&rig, 0), 1, SPEEDY_H2_ENHANCE_YOUR_CALM, "a 3 MB list");
   cr_assert(!test_log_has(rig.peer, "begin 1 request"));
   cr_assert(test_log_has(rig.peer, "begin 3 request"), "the table stayed in step");
-  cr_assert_lt(spdy_session_memory(rig.peer->session), 1 << 20, "memory stayed small");
+  cr_assert_lt(speedy_session_memory(rig.peer->session), 1 << 20, "memory stayed small");
   h2_rig_close(&rig);
 }
 
 /* CVE-2023-44487: streams opened and reset at once spend the reset budget. */
 Test(h2_defences, rapid_reset_ends_the_session_with_enhance_your_calm) {
-  spdy_options *o = options();
-  spdy_options_set_reset_budget(o, 50, 10);
+  speedy_options *o = options();
+  speedy_options_set_reset_budget(o, 50, 10);
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_SERVER, o, 0);
-  spdy_options_del(o);
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, o, 0);
+  speedy_options_del(o);
   for (uint32_t id = 1; id < 2 * 60; id += 2) {
     h2_rig_get(&rig, id, "/", 0);
     h2_rst_stream(&rig.in, id, SPEEDY_H2_CANCEL);
   }
   int64_t rv = h2_rig_feed(&rig, 0);
-  cr_assert_eq(rv, SPDY_ERR_FLOOD);
+  cr_assert_eq(rv, SPEEDY_ERR_FLOOD);
   h2_expect_goaway(&rig, rv, SPEEDY_H2_ENHANCE_YOUR_CALM, "60 resets, budget 50");
   h2_rig_close(&rig);
 }
 
 Test(h2_defences, the_reset_budget_refills_with_the_applications_clock) {
-  spdy_options *o = options();
-  spdy_options_set_reset_budget(o, 20, 10);
+  speedy_options *o = options();
+  speedy_options_set_reset_budget(o, 20, 10);
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_SERVER, o, 0);
-  spdy_options_del(o);
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, o, 0);
+  speedy_options_del(o);
   int64_t now = 1000000000;
   uint32_t id = 1;
   for (int second = 0; second < 10; second++) { /* 10 a second: as fast as it refills */
-    spdy_session_set_now(rig.peer->session, now);
+    speedy_session_set_now(rig.peer->session, now);
     for (int i = 0; i < 10; i++, id += 2) {
       h2_rig_get(&rig, id, "/", 0);
       h2_rst_stream(&rig.in, id, SPEEDY_H2_CANCEL);
@@ -151,11 +151,11 @@ Test(h2_defences, the_reset_budget_refills_with_the_applications_clock) {
 
 /* Streams we must reset for the peer's mistakes spend the same budget (CVE-2019-9514). */
 Test(h2_defences, resets_the_peer_provokes_spend_the_budget_too) {
-  spdy_options *o = options();
-  spdy_options_set_reset_budget(o, 30, 0);
+  speedy_options *o = options();
+  speedy_options_set_reset_budget(o, 30, 0);
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_SERVER, o, 0);
-  spdy_options_del(o);
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, o, 0);
+  speedy_options_del(o);
   for (uint32_t id = 1; id < 2 * 40; id += 2) {
     h2_rig_get(&rig, id, "/", 1);
     h2_window_update(&rig.in, id, 0); /* a stream error each */
@@ -166,36 +166,36 @@ Test(h2_defences, resets_the_peer_provokes_spend_the_budget_too) {
 
 /* CVE-2019-9512: PINGs from a peer that does not read are capped by what we owe. */
 Test(h2_defences, a_ping_flood_is_capped_by_the_owed_frame_limit) {
-  spdy_options *o = options();
-  spdy_options_set_max_queued_control_frames(o, 100);
+  speedy_options *o = options();
+  speedy_options_set_max_queued_control_frames(o, 100);
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_SERVER, o, 0);
-  spdy_options_del(o);
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, o, 0);
+  speedy_options_del(o);
   for (int i = 0; i < 150; i++) h2_ping(&rig.in, 0, "flooding");
   int64_t rv = h2_rig_feed(&rig, 0);
-  cr_assert_eq(rv, SPDY_ERR_FLOOD);
+  cr_assert_eq(rv, SPEEDY_ERR_FLOOD);
   h2_expect_goaway(&rig, rv, SPEEDY_H2_ENHANCE_YOUR_CALM, "150 PINGs unread");
   h2_rig_close(&rig);
 }
 
 /* CVE-2019-9515: SETTINGS from a peer that does not read, likewise. */
 Test(h2_defences, a_settings_flood_is_capped_by_the_owed_frame_limit) {
-  spdy_options *o = options();
-  spdy_options_set_max_queued_control_frames(o, 100);
+  speedy_options *o = options();
+  speedy_options_set_max_queued_control_frames(o, 100);
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_SERVER, o, 0);
-  spdy_options_del(o);
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, o, 0);
+  speedy_options_del(o);
   for (int i = 0; i < 150; i++) h2_settings(&rig.in, NULL, NULL, 0);
   h2_expect_goaway(&rig, h2_rig_feed(&rig, 0), SPEEDY_H2_ENHANCE_YOUR_CALM, "150 SETTINGS");
   h2_rig_close(&rig);
 }
 
 Test(h2_defences, pings_from_a_peer_that_reads_are_fine) {
-  spdy_options *o = options();
-  spdy_options_set_max_queued_control_frames(o, 100);
+  speedy_options *o = options();
+  speedy_options_set_max_queued_control_frames(o, 100);
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_SERVER, o, 0);
-  spdy_options_del(o);
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, o, 0);
+  speedy_options_del(o);
   for (int round = 0; round < 10; round++) {
     for (int i = 0; i < 50; i++) h2_ping(&rig.in, 0, "fine....");
     cr_assert_geq(h2_rig_feed(&rig, 0), 0);
@@ -209,11 +209,11 @@ Test(h2_defences, pings_from_a_peer_that_reads_are_fine) {
 
 /* CVE-2019-9518: empty DATA frames cost nothing to send and something to process. */
 Test(h2_defences, empty_data_frames_spend_the_empty_frame_budget) {
-  spdy_options *o = options();
-  spdy_options_set_empty_frame_budget(o, 100, 0);
+  speedy_options *o = options();
+  speedy_options_set_empty_frame_budget(o, 100, 0);
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_SERVER, o, 0);
-  spdy_options_del(o);
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, o, 0);
+  speedy_options_del(o);
   h2_rig_get(&rig, 1, "/", 1);
   for (int i = 0; i < 200; i++) h2_data(&rig.in, 1, 0, "", 0, 0);
   h2_expect_goaway(&rig, h2_rig_feed(&rig, 0), SPEEDY_H2_ENHANCE_YOUR_CALM, "200 empty DATA");
@@ -221,11 +221,11 @@ Test(h2_defences, empty_data_frames_spend_the_empty_frame_budget) {
 }
 
 Test(h2_defences, an_empty_data_frame_that_ends_the_stream_is_not_counted) {
-  spdy_options *o = options();
-  spdy_options_set_empty_frame_budget(o, 5, 0);
+  speedy_options *o = options();
+  speedy_options_set_empty_frame_budget(o, 5, 0);
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_SERVER, o, 0);
-  spdy_options_del(o);
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, o, 0);
+  speedy_options_del(o);
   for (uint32_t id = 1; id < 40; id += 2) {
     h2_rig_get(&rig, id, "/", 1);
     h2_data(&rig.in, id, 0x1, "", 0, 0);
@@ -235,11 +235,11 @@ Test(h2_defences, an_empty_data_frame_that_ends_the_stream_is_not_counted) {
 }
 
 Test(h2_defences, priority_and_unknown_frames_spend_the_empty_frame_budget) {
-  spdy_options *o = options();
-  spdy_options_set_empty_frame_budget(o, 100, 0);
+  speedy_options *o = options();
+  speedy_options_set_empty_frame_budget(o, 100, 0);
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_SERVER, o, 0);
-  spdy_options_del(o);
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, o, 0);
+  speedy_options_del(o);
   for (int i = 0; i < 60; i++) {
     h2_priority(&rig.in, 3, 0, 1);
     h2_frame_header(&rig.in, 0, 0xee, 0, 0);
@@ -249,11 +249,11 @@ Test(h2_defences, priority_and_unknown_frames_spend_the_empty_frame_budget) {
 }
 
 Test(h2_defences, window_updates_for_closed_streams_spend_the_empty_frame_budget) {
-  spdy_options *o = options();
-  spdy_options_set_empty_frame_budget(o, 100, 0);
+  speedy_options *o = options();
+  speedy_options_set_empty_frame_budget(o, 100, 0);
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_SERVER, o, 0);
-  spdy_options_del(o);
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, o, 0);
+  speedy_options_del(o);
   h2_rig_get(&rig, 1, "/", 0);
   h2_rst_stream(&rig.in, 1, SPEEDY_H2_CANCEL);
   for (int i = 0; i < 150; i++) h2_window_update(&rig.in, 1, 1000);

@@ -17,7 +17,7 @@ static uint32_t u32(const uint8_t *p) {
   return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-static void server(h2_rig *rig) { h2_rig_open(rig, SPDY_ROLE_SERVER, NULL, 0); }
+static void server(h2_rig *rig) { h2_rig_open(rig, SPEEDY_ROLE_SERVER, NULL, 0); }
 
 /* Sum of the WINDOW_UPDATE increments on stream_id in out. */
 static uint64_t credit(const h2_output *out, int32_t stream_id) {
@@ -41,9 +41,9 @@ static uint64_t data_sent(const h2_output *out, int32_t stream_id) {
 /* The server answers stream id with a body of size. */
 static void respond_with(h2_rig *rig, int32_t id, size_t size) {
   test_body *body = test_peer_body(rig->peer, NULL, size);
-  cr_assert_eq(spdy_submit_response(rig->peer->session, id,
-                                    (spdy_header[]){{":status", 7, "200", 3}}, 1, test_body_read,
-                                    body),
+  cr_assert_eq(speedy_submit_response(rig->peer->session, id,
+                                      (speedy_header[]){{":status", 7, "200", 3}}, 1,
+                                      test_body_read, body),
                0);
 }
 
@@ -80,7 +80,7 @@ Test(h2_flow, s6_9_the_reserved_bit_of_an_increment_is_ignored) {
   server(&rig);
   h2_window_update(&rig.in, 0, 0x80000000u | 100);
   h2_expect_quiet(&rig, h2_rig_feed(&rig, 0), "R bit in the increment");
-  cr_assert_eq(spdy_session_send_window(rig.peer->session, 0), 65535 + 100);
+  cr_assert_eq(speedy_session_send_window(rig.peer->session, 0), 65535 + 100);
   h2_rig_close(&rig);
 }
 
@@ -106,18 +106,18 @@ Test(h2_flow, s6_9_1_the_window_may_reach_exactly_2_31_minus_1) {
   server(&rig);
   h2_window_update(&rig.in, 0, 0x7fffffff - 65535);
   h2_expect_quiet(&rig, h2_rig_feed(&rig, 0), "exactly 2^31-1");
-  cr_assert_eq(spdy_session_send_window(rig.peer->session, 0), 0x7fffffff);
+  cr_assert_eq(speedy_session_send_window(rig.peer->session, 0), 0x7fffffff);
   h2_rig_close(&rig);
 }
 
 /* ---- receiving within our windows ------------------------------------------------------- */
 
 Test(h2_flow, s6_9_1_data_past_the_connection_window_is_flow_control_error) {
-  spdy_options *options = raw_options_new();
-  spdy_options_set_manual_flow_control(options, 1); /* nothing consumed, nothing returned */
+  speedy_options *options = raw_options_new();
+  speedy_options_set_manual_flow_control(options, 1); /* nothing consumed, nothing returned */
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_SERVER, options, 0);
-  spdy_options_del(options);
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, options, 0);
+  speedy_options_del(options);
   for (uint32_t id = 1; id <= 11; id += 2) h2_rig_get(&rig, id, "/", 1);
   /* 6 streams x 16,384 octets = 98,304 > 65,535, each stream within its own window. */
   for (uint32_t id = 1; id <= 11; id += 2) h2_data(&rig.in, id, 0, NULL, 16384, 0);
@@ -126,11 +126,11 @@ Test(h2_flow, s6_9_1_data_past_the_connection_window_is_flow_control_error) {
 }
 
 Test(h2_flow, s6_9_1_data_past_a_stream_window_is_a_stream_flow_control_error) {
-  spdy_options *options = raw_options_new();
-  spdy_options_set_stream_window(options, 1000);
+  speedy_options *options = raw_options_new();
+  speedy_options_set_stream_window(options, 1000);
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_SERVER, options, 0);
-  spdy_options_del(options);
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, options, 0);
+  speedy_options_del(options);
   h2_rig_get(&rig, 1, "/", 1);
   h2_data(&rig.in, 1, 0, NULL, 1001, 0);
   h2_expect_rst(&rig, h2_rig_feed(&rig, 0), 1, SPEEDY_H2_FLOW_CONTROL_ERROR, "1,001 in 1,000");
@@ -142,10 +142,10 @@ Test(h2_flow, s6_9_2_both_windows_start_at_65535) {
   server(&rig);
   h2_rig_get(&rig, 1, "/", 1);
   cr_assert_geq(h2_rig_feed(&rig, 0), 0);
-  cr_assert_eq(spdy_session_recv_window(rig.peer->session, 0), 65535);
-  cr_assert_eq(spdy_session_recv_window(rig.peer->session, 1), 65535);
-  cr_assert_eq(spdy_session_send_window(rig.peer->session, 0), 65535);
-  cr_assert_eq(spdy_session_send_window(rig.peer->session, 1), 65535);
+  cr_assert_eq(speedy_session_recv_window(rig.peer->session, 0), 65535);
+  cr_assert_eq(speedy_session_recv_window(rig.peer->session, 1), 65535);
+  cr_assert_eq(speedy_session_send_window(rig.peer->session, 0), 65535);
+  cr_assert_eq(speedy_session_send_window(rig.peer->session, 1), 65535);
   /* 65,535 octets exactly are accepted on a stream. */
   for (int i = 0; i < 3; i++) h2_data(&rig.in, 1, 0, NULL, 16384, 0);
   h2_data(&rig.in, 1, 0x1, NULL, 65535 - 3 * 16384, 0);
@@ -188,11 +188,11 @@ Test(h2_flow, s6_1_padding_counts_against_both_windows_and_is_credited) {
 }
 
 Test(h2_flow, s6_9_manual_flow_control_credits_only_what_the_application_consumed) {
-  spdy_options *options = raw_options_new();
-  spdy_options_set_manual_flow_control(options, 1);
+  speedy_options *options = raw_options_new();
+  speedy_options_set_manual_flow_control(options, 1);
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_SERVER, options, 0);
-  spdy_options_del(options);
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, options, 0);
+  speedy_options_del(options);
   h2_rig_get(&rig, 1, "/", 1);
   for (int i = 0; i < 3; i++) h2_data(&rig.in, 1, 0, NULL, 16384, 0);
   cr_assert_geq(h2_rig_feed(&rig, 0), 0);
@@ -200,7 +200,7 @@ Test(h2_flow, s6_9_manual_flow_control_credits_only_what_the_application_consume
   h2_output_take(&out, &rig);
   cr_assert_eq(credit(&out, 1), 0);
   h2_output_free(&out);
-  cr_assert_eq(spdy_session_consume(rig.peer->session, 1, 40000), 0);
+  cr_assert_eq(speedy_session_consume(rig.peer->session, 1, 40000), 0);
   h2_output_take(&out, &rig);
   cr_assert_eq(credit(&out, 1), 40000);
   h2_output_free(&out);
@@ -208,18 +208,18 @@ Test(h2_flow, s6_9_manual_flow_control_credits_only_what_the_application_consume
 }
 
 Test(h2_flow, s5_2_a_larger_connection_window_is_opened_at_the_start) {
-  spdy_options *options = raw_options_new();
-  spdy_options_set_session_window(options, 1 << 20);
+  speedy_options *options = raw_options_new();
+  speedy_options_set_session_window(options, 1 << 20);
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, options, 1);
-  spdy_options_del(options);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, options, 1);
+  speedy_options_del(options);
   h2_output out;
   h2_output_take(&out, &rig);
   const h2_out_frame *wu = h2_output_find(&out, WINDOW_UPDATE, 0);
   cr_assert_not_null(wu);
   cr_assert_eq(u32(wu->payload), (1u << 20) - 65535);
   h2_output_free(&out);
-  cr_assert_eq(spdy_session_recv_window(rig.peer->session, 0), 1 << 20);
+  cr_assert_eq(speedy_session_recv_window(rig.peer->session, 0), 1 << 20);
   h2_rig_close(&rig);
 }
 
@@ -236,7 +236,7 @@ Test(h2_flow, s6_9_1_we_stop_at_the_peers_stream_window_and_resume_on_update) {
   h2_output_take(&out, &rig);
   cr_assert_eq(data_sent(&out, 1), 1000);
   h2_output_free(&out);
-  cr_assert_eq(spdy_session_send_window(rig.peer->session, 1), 0);
+  cr_assert_eq(speedy_session_send_window(rig.peer->session, 1), 0);
   h2_window_update(&rig.in, 1, 4000);
   cr_assert_geq(h2_rig_feed(&rig, 0), 0);
   h2_output_take(&out, &rig);
@@ -259,7 +259,7 @@ Test(h2_flow, s6_9_1_we_stop_at_the_connection_window_and_resume_on_update) {
   h2_output_take(&out, &rig);
   cr_assert_eq(data_sent(&out, -1), 65535);
   h2_output_free(&out);
-  cr_assert_eq(spdy_session_want_write(rig.peer->session), 0, "nothing to write until credit");
+  cr_assert_eq(speedy_session_want_write(rig.peer->session), 0, "nothing to write until credit");
   h2_window_update(&rig.in, 0, 100000);
   cr_assert_geq(h2_rig_feed(&rig, 0), 0);
   h2_output_take(&out, &rig);
@@ -281,7 +281,7 @@ Test(h2_flow, s6_9_2_an_initial_window_change_moves_open_streams_windows) {
   h2_output_free(&out);
   h2_settings(&rig.in, (uint16_t[]){0x4}, (uint32_t[]){60000}, 1);
   cr_assert_geq(h2_rig_feed(&rig, 0), 0);
-  cr_assert_eq(spdy_session_send_window(rig.peer->session, 1), -5535);
+  cr_assert_eq(speedy_session_send_window(rig.peer->session, 1), -5535);
   h2_window_update(&rig.in, 1, 6000);
   h2_window_update(&rig.in, 0, 10000);
   cr_assert_geq(h2_rig_feed(&rig, 0), 0);
@@ -309,7 +309,7 @@ Test(h2_flow, s6_9_2_the_connection_window_is_not_moved_by_initial_window_size) 
   server(&rig);
   h2_settings(&rig.in, (uint16_t[]){0x4}, (uint32_t[]){10}, 1);
   cr_assert_geq(h2_rig_feed(&rig, 0), 0);
-  cr_assert_eq(spdy_session_send_window(rig.peer->session, 0), 65535);
+  cr_assert_eq(speedy_session_send_window(rig.peer->session, 0), 65535);
   h2_rig_close(&rig);
 }
 
@@ -319,8 +319,8 @@ Test(h2_flow, s6_9_3_our_window_reduction_holds_from_the_acknowledgement) {
   server(&rig);
   h2_rig_get(&rig, 1, "/", 1);
   cr_assert_geq(h2_rig_feed(&rig, 0), 0);
-  spdy_setting s = {SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 100};
-  cr_assert_eq(spdy_submit_settings(rig.peer->session, 0, &s, 1), 0);
+  speedy_setting s = {SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 100};
+  cr_assert_eq(speedy_submit_settings(rig.peer->session, 0, &s, 1), 0);
   h2_output out;
   h2_output_take(&out, &rig);
   h2_output_free(&out);
@@ -342,6 +342,6 @@ Test(h2_flow, s6_9_data_for_a_closed_stream_still_counts_on_the_connection) {
   h2_output out;
   h2_output_take(&out, &rig);
   h2_output_free(&out);
-  cr_assert_eq(spdy_session_recv_window(rig.peer->session, 0), 65535 - 10000);
+  cr_assert_eq(speedy_session_recv_window(rig.peer->session, 0), 65535 - 10000);
   h2_rig_close(&rig);
 }

@@ -14,7 +14,7 @@
 #define DATA 0x0
 #define HEADERS 0x1
 
-static void server(h2_rig *rig) { h2_rig_open(rig, SPDY_ROLE_SERVER, NULL, 0); }
+static void server(h2_rig *rig) { h2_rig_open(rig, SPEEDY_ROLE_SERVER, NULL, 0); }
 
 /* A request on stream 1 made of these fields (END_STREAM) must be reset as malformed
  * (8.1.1: a stream error PROTOCOL_ERROR) without reaching the application. */
@@ -72,7 +72,7 @@ Test(h2_http, s8_1_request_trailers_are_delivered) {
 
 Test(h2_http, s8_1_an_informational_response_with_end_stream_is_malformed) {
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
   int32_t id = h2_rig_client_get(&rig, "/");
   h2_rig_headers(&rig, (uint32_t)id, 0x1, (h2_field[]){{":status", "103"}}, 1);
   h2_expect_rst(&rig, h2_rig_feed(&rig, 0), id, SPEEDY_H2_PROTOCOL_ERROR, "103 with END_STREAM");
@@ -81,7 +81,7 @@ Test(h2_http, s8_1_an_informational_response_with_end_stream_is_malformed) {
 
 Test(h2_http, s8_1_103_early_hints_then_the_response_are_both_delivered) {
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
   int32_t id = h2_rig_client_get(&rig, "/");
   h2_rig_headers(&rig, (uint32_t)id, 0,
                  (h2_field[]){{":status", "103"}, {"link", "</s.css>; rel=preload"}}, 2);
@@ -98,7 +98,7 @@ Test(h2_http, s8_1_103_early_hints_then_the_response_are_both_delivered) {
 
 Test(h2_http, s8_1_data_before_the_final_response_is_malformed) {
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
   int32_t id = h2_rig_client_get(&rig, "/");
   h2_rig_headers(&rig, (uint32_t)id, 0, (h2_field[]){{":status", "103"}}, 1);
   h2_data(&rig.in, (uint32_t)id, 0, "x", 1, 0);
@@ -108,7 +108,7 @@ Test(h2_http, s8_1_data_before_the_final_response_is_malformed) {
 
 Test(h2_http, s8_1_a_second_response_without_end_stream_is_malformed) {
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
   int32_t id = h2_rig_client_get(&rig, "/");
   h2_rig_response(&rig, (uint32_t)id, "200", -1, 0);
   h2_rig_response(&rig, (uint32_t)id, "200", -1, 0);
@@ -160,12 +160,12 @@ Test(h2_http, s8_1_1_matching_content_length_is_accepted) {
 Test(h2_http, s8_1_1_a_head_response_may_announce_a_length_without_content) {
   /* (the same for 204 and 304: stream->no_content) */
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
-  spdy_header h[] = {{":method", 7, "HEAD", 4},
-                     {":scheme", 7, "https", 5},
-                     {":authority", 10, "a", 1},
-                     {":path", 5, "/", 1}};
-  int32_t id = spdy_submit_request(rig.peer->session, 3, h, 4, NULL, NULL, NULL);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
+  speedy_header h[] = {{":method", 7, "HEAD", 4},
+                       {":scheme", 7, "https", 5},
+                       {":authority", 10, "a", 1},
+                       {":path", 5, "/", 1}};
+  int32_t id = speedy_submit_request(rig.peer->session, 3, h, 4, NULL, NULL, NULL);
   cr_assert_gt(id, 0);
   h2_output out;
   h2_output_take(&out, &rig);
@@ -314,7 +314,7 @@ Test(h2_http, s8_3_1_an_empty_path_is_malformed) {
 
 Test(h2_http, s8_3_2_a_response_without_status_is_malformed) {
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
   int32_t id = h2_rig_client_get(&rig, "/");
   h2_rig_headers(&rig, (uint32_t)id, 0x1, (h2_field[]){{"server", "x"}}, 1);
   h2_expect_rst(&rig, h2_rig_feed(&rig, 0), id, SPEEDY_H2_PROTOCOL_ERROR, "no :status");
@@ -323,7 +323,7 @@ Test(h2_http, s8_3_2_a_response_without_status_is_malformed) {
 
 Test(h2_http, s8_3_2_a_status_not_of_three_digits_is_malformed) {
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
   int32_t id = h2_rig_client_get(&rig, "/");
   h2_rig_headers(&rig, (uint32_t)id, 0x1, (h2_field[]){{":status", "200 OK"}}, 1);
   h2_expect_rst(&rig, h2_rig_feed(&rig, 0), id, SPEEDY_H2_PROTOCOL_ERROR, "200 OK");
@@ -332,7 +332,7 @@ Test(h2_http, s8_3_2_a_status_not_of_three_digits_is_malformed) {
 
 Test(h2_http, s8_3_a_request_pseudo_header_in_a_response_is_malformed) {
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
   int32_t id = h2_rig_client_get(&rig, "/");
   h2_rig_headers(&rig, (uint32_t)id, 0x1, (h2_field[]){{":status", "200"}, {":path", "/"}}, 2);
   h2_expect_rst(&rig, h2_rig_feed(&rig, 0), id, SPEEDY_H2_PROTOCOL_ERROR, ":path in a response");
@@ -343,7 +343,7 @@ Test(h2_http, s8_3_a_request_pseudo_header_in_a_response_is_malformed) {
 
 Test(h2_http, s8_4_a_promised_post_is_reset_with_protocol_error) {
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
   h2_rig_client_get(&rig, "/");
   raw_buf block = {0};
   h2_field p[] = {{":method", "POST"}, {":scheme", "https"}, {":authority", "a"}, {":path", "/p"}};
@@ -358,7 +358,7 @@ Test(h2_http, s8_4_a_promised_post_is_reset_with_protocol_error) {
 
 Test(h2_http, s8_4_a_promise_without_authority_is_malformed) {
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
   h2_rig_client_get(&rig, "/");
   raw_buf block = {0};
   h2_field p[] = {{":method", "GET"}, {":scheme", "https"}, {":path", "/p"}};
@@ -389,16 +389,16 @@ Test(h2_http, s8_5_connect_with_a_path_is_malformed) {
 
 Test(h2_http, s8_5_our_client_cannot_send_connect) {
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
-  spdy_header h[] = {{":method", 7, "CONNECT", 7}, {":authority", 10, "a:443", 5}};
-  cr_assert_eq(spdy_submit_request(rig.peer->session, 3, h, 2, NULL, NULL, NULL),
-               SPDY_ERR_INVALID_HEADER);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
+  speedy_header h[] = {{":method", 7, "CONNECT", 7}, {":authority", 10, "a:443", 5}};
+  cr_assert_eq(speedy_submit_request(rig.peer->session, 3, h, 2, NULL, NULL, NULL),
+               SPEEDY_ERR_INVALID_HEADER);
   h2_rig_close(&rig);
 }
 
 Test(h2_http, s8_6_a_101_response_is_malformed) {
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
   int32_t id = h2_rig_client_get(&rig, "/");
   h2_rig_headers(&rig, (uint32_t)id, 0, (h2_field[]){{":status", "101"}}, 1);
   h2_expect_rst(&rig, h2_rig_feed(&rig, 0), id, SPEEDY_H2_PROTOCOL_ERROR, "101");
@@ -409,41 +409,41 @@ Test(h2_http, s8_6_a_101_response_is_malformed) {
 
 Test(h2_http, s8_what_we_would_refuse_we_do_not_send) {
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
-  spdy_session *s = rig.peer->session;
-  spdy_header conn[] = {{":method", 7, "GET", 3},
-                        {":scheme", 7, "https", 5},
-                        {":authority", 10, "a", 1},
-                        {":path", 5, "/", 1},
-                        {"connection", 10, "close", 5}};
-  cr_assert_eq(spdy_submit_request(s, 3, conn, 5, NULL, NULL, NULL), SPDY_ERR_INVALID_HEADER);
-  spdy_header upper[] = {{":method", 7, "GET", 3},
-                         {":scheme", 7, "https", 5},
-                         {":authority", 10, "a", 1},
-                         {":path", 5, "/", 1},
-                         {"Host", 4, "a", 1}};
-  cr_assert_eq(spdy_submit_request(s, 3, upper, 5, NULL, NULL, NULL), SPDY_ERR_INVALID_HEADER);
-  spdy_header spdy_names[] = {{":method", 7, "GET", 3},
-                              {":path", 5, "/", 1},
-                              {":version", 8, "HTTP/1.1", 8},
-                              {":host", 5, "a", 1},
-                              {":scheme", 7, "https", 5}};
-  cr_assert_eq(spdy_submit_request(s, 3, spdy_names, 5, NULL, NULL, NULL), SPDY_ERR_INVALID_HEADER,
-               "SPDY's :version and :host are not HTTP/2's");
-  spdy_header no_authority[] = {
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
+  speedy_session *s = rig.peer->session;
+  speedy_header conn[] = {{":method", 7, "GET", 3},
+                          {":scheme", 7, "https", 5},
+                          {":authority", 10, "a", 1},
+                          {":path", 5, "/", 1},
+                          {"connection", 10, "close", 5}};
+  cr_assert_eq(speedy_submit_request(s, 3, conn, 5, NULL, NULL, NULL), SPEEDY_ERR_INVALID_HEADER);
+  speedy_header upper[] = {{":method", 7, "GET", 3},
+                           {":scheme", 7, "https", 5},
+                           {":authority", 10, "a", 1},
+                           {":path", 5, "/", 1},
+                           {"Host", 4, "a", 1}};
+  cr_assert_eq(speedy_submit_request(s, 3, upper, 5, NULL, NULL, NULL), SPEEDY_ERR_INVALID_HEADER);
+  speedy_header spdy_names[] = {{":method", 7, "GET", 3},
+                                {":path", 5, "/", 1},
+                                {":version", 8, "HTTP/1.1", 8},
+                                {":host", 5, "a", 1},
+                                {":scheme", 7, "https", 5}};
+  cr_assert_eq(speedy_submit_request(s, 3, spdy_names, 5, NULL, NULL, NULL),
+               SPEEDY_ERR_INVALID_HEADER, "SPDY's :version and :host are not HTTP/2's");
+  speedy_header no_authority[] = {
       {":method", 7, "GET", 3}, {":scheme", 7, "https", 5}, {":path", 5, "/", 1}};
-  cr_assert_eq(spdy_submit_request(s, 3, no_authority, 3, NULL, NULL, NULL),
-               SPDY_ERR_INVALID_HEADER);
+  cr_assert_eq(speedy_submit_request(s, 3, no_authority, 3, NULL, NULL, NULL),
+               SPEEDY_ERR_INVALID_HEADER);
   h2_rig_close(&rig);
 }
 
 Test(h2_http, s8_3_our_pseudo_header_fields_go_first) {
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
-  spdy_header h[] = {{"user-agent", 10, "t", 1}, {":method", 7, "GET", 3},
-                     {"accept", 6, "*/*", 3},    {":scheme", 7, "https", 5},
-                     {":authority", 10, "a", 1}, {":path", 5, "/x", 2}};
-  cr_assert_gt(spdy_submit_request(rig.peer->session, 3, h, 6, NULL, NULL, NULL), 0);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
+  speedy_header h[] = {{"user-agent", 10, "t", 1}, {":method", 7, "GET", 3},
+                       {"accept", 6, "*/*", 3},    {":scheme", 7, "https", 5},
+                       {":authority", 10, "a", 1}, {":path", 5, "/x", 2}};
+  cr_assert_gt(speedy_submit_request(rig.peer->session, 3, h, 6, NULL, NULL, NULL), 0);
   h2_output out;
   h2_output_take(&out, &rig);
   char *fields = h2_output_fields(&rig, &out, 0);
@@ -459,14 +459,14 @@ Test(h2_http, s8_1_a_server_sends_103_before_the_response) {
   server(&rig);
   h2_rig_get(&rig, 1, "/", 0);
   cr_assert_geq(h2_rig_feed(&rig, 0), 0);
-  spdy_header hints[] = {{":status", 7, "103", 3}, {"link", 4, "</a.js>; rel=preload", 20}};
-  cr_assert_eq(spdy_submit_headers(rig.peer->session, 1, hints, 2, 0), 0);
-  spdy_header ok[] = {{":status", 7, "200", 3}};
-  cr_assert_eq(spdy_submit_headers(rig.peer->session, 1, ok, 1, 0), SPDY_ERR_INVALID_HEADER,
-               "a final status is spdy_submit_response's");
-  cr_assert_eq(spdy_submit_headers(rig.peer->session, 1, hints, 2, 1), SPDY_ERR_INVALID_STATE,
+  speedy_header hints[] = {{":status", 7, "103", 3}, {"link", 4, "</a.js>; rel=preload", 20}};
+  cr_assert_eq(speedy_submit_headers(rig.peer->session, 1, hints, 2, 0), 0);
+  speedy_header ok[] = {{":status", 7, "200", 3}};
+  cr_assert_eq(speedy_submit_headers(rig.peer->session, 1, ok, 1, 0), SPEEDY_ERR_INVALID_HEADER,
+               "a final status is speedy_submit_response's");
+  cr_assert_eq(speedy_submit_headers(rig.peer->session, 1, hints, 2, 1), SPEEDY_ERR_INVALID_STATE,
                "an informational response cannot end the stream");
-  cr_assert_eq(spdy_submit_response(rig.peer->session, 1, ok, 1, NULL, NULL), 0);
+  cr_assert_eq(speedy_submit_response(rig.peer->session, 1, ok, 1, NULL, NULL), 0);
   h2_output out;
   h2_output_take(&out, &rig);
   cr_assert_eq(out.n, 2);
@@ -487,12 +487,12 @@ Test(h2_http, s8_1_only_trailers_may_follow_a_head) {
   server(&rig);
   h2_rig_get(&rig, 1, "/", 0);
   cr_assert_geq(h2_rig_feed(&rig, 0), 0);
-  spdy_header ok[] = {{":status", 7, "200", 3}};
-  cr_assert_eq(spdy_submit_response(rig.peer->session, 1, ok, 1, test_body_read,
-                                    test_peer_body(rig.peer, NULL, 10)),
+  speedy_header ok[] = {{":status", 7, "200", 3}};
+  cr_assert_eq(speedy_submit_response(rig.peer->session, 1, ok, 1, test_body_read,
+                                      test_peer_body(rig.peer, NULL, 10)),
                0);
-  spdy_header more[] = {{"x-more", 6, "1", 1}};
-  cr_assert_eq(spdy_submit_headers(rig.peer->session, 1, more, 1, 0), SPDY_ERR_INVALID_STATE);
+  speedy_header more[] = {{"x-more", 6, "1", 1}};
+  cr_assert_eq(speedy_submit_headers(rig.peer->session, 1, more, 1, 0), SPEEDY_ERR_INVALID_STATE);
   h2_rig_close(&rig);
 }
 
@@ -502,9 +502,9 @@ Test(h2_http, s8_1_only_trailers_may_follow_a_head) {
  * frame. */
 static int32_t first_data_of_two(h2_rig *rig) {
   for (int32_t id = 1; id <= 3; id += 2)
-    cr_assert_eq(spdy_submit_response(rig->peer->session, id,
-                                      (spdy_header[]){{":status", 7, "200", 3}}, 1, test_body_read,
-                                      test_peer_body(rig->peer, NULL, 30000)),
+    cr_assert_eq(speedy_submit_response(rig->peer->session, id,
+                                        (speedy_header[]){{":status", 7, "200", 3}}, 1,
+                                        test_body_read, test_peer_body(rig->peer, NULL, 30000)),
                  0);
   h2_output out;
   h2_output_take(&out, rig);
@@ -563,7 +563,7 @@ Test(h2_priority_9218, rfc9218_s7_1_a_priority_update_before_the_stream_applies_
 
 Test(h2_priority_9218, rfc9218_s7_1_priority_update_to_a_client_is_protocol_error) {
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
   h2_priority_update(&rig.in, 1, "u=0");
   h2_expect_goaway(&rig, h2_rig_feed(&rig, 0), SPEEDY_H2_PROTOCOL_ERROR, "to a client");
   h2_rig_close(&rig);
@@ -596,11 +596,11 @@ Test(h2_priority_9218, rfc9218_s7_1_priority_update_for_an_idle_push_is_protocol
 }
 
 Test(h2_priority_9218, rfc9218_s7_1_prioritised_idle_streams_beyond_the_limit_are_refused) {
-  spdy_options *options = raw_options_new();
-  spdy_options_set_max_concurrent_streams(options, 3);
+  speedy_options *options = raw_options_new();
+  speedy_options_set_max_concurrent_streams(options, 3);
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_SERVER, options, 0);
-  spdy_options_del(options);
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, options, 0);
+  speedy_options_del(options);
   h2_priority_update(&rig.in, 1, "u=1");
   h2_priority_update(&rig.in, 3, "u=1");
   h2_priority_update(&rig.in, 5, "u=1");
@@ -620,9 +620,9 @@ Test(h2_priority_9218, rfc9218_s4_2_incremental_streams_share_others_go_in_order
     h2_rig_headers(&rig, 3, 0x1, f, 5);
     cr_assert_geq(h2_rig_feed(&rig, 0), 0);
     for (int32_t id = 1; id <= 3; id += 2)
-      cr_assert_eq(spdy_submit_response(rig.peer->session, id,
-                                        (spdy_header[]){{":status", 7, "200", 3}}, 1,
-                                        test_body_read, test_peer_body(rig.peer, NULL, 30000)),
+      cr_assert_eq(speedy_submit_response(rig.peer->session, id,
+                                          (speedy_header[]){{":status", 7, "200", 3}}, 1,
+                                          test_body_read, test_peer_body(rig.peer, NULL, 30000)),
                    0);
     h2_output out;
     h2_output_take(&out, &rig);
@@ -644,11 +644,11 @@ Test(h2_priority_9218, rfc9218_s4_2_incremental_streams_share_others_go_in_order
 /* 5.1.1 with RFC 9218 7.1: priorities buffered for ids the client skipped are dropped when
  * a higher stream opens (those streams are closed), so they do not fill the table. */
 Test(h2_priority_9218, rfc9218_s7_1_priorities_of_skipped_ids_are_dropped) {
-  spdy_options *options = raw_options_new();
-  spdy_options_set_max_concurrent_streams(options, 3);
+  speedy_options *options = raw_options_new();
+  speedy_options_set_max_concurrent_streams(options, 3);
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_SERVER, options, 0);
-  spdy_options_del(options);
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, options, 0);
+  speedy_options_del(options);
   h2_priority_update(&rig.in, 3, "u=1");
   h2_priority_update(&rig.in, 5, "u=1");
   h2_rig_get(&rig, 7, "/", 0); /* 3 and 5 are closed now */
@@ -673,7 +673,7 @@ Test(h2_priority_9218, rfc9218_s7_a_priority_update_overrides_the_priority_field
 /* 5.1: any HEADERS opens a reserved (remote) stream, an informational one too. */
 Test(h2_http, s5_1_an_informational_response_opens_a_pushed_stream) {
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
   h2_rig_client_get(&rig, "/");
   raw_buf block = {0};
   h2_field p[] = {{":method", "GET"}, {":scheme", "https"}, {":authority", "a"}, {":path", "/p"}};

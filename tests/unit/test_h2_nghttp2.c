@@ -271,8 +271,8 @@ static int64_t ng_flush_to(ng_peer *theirs, test_peer *ours, size_t chunk) {
 /* At most max octets of our output, fed to nghttp2. Returns the count. */
 static int64_t ours_to_ng(test_peer *ours, ng_peer *theirs, size_t max) {
   uint8_t buf[16384];
-  int64_t n = spdy_session_send(ours->session, buf, max < sizeof(buf) ? max : sizeof(buf));
-  cr_assert_geq(n, 0, "send: %s", spdy_strerror((int)n));
+  int64_t n = speedy_session_send(ours->session, buf, max < sizeof(buf) ? max : sizeof(buf));
+  cr_assert_geq(n, 0, "send: %s", speedy_strerror((int)n));
   if (n > 0) cr_assert_eq(nghttp2_session_mem_recv(theirs->session, buf, (size_t)n), n);
   return n;
 }
@@ -285,7 +285,7 @@ static int exchange(test_peer *ours, ng_peer *theirs, size_t chunk) {
     int moved = 0;
     for (;;) {
       size_t cap = chunk < sizeof(buf) ? chunk : sizeof(buf);
-      int64_t n = spdy_session_send(ours->session, buf, cap);
+      int64_t n = speedy_session_send(ours->session, buf, cap);
       if (n < 0) return (int)n;
       if (n == 0) break;
       ssize_t fed = nghttp2_session_mem_recv(theirs->session, buf, (size_t)n);
@@ -313,14 +313,14 @@ static size_t our_response_size = 100;
 static int our_trailers, our_early_hints, our_push;
 
 /* A body whose last read also submits the trailers (from inside the callback). */
-static int64_t read_with_trailers(spdy_session *session, int32_t stream_id, uint8_t *buf,
+static int64_t read_with_trailers(speedy_session *session, int32_t stream_id, uint8_t *buf,
                                   size_t len, uint32_t *flags, void *source, void *user) {
   int64_t n = test_body_read(session, stream_id, buf, len, flags, source, user);
-  if (*flags & SPDY_DATA_FLAG_EOF) {
-    *flags |= SPDY_DATA_FLAG_NO_END_STREAM;
-    spdy_header trailers[] = {{"x-checksum", 10, "abc123", 6}};
-    int rv = spdy_submit_headers(session, stream_id, trailers, 1, 1);
-    cr_assert_eq(rv, 0, "trailers from the read callback: %s", spdy_strerror(rv));
+  if (*flags & SPEEDY_DATA_FLAG_EOF) {
+    *flags |= SPEEDY_DATA_FLAG_NO_END_STREAM;
+    speedy_header trailers[] = {{"x-checksum", 10, "abc123", 6}};
+    int rv = speedy_submit_headers(session, stream_id, trailers, 1, 1);
+    cr_assert_eq(rv, 0, "trailers from the read callback: %s", speedy_strerror(rv));
   }
   return n;
 }
@@ -329,26 +329,26 @@ static void our_respond(test_peer *server, int32_t id) {
   char length[32];
   snprintf(length, sizeof(length), "%zu", our_response_size);
   if (our_early_hints) {
-    spdy_header hints[] = {{":status", 7, "103", 3}, {"link", 4, "</a.css>; rel=preload", 21}};
-    cr_assert_eq(spdy_submit_headers(server->session, id, hints, 2, 0), 0);
+    speedy_header hints[] = {{":status", 7, "103", 3}, {"link", 4, "</a.css>; rel=preload", 21}};
+    cr_assert_eq(speedy_submit_headers(server->session, id, hints, 2, 0), 0);
   }
   if (our_push && id == 1) {
-    spdy_header request[] = {{":scheme", 7, "https", 5},
-                             {":authority", 10, "example.test", 12},
-                             {":path", 5, "/pushed.js", 10}};
-    spdy_header response[] = {{":status", 7, "200", 3}, {"content-length", 14, "500", 3}};
+    speedy_header request[] = {{":scheme", 7, "https", 5},
+                               {":authority", 10, "example.test", 12},
+                               {":path", 5, "/pushed.js", 10}};
+    speedy_header response[] = {{":status", 7, "200", 3}, {"content-length", 14, "500", 3}};
     test_body *pushed = test_peer_body(server, NULL, 500);
-    int32_t promised = spdy_submit_push(server->session, id, 2, request, 3, response, 2,
-                                        test_body_read, pushed, NULL);
-    cr_assert_gt(promised, 0, "submit_push: %s", spdy_strerror(promised));
+    int32_t promised = speedy_submit_push(server->session, id, 2, request, 3, response, 2,
+                                          test_body_read, pushed, NULL);
+    cr_assert_gt(promised, 0, "submit_push: %s", speedy_strerror(promised));
   }
-  spdy_header headers[] = {{":status", 7, "200", 3},
-                           {"content-type", 12, "text/plain", 10},
-                           {"content-length", 14, length, strlen(length)}};
+  speedy_header headers[] = {{":status", 7, "200", 3},
+                             {"content-type", 12, "text/plain", 10},
+                             {"content-length", 14, length, strlen(length)}};
   test_body *body = test_peer_body(server, NULL, our_response_size);
-  int rv = spdy_submit_response(server->session, id, headers, our_trailers ? 2 : 3,
-                                our_trailers ? read_with_trailers : test_body_read, body);
-  cr_assert_eq(rv, 0, "submit_response: %s", spdy_strerror(rv));
+  int rv = speedy_submit_response(server->session, id, headers, our_trailers ? 2 : 3,
+                                  our_trailers ? read_with_trailers : test_body_read, body);
+  cr_assert_eq(rv, 0, "submit_response: %s", speedy_strerror(rv));
 }
 
 /* ---- nghttp2 client, our server -------------------------------------------------------- */
@@ -363,7 +363,7 @@ static int32_t ng_get(ng_peer *p, const char *path) {
 }
 
 Test(h2_nghttp2, s8_1_nghttp2_client_gets_from_our_server) {
-  test_peer *server = test_peer_new(SPDY_PROTOCOL_H2, SPDY_ROLE_SERVER, NULL);
+  test_peer *server = test_peer_new(SPEEDY_PROTOCOL_H2, SPEEDY_ROLE_SERVER, NULL);
   server->on_request = our_respond;
   our_response_size = 1000;
   ng_peer *client = ng_new(0, NULL, 0);
@@ -381,17 +381,17 @@ Test(h2_nghttp2, s8_1_nghttp2_client_gets_from_our_server) {
 }
 
 Test(h2_nghttp2, s8_1_our_client_gets_from_nghttp2_server) {
-  test_peer *client = test_peer_new(SPDY_PROTOCOL_H2, SPDY_ROLE_CLIENT, NULL);
+  test_peer *client = test_peer_new(SPEEDY_PROTOCOL_H2, SPEEDY_ROLE_CLIENT, NULL);
   ng_peer *server = ng_new(1, NULL, 0);
   server->response_size = 200000;
-  spdy_header headers[] = {{":method", 7, "GET", 3},
-                           {":scheme", 7, "https", 5},
-                           {":authority", 10, "example.test", 12},
-                           {":path", 5, "/big", 4}};
-  int32_t id = spdy_submit_request(client->session, 3, headers, 4, NULL, NULL, NULL);
+  speedy_header headers[] = {{":method", 7, "GET", 3},
+                             {":scheme", 7, "https", 5},
+                             {":authority", 10, "example.test", 12},
+                             {":path", 5, "/big", 4}};
+  int32_t id = speedy_submit_request(client->session, 3, headers, 4, NULL, NULL, NULL);
   cr_assert_eq(id, 1);
   int rv = exchange(client, server, 16384);
-  cr_assert_eq(rv, 0, "exchange: %s; log:\n%s", spdy_strerror(rv), client->log);
+  cr_assert_eq(rv, 0, "exchange: %s; log:\n%s", speedy_strerror(rv), client->log);
   cr_assert(test_log_has(client, "header 1 :status=200"), "log:\n%s", client->log);
   cr_assert(test_log_has(client, "dataend 1 len=200000"), "log:\n%s", client->log);
   test_stream_rx *rx = test_rx(client, 1);
@@ -403,8 +403,8 @@ Test(h2_nghttp2, s8_1_our_client_gets_from_nghttp2_server) {
 
 /* ---- more: nghttp2 client, our server ------------------------------------------------- */
 
-static test_peer *our_server(spdy_options *options) {
-  test_peer *server = test_peer_new(SPDY_PROTOCOL_H2, SPDY_ROLE_SERVER, options);
+static test_peer *our_server(speedy_options *options) {
+  test_peer *server = test_peer_new(SPEEDY_PROTOCOL_H2, SPEEDY_ROLE_SERVER, options);
   server->on_request = our_respond;
   return server;
 }
@@ -421,7 +421,7 @@ Test(h2_nghttp2, s5_1_2_nghttp2_client_opens_500_streams_within_our_limit_of_100
   ng_peer *client = ng_new(0, NULL, 0);
   for (int i = 0; i < 500; i++) ng_get(client, "/many");
   int rv = exchange(server, client, 16384);
-  cr_assert_eq(rv, 0, "exchange: %s", spdy_strerror(rv));
+  cr_assert_eq(rv, 0, "exchange: %s", speedy_strerror(rv));
   for (size_t i = 0; i < client->n_streams; i++) {
     ng_stream *s = &client->streams[i];
     cr_assert(s->closed && s->close_code == 0 && s->status == 200 && s->body == 3000 &&
@@ -438,13 +438,13 @@ Test(h2_nghttp2, s6_9_nghttp2_uploads_through_our_windows_of_every_size) {
   static const uint32_t windows[] = {1, 1000, 65535, 1 << 20};
   static const size_t sizes[] = {0, 1, 16383, 16384, 65535, 65536, 200001};
   for (size_t w = 0; w < sizeof(windows) / sizeof(windows[0]); w++) {
-    spdy_options *options = NULL;
-    cr_assert_eq(spdy_options_new(&options), 0);
+    speedy_options *options = NULL;
+    cr_assert_eq(speedy_options_new(&options), 0);
     test_alloc_install(options);
-    spdy_options_set_stream_window(options, windows[w]);
-    spdy_options_set_session_window(options, windows[w] > 65536 ? windows[w] : 65536);
+    speedy_options_set_stream_window(options, windows[w]);
+    speedy_options_set_session_window(options, windows[w] > 65536 ? windows[w] : 65536);
     test_peer *server = our_server(options);
-    spdy_options_del(options);
+    speedy_options_del(options);
     our_response_size = 10;
     ng_peer *client = ng_new(0, NULL, 0);
     int32_t ids[16];
@@ -458,7 +458,7 @@ Test(h2_nghttp2, s6_9_nghttp2_uploads_through_our_windows_of_every_size) {
       client->body_size[ng_index(client, ids[i])] = sizes[i];
     }
     int rv = exchange(server, client, 4096);
-    cr_assert_eq(rv, 0, "window %u: %s", windows[w], spdy_strerror(rv));
+    cr_assert_eq(rv, 0, "window %u: %s", windows[w], speedy_strerror(rv));
     for (size_t i = 0; i < n; i++) {
       test_stream_rx *rx = test_rx(server, ids[i]);
       cr_assert_eq(rx->len, sizes[i], "window %u, stream %d: %zu of %zu octets", windows[w],
@@ -477,7 +477,7 @@ Test(h2_nghttp2, s8_4_our_server_pushes_to_nghttp2) {
   ng_peer *client = ng_new(0, NULL, 0);
   int32_t id = ng_get(client, "/index.html");
   int rv = exchange(server, client, 16384);
-  cr_assert_eq(rv, 0, "%s", spdy_strerror(rv));
+  cr_assert_eq(rv, 0, "%s", speedy_strerror(rv));
   cr_assert_eq(ng_stream_of(client, id)->status, 200);
   ng_stream *pushed = ng_stream_of(client, 2);
   cr_assert(pushed->pushed, "nghttp2 saw no PUSH_PROMISE; server log:\n%s", server->log);
@@ -493,15 +493,16 @@ Test(h2_nghttp2, s8_4_nghttp2_with_push_disabled_gets_no_promise) {
   ng_peer *client = ng_new(0, no_push, 1);
   ng_get(client, "/a");
   cr_assert_eq(exchange(server, client, 16384), 0);
-  spdy_header request[] = {
+  speedy_header request[] = {
       {":scheme", 7, "https", 5}, {":authority", 10, "example.test", 12}, {":path", 5, "/p", 2}};
-  spdy_header response[] = {{":status", 7, "200", 3}};
+  speedy_header response[] = {{":status", 7, "200", 3}};
   /* The request stream is closed by now; a new one stays open for the attempt. */
   server->on_request = NULL;
   int32_t id = ng_get(client, "/b");
   cr_assert_eq(exchange(server, client, 16384), 0);
-  int32_t rv = spdy_submit_push(server->session, id, 3, request, 3, response, 1, NULL, NULL, NULL);
-  cr_assert_eq(rv, SPDY_ERR_INVALID_STATE, "push with ENABLE_PUSH=0: %d", rv);
+  int32_t rv =
+      speedy_submit_push(server->session, id, 3, request, 3, response, 1, NULL, NULL, NULL);
+  cr_assert_eq(rv, SPEEDY_ERR_INVALID_STATE, "push with ENABLE_PUSH=0: %d", rv);
   finish(server, client);
 }
 
@@ -512,7 +513,7 @@ Test(h2_nghttp2, s8_1_our_server_sends_trailers_to_nghttp2) {
   ng_peer *client = ng_new(0, NULL, 0);
   int32_t id = ng_get(client, "/t");
   int rv = exchange(server, client, 16384);
-  cr_assert_eq(rv, 0, "%s", spdy_strerror(rv));
+  cr_assert_eq(rv, 0, "%s", speedy_strerror(rv));
   ng_stream *s = ng_stream_of(client, id);
   cr_assert(s->trailers && s->body == 70000 && s->closed && s->close_code == 0,
             "trailers=%d body=%llu closed=%d code=%u", s->trailers, (unsigned long long)s->body,
@@ -549,20 +550,21 @@ Test(h2_nghttp2, s6_5_3_nghttp2_changes_settings_mid_download) {
                                     {NGHTTP2_SETTINGS_MAX_FRAME_SIZE, 20000}};
   cr_assert_eq(nghttp2_submit_settings(client->session, NGHTTP2_FLAG_NONE, small, 3), 0);
   int first = exchange(server, client, 1000);
-  cr_assert_eq(first, 0, "%s; log:\n%s", spdy_strerror(first), server->log);
+  cr_assert_eq(first, 0, "%s; log:\n%s", speedy_strerror(first), server->log);
   for (int i = 0; i < 3; i++) ng_get(client, "/s2");
   nghttp2_settings_entry large[] = {{NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, 1 << 20},
                                     {NGHTTP2_SETTINGS_HEADER_TABLE_SIZE, 8192}};
   cr_assert_eq(nghttp2_submit_settings(client->session, NGHTTP2_FLAG_NONE, large, 2), 0);
   int rv = exchange(server, client, 16384);
-  cr_assert_eq(rv, 0, "%s", spdy_strerror(rv));
+  cr_assert_eq(rv, 0, "%s", speedy_strerror(rv));
   cr_assert_eq(client->n_streams, 8);
   for (size_t i = 0; i < client->n_streams; i++)
     cr_assert(client->streams[i].body == 300000 && client->streams[i].check == 0 &&
                   client->streams[i].close_code == 0,
               "stream %d: %llu octets", (int)client->streams[i].id,
               (unsigned long long)client->streams[i].body);
-  cr_assert_eq(spdy_session_remote_setting(server->session, SPDY_SETTINGS_MAX_FRAME_SIZE), 20000);
+  cr_assert_eq(speedy_session_remote_setting(server->session, SPEEDY_SETTINGS_MAX_FRAME_SIZE),
+               20000);
   finish(server, client);
 }
 
@@ -574,9 +576,9 @@ Test(h2_nghttp2, s6_8_our_server_shuts_down_gracefully) {
   ng_peer *client = ng_new(0, NULL, 0);
   int32_t a = ng_get(client, "/a");
   cr_assert_eq(exchange(server, client, 16384), 0);
-  cr_assert_eq(spdy_submit_goaway(server->session, SPDY_GOAWAY_OK), 0);
+  cr_assert_eq(speedy_submit_goaway(server->session, SPEEDY_GOAWAY_OK), 0);
   uint8_t warning[256];
-  int64_t n = spdy_session_send(server->session, warning, sizeof(warning));
+  int64_t n = speedy_session_send(server->session, warning, sizeof(warning));
   cr_assert_gt(n, 0);
   /* A request nghttp2 sent before the warning reached it. */
   int32_t b = ng_get(client, "/b");
@@ -602,7 +604,7 @@ Test(h2_nghttp2, s6_8_our_server_shuts_down_gracefully) {
   cr_assert_eq(ng_stream_of(client, a)->status, 200);
   cr_assert_eq(ng_stream_of(client, b)->status, 200);
   cr_assert_eq(ng_stream_of(client, c)->status, 0);
-  cr_assert_eq(spdy_session_want_read(server->session), 0, "done once the streams are");
+  cr_assert_eq(speedy_session_want_read(server->session), 0, "done once the streams are");
   finish(server, client);
 }
 
@@ -646,19 +648,19 @@ Test(h2_nghttp2, s6_10_nghttp2_request_headers_over_continuation) {
 
 /* 6.10 the other way: our response fields above nghttp2's frame size go in CONTINUATION. */
 Test(h2_nghttp2, s6_10_our_big_response_headers_go_in_continuation) {
-  test_peer *server = test_peer_new(SPDY_PROTOCOL_H2, SPDY_ROLE_SERVER, NULL);
+  test_peer *server = test_peer_new(SPEEDY_PROTOCOL_H2, SPEEDY_ROLE_SERVER, NULL);
   ng_peer *client = ng_new(0, NULL, 0);
   int32_t id = ng_get(client, "/");
   cr_assert_eq(exchange(server, client, 16384), 0);
   static char value[8000];
   memset(value, 'z', sizeof(value));
-  spdy_header headers[6] = {{":status", 7, "200", 3}};
+  speedy_header headers[6] = {{":status", 7, "200", 3}};
   char names[5][8];
   for (int k = 0; k < 5; k++) {
     snprintf(names[k], sizeof(names[k]), "x-z%d", k);
-    headers[1 + k] = (spdy_header){names[k], strlen(names[k]), value, sizeof(value)};
+    headers[1 + k] = (speedy_header){names[k], strlen(names[k]), value, sizeof(value)};
   }
-  cr_assert_eq(spdy_submit_response(server->session, id, headers, 6, NULL, NULL), 0);
+  cr_assert_eq(speedy_submit_response(server->session, id, headers, 6, NULL, NULL), 0);
   cr_assert_eq(exchange(server, client, 16384), 0);
   ng_stream *s = ng_stream_of(client, id);
   cr_assert_eq(s->status, 200);
@@ -678,7 +680,7 @@ Test(h2_nghttp2, s6_1_nghttp2_pads_its_frames) {
   int32_t id = nghttp2_submit_request(client->session, NULL, nva, 4, &prd, NULL);
   client->body_size[ng_index(client, id)] = 100000;
   int rv = exchange(server, client, 16384);
-  cr_assert_eq(rv, 0, "%s", spdy_strerror(rv));
+  cr_assert_eq(rv, 0, "%s", speedy_strerror(rv));
   cr_assert_eq(test_rx(server, id)->len, 100000);
   cr_assert_eq(ng_stream_of(client, id)->status, 200);
   finish(server, client);
@@ -686,29 +688,29 @@ Test(h2_nghttp2, s6_1_nghttp2_pads_its_frames) {
 
 /* ---- more: our client, nghttp2 server -------------------------------------------------- */
 
-static test_peer *our_client(spdy_options *options) {
-  return test_peer_new(SPDY_PROTOCOL_H2, SPDY_ROLE_CLIENT, options);
+static test_peer *our_client(speedy_options *options) {
+  return test_peer_new(SPEEDY_PROTOCOL_H2, SPEEDY_ROLE_CLIENT, options);
 }
 
 static int32_t our_get(test_peer *client, const char *path, int urgency) {
-  spdy_header headers[] = {{":method", 7, "GET", 3},
-                           {":scheme", 7, "https", 5},
-                           {":authority", 10, "example.test", 12},
-                           {":path", 5, path, strlen(path)}};
-  int32_t id = spdy_submit_request(client->session, urgency, headers, 4, NULL, NULL, NULL);
-  cr_assert_gt(id, 0, "submit_request: %s", spdy_strerror(id));
+  speedy_header headers[] = {{":method", 7, "GET", 3},
+                             {":scheme", 7, "https", 5},
+                             {":authority", 10, "example.test", 12},
+                             {":path", 5, path, strlen(path)}};
+  int32_t id = speedy_submit_request(client->session, urgency, headers, 4, NULL, NULL, NULL);
+  cr_assert_gt(id, 0, "submit_request: %s", speedy_strerror(id));
   return id;
 }
 
 static int32_t our_post(test_peer *client, const char *path, size_t size, int trailers) {
-  spdy_header headers[] = {{":method", 7, "POST", 4},
-                           {":scheme", 7, "https", 5},
-                           {":authority", 10, "example.test", 12},
-                           {":path", 5, path, strlen(path)}};
+  speedy_header headers[] = {{":method", 7, "POST", 4},
+                             {":scheme", 7, "https", 5},
+                             {":authority", 10, "example.test", 12},
+                             {":path", 5, path, strlen(path)}};
   test_body *body = test_peer_body(client, NULL, size);
-  int32_t id = spdy_submit_request(client->session, 3, headers, 4,
-                                   trailers ? read_with_trailers : test_body_read, body, NULL);
-  cr_assert_gt(id, 0, "submit_request: %s", spdy_strerror(id));
+  int32_t id = speedy_submit_request(client->session, 3, headers, 4,
+                                     trailers ? read_with_trailers : test_body_read, body, NULL);
+  cr_assert_gt(id, 0, "submit_request: %s", speedy_strerror(id));
   return id;
 }
 
@@ -720,10 +722,10 @@ Test(h2_nghttp2, s5_1_2_our_client_queues_500_requests_behind_nghttp2s_limit_of_
   cr_assert_eq(exchange(client, server, 16384), 0); /* its SETTINGS first */
   for (int i = 0; i < 500; i++) our_get(client, "/many", i % 8);
   int rv = exchange(client, server, 16384);
-  cr_assert_eq(rv, 0, "%s", spdy_strerror(rv));
+  cr_assert_eq(rv, 0, "%s", speedy_strerror(rv));
   for (int32_t id = 1; id < 1000; id += 2) {
     test_stream_rx *rx = test_rx(client, id);
-    cr_assert(rx->closed && rx->close_status == SPDY_RST_NONE && rx->len == 777,
+    cr_assert(rx->closed && rx->close_status == SPEEDY_RST_NONE && rx->len == 777,
               "stream %d: closed=%d status=%u len=%zu", (int)id, rx->closed, rx->close_status,
               rx->len);
   }
@@ -743,7 +745,7 @@ Test(h2_nghttp2, s6_9_our_client_uploads_through_nghttp2_windows) {
     int32_t ids[5];
     for (size_t i = 0; i < 5; i++) ids[i] = our_post(client, "/up", sizes[i], 0);
     int rv = exchange(client, server, 8192);
-    cr_assert_eq(rv, 0, "window %d: %s", windows[w], spdy_strerror(rv));
+    cr_assert_eq(rv, 0, "window %d: %s", windows[w], speedy_strerror(rv));
     for (size_t i = 0; i < 5; i++) {
       ng_stream *s = ng_stream_of(server, ids[i]);
       cr_assert(s->body == sizes[i] && s->check == 0, "window %d stream %d: %llu of %zu",
@@ -759,7 +761,7 @@ Test(h2_nghttp2, s8_1_our_client_sends_trailers_to_nghttp2) {
   ng_peer *server = ng_new(1, NULL, 0);
   int32_t id = our_post(client, "/with-trailers", 40000, 1);
   int rv = exchange(client, server, 16384);
-  cr_assert_eq(rv, 0, "%s", spdy_strerror(rv));
+  cr_assert_eq(rv, 0, "%s", speedy_strerror(rv));
   ng_stream *s = ng_stream_of(server, id);
   cr_assert(s->trailers && s->body == 40000, "trailers=%d body=%llu", s->trailers,
             (unsigned long long)s->body);
@@ -773,7 +775,7 @@ Test(h2_nghttp2, s8_4_nghttp2_pushes_to_our_client) {
   server->push_path = 1;
   our_get(client, "/index.html", 3);
   int rv = exchange(client, server, 16384);
-  cr_assert_eq(rv, 0, "%s", spdy_strerror(rv));
+  cr_assert_eq(rv, 0, "%s", speedy_strerror(rv));
   cr_assert(test_log_has(client, "begin 2 push assoc=1"), "log:\n%s", client->log);
   cr_assert(test_log_has(client, "header 2 :path=/pushed.css"));
   cr_assert(test_log_has(client, "begin 2 response"));
@@ -783,10 +785,10 @@ Test(h2_nghttp2, s8_4_nghttp2_pushes_to_our_client) {
   finish(client, server);
 }
 
-static void refuse_pushes(test_peer *peer, int32_t id, spdy_headers_kind kind, int32_t assoc) {
+static void refuse_pushes(test_peer *peer, int32_t id, speedy_headers_kind kind, int32_t assoc) {
   (void)assoc;
-  if (kind == SPDY_HEADERS_PUSH)
-    cr_assert_eq(spdy_submit_rst(peer->session, id, SPDY_RST_CANCEL), 0);
+  if (kind == SPEEDY_HEADERS_PUSH)
+    cr_assert_eq(speedy_submit_rst(peer->session, id, SPEEDY_RST_CANCEL), 0);
 }
 
 /* 8.4.2: a client refuses a push with CANCEL (from on_begin_headers, as it arrives); what
@@ -799,7 +801,7 @@ Test(h2_nghttp2, s8_4_our_client_refuses_a_push_with_cancel) {
   server->response_size = 100000;
   our_get(client, "/index.html", 3);
   int rv = exchange(client, server, 16384);
-  cr_assert_eq(rv, 0, "%s", spdy_strerror(rv));
+  cr_assert_eq(rv, 0, "%s", speedy_strerror(rv));
   cr_assert(test_log_has(client, "begin 2 push assoc=1"), "log:\n%s", client->log);
   cr_assert(test_log_has(client, "close 2 CANCEL"));
   cr_assert(test_log_has(client, "dataend 1 len=100000"));
@@ -808,12 +810,12 @@ Test(h2_nghttp2, s8_4_our_client_refuses_a_push_with_cancel) {
 }
 
 Test(h2_nghttp2, s8_4_our_client_with_push_off_tells_nghttp2) {
-  spdy_options *options;
-  cr_assert_eq(spdy_options_new(&options), 0);
+  speedy_options *options;
+  cr_assert_eq(speedy_options_new(&options), 0);
   test_alloc_install(options);
-  spdy_options_set_push(options, 0);
+  speedy_options_set_push(options, 0);
   test_peer *client = our_client(options);
-  spdy_options_del(options);
+  speedy_options_del(options);
   ng_peer *server = ng_new(1, NULL, 0);
   server->push_path = 1;
   our_get(client, "/index.html", 3);
@@ -831,7 +833,7 @@ Test(h2_nghttp2, s8_1_nghttp2_server_sends_103_then_200_then_trailers) {
   server->response_size = 20000;
   our_get(client, "/x", 3);
   int rv = exchange(client, server, 16384);
-  cr_assert_eq(rv, 0, "%s", spdy_strerror(rv));
+  cr_assert_eq(rv, 0, "%s", speedy_strerror(rv));
   cr_assert(test_log_has(client, "begin 1 informational"), "log:\n%s", client->log);
   cr_assert(test_log_has(client, "header 1 :status=103"));
   cr_assert(test_log_has(client, "begin 1 response"));
@@ -850,7 +852,7 @@ Test(h2_nghttp2, s6_10_nghttp2_response_headers_over_continuation_and_padding) {
   server->response_size = 50000;
   our_get(client, "/big", 3);
   int rv = exchange(client, server, 16384);
-  cr_assert_eq(rv, 0, "%s", spdy_strerror(rv));
+  cr_assert_eq(rv, 0, "%s", speedy_strerror(rv));
   cr_assert(test_log_has(client, "header 1 :status=200"), "log:\n%.3000s", client->log);
   cr_assert_eq(test_rx(client, 1)->len, 50000);
   finish(client, server);
@@ -861,16 +863,16 @@ Test(h2_nghttp2, s6_10_our_big_request_headers_go_in_continuation) {
   ng_peer *server = ng_new(1, NULL, 0);
   static char value[9000];
   memset(value, 'q', sizeof(value));
-  spdy_header headers[8] = {{":method", 7, "GET", 3},
-                            {":scheme", 7, "https", 5},
-                            {":authority", 10, "example.test", 12},
-                            {":path", 5, "/", 1}};
+  speedy_header headers[8] = {{":method", 7, "GET", 3},
+                              {":scheme", 7, "https", 5},
+                              {":authority", 10, "example.test", 12},
+                              {":path", 5, "/", 1}};
   char names[4][8];
   for (int k = 0; k < 4; k++) {
     snprintf(names[k], sizeof(names[k]), "x-q%d", k);
-    headers[4 + k] = (spdy_header){names[k], strlen(names[k]), value, sizeof(value)};
+    headers[4 + k] = (speedy_header){names[k], strlen(names[k]), value, sizeof(value)};
   }
-  int32_t id = spdy_submit_request(client->session, 3, headers, 8, NULL, NULL, NULL);
+  int32_t id = speedy_submit_request(client->session, 3, headers, 8, NULL, NULL, NULL);
   cr_assert_gt(id, 0);
   cr_assert_eq(exchange(client, server, 16384), 0);
   cr_assert_geq(ng_stream_of(server, id)->header_bytes, 36000);
@@ -898,15 +900,15 @@ Test(h2_nghttp2, s6_8_nghttp2_goaway_refuses_our_streams_above_its_last) {
   cr_assert(test_log_has(client, "close 3 NONE"));
   const uint8_t *debug;
   size_t debug_len;
-  cr_assert_eq(spdy_session_goaway_reason(client->session, &debug, &debug_len), SPDY_RST_NONE);
+  cr_assert_eq(speedy_session_goaway_reason(client->session, &debug, &debug_len), SPEEDY_RST_NONE);
   cr_assert(debug_len == 3 && memcmp(debug, "bye", 3) == 0);
-  cr_assert_eq(spdy_submit_request(client->session, 3,
-                                   (spdy_header[]){{":method", 7, "GET", 3},
-                                                   {":scheme", 7, "https", 5},
-                                                   {":authority", 10, "e", 1},
-                                                   {":path", 5, "/", 1}},
-                                   4, NULL, NULL, NULL),
-               SPDY_ERR_SESSION_CLOSING);
+  cr_assert_eq(speedy_submit_request(client->session, 3,
+                                     (speedy_header[]){{":method", 7, "GET", 3},
+                                                       {":scheme", 7, "https", 5},
+                                                       {":authority", 10, "e", 1},
+                                                       {":path", 5, "/", 1}},
+                                     4, NULL, NULL, NULL),
+               SPEEDY_ERR_SESSION_CLOSING);
   finish(client, server);
 }
 
@@ -919,9 +921,9 @@ Test(h2_nghttp2, s6_4_our_client_cancels_a_download) {
     ours_to_ng(client, server, 8192);
     cr_assert_geq(ng_flush_to(server, client, 4096), 0);
   }
-  cr_assert_eq(spdy_submit_rst(client->session, a, SPDY_RST_CANCEL), 0);
+  cr_assert_eq(speedy_submit_rst(client->session, a, SPEEDY_RST_CANCEL), 0);
   int rv = exchange(client, server, 16384);
-  cr_assert_eq(rv, 0, "%s", spdy_strerror(rv));
+  cr_assert_eq(rv, 0, "%s", speedy_strerror(rv));
   cr_assert_eq(ng_stream_of(server, a)->close_code, NGHTTP2_CANCEL);
   cr_assert_eq(test_rx(client, b)->len, 1000000);
   finish(client, server);
@@ -942,11 +944,11 @@ Test(h2_nghttp2, rfc9218_s5_our_urgency_is_sent_as_the_priority_field) {
 Test(h2_nghttp2, s6_7_pings_both_ways) {
   test_peer *client = our_client(NULL);
   ng_peer *server = ng_new(1, NULL, 0);
-  spdy_session_set_now(client->session, 1000);
+  speedy_session_set_now(client->session, 1000);
   uint32_t ping_id;
-  cr_assert_eq(spdy_submit_ping(client->session, &ping_id), 0);
+  cr_assert_eq(speedy_submit_ping(client->session, &ping_id), 0);
   cr_assert_eq(nghttp2_submit_ping(server->session, NGHTTP2_FLAG_NONE, NULL), 0);
-  spdy_session_set_now(client->session, 1500);
+  speedy_session_set_now(client->session, 1500);
   cr_assert_eq(exchange(client, server, 16384), 0);
   char line[64];
   snprintf(line, sizeof(line), "pingack %u rtt=500", ping_id);

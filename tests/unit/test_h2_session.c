@@ -15,13 +15,13 @@
 static void respond(test_peer *server, int32_t id, size_t size) {
   char length[32];
   snprintf(length, sizeof(length), "%zu", size);
-  spdy_header headers[] = {{":status", 7, "200", 3},
-                           {"content-type", 12, "text/plain", 10},
-                           {"content-length", 14, length, strlen(length)}};
+  speedy_header headers[] = {{":status", 7, "200", 3},
+                             {"content-type", 12, "text/plain", 10},
+                             {"content-length", 14, length, strlen(length)}};
   test_body *body = size > 0 ? test_peer_body(server, NULL, size) : NULL;
-  int rv = spdy_submit_response(server->session, id, headers, 3,
-                                body != NULL ? test_body_read : NULL, body);
-  cr_assert_eq(rv, 0, "submit_response: %s", spdy_strerror(rv));
+  int rv = speedy_submit_response(server->session, id, headers, 3,
+                                  body != NULL ? test_body_read : NULL, body);
+  cr_assert_eq(rv, 0, "submit_response: %s", speedy_strerror(rv));
 }
 
 static void respond_default(test_peer *server, int32_t id) {
@@ -29,19 +29,19 @@ static void respond_default(test_peer *server, int32_t id) {
 }
 
 static int32_t get(test_peer *client, const char *path, int urgency) {
-  spdy_header headers[] = {{":method", 7, "GET", 3},
-                           {":scheme", 7, "https", 5},
-                           {":authority", 10, "example.test", 12},
-                           {":path", 5, path, strlen(path)}};
-  int32_t id = spdy_submit_request(client->session, urgency, headers, 4, NULL, NULL, NULL);
-  cr_assert_gt(id, 0, "submit_request: %s", spdy_strerror(id));
+  speedy_header headers[] = {{":method", 7, "GET", 3},
+                             {":scheme", 7, "https", 5},
+                             {":authority", 10, "example.test", 12},
+                             {":path", 5, path, strlen(path)}};
+  int32_t id = speedy_submit_request(client->session, urgency, headers, 4, NULL, NULL, NULL);
+  cr_assert_gt(id, 0, "submit_request: %s", speedy_strerror(id));
   return id;
 }
 
-static void new_pair(spdy_options *client_options, spdy_options *server_options, test_peer **client,
-                     test_peer **server) {
-  *client = test_peer_new(SPDY_PROTOCOL_H2, SPDY_ROLE_CLIENT, client_options);
-  *server = test_peer_new(SPDY_PROTOCOL_H2, SPDY_ROLE_SERVER, server_options);
+static void new_pair(speedy_options *client_options, speedy_options *server_options,
+                     test_peer **client, test_peer **server) {
+  *client = test_peer_new(SPEEDY_PROTOCOL_H2, SPEEDY_ROLE_CLIENT, client_options);
+  *server = test_peer_new(SPEEDY_PROTOCOL_H2, SPEEDY_ROLE_SERVER, server_options);
   (*server)->on_request = respond_default;
 }
 
@@ -58,7 +58,7 @@ Test(h2_session, s8_1_a_get_and_its_response_go_both_ways) {
   int32_t id = get(client, "/index.html", 3);
   cr_assert_eq(id, 1);
   int64_t moved = test_pump(client, server, 65536);
-  cr_assert_geq(moved, 0, "pump: %s", spdy_strerror((int)moved));
+  cr_assert_geq(moved, 0, "pump: %s", speedy_strerror((int)moved));
   cr_assert(test_log_has(server, "begin 1 request"), "server log:\n%s", server->log);
   cr_assert(test_log_has(server, "header 1 :path=/index.html"));
   cr_assert(test_log_has(client, "header 1 :status=200"), "client log:\n%s", client->log);
@@ -68,38 +68,38 @@ Test(h2_session, s8_1_a_get_and_its_response_go_both_ways) {
   delete_pair(client, server);
 }
 
-/* spdy_header_compressor for HTTP/2 counts exactly the HEADERS a session sends. */
+/* speedy_header_compressor for HTTP/2 counts exactly the HEADERS a session sends. */
 Test(h2_session, header_compressor_counts_what_an_h2_session_sends) {
   static const char *const paths[] = {"/", "/style.css", "/img/logo.png", "/style.css"};
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
-  spdy_header_compressor *compressor;
-  cr_assert_eq(spdy_header_compressor_new(&compressor, SPDY_PROTOCOL_H2, NULL), 0);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
+  speedy_header_compressor *compressor;
+  cr_assert_eq(speedy_header_compressor_new(&compressor, SPEEDY_PROTOCOL_H2, NULL), 0);
   for (size_t i = 0; i < 4; i++) {
-    spdy_header headers[] = {{":method", 7, "GET", 3},
-                             {":scheme", 7, "https", 5},
-                             {":authority", 10, "example.test", 12},
-                             {":path", 5, paths[i], strlen(paths[i])},
-                             {"user-agent", 10, "speedy-test", 11}};
-    cr_assert_gt(spdy_submit_request(rig.peer->session, 3, headers, 5, NULL, NULL, NULL), 0);
+    speedy_header headers[] = {{":method", 7, "GET", 3},
+                               {":scheme", 7, "https", 5},
+                               {":authority", 10, "example.test", 12},
+                               {":path", 5, paths[i], strlen(paths[i])},
+                               {"user-agent", 10, "speedy-test", 11}};
+    cr_assert_gt(speedy_submit_request(rig.peer->session, 3, headers, 5, NULL, NULL, NULL), 0);
     h2_output out;
     h2_output_take(&out, &rig);
     cr_assert_eq(out.n, 1);
-    int64_t counted = spdy_header_compressor_frame_size(compressor, 0, headers, 5);
+    int64_t counted = speedy_header_compressor_frame_size(compressor, 0, headers, 5);
     cr_assert_eq(counted, (int64_t)(9 + out.frames[0].hd.length), "request %zu: %lld, sent %u", i,
                  (long long)counted, 9 + out.frames[0].hd.length);
     h2_output_free(&out);
   }
-  spdy_header bad[] = {{":status", 7, "200", 3}};
-  cr_assert_eq(spdy_header_compressor_frame_size(compressor, 0, bad, 1), SPDY_ERR_INVALID_HEADER,
-               "a request with :status breaks 8.3");
-  spdy_header_compressor_del(compressor);
+  speedy_header bad[] = {{":status", 7, "200", 3}};
+  cr_assert_eq(speedy_header_compressor_frame_size(compressor, 0, bad, 1),
+               SPEEDY_ERR_INVALID_HEADER, "a request with :status breaks 8.3");
+  speedy_header_compressor_del(compressor);
   h2_rig_close(&rig);
 }
 
 /* Many streams, bodies both ways, every byte split: the logs of a one-buffer and a
  * byte-at-a-time run agree. */
-static int64_t upload_body(spdy_session *s, int32_t id, uint8_t *buf, size_t len, uint32_t *flags,
+static int64_t upload_body(speedy_session *s, int32_t id, uint8_t *buf, size_t len, uint32_t *flags,
                            void *source, void *user) {
   return test_body_read(s, id, buf, len, flags, source, user);
 }
@@ -138,16 +138,17 @@ Test(h2_session, s5_2_many_streams_up_and_down_in_any_split) {
     new_pair(NULL, NULL, &client, &server);
     server->on_request = echo_size;
     for (int i = 0; i < 20; i++) {
-      spdy_header h[] = {{":method", 7, "POST", 4},
-                         {":scheme", 7, "https", 5},
-                         {":authority", 10, "example.test", 12},
-                         {":path", 5, "/up", 3}};
+      speedy_header h[] = {{":method", 7, "POST", 4},
+                           {":scheme", 7, "https", 5},
+                           {":authority", 10, "example.test", 12},
+                           {":path", 5, "/up", 3}};
       test_body *body = test_peer_body(client, NULL, 3000 * (size_t)i);
       cr_assert_gt(
-          spdy_submit_request(client->session, i % 8, h, 4, i ? upload_body : NULL, body, NULL), 0);
+          speedy_submit_request(client->session, i % 8, h, 4, i ? upload_body : NULL, body, NULL),
+          0);
     }
     int64_t moved = test_pump(client, server, split ? 1 : 65536);
-    cr_assert_geq(moved, 0, "%s", spdy_strerror((int)moved));
+    cr_assert_geq(moved, 0, "%s", speedy_strerror((int)moved));
     for (int32_t id = 1; id < 40; id += 2) {
       cr_assert_eq(test_rx(server, id)->len, 3000 * (size_t)(id / 2));
       cr_assert_eq(test_rx(client, id)->len, 1000 + (size_t)id * 7);
@@ -162,13 +163,13 @@ Test(h2_session, s5_2_many_streams_up_and_down_in_any_split) {
 }
 
 static void push_then_respond(test_peer *server, int32_t id) {
-  spdy_header req[] = {{":scheme", 7, "https", 5},
-                       {":authority", 10, "example.test", 12},
-                       {":path", 5, "/app.js", 7}};
-  spdy_header resp[] = {{":status", 7, "200", 3}, {"content-length", 14, "4000", 4}};
-  int32_t pushed = spdy_submit_push(server->session, id, 1, req, 3, resp, 2, test_body_read,
-                                    test_peer_body(server, NULL, 4000), NULL);
-  cr_assert_eq(pushed, 2, "submit_push: %s", spdy_strerror(pushed));
+  speedy_header req[] = {{":scheme", 7, "https", 5},
+                         {":authority", 10, "example.test", 12},
+                         {":path", 5, "/app.js", 7}};
+  speedy_header resp[] = {{":status", 7, "200", 3}, {"content-length", 14, "4000", 4}};
+  int32_t pushed = speedy_submit_push(server->session, id, 1, req, 3, resp, 2, test_body_read,
+                                      test_peer_body(server, NULL, 4000), NULL);
+  cr_assert_eq(pushed, 2, "submit_push: %s", speedy_strerror(pushed));
   respond(server, id, 100);
 }
 
@@ -187,10 +188,10 @@ Test(h2_session, s8_4_a_push_from_our_server_to_our_client) {
   delete_pair(client, server);
 }
 
-static int64_t body_then_trailers(spdy_session *s, int32_t id, uint8_t *buf, size_t len,
+static int64_t body_then_trailers(speedy_session *s, int32_t id, uint8_t *buf, size_t len,
                                   uint32_t *flags, void *source, void *user) {
   int64_t n = test_body_read(s, id, buf, len, flags, source, user);
-  if (*flags & SPDY_DATA_FLAG_EOF) *flags |= SPDY_DATA_FLAG_NO_END_STREAM;
+  if (*flags & SPEEDY_DATA_FLAG_EOF) *flags |= SPEEDY_DATA_FLAG_NO_END_STREAM;
   return n;
 }
 
@@ -200,14 +201,14 @@ Test(h2_session, s8_1_trailers_after_a_body_submitted_later) {
   server->on_request = NULL;
   get(client, "/", 3);
   cr_assert_geq(test_pump(client, server, 65536), 0);
-  spdy_header head[] = {{":status", 7, "200", 3}, {"trailer", 7, "x-sum", 5}};
-  cr_assert_eq(spdy_submit_response(server->session, 1, head, 2, body_then_trailers,
-                                    test_peer_body(server, NULL, 20000)),
+  speedy_header head[] = {{":status", 7, "200", 3}, {"trailer", 7, "x-sum", 5}};
+  cr_assert_eq(speedy_submit_response(server->session, 1, head, 2, body_then_trailers,
+                                      test_peer_body(server, NULL, 20000)),
                0);
   cr_assert_geq(test_pump(client, server, 65536), 0);
   cr_assert(test_log_has(client, "dataend 1 len=20000") == 0, "the body ended, not the stream");
-  spdy_header trailer[] = {{"x-sum", 5, "1234", 4}};
-  cr_assert_eq(spdy_submit_headers(server->session, 1, trailer, 1, 1), 0);
+  speedy_header trailer[] = {{"x-sum", 5, "1234", 4}};
+  cr_assert_eq(speedy_submit_headers(server->session, 1, trailer, 1, 1), 0);
   cr_assert_geq(test_pump(client, server, 65536), 0);
   cr_assert(test_log_has(client, "begin 1 extra"));
   cr_assert(test_log_has(client, "header 1 x-sum=1234"));
@@ -223,41 +224,41 @@ Test(h2_session, s6_8_our_server_shuts_down_our_client_gracefully) {
   server->on_request = NULL;
   get(client, "/a", 3);
   cr_assert_geq(test_pump(client, server, 65536), 0);
-  cr_assert_eq(spdy_submit_goaway(server->session, SPDY_GOAWAY_OK), 0);
+  cr_assert_eq(speedy_submit_goaway(server->session, SPEEDY_GOAWAY_OK), 0);
   cr_assert_geq(test_pump(client, server, 65536), 0);
   cr_assert(test_log_has(client, "goaway 2147483647 0"), "log:\n%s", client->log);
   cr_assert(test_log_has(client, "goaway 1 0"));
   respond(server, 1, 10);
   cr_assert_geq(test_pump(client, server, 65536), 0);
   cr_assert(test_log_has(client, "dataend 1 len=10"));
-  cr_assert_eq(spdy_session_want_read(server->session), 0);
-  cr_assert_eq(spdy_session_want_read(client->session), 0);
+  cr_assert_eq(speedy_session_want_read(server->session), 0);
+  cr_assert_eq(speedy_session_want_read(client->session), 0);
   delete_pair(client, server);
 }
 
-/* spdy_options_set_max_pending_streams and MAX_CONCURRENT_STREAMS: 300 requests through a
+/* speedy_options_set_max_pending_streams and MAX_CONCURRENT_STREAMS: 300 requests through a
  * limit of 10, zero-copy bodies on the way back. */
 static void respond_nocopy(test_peer *server, int32_t id) {
-  spdy_header h[] = {{":status", 7, "200", 3}};
-  cr_assert_eq(spdy_submit_response(server->session, id, h, 1, test_body_read_nocopy,
-                                    test_peer_body(server, NULL, 5000)),
+  speedy_header h[] = {{":status", 7, "200", 3}};
+  cr_assert_eq(speedy_submit_response(server->session, id, h, 1, test_body_read_nocopy,
+                                      test_peer_body(server, NULL, 5000)),
                0);
 }
 
 Test(h2_session, s5_1_2_300_requests_through_a_limit_of_10_with_zero_copy_bodies) {
-  spdy_options *options;
-  cr_assert_eq(spdy_options_new(&options), 0);
+  speedy_options *options;
+  cr_assert_eq(speedy_options_new(&options), 0);
   test_alloc_install(options);
-  spdy_options_set_max_concurrent_streams(options, 10);
+  speedy_options_set_max_concurrent_streams(options, 10);
   test_peer *client, *server;
   new_pair(NULL, options, &client, &server);
-  spdy_options_del(options);
+  speedy_options_del(options);
   server->on_request = respond_nocopy;
-  cr_assert_eq(spdy_session_data_header_length(server->session), 9);
+  cr_assert_eq(speedy_session_data_header_length(server->session), 9);
   cr_assert_geq(test_pump(client, server, 65536), 0);
   for (int i = 0; i < 300; i++) get(client, "/n", i % 8);
   int64_t moved = test_pump_peek(client, server, 65536);
-  cr_assert_geq(moved, 0, "%s", spdy_strerror((int)moved));
+  cr_assert_geq(moved, 0, "%s", speedy_strerror((int)moved));
   for (int32_t id = 1; id < 600; id += 2)
     cr_assert_eq(test_rx(client, id)->len, 5000, "stream %d", (int)id);
   delete_pair(client, server);
@@ -265,16 +266,16 @@ Test(h2_session, s5_1_2_300_requests_through_a_limit_of_10_with_zero_copy_bodies
 
 /* The settings names of one protocol are refused by the other. */
 Test(h2_session, settings_names_of_the_other_protocol_are_refused) {
-  test_peer *spdy = test_peer_new(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, NULL);
-  spdy_setting h2_only = {SPDY_SETTINGS_HEADER_TABLE_SIZE, 0, 100};
-  cr_assert_eq(spdy_submit_settings(spdy->session, 0, &h2_only, 1), SPDY_ERR_INVALID_ARGUMENT);
-  spdy_setting shared = {SPDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, 10};
-  cr_assert_eq(spdy_submit_settings(spdy->session, 0, &shared, 1), 0);
+  test_peer *spdy = test_peer_new(SPEEDY_PROTOCOL_SPDY3_1, SPEEDY_ROLE_CLIENT, NULL);
+  speedy_setting h2_only = {SPEEDY_SETTINGS_HEADER_TABLE_SIZE, 0, 100};
+  cr_assert_eq(speedy_submit_settings(spdy->session, 0, &h2_only, 1), SPEEDY_ERR_INVALID_ARGUMENT);
+  speedy_setting shared = {SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, 10};
+  cr_assert_eq(speedy_submit_settings(spdy->session, 0, &shared, 1), 0);
   test_peer_del(spdy);
-  test_peer *h2 = test_peer_new(SPDY_PROTOCOL_H2, SPDY_ROLE_CLIENT, NULL);
-  spdy_setting spdy_only = {SPDY_SETTINGS_CURRENT_CWND, 0, 10};
-  cr_assert_eq(spdy_submit_settings(h2->session, 0, &spdy_only, 1), SPDY_ERR_INVALID_ARGUMENT);
-  cr_assert_eq(spdy_submit_settings(h2->session, 0, &shared, 1), 0);
+  test_peer *h2 = test_peer_new(SPEEDY_PROTOCOL_H2, SPEEDY_ROLE_CLIENT, NULL);
+  speedy_setting spdy_only = {SPEEDY_SETTINGS_CURRENT_CWND, 0, 10};
+  cr_assert_eq(speedy_submit_settings(h2->session, 0, &spdy_only, 1), SPEEDY_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(speedy_submit_settings(h2->session, 0, &shared, 1), 0);
   test_peer_del(h2);
   cr_assert_eq(test_alloc_live(), 0);
 }

@@ -24,7 +24,7 @@ static uint32_t u32(const uint8_t *p) {
   return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-static void server(h2_rig *rig) { h2_rig_open(rig, SPDY_ROLE_SERVER, NULL, 0); }
+static void server(h2_rig *rig) { h2_rig_open(rig, SPEEDY_ROLE_SERVER, NULL, 0); }
 
 /* A server rig whose client has sent a complete GET on stream 1 (half-closed remote). */
 static void server_with_request(h2_rig *rig) {
@@ -35,8 +35,8 @@ static void server_with_request(h2_rig *rig) {
 
 /* The server answers stream 1 with 200 and no body: the stream closes. */
 static void answer(h2_rig *rig, int32_t id) {
-  cr_assert_eq(spdy_submit_response(rig->peer->session, id,
-                                    (spdy_header[]){{":status", 7, "200", 3}}, 1, NULL, NULL),
+  cr_assert_eq(speedy_submit_response(rig->peer->session, id,
+                                      (speedy_header[]){{":status", 7, "200", 3}}, 1, NULL, NULL),
                0);
   h2_output out;
   h2_output_take(&out, rig);
@@ -97,7 +97,7 @@ Test(h2_states, s5_1_headers_from_a_client_on_an_even_stream_is_protocol_error) 
 
 Test(h2_states, s5_1_headers_from_a_server_on_an_unpromised_stream_is_protocol_error) {
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
   h2_rig_client_get(&rig, "/");
   h2_rig_response(&rig, 2, "200", 0, 1);
   h2_expect_goaway(&rig, h2_rig_feed(&rig, 0), SPEEDY_H2_PROTOCOL_ERROR, "HEADERS on 2");
@@ -106,7 +106,7 @@ Test(h2_states, s5_1_headers_from_a_server_on_an_unpromised_stream_is_protocol_e
 
 Test(h2_states, s5_1_a_response_on_a_stream_we_never_opened_is_protocol_error) {
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
   h2_rig_response(&rig, 1, "200", 0, 1);
   h2_expect_goaway(&rig, h2_rig_feed(&rig, 0), SPEEDY_H2_PROTOCOL_ERROR, "HEADERS on our idle 1");
   h2_rig_close(&rig);
@@ -135,7 +135,7 @@ Test(h2_states, s5_1_window_update_on_a_half_closed_remote_stream_is_accepted) {
   server_with_request(&rig);
   h2_window_update(&rig.in, 1, 1000);
   h2_expect_quiet(&rig, h2_rig_feed(&rig, 0), "WU on half-closed (remote)");
-  cr_assert_eq(spdy_session_send_window(rig.peer->session, 1), 65535 + 1000);
+  cr_assert_eq(speedy_session_send_window(rig.peer->session, 1), 65535 + 1000);
   h2_rig_close(&rig);
 }
 
@@ -206,7 +206,7 @@ Test(h2_states, s5_1_frames_after_our_rst_stream_are_ignored_and_credited) {
   server(&rig);
   h2_rig_get(&rig, 1, "/", 1);
   cr_assert_geq(h2_rig_feed(&rig, 0), 0);
-  cr_assert_eq(spdy_submit_rst(rig.peer->session, 1, SPDY_RST_CANCEL), 0);
+  cr_assert_eq(speedy_submit_rst(rig.peer->session, 1, SPEEDY_RST_CANCEL), 0);
   h2_output out;
   h2_output_take(&out, &rig);
   h2_output_free(&out);
@@ -239,7 +239,7 @@ Test(h2_states, s5_1_window_update_and_rst_on_a_closed_stream_are_ignored) {
 
 /* A client rig with GET 1 sent and a PUSH_PROMISE for 2 received. */
 static void client_with_promise(h2_rig *rig) {
-  h2_rig_open(rig, SPDY_ROLE_CLIENT, NULL, 0);
+  h2_rig_open(rig, SPEEDY_ROLE_CLIENT, NULL, 0);
   h2_rig_client_get(rig, "/");
   raw_buf block = {0};
   h2_field promised[] = {
@@ -290,22 +290,23 @@ Test(h2_states, s5_1_rst_stream_releases_a_reserved_stream) {
   h2_rig_close(&rig);
 }
 
-static int64_t not_yet(spdy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
+static int64_t not_yet(speedy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
                        uint32_t *flags, void *source, void *user) {
   (void)session, (void)stream_id, (void)buf, (void)len, (void)flags, (void)source, (void)user;
-  return SPDY_ERR_DEFERRED;
+  return SPEEDY_ERR_DEFERRED;
 }
 
 /* A server that promised 2 on stream 1 and sent its response headers; the body waits, so
  * the pushed stream stays half-closed (remote). */
 static void server_with_push(h2_rig *rig) {
-  h2_rig_open(rig, SPDY_ROLE_SERVER, NULL, 0);
+  h2_rig_open(rig, SPEEDY_ROLE_SERVER, NULL, 0);
   h2_rig_get(rig, 1, "/", 0);
   cr_assert_geq(h2_rig_feed(rig, 0), 0);
-  spdy_header req[] = {
+  speedy_header req[] = {
       {":scheme", 7, "https", 5}, {":authority", 10, "example.test", 12}, {":path", 5, "/p", 2}};
-  spdy_header resp[] = {{":status", 7, "200", 3}};
-  cr_assert_eq(spdy_submit_push(rig->peer->session, 1, 3, req, 3, resp, 1, not_yet, NULL, NULL), 2);
+  speedy_header resp[] = {{":status", 7, "200", 3}};
+  cr_assert_eq(speedy_submit_push(rig->peer->session, 1, 3, req, 3, resp, 1, not_yet, NULL, NULL),
+               2);
 }
 
 Test(h2_states, s5_1_headers_from_the_client_on_a_pushed_stream_is_refused) {
@@ -355,7 +356,7 @@ Test(h2_stream_ids, s5_1_1_a_smaller_stream_id_than_before_is_protocol_error) {
 
 Test(h2_stream_ids, s5_1_1_our_client_ids_are_odd_and_increase) {
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
   cr_assert_eq(h2_rig_client_get(&rig, "/a"), 1);
   cr_assert_eq(h2_rig_client_get(&rig, "/b"), 3);
   cr_assert_eq(h2_rig_client_get(&rig, "/c"), 5);
@@ -376,26 +377,26 @@ Test(h2_stream_ids, s5_1_1_our_push_ids_are_even) {
 
 Test(h2_stream_ids, s5_1_1_when_ids_run_out_no_new_stream_opens) {
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
   rig.peer->session->next_stream_id = 0x7fffffff;
   cr_assert_eq(h2_rig_client_get(&rig, "/last"), 0x7fffffff);
-  spdy_header h[] = {{":method", 7, "GET", 3},
-                     {":scheme", 7, "https", 5},
-                     {":authority", 10, "a", 1},
-                     {":path", 5, "/", 1}};
-  cr_assert_eq(spdy_submit_request(rig.peer->session, 3, h, 4, NULL, NULL, NULL),
-               SPDY_ERR_STREAM_ID_EXHAUSTED);
+  speedy_header h[] = {{":method", 7, "GET", 3},
+                       {":scheme", 7, "https", 5},
+                       {":authority", 10, "a", 1},
+                       {":path", 5, "/", 1}};
+  cr_assert_eq(speedy_submit_request(rig.peer->session, 3, h, 4, NULL, NULL, NULL),
+               SPEEDY_ERR_STREAM_ID_EXHAUSTED);
   h2_rig_close(&rig);
 }
 
 /* ---- 5.1.2 concurrency ------------------------------------------------------------------ */
 
 Test(h2_concurrency, s5_1_2_streams_beyond_our_limit_are_refused) {
-  spdy_options *options = raw_options_new();
-  spdy_options_set_max_concurrent_streams(options, 2);
+  speedy_options *options = raw_options_new();
+  speedy_options_set_max_concurrent_streams(options, 2);
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_SERVER, options, 0);
-  spdy_options_del(options);
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, options, 0);
+  speedy_options_del(options);
   h2_rig_get(&rig, 1, "/", 0);
   h2_rig_get(&rig, 3, "/", 0);
   h2_rig_get(&rig, 5, "/", 0);
@@ -406,24 +407,24 @@ Test(h2_concurrency, s5_1_2_streams_beyond_our_limit_are_refused) {
 
 Test(h2_concurrency, s5_1_2_our_requests_wait_for_the_peers_limit) {
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
   h2_settings(&rig.in, (uint16_t[]){0x3}, (uint32_t[]){1}, 1);
   cr_assert_geq(h2_rig_feed(&rig, 0), 0);
   h2_output out;
   h2_output_take(&out, &rig);
   h2_output_free(&out);
-  spdy_header h[] = {{":method", 7, "GET", 3},
-                     {":scheme", 7, "https", 5},
-                     {":authority", 10, "a", 1},
-                     {":path", 5, "/", 1}};
-  cr_assert_eq(spdy_submit_request(rig.peer->session, 3, h, 4, NULL, NULL, NULL), 1);
-  cr_assert_eq(spdy_submit_request(rig.peer->session, 3, h, 4, NULL, NULL, NULL), 3);
+  speedy_header h[] = {{":method", 7, "GET", 3},
+                       {":scheme", 7, "https", 5},
+                       {":authority", 10, "a", 1},
+                       {":path", 5, "/", 1}};
+  cr_assert_eq(speedy_submit_request(rig.peer->session, 3, h, 4, NULL, NULL, NULL), 1);
+  cr_assert_eq(speedy_submit_request(rig.peer->session, 3, h, 4, NULL, NULL, NULL), 3);
   h2_output_take(&out, &rig);
   cr_assert_eq(h2_output_count(&out, HEADERS), 1, "one at a time");
   char *fields = h2_output_fields(&rig, &out, 0);
   free(fields);
   h2_output_free(&out);
-  cr_assert_eq(spdy_session_pending_streams(rig.peer->session), 1);
+  cr_assert_eq(speedy_session_pending_streams(rig.peer->session), 1);
   h2_rig_response(&rig, 1, "204", -1, 1);
   cr_assert_geq(h2_rig_feed(&rig, 0), 0);
   h2_output_take(&out, &rig);
@@ -648,7 +649,7 @@ Test(h2_rst_stream, s7_an_unknown_error_code_is_taken_as_internal_error) {
 Test(h2_rst_stream, s6_4_our_reset_carries_the_code_we_gave) {
   h2_rig rig;
   server_with_request(&rig);
-  cr_assert_eq(spdy_submit_rst(rig.peer->session, 1, SPDY_RST_REFUSED_STREAM), 0);
+  cr_assert_eq(speedy_submit_rst(rig.peer->session, 1, SPEEDY_RST_REFUSED_STREAM), 0);
   h2_output out;
   h2_output_take(&out, &rig);
   const h2_out_frame *r = h2_output_find(&out, RST, 1);
@@ -679,11 +680,11 @@ Test(h2_push, s6_6_push_promise_from_a_client_is_protocol_error) {
 }
 
 Test(h2_push, s6_6_push_promise_with_push_off_is_protocol_error) {
-  spdy_options *options = raw_options_new();
-  spdy_options_set_push(options, 0);
+  speedy_options *options = raw_options_new();
+  speedy_options_set_push(options, 0);
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, options, 0);
-  spdy_options_del(options);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, options, 0);
+  speedy_options_del(options);
   h2_rig_client_get(&rig, "/");
   promise(&rig, 1, 2, 0);
   h2_expect_goaway(&rig, h2_rig_feed(&rig, 0), SPEEDY_H2_PROTOCOL_ERROR, "push with push off");
@@ -692,7 +693,7 @@ Test(h2_push, s6_6_push_promise_with_push_off_is_protocol_error) {
 
 Test(h2_push, s6_6_push_promise_on_stream_0_is_protocol_error) {
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
   h2_rig_client_get(&rig, "/");
   promise(&rig, 0, 2, 0);
   h2_expect_goaway(&rig, h2_rig_feed(&rig, 0), SPEEDY_H2_PROTOCOL_ERROR, "promise on 0");
@@ -701,7 +702,7 @@ Test(h2_push, s6_6_push_promise_on_stream_0_is_protocol_error) {
 
 Test(h2_push, s6_6_an_odd_promised_stream_is_protocol_error) {
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
   h2_rig_client_get(&rig, "/");
   promise(&rig, 1, 3, 0);
   h2_expect_goaway(&rig, h2_rig_feed(&rig, 0), SPEEDY_H2_PROTOCOL_ERROR, "promised 3");
@@ -718,7 +719,7 @@ Test(h2_push, s6_6_a_promised_stream_id_not_above_the_last_is_protocol_error) {
 
 Test(h2_push, s6_6_a_promise_on_a_finished_stream_is_protocol_error) {
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
   h2_rig_client_get(&rig, "/");
   h2_rig_response(&rig, 1, "200", 0, 1);
   promise(&rig, 1, 2, 0);
@@ -728,9 +729,9 @@ Test(h2_push, s6_6_a_promise_on_a_finished_stream_is_protocol_error) {
 
 Test(h2_push, s6_6_a_promise_on_a_stream_we_reset_is_cancelled) {
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
   int32_t id = h2_rig_client_get(&rig, "/");
-  cr_assert_eq(spdy_submit_rst(rig.peer->session, id, SPDY_RST_CANCEL), 0);
+  cr_assert_eq(speedy_submit_rst(rig.peer->session, id, SPEEDY_RST_CANCEL), 0);
   h2_output out;
   h2_output_take(&out, &rig);
   h2_output_free(&out);
@@ -741,7 +742,7 @@ Test(h2_push, s6_6_a_promise_on_a_stream_we_reset_is_cancelled) {
 
 Test(h2_push, s6_6_a_padded_promise_is_accepted) {
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_CLIENT, NULL, 0);
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
   h2_rig_client_get(&rig, "/");
   raw_buf block = {0};
   h2_field p[] = {{":method", "GET"}, {":scheme", "https"}, {":authority", "a"}, {":path", "/p"}};
@@ -784,17 +785,17 @@ Test(h2_push, s6_6_our_promise_precedes_the_pushed_response) {
 /* 8.4.2: the pushed HEADERS waits for the client's concurrency limit; the promise not. */
 Test(h2_push, s8_4_2_pushed_responses_wait_for_the_clients_limit) {
   h2_rig rig;
-  h2_rig_open(&rig, SPDY_ROLE_SERVER, NULL, 0);
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, NULL, 0);
   h2_settings(&rig.in, (uint16_t[]){0x3}, (uint32_t[]){0}, 1);
   h2_rig_get(&rig, 1, "/", 0);
   cr_assert_geq(h2_rig_feed(&rig, 0), 0);
   h2_output out;
   h2_output_take(&out, &rig);
   h2_output_free(&out);
-  spdy_header req[] = {
+  speedy_header req[] = {
       {":scheme", 7, "https", 5}, {":authority", 10, "a", 1}, {":path", 5, "/p", 2}};
-  spdy_header resp[] = {{":status", 7, "200", 3}};
-  cr_assert_eq(spdy_submit_push(rig.peer->session, 1, 3, req, 3, resp, 1, NULL, NULL, NULL), 2);
+  speedy_header resp[] = {{":status", 7, "200", 3}};
+  cr_assert_eq(speedy_submit_push(rig.peer->session, 1, 3, req, 3, resp, 1, NULL, NULL, NULL), 2);
   h2_output_take(&out, &rig);
   cr_assert_not_null(h2_output_find(&out, PUSH_PROMISE, 1));
   cr_assert_null(h2_output_find(&out, HEADERS, 2));
@@ -874,8 +875,8 @@ Test(h2_continuation, s6_10_our_big_block_is_split_at_the_peers_frame_size) {
   server_with_request(&rig);
   static char value[40000];
   memset(value, 'v', sizeof(value));
-  spdy_header h[] = {{":status", 7, "200", 3}, {"x-big", 5, value, sizeof(value)}};
-  cr_assert_eq(spdy_submit_response(rig.peer->session, 1, h, 2, NULL, NULL), 0);
+  speedy_header h[] = {{":status", 7, "200", 3}, {"x-big", 5, value, sizeof(value)}};
+  cr_assert_eq(speedy_submit_response(rig.peer->session, 1, h, 2, NULL, NULL), 0);
   h2_output out;
   h2_output_take(&out, &rig);
   cr_assert_eq(out.frames[0].hd.type, HEADERS);

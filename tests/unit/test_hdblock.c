@@ -31,7 +31,7 @@ typedef struct captured {
   int fail_at; /* 1-based call that returns -42; 0 never */
 } captured;
 
-static int capture(void *ctx, const spdy_header *header) {
+static int capture(void *ctx, const speedy_header *header) {
   captured *c = ctx;
   cr_assert_lt(c->count, 64, "too many fields emitted");
   cr_assert_lt(header->name_len, 64);
@@ -46,7 +46,7 @@ static int capture(void *ctx, const spdy_header *header) {
   return 0;
 }
 
-static int count_only(void *ctx, const spdy_header *header) {
+static int count_only(void *ctx, const speedy_header *header) {
   (void)header;
   (*(size_t *)ctx)++;
   return 0;
@@ -67,36 +67,36 @@ static void expect_field(const captured *c, size_t i, const char *name, const ch
 
 /* Contexts of one direction: our deflater and the peer's inflater. */
 typedef struct direction {
-  spdy_mem mem;
+  speedy_mem mem;
   spdy_hdblock_deflater deflater;
   spdy_hdblock_inflater inflater;
-  spdy_buf out;
+  speedy_buf out;
 } direction;
 
 static void direction_init(direction *dir, int version) {
   test_alloc_mem(&dir->mem);
   cr_assert_eq(spdy_hdblock_deflater_init(&dir->deflater, &dir->mem, version, 6, 11, 5), 0);
   cr_assert_eq(spdy_hdblock_inflater_init(&dir->inflater, &dir->mem, version, MAX_BLOCK), 0);
-  spdy_buf_init(&dir->out, 1 << 20);
+  speedy_buf_init(&dir->out, 1 << 20);
 }
 
 static void direction_free(direction *dir) {
   spdy_hdblock_deflater_free(&dir->deflater);
   spdy_hdblock_inflater_free(&dir->inflater, &dir->mem);
-  spdy_buf_free(&dir->out, &dir->mem);
+  speedy_buf_free(&dir->out, &dir->mem);
 }
 
 /* Deflates headers, inflates the result; returns the inflated block (valid until the next
  * inflate) and leaves out empty. */
-static void send_block(direction *dir, const spdy_header *headers, size_t n, const uint8_t **block,
-                       size_t *block_len) {
-  spdy_buf_reset(&dir->out);
+static void send_block(direction *dir, const speedy_header *headers, size_t n,
+                       const uint8_t **block, size_t *block_len) {
+  speedy_buf_reset(&dir->out);
   cr_assert_eq(spdy_hdblock_deflate(&dir->deflater, &dir->mem, &dir->out, headers, n), 0);
-  cr_assert_gt(spdy_buf_len(&dir->out), 0);
-  int rv = spdy_hdblock_inflate(&dir->inflater, &dir->mem, spdy_buf_head(&dir->out),
-                                spdy_buf_len(&dir->out), block, block_len);
+  cr_assert_gt(speedy_buf_len(&dir->out), 0);
+  int rv = spdy_hdblock_inflate(&dir->inflater, &dir->mem, speedy_buf_head(&dir->out),
+                                speedy_buf_len(&dir->out), block, block_len);
   cr_assert_eq(rv, 0, "inflate returned %d", rv);
-  spdy_buf_reset(&dir->out);
+  speedy_buf_reset(&dir->out);
 }
 
 /* Compresses bytes with plain zlib as a peer would: its own stream, the dictionary, one
@@ -140,7 +140,7 @@ static size_t plain_zlib_inflate(const uint8_t *dict, size_t dict_len, const uin
   return len;
 }
 
-static int compressed_then_check(int version, const spdy_header *headers, size_t n,
+static int compressed_then_check(int version, const speedy_header *headers, size_t n,
                                  const uint8_t *expected, size_t expected_len) {
   direction dir;
   direction_init(&dir, version);
@@ -148,8 +148,8 @@ static int compressed_then_check(int version, const spdy_header *headers, size_t
   uint8_t plain[1024];
   const uint8_t *dict = version == 2 ? spdy_hdblock_dict_v2 : spdy_hdblock_dict_v3;
   size_t dict_len = version == 2 ? spdy_hdblock_dict_v2_len : spdy_hdblock_dict_v3_len;
-  size_t len = plain_zlib_inflate(dict, dict_len, spdy_buf_head(&dir.out), spdy_buf_len(&dir.out),
-                                  plain, sizeof(plain));
+  size_t len = plain_zlib_inflate(dict, dict_len, speedy_buf_head(&dir.out),
+                                  speedy_buf_len(&dir.out), plain, sizeof(plain));
   cr_expect_eq(len, expected_len, "serialised %zu bytes, expected %zu", len, expected_len);
   int same = len == expected_len && memcmp(plain, expected, len) == 0;
   direction_free(&dir);
@@ -184,14 +184,14 @@ Test(hdblock, v3_dictionary_starts_with_options_entry_and_ends_with_enq) {
 }
 
 Test(hdblock, zlib_header_names_the_version_dictionary) {
-  static const spdy_header headers[] = {H("a", "b")};
+  static const speedy_header headers[] = {H("a", "b")};
   static const uint8_t v2_id[4] = {0xdf, 0xa2, 0x51, 0xb2};
   static const uint8_t v3_id[4] = {0xe3, 0xc6, 0xa7, 0xc2};
   for (int version = 2; version <= 3; version++) {
     direction dir;
     direction_init(&dir, version);
     cr_assert_eq(spdy_hdblock_deflate(&dir.deflater, &dir.mem, &dir.out, headers, 1), 0);
-    const uint8_t *p = spdy_buf_head(&dir.out);
+    const uint8_t *p = speedy_buf_head(&dir.out);
     cr_assert_eq(p[0] & 0x0f, 8, "CM is deflate");
     cr_assert_neq(p[1] & 0x20, 0, "FDICT set");
     cr_assert_eq(((unsigned)p[0] << 8 | p[1]) % 31, 0, "FCHECK");
@@ -204,7 +204,7 @@ Test(hdblock, zlib_header_names_the_version_dictionary) {
 /* ---- wire format -------------------------------------------------------------------- */
 
 Test(hdblock, v3_block_has_32_bit_lengths_in_submission_order) {
-  static const spdy_header headers[] = {H(":method", "GET"), H("accept", "*/*")};
+  static const speedy_header headers[] = {H(":method", "GET"), H("accept", "*/*")};
   static const uint8_t expected[] = "\0\0\0\2"
                                     "\0\0\0\7:method\0\0\0\3GET"
                                     "\0\0\0\6accept\0\0\0\3*/*";
@@ -212,9 +212,9 @@ Test(hdblock, v3_block_has_32_bit_lengths_in_submission_order) {
 }
 
 Test(hdblock, v2_block_has_16_bit_lengths_and_v2_names) {
-  static const spdy_header headers[] = {H(":method", "GET"),       H(":path", "/"),
-                                        H(":version", "HTTP/1.1"), H(":host", "h"),
-                                        H(":scheme", "https"),     H(":status", "200 OK")};
+  static const speedy_header headers[] = {H(":method", "GET"),       H(":path", "/"),
+                                          H(":version", "HTTP/1.1"), H(":host", "h"),
+                                          H(":scheme", "https"),     H(":status", "200 OK")};
   static const uint8_t expected[] = "\0\6"
                                     "\0\6method\0\3GET"
                                     "\0\3url\0\1/"
@@ -227,14 +227,14 @@ Test(hdblock, v2_block_has_16_bit_lengths_and_v2_names) {
 }
 
 Test(hdblock, v3_keeps_pseudo_header_names) {
-  static const spdy_header headers[] = {H(":path", "/x")};
+  static const speedy_header headers[] = {H(":path", "/x")};
   static const uint8_t expected[] = "\0\0\0\1\0\0\0\5:path\0\0\0\2/x";
   cr_assert(compressed_then_check(3, headers, 1, expected, sizeof(expected) - 1));
 }
 
 Test(hdblock, repeated_names_are_joined_with_nul_where_first_seen) {
-  static const spdy_header headers[] = {H("set-cookie", "a=1"), H("x", "y"), H("set-cookie", "b=2"),
-                                        H("set-cookie", "c=3")};
+  static const speedy_header headers[] = {H("set-cookie", "a=1"), H("x", "y"),
+                                          H("set-cookie", "b=2"), H("set-cookie", "c=3")};
   static const uint8_t expected[] = "\0\0\0\2"
                                     "\0\0\0\12set-cookie\0\0\0\13a=1\0b=2\0c=3"
                                     "\0\0\0\1x\0\0\0\1y";
@@ -242,7 +242,7 @@ Test(hdblock, repeated_names_are_joined_with_nul_where_first_seen) {
 }
 
 Test(hdblock, v2_joins_names_that_map_to_the_same_wire_name) {
-  static const spdy_header headers[] = {H(":host", "a"), H("host", "b")};
+  static const speedy_header headers[] = {H(":host", "a"), H("host", "b")};
   static const uint8_t expected[] = "\0\1\0\4host\0\3a\0b";
   cr_assert(compressed_then_check(2, headers, 2, expected, sizeof(expected) - 1));
 }
@@ -253,7 +253,7 @@ Test(hdblock, empty_header_list_is_a_count_of_zero) {
 }
 
 Test(hdblock, v3_empty_value_is_allowed) {
-  static const spdy_header headers[] = {H("pragma", "")};
+  static const speedy_header headers[] = {H("pragma", "")};
   static const uint8_t expected[] = "\0\0\0\1\0\0\0\6pragma\0\0\0\0";
   cr_assert(compressed_then_check(3, headers, 1, expected, sizeof(expected) - 1));
 }
@@ -261,9 +261,9 @@ Test(hdblock, v3_empty_value_is_allowed) {
 /* ---- round trips -------------------------------------------------------------------- */
 
 Test(hdblock, v3_round_trip_delivers_every_field) {
-  static const spdy_header headers[] = {H(":method", "GET"),       H(":path", "/index.html"),
-                                        H(":version", "HTTP/1.1"), H(":host", "example.org"),
-                                        H(":scheme", "https"),     H("user-agent", "speedy/0.1")};
+  static const speedy_header headers[] = {H(":method", "GET"),       H(":path", "/index.html"),
+                                          H(":version", "HTTP/1.1"), H(":host", "example.org"),
+                                          H(":scheme", "https"),     H("user-agent", "speedy/0.1")};
   direction dir;
   direction_init(&dir, 3);
   const uint8_t *block;
@@ -279,8 +279,8 @@ Test(hdblock, v3_round_trip_delivers_every_field) {
 }
 
 Test(hdblock, v2_round_trip_maps_pseudo_headers_both_ways) {
-  static const spdy_header headers[] = {H(":status", "200 OK"), H(":version", "HTTP/1.1"),
-                                        H("content-type", "text/html")};
+  static const speedy_header headers[] = {H(":status", "200 OK"), H(":version", "HTTP/1.1"),
+                                          H("content-type", "text/html")};
   direction dir;
   direction_init(&dir, 2);
   const uint8_t *block;
@@ -300,7 +300,7 @@ Test(hdblock, v2_round_trip_maps_pseudo_headers_both_ways) {
 }
 
 Test(hdblock, joined_values_come_back_one_call_each_in_order) {
-  static const spdy_header headers[] = {H("via", "1"), H("b", "x"), H("via", "2"), H("via", "3")};
+  static const speedy_header headers[] = {H("via", "1"), H("b", "x"), H("via", "2"), H("via", "3")};
   direction dir;
   direction_init(&dir, 3);
   const uint8_t *block;
@@ -325,19 +325,19 @@ static void many_blocks_through_one_context(int version) {
   for (int i = 0; i < 50; i++) {
     char path[32];
     int path_len = snprintf(path, sizeof(path), "/item/%d", i);
-    spdy_header headers[] = {H(":method", "GET"),
-                             {":path", 5, path, (size_t)path_len},
-                             H(":host", "example.org"),
-                             H("cookie", "session=0123456789abcdef"),
-                             H("accept-language", "en-GB,en;q=0.8")};
-    spdy_buf_reset(&dir.out);
+    speedy_header headers[] = {H(":method", "GET"),
+                               {":path", 5, path, (size_t)path_len},
+                               H(":host", "example.org"),
+                               H("cookie", "session=0123456789abcdef"),
+                               H("accept-language", "en-GB,en;q=0.8")};
+    speedy_buf_reset(&dir.out);
     cr_assert_eq(spdy_hdblock_deflate(&dir.deflater, &dir.mem, &dir.out, headers, 5), 0);
-    if (i == 0) first_len = spdy_buf_len(&dir.out);
-    last_len = spdy_buf_len(&dir.out);
+    if (i == 0) first_len = speedy_buf_len(&dir.out);
+    last_len = speedy_buf_len(&dir.out);
     const uint8_t *block;
     size_t len;
-    cr_assert_eq(spdy_hdblock_inflate(&dir.inflater, &dir.mem, spdy_buf_head(&dir.out),
-                                      spdy_buf_len(&dir.out), &block, &len),
+    cr_assert_eq(spdy_hdblock_inflate(&dir.inflater, &dir.mem, speedy_buf_head(&dir.out),
+                                      speedy_buf_len(&dir.out), &block, &len),
                  0, "block %d", i);
     captured c = {0};
     cr_assert_eq(spdy_hdblock_parse(version, &dir.mem, block, len, capture, &c), 0);
@@ -369,7 +369,7 @@ Test(hdblock, block_from_plain_zlib_with_the_dictionary_inflates) {
     uint8_t compressed[256];
     size_t compressed_len =
         plain_zlib_compress(dict, dict_len, plain, plain_len, compressed, sizeof(compressed));
-    spdy_mem mem;
+    speedy_mem mem;
     test_alloc_mem(&mem);
     spdy_hdblock_inflater inf;
     cr_assert_eq(spdy_hdblock_inflater_init(&inf, &mem, version, MAX_BLOCK), 0);
@@ -390,33 +390,33 @@ Test(hdblock, block_from_plain_zlib_with_the_dictionary_inflates) {
 }
 
 Test(hdblock, every_deflate_setting_round_trips) {
-  static const spdy_header headers[] = {H(":method", "POST"), H(":path", "/upload"),
-                                        H("content-type", "application/octet-stream")};
+  static const speedy_header headers[] = {H(":method", "POST"), H(":path", "/upload"),
+                                          H("content-type", "application/octet-stream")};
   static const int levels[] = {0, 1, 6, 9};
   for (size_t l = 0; l < 4; l++)
     for (int window_bits = 9; window_bits <= 15; window_bits += 3)
       for (int mem_level = 1; mem_level <= 9; mem_level += 4) {
-        spdy_mem mem;
+        speedy_mem mem;
         test_alloc_mem(&mem);
         spdy_hdblock_deflater d;
         spdy_hdblock_inflater inf;
         cr_assert_eq(spdy_hdblock_deflater_init(&d, &mem, 3, levels[l], window_bits, mem_level), 0);
         cr_assert_eq(spdy_hdblock_inflater_init(&inf, &mem, 3, MAX_BLOCK), 0);
-        spdy_buf out;
-        spdy_buf_init(&out, 1 << 16);
+        speedy_buf out;
+        speedy_buf_init(&out, 1 << 16);
         for (int i = 0; i < 3; i++) {
-          spdy_buf_reset(&out);
+          speedy_buf_reset(&out);
           cr_assert_eq(spdy_hdblock_deflate(&d, &mem, &out, headers, 3), 0);
           const uint8_t *block;
           size_t len;
-          cr_assert_eq(spdy_hdblock_inflate(&inf, &mem, spdy_buf_head(&out), spdy_buf_len(&out),
+          cr_assert_eq(spdy_hdblock_inflate(&inf, &mem, speedy_buf_head(&out), speedy_buf_len(&out),
                                             &block, &len),
                        0, "level %d windowBits %d memLevel %d", levels[l], window_bits, mem_level);
           size_t n = 0;
           cr_assert_eq(spdy_hdblock_parse(3, &mem, block, len, count_only, &n), 0);
           cr_assert_eq(n, 3);
         }
-        spdy_buf_free(&out, &mem);
+        speedy_buf_free(&out, &mem);
         spdy_hdblock_deflater_free(&d);
         spdy_hdblock_inflater_free(&inf, &mem);
         cr_assert_eq(test_alloc_live(), 0);
@@ -428,7 +428,7 @@ Test(hdblock, large_value_spans_many_chunks) {
   char *value = malloc(value_len);
   cr_assert_not_null(value);
   for (size_t i = 0; i < value_len; i++) value[i] = (char)('a' + (i * 7919 % 26));
-  spdy_header headers[] = {{"cookie", 6, value, value_len}, H("x", "y")};
+  speedy_header headers[] = {{"cookie", 6, value, value_len}, H("x", "y")};
   direction dir;
   direction_init(&dir, 3);
   const uint8_t *block;
@@ -443,12 +443,12 @@ Test(hdblock, large_value_spans_many_chunks) {
 
 Test(hdblock, hundreds_of_fields_with_repeats_round_trip) {
   enum { N = 600 };
-  static spdy_header headers[N];
+  static speedy_header headers[N];
   static char names[N][16];
   for (size_t i = 0; i < N; i++) {
     /* 200 names, each three times, interleaved */
     int len = snprintf(names[i], sizeof(names[i]), "x-field-%zu", (size_t)(i % 200));
-    headers[i] = (spdy_header){names[i], (size_t)len, names[i] + 2, (size_t)len - 2};
+    headers[i] = (speedy_header){names[i], (size_t)len, names[i] + 2, (size_t)len - 2};
   }
   for (int version = 2; version <= 3; version++) {
     direction dir;
@@ -474,33 +474,33 @@ Test(hdblock, hundreds_of_fields_with_repeats_round_trip) {
  * must be those of compressing the list itself, block after block on one context. */
 Test(hdblock, serialised_then_deflated_equals_deflating_the_list) {
   enum { N = 40 };
-  static spdy_header big[N];
+  static speedy_header big[N];
   static char names[N][16];
   for (size_t i = 0; i < N; i++) { /* more fields than the pairwise grouping takes */
     int len = snprintf(names[i], sizeof(names[i]), "x-f-%zu", i % 13);
-    big[i] = (spdy_header){names[i], (size_t)len, names[i] + 1, (size_t)len - 1};
+    big[i] = (speedy_header){names[i], (size_t)len, names[i] + 1, (size_t)len - 1};
   }
-  spdy_header request[] = {H(":method", "GET"),       H(":path", "/a?b=c"),
-                           H(":version", "HTTP/1.1"), H(":host", "example.test"),
-                           H(":scheme", "https"),     H("cookie", "a=1"),
-                           H("cookie", "b=2"),        H("accept", "*/*")};
-  spdy_header reply[] = {H(":status", "200 OK"), H(":version", "HTTP/1.1"), H("x", ""),
-                         H("set-cookie", "s=1"), H("set-cookie", "t=2")};
+  speedy_header request[] = {H(":method", "GET"),       H(":path", "/a?b=c"),
+                             H(":version", "HTTP/1.1"), H(":host", "example.test"),
+                             H(":scheme", "https"),     H("cookie", "a=1"),
+                             H("cookie", "b=2"),        H("accept", "*/*")};
+  speedy_header reply[] = {H(":status", "200 OK"), H(":version", "HTTP/1.1"), H("x", ""),
+                           H("set-cookie", "s=1"), H("set-cookie", "t=2")};
   struct {
-    const spdy_header *h;
+    const speedy_header *h;
     size_t n;
   } blocks[] = {{request, 8}, {reply, 5}, {big, N}, {request, 8}, {NULL, 0}, {reply, 5}};
   for (int version = 2; version <= 3; version++) {
-    spdy_mem mem;
+    speedy_mem mem;
     test_alloc_mem(&mem);
     spdy_hdblock_deflater from_list, from_block;
     cr_assert_eq(spdy_hdblock_deflater_init(&from_list, &mem, version, 6, 13, 4), 0);
     cr_assert_eq(spdy_hdblock_deflater_init(&from_block, &mem, version, 6, 13, 4), 0);
-    spdy_buf a, b;
-    spdy_buf_init(&a, 1 << 20);
-    spdy_buf_init(&b, 1 << 20);
+    speedy_buf a, b;
+    speedy_buf_init(&a, 1 << 20);
+    speedy_buf_init(&b, 1 << 20);
     for (size_t k = 0; k < sizeof(blocks) / sizeof(blocks[0]); k++) {
-      const spdy_header *h = blocks[k].h;
+      const speedy_header *h = blocks[k].h;
       size_t n = blocks[k].n;
       if (version == 2 && h == reply) n = 2; /* SPDY/2 refuses the empty value */
       size_t len = 0;
@@ -511,19 +511,19 @@ Test(hdblock, serialised_then_deflated_equals_deflating_the_list) {
       cr_assert_eq(spdy_hdblock_serialise(version, &mem, h, n, flat, len), 0);
       /* Too little or too much room is refused, not overrun or left half-filled. */
       cr_assert_eq(spdy_hdblock_serialise(version, &mem, h, n, flat, len - 1),
-                   SPDY_ERR_INVALID_ARGUMENT);
-      spdy_buf_reset(&a);
-      spdy_buf_reset(&b);
+                   SPEEDY_ERR_INVALID_ARGUMENT);
+      speedy_buf_reset(&a);
+      speedy_buf_reset(&b);
       cr_assert_eq(spdy_hdblock_deflate(&from_list, &mem, &a, h, n), 0);
       cr_assert_eq(spdy_hdblock_deflate_serialised(&from_block, &mem, &b, flat, len), 0);
-      cr_assert_eq(spdy_buf_len(&a), spdy_buf_len(&b), "v%d block %zu: %zu vs %zu bytes", version,
-                   k, spdy_buf_len(&a), spdy_buf_len(&b));
-      cr_assert_eq(memcmp(spdy_buf_head(&a), spdy_buf_head(&b), spdy_buf_len(&a)), 0,
+      cr_assert_eq(speedy_buf_len(&a), speedy_buf_len(&b), "v%d block %zu: %zu vs %zu bytes",
+                   version, k, speedy_buf_len(&a), speedy_buf_len(&b));
+      cr_assert_eq(memcmp(speedy_buf_head(&a), speedy_buf_head(&b), speedy_buf_len(&a)), 0,
                    "v%d block %zu differs", version, k);
       free(flat);
     }
-    spdy_buf_free(&a, &mem);
-    spdy_buf_free(&b, &mem);
+    speedy_buf_free(&a, &mem);
+    speedy_buf_free(&b, &mem);
     spdy_hdblock_deflater_free(&from_list);
     spdy_hdblock_deflater_free(&from_block);
   }
@@ -533,16 +533,16 @@ Test(hdblock, serialised_then_deflated_equals_deflating_the_list) {
 /* ---- what deflate refuses, before zlib is touched ----------------------------------- */
 
 /* A refused block must leave the stream as it was: the next block still inflates. */
-static void refused_then_stream_still_usable(int version, const spdy_header *bad, size_t n,
+static void refused_then_stream_still_usable(int version, const speedy_header *bad, size_t n,
                                              int expected) {
-  static const spdy_header good[] = {H(":method", "GET")};
+  static const speedy_header good[] = {H(":method", "GET")};
   direction dir;
   direction_init(&dir, version);
   const uint8_t *block;
   size_t len;
   send_block(&dir, good, 1, &block, &len);
   cr_assert_eq(spdy_hdblock_deflate(&dir.deflater, &dir.mem, &dir.out, bad, n), expected);
-  cr_assert_eq(spdy_buf_len(&dir.out), 0, "nothing appended");
+  cr_assert_eq(speedy_buf_len(&dir.out), 0, "nothing appended");
   send_block(&dir, good, 1, &block, &len);
   captured c = {0};
   cr_assert_eq(spdy_hdblock_parse(version, &dir.mem, block, len, capture, &c), 0);
@@ -552,62 +552,62 @@ static void refused_then_stream_still_usable(int version, const spdy_header *bad
 }
 
 Test(hdblock, deflate_refuses_empty_name) {
-  static const spdy_header bad[] = {H("a", "1"), H("", "x")};
-  refused_then_stream_still_usable(3, bad, 2, SPDY_ERR_INVALID_HEADER);
+  static const speedy_header bad[] = {H("a", "1"), H("", "x")};
+  refused_then_stream_still_usable(3, bad, 2, SPEEDY_ERR_INVALID_HEADER);
 }
 
 Test(hdblock, deflate_refuses_upper_case_name) {
-  static const spdy_header bad[] = {H("Content-Type", "text/plain")};
-  refused_then_stream_still_usable(3, bad, 1, SPDY_ERR_INVALID_HEADER);
-  refused_then_stream_still_usable(2, bad, 1, SPDY_ERR_INVALID_HEADER);
+  static const speedy_header bad[] = {H("Content-Type", "text/plain")};
+  refused_then_stream_still_usable(3, bad, 1, SPEEDY_ERR_INVALID_HEADER);
+  refused_then_stream_still_usable(2, bad, 1, SPEEDY_ERR_INVALID_HEADER);
 }
 
 Test(hdblock, deflate_refuses_nul_in_name) {
-  static const spdy_header bad[] = {{"a\0b", 3, "v", 1}};
-  refused_then_stream_still_usable(3, bad, 1, SPDY_ERR_INVALID_HEADER);
+  static const speedy_header bad[] = {{"a\0b", 3, "v", 1}};
+  refused_then_stream_still_usable(3, bad, 1, SPEEDY_ERR_INVALID_HEADER);
 }
 
 Test(hdblock, deflate_refuses_nul_in_submitted_value) {
-  static const spdy_header bad[] = {{"a", 1, "x\0y", 3}};
-  refused_then_stream_still_usable(3, bad, 1, SPDY_ERR_INVALID_HEADER);
+  static const speedy_header bad[] = {{"a", 1, "x\0y", 3}};
+  refused_then_stream_still_usable(3, bad, 1, SPEEDY_ERR_INVALID_HEADER);
 }
 
 Test(hdblock, deflate_refuses_empty_value_of_repeated_name) {
-  static const spdy_header bad[] = {H("via", "a"), H("via", "")};
-  refused_then_stream_still_usable(3, bad, 2, SPDY_ERR_INVALID_HEADER);
+  static const speedy_header bad[] = {H("via", "a"), H("via", "")};
+  refused_then_stream_still_usable(3, bad, 2, SPEEDY_ERR_INVALID_HEADER);
 }
 
 Test(hdblock, v2_deflate_refuses_empty_value) {
-  static const spdy_header bad[] = {H("pragma", "")};
-  refused_then_stream_still_usable(2, bad, 1, SPDY_ERR_INVALID_HEADER);
+  static const speedy_header bad[] = {H("pragma", "")};
+  refused_then_stream_still_usable(2, bad, 1, SPEEDY_ERR_INVALID_HEADER);
 }
 
 Test(hdblock, v2_deflate_refuses_value_over_65535_bytes) {
   static char value[65536];
   memset(value, 'v', sizeof(value));
-  spdy_header bad[] = {{"a", 1, value, sizeof(value)}};
-  refused_then_stream_still_usable(2, bad, 1, SPDY_ERR_INVALID_HEADER);
+  speedy_header bad[] = {{"a", 1, value, sizeof(value)}};
+  refused_then_stream_still_usable(2, bad, 1, SPEEDY_ERR_INVALID_HEADER);
 }
 
 Test(hdblock, v2_deflate_refuses_joined_value_over_65535_bytes) {
   static char value[40000];
   memset(value, 'v', sizeof(value));
-  spdy_header bad[] = {{"a", 1, value, sizeof(value)}, {"a", 1, value, sizeof(value)}};
-  refused_then_stream_still_usable(2, bad, 2, SPDY_ERR_INVALID_HEADER);
+  speedy_header bad[] = {{"a", 1, value, sizeof(value)}, {"a", 1, value, sizeof(value)}};
+  refused_then_stream_still_usable(2, bad, 2, SPEEDY_ERR_INVALID_HEADER);
 }
 
 /* The worst case for n serialised bytes, as hdblock.c computes it. */
 static size_t worst_case(size_t n) { return n + (n + 7) / 8 + (n + 63) / 64 + 64; }
 
 Test(hdblock, deflate_refuses_when_out_may_overflow_and_stream_stays_usable) {
-  static const spdy_header headers[] = {H("a", "b")};
+  static const speedy_header headers[] = {H("a", "b")};
   direction dir;
   direction_init(&dir, 3);
   size_t serialised = spdy_hdblock_serialised_size(3, headers, 1);
   dir.out.limit = worst_case(serialised) - 1;
   cr_assert_eq(spdy_hdblock_deflate(&dir.deflater, &dir.mem, &dir.out, headers, 1),
-               SPDY_ERR_FRAME_TOO_LARGE);
-  cr_assert_eq(spdy_buf_len(&dir.out), 0);
+               SPEEDY_ERR_FRAME_TOO_LARGE);
+  cr_assert_eq(speedy_buf_len(&dir.out), 0);
   dir.out.limit = 1 << 20;
   const uint8_t *block;
   size_t len;
@@ -627,35 +627,35 @@ Test(hdblock, incompressible_block_fits_the_worst_case_bound) {
     x = x * 1103515245u + 12345u;
     value[i] = (char)(1 + (x >> 16) % 255);
   }
-  spdy_header headers[] = {{"x", 1, value, sizeof(value)}};
+  speedy_header headers[] = {{"x", 1, value, sizeof(value)}};
   size_t limit = worst_case(spdy_hdblock_serialised_size(3, headers, 1));
   static const int levels[] = {0, 1, 9};
   for (size_t l = 0; l < 3; l++)
     for (int window_bits = 9; window_bits <= 15; window_bits += 6)
       for (int mem_level = 1; mem_level <= 9; mem_level += 8) {
-        spdy_mem mem;
+        speedy_mem mem;
         test_alloc_mem(&mem);
         spdy_hdblock_deflater d;
         cr_assert_eq(spdy_hdblock_deflater_init(&d, &mem, 3, levels[l], window_bits, mem_level), 0);
-        spdy_buf out;
-        spdy_buf_init(&out, limit);
+        speedy_buf out;
+        speedy_buf_init(&out, limit);
         cr_assert_eq(spdy_hdblock_deflate(&d, &mem, &out, headers, 1), 0,
                      "level %d windowBits %d memLevel %d", levels[l], window_bits, mem_level);
-        spdy_buf_free(&out, &mem);
+        speedy_buf_free(&out, &mem);
         spdy_hdblock_deflater_free(&d);
         cr_assert_eq(test_alloc_live(), 0);
       }
 }
 
 Test(hdblock, deflate_allocates_nothing_per_block_for_ordinary_headers) {
-  static const spdy_header headers[] = {H(":method", "GET"), H(":path", "/"), H("a", "1"),
-                                        H("a", "2")};
+  static const speedy_header headers[] = {H(":method", "GET"), H(":path", "/"), H("a", "1"),
+                                          H("a", "2")};
   direction dir;
   direction_init(&dir, 3);
-  cr_assert_eq(spdy_buf_reserve(&dir.out, &dir.mem, 4096), 0);
+  cr_assert_eq(speedy_buf_reserve(&dir.out, &dir.mem, 4096), 0);
   size_t before = test_alloc_get()->total_allocs;
   for (int i = 0; i < 10; i++) {
-    spdy_buf_reset(&dir.out);
+    speedy_buf_reset(&dir.out);
     cr_assert_eq(spdy_hdblock_deflate(&dir.deflater, &dir.mem, &dir.out, headers, 4), 0);
   }
   cr_assert_eq(test_alloc_get()->total_allocs, before);
@@ -668,8 +668,8 @@ Test(hdblock, deflate_allocates_nothing_per_block_for_ordinary_headers) {
 Test(hdblock, inflate_scratch_shrinks_after_a_large_block) {
   static char value[30000];
   memset(value, 'q', sizeof(value));
-  spdy_header big[] = {{"x", 1, value, sizeof(value)}};
-  static const spdy_header small[] = {H("a", "b")};
+  speedy_header big[] = {{"x", 1, value, sizeof(value)}};
+  static const speedy_header small[] = {H("a", "b")};
   direction dir;
   direction_init(&dir, 3);
   const uint8_t *block;
@@ -693,26 +693,26 @@ Test(hdblock, v2_name_and_its_colon_form_together_are_a_duplicate) {
                                  "\0\3url\0\2/a"
                                  "\0\6method\0\4HEAD"
                                  "\0\7:method\0\1x";
-  spdy_mem mem;
+  speedy_mem mem;
   test_alloc_mem(&mem);
   captured c = {0};
   cr_assert_eq(spdy_hdblock_parse(2, &mem, block, sizeof(block) - 1, capture, &c),
-               SPDY_ERR_INVALID_HEADER, "method and :method are the same name");
+               SPEEDY_ERR_INVALID_HEADER, "method and :method are the same name");
   cr_assert_eq(c.count, 0);
 }
 
 Test(hdblock, v2_colon_names_are_refused) {
   static const uint8_t block[] = "\0\1\0\7:method\0\3GET";
-  spdy_mem mem;
+  speedy_mem mem;
   test_alloc_mem(&mem);
   captured c = {0};
   cr_assert_eq(spdy_hdblock_parse(2, &mem, block, sizeof(block) - 1, capture, &c),
-               SPDY_ERR_INVALID_HEADER, "SPDY/2 names never start with ':'");
+               SPEEDY_ERR_INVALID_HEADER, "SPDY/2 names never start with ':'");
   cr_assert_eq(c.count, 0);
 }
 
 Test(hdblock, v2_parse_maps_names_back) {
-  spdy_mem mem;
+  speedy_mem mem;
   test_alloc_mem(&mem);
   captured c = {0};
   static const uint8_t ok[] = "\0\4"
@@ -732,7 +732,7 @@ Test(hdblock, v2_parse_maps_names_back) {
 
 Test(hdblock, v2_host_maps_to_colon_host) {
   static const uint8_t block[] = "\0\1\0\4host\0\1h";
-  spdy_mem mem;
+  speedy_mem mem;
   test_alloc_mem(&mem);
   captured c = {0};
   cr_assert_eq(spdy_hdblock_parse(2, &mem, block, sizeof(block) - 1, capture, &c), 0);
@@ -743,7 +743,7 @@ Test(hdblock, v3_parse_keeps_names_as_sent) {
   static const uint8_t block[] = "\0\0\0\2"
                                  "\0\0\0\7:method\0\0\0\3GET"
                                  "\0\0\0\3url\0\0\0\1u";
-  spdy_mem mem;
+  speedy_mem mem;
   test_alloc_mem(&mem);
   captured c = {0};
   cr_assert_eq(spdy_hdblock_parse(3, &mem, block, sizeof(block) - 1, capture, &c), 0);
@@ -754,7 +754,7 @@ Test(hdblock, v3_parse_keeps_names_as_sent) {
 
 Test(hdblock, v3_parse_emits_empty_value_once) {
   static const uint8_t block[] = "\0\0\0\1\0\0\0\6pragma\0\0\0\0";
-  spdy_mem mem;
+  speedy_mem mem;
   test_alloc_mem(&mem);
   captured c = {0};
   cr_assert_eq(spdy_hdblock_parse(3, &mem, block, sizeof(block) - 1, capture, &c), 0);
@@ -765,7 +765,7 @@ Test(hdblock, v3_parse_emits_empty_value_once) {
 
 Test(hdblock, parse_splits_nul_joined_values) {
   static const uint8_t block[] = "\0\0\0\1\0\0\0\1a\0\0\0\11xx\0y\0zzzz";
-  spdy_mem mem;
+  speedy_mem mem;
   test_alloc_mem(&mem);
   captured c = {0};
   cr_assert_eq(spdy_hdblock_parse(3, &mem, block, sizeof(block) - 1, capture, &c), 0);
@@ -779,11 +779,11 @@ Test(hdblock, parse_emits_nothing_for_a_block_invalid_at_its_end) {
   static const uint8_t block[] = "\0\0\0\2"
                                  "\0\0\0\1a\0\0\0\1x"
                                  "\0\0\0\1B\0\0\0\1y";
-  spdy_mem mem;
+  speedy_mem mem;
   test_alloc_mem(&mem);
   captured c = {0};
   cr_assert_eq(spdy_hdblock_parse(3, &mem, block, sizeof(block) - 1, capture, &c),
-               SPDY_ERR_INVALID_HEADER);
+               SPEEDY_ERR_INVALID_HEADER);
   cr_assert_eq(c.count, 0, "validated before anything is emitted");
 }
 
@@ -791,7 +791,7 @@ Test(hdblock, emitter_error_stops_parse_and_is_returned) {
   static const uint8_t block[] = "\0\0\0\2"
                                  "\0\0\0\1a\0\0\0\3x\0y"
                                  "\0\0\0\1b\0\0\0\1z";
-  spdy_mem mem;
+  speedy_mem mem;
   test_alloc_mem(&mem);
   captured c = {0};
   c.fail_at = 2;
@@ -804,7 +804,7 @@ Test(hdblock, parse_allocates_nothing_for_ordinary_blocks) {
                                  "\0\0\0\1a\0\0\0\1x"
                                  "\0\0\0\1b\0\0\0\1y"
                                  "\0\0\0\1c\0\0\0\1z";
-  spdy_mem mem;
+  speedy_mem mem;
   test_alloc_mem(&mem);
   size_t n = 0;
   cr_assert_eq(spdy_hdblock_parse(3, &mem, block, sizeof(block) - 1, count_only, &n), 0);
@@ -813,7 +813,7 @@ Test(hdblock, parse_allocates_nothing_for_ordinary_blocks) {
 }
 
 Test(hdblock, serialised_size_counts_joined_names_once) {
-  static const spdy_header headers[] = {H(":path", "/"), H("a", "1"), H("a", "22")};
+  static const speedy_header headers[] = {H(":path", "/"), H("a", "1"), H("a", "22")};
   /* v3: 4 + (4+5+4+1) + (4+1+4+1+1+2) */
   cr_assert_eq(spdy_hdblock_serialised_size(3, headers, 3), 4 + 14 + 13);
   /* v2: 2 + (2+3+2+1) + (2+1+2+1+1+2) */
@@ -824,22 +824,22 @@ Test(hdblock, serialised_size_counts_joined_names_once) {
 /* ---- arguments ---------------------------------------------------------------------- */
 
 Test(hdblock, init_refuses_impossible_arguments) {
-  spdy_mem mem;
+  speedy_mem mem;
   test_alloc_mem(&mem);
   spdy_hdblock_deflater d;
   spdy_hdblock_inflater inf;
-  cr_assert_eq(spdy_hdblock_deflater_init(&d, &mem, 4, 6, 11, 5), SPDY_ERR_INVALID_ARGUMENT);
-  cr_assert_eq(spdy_hdblock_deflater_init(&d, &mem, 3, 10, 11, 5), SPDY_ERR_INVALID_ARGUMENT);
-  cr_assert_eq(spdy_hdblock_deflater_init(&d, &mem, 3, 6, 8, 5), SPDY_ERR_INVALID_ARGUMENT);
-  cr_assert_eq(spdy_hdblock_deflater_init(&d, &mem, 3, 6, 16, 5), SPDY_ERR_INVALID_ARGUMENT);
-  cr_assert_eq(spdy_hdblock_deflater_init(&d, &mem, 3, 6, 11, 0), SPDY_ERR_INVALID_ARGUMENT);
-  cr_assert_eq(spdy_hdblock_deflater_init(&d, &mem, 3, 6, 11, 10), SPDY_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(spdy_hdblock_deflater_init(&d, &mem, 4, 6, 11, 5), SPEEDY_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(spdy_hdblock_deflater_init(&d, &mem, 3, 10, 11, 5), SPEEDY_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(spdy_hdblock_deflater_init(&d, &mem, 3, 6, 8, 5), SPEEDY_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(spdy_hdblock_deflater_init(&d, &mem, 3, 6, 16, 5), SPEEDY_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(spdy_hdblock_deflater_init(&d, &mem, 3, 6, 11, 0), SPEEDY_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(spdy_hdblock_deflater_init(&d, &mem, 3, 6, 11, 10), SPEEDY_ERR_INVALID_ARGUMENT);
   spdy_hdblock_deflater_free(&d); /* harmless after a failed init */
-  cr_assert_eq(spdy_hdblock_inflater_init(&inf, &mem, 1, MAX_BLOCK), SPDY_ERR_INVALID_ARGUMENT);
-  cr_assert_eq(spdy_hdblock_inflater_init(&inf, &mem, 3, 0), SPDY_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(spdy_hdblock_inflater_init(&inf, &mem, 1, MAX_BLOCK), SPEEDY_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(spdy_hdblock_inflater_init(&inf, &mem, 3, 0), SPEEDY_ERR_INVALID_ARGUMENT);
   spdy_hdblock_inflater_free(&inf, &mem);
   cr_assert_eq(spdy_hdblock_parse(5, &mem, (const uint8_t *)"", 0, count_only, NULL),
-               SPDY_ERR_INVALID_ARGUMENT);
+               SPEEDY_ERR_INVALID_ARGUMENT);
   cr_assert_eq(test_alloc_live(), 0);
 }
 
@@ -854,14 +854,14 @@ Test(hdblock, free_twice_is_harmless) {
 /* The inflater allocates the window the peer's zlib header names, not always 32 KiB: an idle
  * session's memory is mostly zlib state. */
 static size_t inflater_bytes_after_one_block(int window_bits) {
-  static const spdy_header headers[] = {H(":method", "GET"), H(":path", "/")};
-  spdy_mem mem;
+  static const speedy_header headers[] = {H(":method", "GET"), H(":path", "/")};
+  speedy_mem mem;
   test_alloc_mem(&mem);
   spdy_hdblock_deflater d;
   spdy_hdblock_inflater inf;
   cr_assert_eq(spdy_hdblock_deflater_init(&d, &mem, 3, 6, window_bits, 4), 0);
-  spdy_buf out;
-  spdy_buf_init(&out, 1 << 16);
+  speedy_buf out;
+  speedy_buf_init(&out, 1 << 16);
   cr_assert_eq(spdy_hdblock_deflate(&d, &mem, &out, headers, 2), 0);
   spdy_hdblock_deflater_free(&d);
   size_t before = test_alloc_get()->live_bytes;
@@ -869,10 +869,11 @@ static size_t inflater_bytes_after_one_block(int window_bits) {
   const uint8_t *block;
   size_t len;
   cr_assert_eq(
-      spdy_hdblock_inflate(&inf, &mem, spdy_buf_head(&out), spdy_buf_len(&out), &block, &len), 0);
+      spdy_hdblock_inflate(&inf, &mem, speedy_buf_head(&out), speedy_buf_len(&out), &block, &len),
+      0);
   size_t used = test_alloc_get()->live_bytes - before;
   spdy_hdblock_inflater_free(&inf, &mem);
-  spdy_buf_free(&out, &mem);
+  speedy_buf_free(&out, &mem);
   cr_assert_eq(test_alloc_live(), 0);
   return used;
 }
@@ -909,14 +910,14 @@ Test(hdblock, reference_beyond_the_declared_window_is_a_compression_error) {
   wire[0] = 0x18;
   wire[1] = (uint8_t)(wire[1] & 0xe0);
   wire[1] = (uint8_t)(wire[1] + (31 - ((wire[0] * 256u + wire[1]) % 31)) % 31);
-  spdy_mem mem;
+  speedy_mem mem;
   test_alloc_mem(&mem);
   spdy_hdblock_inflater inf;
   cr_assert_eq(spdy_hdblock_inflater_init(&inf, &mem, 3, MAX_BLOCK), 0);
   const uint8_t *out;
   size_t out_len;
   cr_assert_eq(spdy_hdblock_inflate(&inf, &mem, wire, wire_len, &out, &out_len),
-               SPDY_ERR_COMPRESSION);
+               SPEEDY_ERR_COMPRESSION);
   spdy_hdblock_inflater_free(&inf, &mem);
   cr_assert_eq(test_alloc_live(), 0);
 }
@@ -944,16 +945,16 @@ static size_t wrapper_inflate(z_stream *zs, const uint8_t *dict, size_t dict_len
  * settings — header, dictionary id and every block — for each level class and window. */
 Test(hdblock, raw_deflate_writes_what_the_zlib_wrapper_writes) {
   static const int levels[] = {0, 1, 3, 6, 9};
-  spdy_header headers[] = {H(":method", "GET"),       H(":path", "/index.html"),
-                           H(":version", "HTTP/1.1"), H(":host", "www.example.test"),
-                           H(":scheme", "https"),     H("user-agent", "speedy-test/1.0"),
-                           H("cookie", "a=b; c=d")};
+  speedy_header headers[] = {H(":method", "GET"),       H(":path", "/index.html"),
+                             H(":version", "HTTP/1.1"), H(":host", "www.example.test"),
+                             H(":scheme", "https"),     H("user-agent", "speedy-test/1.0"),
+                             H("cookie", "a=b; c=d")};
   for (int version = 2; version <= 3; version++) {
     const uint8_t *dict = version == 2 ? spdy_hdblock_dict_v2 : spdy_hdblock_dict_v3;
     size_t dict_len = version == 2 ? spdy_hdblock_dict_v2_len : spdy_hdblock_dict_v3_len;
     for (size_t l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
       for (int window = 9; window <= 15; window += 3) {
-        spdy_mem mem;
+        speedy_mem mem;
         test_alloc_mem(&mem);
         spdy_hdblock_deflater ours;
         cr_assert_eq(spdy_hdblock_deflater_init(&ours, &mem, version, levels[l], window, 5), 0);
@@ -964,16 +965,16 @@ Test(hdblock, raw_deflate_writes_what_the_zlib_wrapper_writes) {
                      Z_OK);
         cr_assert_eq(deflateSetDictionary(&ref, dict, (uInt)dict_len), Z_OK);
         cr_assert_eq(inflateInit(&reader), Z_OK);
-        spdy_buf out;
-        spdy_buf_init(&out, 1 << 20);
+        speedy_buf out;
+        speedy_buf_init(&out, 1 << 20);
         for (int block = 0; block < 4; block++) {
           headers[1].value = block % 2 ? "/a.css" : "/index.html";
           headers[1].value_len = strlen(headers[1].value);
-          spdy_buf_reset(&out);
+          speedy_buf_reset(&out);
           cr_assert_eq(spdy_hdblock_deflate(&ours, &mem, &out, headers, 7), 0);
           uint8_t plain[2048], expected[4096];
-          size_t plain_len = wrapper_inflate(&reader, dict, dict_len, spdy_buf_head(&out),
-                                             spdy_buf_len(&out), plain, sizeof(plain));
+          size_t plain_len = wrapper_inflate(&reader, dict, dict_len, speedy_buf_head(&out),
+                                             speedy_buf_len(&out), plain, sizeof(plain));
           cr_assert_eq(plain_len, spdy_hdblock_serialised_size(version, headers, 7));
           ref.next_in = plain;
           ref.avail_in = (uInt)plain_len;
@@ -981,12 +982,12 @@ Test(hdblock, raw_deflate_writes_what_the_zlib_wrapper_writes) {
           ref.avail_out = sizeof(expected);
           cr_assert_eq(deflate(&ref, Z_SYNC_FLUSH), Z_OK);
           size_t expected_len = sizeof(expected) - ref.avail_out;
-          cr_assert(expected_len == spdy_buf_len(&out) &&
-                        memcmp(expected, spdy_buf_head(&out), expected_len) == 0,
+          cr_assert(expected_len == speedy_buf_len(&out) &&
+                        memcmp(expected, speedy_buf_head(&out), expected_len) == 0,
                     "v%d level %d window %d block %d: %zu bytes, zlib's wrapper %zu", version,
-                    levels[l], window, block, spdy_buf_len(&out), expected_len);
+                    levels[l], window, block, speedy_buf_len(&out), expected_len);
         }
-        spdy_buf_free(&out, &mem);
+        speedy_buf_free(&out, &mem);
         deflateEnd(&ref);
         inflateEnd(&reader);
         spdy_hdblock_deflater_free(&ours);

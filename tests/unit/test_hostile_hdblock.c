@@ -65,14 +65,14 @@ static block_builder block_one(int version, const char *name, size_t name_len, c
   return b;
 }
 
-static int count_emit(void *ctx, const spdy_header *header) {
+static int count_emit(void *ctx, const speedy_header *header) {
   (void)header;
   (*(size_t *)ctx)++;
   return 0;
 }
 
 static int parse_block(const block_builder *b, size_t *emitted) {
-  spdy_mem mem;
+  speedy_mem mem;
   test_alloc_mem(&mem);
   size_t count = 0;
   int rv = spdy_hdblock_parse(b->version, &mem, b->bytes, b->len, count_emit, &count);
@@ -84,7 +84,7 @@ static int parse_block(const block_builder *b, size_t *emitted) {
 static void expect_invalid(block_builder b, const char *what) {
   size_t emitted = 0;
   int rv = parse_block(&b, &emitted);
-  cr_expect_eq(rv, SPDY_ERR_INVALID_HEADER, "%s: parse returned %d", what, rv);
+  cr_expect_eq(rv, SPEEDY_ERR_INVALID_HEADER, "%s: parse returned %d", what, rv);
   cr_expect_eq(emitted, 0, "%s: nothing emitted", what);
   free(b.bytes);
 }
@@ -132,7 +132,7 @@ static uint8_t *valid_compressed(int version, size_t *len) {
 
 /* Inflates in with a fresh inflater; returns the result and frees everything. */
 static int inflate_fresh(int version, uint32_t max_block, const uint8_t *in, size_t in_len) {
-  spdy_mem mem;
+  speedy_mem mem;
   test_alloc_mem(&mem);
   spdy_hdblock_inflater inf;
   cr_assert_eq(spdy_hdblock_inflater_init(&inf, &mem, version, max_block), 0);
@@ -174,14 +174,14 @@ Test(hostile_hdblock, zlib_bomb_is_refused_before_64KiB_inflated, .timeout = 20)
   size_t len;
   uint8_t *in = bomb(3, &len);
   cr_assert_lt(len, 20000, "the bomb is small: %zu bytes", len);
-  spdy_mem mem;
+  speedy_mem mem;
   test_alloc_mem(&mem);
   spdy_hdblock_inflater inf;
   cr_assert_eq(spdy_hdblock_inflater_init(&inf, &mem, 3, 65536), 0);
   const uint8_t *out;
   size_t out_len;
   cr_assert_eq(spdy_hdblock_inflate(&inf, &mem, in, len, &out, &out_len),
-               SPDY_ERR_HEADER_BLOCK_TOO_LARGE);
+               SPEEDY_ERR_HEADER_BLOCK_TOO_LARGE);
   cr_assert_leq(inf.zs.total_out, 65536 + 1, "inflated %lu bytes", inf.zs.total_out);
   cr_assert_lt(inf.zs.total_in, len, "stopped before the end of the bomb");
   cr_assert_lt(test_alloc_get()->peak_bytes, 2 * 65536, "peak %zu bytes",
@@ -194,14 +194,14 @@ Test(hostile_hdblock, zlib_bomb_is_refused_before_64KiB_inflated, .timeout = 20)
 Test(hostile_hdblock, zlib_bomb_with_small_cap_costs_only_the_cap, .timeout = 20) {
   size_t len;
   uint8_t *in = bomb(3, &len);
-  spdy_mem mem;
+  speedy_mem mem;
   test_alloc_mem(&mem);
   spdy_hdblock_inflater inf;
   cr_assert_eq(spdy_hdblock_inflater_init(&inf, &mem, 3, 4096), 0);
   const uint8_t *out;
   size_t out_len;
   cr_assert_eq(spdy_hdblock_inflate(&inf, &mem, in, len, &out, &out_len),
-               SPDY_ERR_HEADER_BLOCK_TOO_LARGE);
+               SPEEDY_ERR_HEADER_BLOCK_TOO_LARGE);
   cr_assert_leq(inf.zs.total_out, 4096 + 1);
   cr_assert_leq(inf.scratch.capacity, 4096);
   /* zlib's own state and 32 KiB window are fixed costs; the block adds the cap at most. */
@@ -215,7 +215,7 @@ Test(hostile_hdblock, zlib_bomb_with_small_cap_costs_only_the_cap, .timeout = 20
 Test(hostile_hdblock, v2_zlib_bomb_is_refused, .timeout = 20) {
   size_t len;
   uint8_t *in = bomb(2, &len);
-  cr_assert_eq(inflate_fresh(2, 16384, in, len), SPDY_ERR_HEADER_BLOCK_TOO_LARGE);
+  cr_assert_eq(inflate_fresh(2, 16384, in, len), SPEEDY_ERR_HEADER_BLOCK_TOO_LARGE);
   free(in);
 }
 
@@ -235,7 +235,7 @@ Test(hostile_hdblock, block_of_exactly_the_cap_is_accepted) {
   block_builder b = block_of_size(3, 1000);
   size_t len;
   uint8_t *in = peer_compress(dict_of(3), dict_len_of(3), b.bytes, b.len, Z_SYNC_FLUSH, &len);
-  spdy_mem mem;
+  speedy_mem mem;
   test_alloc_mem(&mem);
   spdy_hdblock_inflater inf;
   cr_assert_eq(spdy_hdblock_inflater_init(&inf, &mem, 3, 1000), 0);
@@ -254,7 +254,7 @@ Test(hostile_hdblock, block_one_byte_over_the_cap_is_refused) {
   block_builder b = block_of_size(3, 1001);
   size_t len;
   uint8_t *in = peer_compress(dict_of(3), dict_len_of(3), b.bytes, b.len, Z_SYNC_FLUSH, &len);
-  cr_assert_eq(inflate_fresh(3, 1000, in, len), SPDY_ERR_HEADER_BLOCK_TOO_LARGE);
+  cr_assert_eq(inflate_fresh(3, 1000, in, len), SPEEDY_ERR_HEADER_BLOCK_TOO_LARGE);
   free(in);
   free(b.bytes);
 }
@@ -262,19 +262,19 @@ Test(hostile_hdblock, block_one_byte_over_the_cap_is_refused) {
 /* ---- broken zlib streams ------------------------------------------------------------ */
 
 Test(hostile_hdblock, empty_compressed_block_is_a_compression_error) {
-  cr_assert_eq(inflate_fresh(3, 65536, (const uint8_t *)"", 0), SPDY_ERR_COMPRESSION);
+  cr_assert_eq(inflate_fresh(3, 65536, (const uint8_t *)"", 0), SPEEDY_ERR_COMPRESSION);
 }
 
 Test(hostile_hdblock, bytes_that_are_not_zlib_are_a_compression_error) {
   static const uint8_t garbage[] = {0xff, 0xff, 0xff, 0xff, 0x00, 0x01, 0x02};
-  cr_assert_eq(inflate_fresh(3, 65536, garbage, sizeof(garbage)), SPDY_ERR_COMPRESSION);
+  cr_assert_eq(inflate_fresh(3, 65536, garbage, sizeof(garbage)), SPEEDY_ERR_COMPRESSION);
 }
 
 Test(hostile_hdblock, zlib_header_with_bad_check_bits_is_a_compression_error) {
   size_t len;
   uint8_t *in = valid_compressed(3, &len);
   in[1] ^= 0x01; /* FCHECK no longer makes the header a multiple of 31 */
-  cr_assert_eq(inflate_fresh(3, 65536, in, len), SPDY_ERR_COMPRESSION);
+  cr_assert_eq(inflate_fresh(3, 65536, in, len), SPEEDY_ERR_COMPRESSION);
   free(in);
 }
 
@@ -282,21 +282,21 @@ Test(hostile_hdblock, corrupt_deflate_data_is_a_compression_error) {
   size_t len;
   uint8_t *in = valid_compressed(3, &len);
   in[6] = 0x06; /* first block: BFINAL 0, BTYPE 11 (reserved) */
-  cr_assert_eq(inflate_fresh(3, 65536, in, len), SPDY_ERR_COMPRESSION);
+  cr_assert_eq(inflate_fresh(3, 65536, in, len), SPEEDY_ERR_COMPRESSION);
   free(in);
 }
 
 Test(hostile_hdblock, block_keyed_to_the_v2_dictionary_is_refused_by_v3) {
   size_t len;
   uint8_t *in = valid_compressed(2, &len);
-  cr_assert_eq(inflate_fresh(3, 65536, in, len), SPDY_ERR_COMPRESSION);
+  cr_assert_eq(inflate_fresh(3, 65536, in, len), SPEEDY_ERR_COMPRESSION);
   free(in);
 }
 
 Test(hostile_hdblock, block_keyed_to_the_v3_dictionary_is_refused_by_v2) {
   size_t len;
   uint8_t *in = valid_compressed(3, &len);
-  cr_assert_eq(inflate_fresh(2, 65536, in, len), SPDY_ERR_COMPRESSION);
+  cr_assert_eq(inflate_fresh(2, 65536, in, len), SPEEDY_ERR_COMPRESSION);
   free(in);
 }
 
@@ -305,7 +305,7 @@ Test(hostile_hdblock, block_keyed_to_another_dictionary_is_refused) {
   size_t len;
   uint8_t *in = peer_compress((const uint8_t *)"not the spdy dictionary", 23, plain,
                               sizeof(plain) - 1, Z_SYNC_FLUSH, &len);
-  cr_assert_eq(inflate_fresh(3, 65536, in, len), SPDY_ERR_COMPRESSION);
+  cr_assert_eq(inflate_fresh(3, 65536, in, len), SPEEDY_ERR_COMPRESSION);
   free(in);
 }
 
@@ -323,9 +323,9 @@ Test(hostile_hdblock, truncated_block_is_a_compression_error) {
   uint8_t *in = valid_compressed(3, &len);
   cr_assert_eq(inflate_fresh(3, 65536, in, len), 0, "the whole block is fine");
   for (size_t cut = 1; cut <= 6; cut++)
-    cr_expect_eq(inflate_fresh(3, 65536, in, len - cut), SPDY_ERR_COMPRESSION,
+    cr_expect_eq(inflate_fresh(3, 65536, in, len - cut), SPEEDY_ERR_COMPRESSION,
                  "block without its last %zu bytes", cut);
-  cr_expect_eq(inflate_fresh(3, 65536, in, len / 2), SPDY_ERR_COMPRESSION, "half a block");
+  cr_expect_eq(inflate_fresh(3, 65536, in, len / 2), SPEEDY_ERR_COMPRESSION, "half a block");
   free(in);
 }
 
@@ -336,7 +336,7 @@ Test(hostile_hdblock, bytes_after_the_sync_flush_are_a_compression_error) {
   cr_assert_not_null(longer);
   memcpy(longer, in, len);
   longer[len] = 0x00; /* starts another stored block that never completes */
-  cr_assert_eq(inflate_fresh(3, 65536, longer, len + 1), SPDY_ERR_COMPRESSION);
+  cr_assert_eq(inflate_fresh(3, 65536, longer, len + 1), SPEEDY_ERR_COMPRESSION);
   free(longer);
   free(in);
 }
@@ -345,22 +345,22 @@ Test(hostile_hdblock, finished_zlib_stream_is_a_compression_error) {
   static const uint8_t plain[] = "\0\0\0\1\0\0\0\1a\0\0\0\1b";
   size_t len;
   uint8_t *in = peer_compress(dict_of(3), dict_len_of(3), plain, sizeof(plain) - 1, Z_FINISH, &len);
-  cr_assert_eq(inflate_fresh(3, 65536, in, len), SPDY_ERR_COMPRESSION);
+  cr_assert_eq(inflate_fresh(3, 65536, in, len), SPEEDY_ERR_COMPRESSION);
   free(in);
 }
 
 Test(hostile_hdblock, context_stays_unusable_after_an_error) {
   size_t len;
   uint8_t *good = valid_compressed(3, &len);
-  spdy_mem mem;
+  speedy_mem mem;
   test_alloc_mem(&mem);
   spdy_hdblock_inflater inf;
   cr_assert_eq(spdy_hdblock_inflater_init(&inf, &mem, 3, 65536), 0);
   const uint8_t *out;
   size_t out_len;
   cr_assert_eq(spdy_hdblock_inflate(&inf, &mem, good, len - 2, &out, &out_len),
-               SPDY_ERR_COMPRESSION);
-  cr_assert_eq(spdy_hdblock_inflate(&inf, &mem, good, len, &out, &out_len), SPDY_ERR_COMPRESSION);
+               SPEEDY_ERR_COMPRESSION);
+  cr_assert_eq(spdy_hdblock_inflate(&inf, &mem, good, len, &out, &out_len), SPEEDY_ERR_COMPRESSION);
   spdy_hdblock_inflater_free(&inf, &mem);
   cr_assert_eq(test_alloc_live(), 0);
   free(good);
@@ -537,7 +537,7 @@ Test(hostile_hdblock, duplicate_among_fifty_thousand_fields_is_found, .timeout =
   struct timespec start;
   clock_gettime(CLOCK_MONOTONIC, &start);
   size_t emitted = 0;
-  cr_assert_eq(parse_block(&b, &emitted), SPDY_ERR_INVALID_HEADER);
+  cr_assert_eq(parse_block(&b, &emitted), SPEEDY_ERR_INVALID_HEADER);
   double elapsed = seconds_since(&start);
   cr_assert_eq(emitted, 0);
   cr_assert_lt(elapsed, 0.5, "took %.3f s", elapsed);
@@ -555,7 +555,7 @@ static void most_fields_in_64KiB(int version) {
     size_t len;
     uint8_t *in =
         peer_compress(dict_of(version), dict_len_of(version), b.bytes, b.len, Z_SYNC_FLUSH, &len);
-    spdy_mem mem;
+    speedy_mem mem;
     test_alloc_mem(&mem);
     spdy_hdblock_inflater inf;
     cr_assert_eq(spdy_hdblock_inflater_init(&inf, &mem, version, 65536), 0);
@@ -567,7 +567,7 @@ static void most_fields_in_64KiB(int version) {
     size_t emitted = 0;
     int rv = spdy_hdblock_parse(version, &mem, out, out_len, count_emit, &emitted);
     double elapsed = seconds_since(&start);
-    cr_assert_eq(rv, with_duplicate ? SPDY_ERR_INVALID_HEADER : 0, "%zu fields", n);
+    cr_assert_eq(rv, with_duplicate ? SPEEDY_ERR_INVALID_HEADER : 0, "%zu fields", n);
     cr_assert_eq(emitted, with_duplicate ? 0 : n);
     cr_assert_lt(elapsed, 0.5, "took %.3f s", elapsed);
     spdy_hdblock_inflater_free(&inf, &mem);
@@ -599,7 +599,7 @@ Test(hostile_hdblock, thirty_thousand_joined_values_emit_one_call_each, .timeout
 
 /* init, inflate and parse a block of 100 fields with the n-th allocation failing. */
 static int receive_with_failure(size_t n, const uint8_t *in, size_t in_len) {
-  spdy_mem mem;
+  speedy_mem mem;
   test_alloc_mem(&mem);
   test_alloc_fail_after(n);
   spdy_hdblock_inflater inf;
@@ -626,7 +626,7 @@ Test(hostile_hdblock, allocation_failure_anywhere_in_receiving_is_nomem, .timeou
   for (; n < 1000; n++) {
     int rv = receive_with_failure(n, in, len);
     if (rv == 0) break;
-    cr_assert_eq(rv, SPDY_ERR_NOMEM, "allocation %zu failing gave %d", n, rv);
+    cr_assert_eq(rv, SPEEDY_ERR_NOMEM, "allocation %zu failing gave %d", n, rv);
   }
   cr_assert_lt(n, 1000, "never succeeded");
   cr_assert_gt(n, 3, "init, inflate and parse all allocate");
@@ -635,35 +635,35 @@ Test(hostile_hdblock, allocation_failure_anywhere_in_receiving_is_nomem, .timeou
 }
 
 /* init and deflate 100 fields with the n-th allocation failing. */
-static int send_with_failure(size_t n, const spdy_header *headers, size_t n_headers) {
-  spdy_mem mem;
+static int send_with_failure(size_t n, const speedy_header *headers, size_t n_headers) {
+  speedy_mem mem;
   test_alloc_mem(&mem);
   test_alloc_fail_after(n);
   spdy_hdblock_deflater d;
-  spdy_buf out;
-  spdy_buf_init(&out, 1 << 20);
+  speedy_buf out;
+  speedy_buf_init(&out, 1 << 20);
   int rv = spdy_hdblock_deflater_init(&d, &mem, 3, 6, 11, 5);
   if (rv == 0) rv = spdy_hdblock_deflate(&d, &mem, &out, headers, n_headers);
-  if (rv == 0) cr_assert_gt(spdy_buf_len(&out), 0);
+  if (rv == 0) cr_assert_gt(speedy_buf_len(&out), 0);
   spdy_hdblock_deflater_free(&d);
-  spdy_buf_free(&out, &mem);
+  speedy_buf_free(&out, &mem);
   test_alloc_fail_after(0);
   cr_assert_eq(test_alloc_live(), 0, "leak with allocation %zu failing", n);
   return rv;
 }
 
 Test(hostile_hdblock, allocation_failure_anywhere_in_sending_is_nomem, .timeout = 30) {
-  static spdy_header headers[100];
+  static speedy_header headers[100];
   static char names[100][4];
   for (size_t i = 0; i < 100; i++) {
     field_name(i % 60, names[i]); /* repeats, so joining runs too */
-    headers[i] = (spdy_header){names[i], 4, "value", 5};
+    headers[i] = (speedy_header){names[i], 4, "value", 5};
   }
   size_t n = 1;
   for (; n < 1000; n++) {
     int rv = send_with_failure(n, headers, 100);
     if (rv == 0) break;
-    cr_assert_eq(rv, SPDY_ERR_NOMEM, "allocation %zu failing gave %d", n, rv);
+    cr_assert_eq(rv, SPEEDY_ERR_NOMEM, "allocation %zu failing gave %d", n, rv);
   }
   cr_assert_lt(n, 1000, "never succeeded");
 }
@@ -675,19 +675,19 @@ Test(hostile_hdblock, deflater_is_unusable_after_failing_midway) {
     x = x * 1103515245u + 12345u;
     value[i] = (char)('a' + (x >> 16) % 26);
   }
-  spdy_header headers[] = {{"x", 1, value, sizeof(value)}};
-  spdy_mem mem;
+  speedy_header headers[] = {{"x", 1, value, sizeof(value)}};
+  speedy_mem mem;
   test_alloc_mem(&mem);
   spdy_hdblock_deflater d;
   cr_assert_eq(spdy_hdblock_deflater_init(&d, &mem, 3, 6, 11, 5), 0);
-  spdy_buf out;
-  spdy_buf_init(&out, 1 << 20);
+  speedy_buf out;
+  speedy_buf_init(&out, 1 << 20);
   test_alloc_fail_after(2); /* out's first allocation succeeds, its growth fails */
-  cr_assert_eq(spdy_hdblock_deflate(&d, &mem, &out, headers, 1), SPDY_ERR_NOMEM);
+  cr_assert_eq(spdy_hdblock_deflate(&d, &mem, &out, headers, 1), SPEEDY_ERR_NOMEM);
   test_alloc_fail_after(0);
-  cr_assert_eq(spdy_buf_len(&out), 0, "partial output taken back");
-  cr_assert_eq(spdy_hdblock_deflate(&d, &mem, &out, headers, 1), SPDY_ERR_COMPRESSION);
+  cr_assert_eq(speedy_buf_len(&out), 0, "partial output taken back");
+  cr_assert_eq(spdy_hdblock_deflate(&d, &mem, &out, headers, 1), SPEEDY_ERR_COMPRESSION);
   spdy_hdblock_deflater_free(&d);
-  spdy_buf_free(&out, &mem);
+  speedy_buf_free(&out, &mem);
   cr_assert_eq(test_alloc_live(), 0);
 }

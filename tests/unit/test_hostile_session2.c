@@ -1,7 +1,7 @@
 /* test_hostile_session2.c — hostile input, second part: SETTINGS and PING floods, SETTINGS
  * quirks, CREDENTIAL, failing callbacks, byte-at-a-time equivalence and allocation
  * failures. Each case checks the protocol's answer decoded from the session's output, the
- * value spdy_session_recv returns, and that nothing leaks. (Also: test_hostile_session.c
+ * value speedy_session_recv returns, and that nothing leaks. (Also: test_hostile_session.c
  * and test_hostile_session3.c.)
  */
 #include <criterion/criterion.h>
@@ -13,8 +13,8 @@
 #include "rawframe.h"
 #include "testutil.h"
 
-static const spdy_protocol all_versions[] = {SPDY_PROTOCOL_SPDY2, SPDY_PROTOCOL_SPDY3,
-                                             SPDY_PROTOCOL_SPDY3_1};
+static const speedy_protocol all_versions[] = {SPEEDY_PROTOCOL_SPDY2, SPEEDY_PROTOCOL_SPDY3,
+                                               SPEEDY_PROTOCOL_SPDY3_1};
 #define N_VERSIONS 3
 
 static void put_get(raw_rig *rig, uint32_t stream_id, uint8_t flags) {
@@ -26,30 +26,30 @@ static void put_get(raw_rig *rig, uint32_t stream_id, uint8_t flags) {
 Test(hostile_flood, ten_thousand_settings_frames_owe_nothing_and_hold_no_memory) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
     raw_rig rig;
-    raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, NULL);
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
     raw_rig_discard_output(&rig);
     /* Settle the input buffer's size with one frame first. */
-    spdy_setting one = {SPDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, 1};
+    speedy_setting one = {SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, 1};
     raw_settings(&rig.in, rig.version, 0, &one, 1);
     size_t fed;
     cr_assert_eq(raw_rig_feed_all(&rig, &fed), (int64_t)fed);
-    size_t idle = spdy_session_memory(rig.peer->session);
+    size_t idle = speedy_session_memory(rig.peer->session);
     size_t peak = idle;
     for (uint32_t i = 0; i < 10000; i++) {
-      spdy_setting s[2] = {{SPDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, 100 + i},
-                           {SPDY_SETTINGS_ROUND_TRIP_TIME, 0, i}};
+      speedy_setting s[2] = {{SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, 100 + i},
+                             {SPEEDY_SETTINGS_ROUND_TRIP_TIME, 0, i}};
       raw_settings(&rig.in, rig.version, 0, s, 2);
       if (rig.in.len >= 16384 || i == 9999) {
         int64_t rv = raw_rig_feed_all(&rig, &fed);
         cr_assert_eq(rv, (int64_t)fed, "%s: SETTINGS flood: %lld", rig.name, (long long)rv);
-        size_t now = spdy_session_memory(rig.peer->session);
+        size_t now = speedy_session_memory(rig.peer->session);
         if (now > peak) peak = now;
       }
     }
     cr_assert_leq(peak, idle + 256, "%s: 10,000 SETTINGS frames grew the session %zu -> %zu",
                   rig.name, idle, peak);
-    cr_assert_eq(spdy_session_remote_setting(rig.peer->session, 4), 100 + 9999);
-    cr_assert_eq(spdy_session_want_write(rig.peer->session), 0, "%s: output owed", rig.name);
+    cr_assert_eq(speedy_session_remote_setting(rig.peer->session, 4), 100 + 9999);
+    cr_assert_eq(speedy_session_want_write(rig.peer->session), 0, "%s: output owed", rig.name);
     raw_output out;
     raw_output_take(&out, rig.peer);
     cr_assert_eq(out.n, 0, "%s: SETTINGS were answered with %zu frames", rig.name, out.n);
@@ -66,27 +66,27 @@ static void put_pings(raw_rig *rig, uint32_t count) {
 Test(hostile_flood, ping_flood_without_reading_hits_the_owed_frame_cap) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
     raw_rig rig;
-    raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, NULL);
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
     raw_rig_discard_output(&rig);
-    size_t idle = spdy_session_memory(rig.peer->session);
+    size_t idle = speedy_session_memory(rig.peer->session);
     put_pings(&rig, 10000);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    size_t held = spdy_session_memory(rig.peer->session);
+    size_t held = speedy_session_memory(rig.peer->session);
     /* 1,000 owed echoes (the default cap) of a few hundred bytes each, no more. */
     cr_assert_leq(held, idle + 1000 * 256, "%s: a PING flood holds %zu bytes", rig.name,
                   held - idle);
     raw_output out;
     raw_output_take(&out, rig.peer);
-    size_t echoes = raw_output_count(&out, SPDY_FRAME_PING);
+    size_t echoes = raw_output_count(&out, SPEEDY_SPDY_FRAME_PING);
     cr_assert_eq(echoes, 1000, "%s: %zu PINGs echoed before the cap, expected 1,000", rig.name,
                  echoes);
     char context[64];
     snprintf(context, sizeof(context), "PING flood (%s)", rig.name);
-    raw_expect_goaway(&out, rig.version, 0, SPDY_GOAWAY_PROTOCOL_ERROR, context);
+    raw_expect_goaway(&out, rig.version, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR, context);
     raw_output_free(&out);
-    cr_assert_eq(rv, SPDY_ERR_FLOOD, "%s: recv returned %lld", rig.name, (long long)rv);
-    cr_assert_eq(spdy_session_want_read(rig.peer->session), 0);
+    cr_assert_eq(rv, SPEEDY_ERR_FLOOD, "%s: recv returned %lld", rig.name, (long long)rv);
+    cr_assert_eq(speedy_session_want_read(rig.peer->session), 0);
     raw_rig_close(&rig);
   }
 }
@@ -94,7 +94,7 @@ Test(hostile_flood, ping_flood_without_reading_hits_the_owed_frame_cap) {
 Test(hostile_flood, pings_with_output_drained_between_are_no_flood) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
     raw_rig rig;
-    raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, NULL);
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
     raw_rig_discard_output(&rig);
     size_t echoes = 0;
     for (uint32_t i = 0; i < 10000; i++) {
@@ -103,7 +103,7 @@ Test(hostile_flood, pings_with_output_drained_between_are_no_flood) {
       int64_t rv = raw_rig_feed_all(&rig, &fed);
       cr_assert_eq(rv, (int64_t)fed, "%s: PING %u: %lld", rig.name, i, (long long)rv);
       uint8_t buf[64];
-      int64_t n = spdy_session_send(rig.peer->session, buf, sizeof(buf));
+      int64_t n = speedy_session_send(rig.peer->session, buf, sizeof(buf));
       cr_assert_eq(n, 12, "%s: echo of PING %u: %lld bytes", rig.name, i, (long long)n);
       uint32_t id;
       cr_assert_eq(spdy_frame_decode_ping(buf + 8, 4, &id), 0);
@@ -116,22 +116,22 @@ Test(hostile_flood, pings_with_output_drained_between_are_no_flood) {
 }
 
 Test(hostile_flood, owed_frame_cap_is_configurable) {
-  spdy_options *options = raw_options_new();
-  spdy_options_set_max_queued_control_frames(options, 10);
+  speedy_options *options = raw_options_new();
+  speedy_options_set_max_queued_control_frames(options, 10);
   raw_rig rig;
-  raw_rig_open(&rig, SPDY_PROTOCOL_SPDY3, SPDY_ROLE_SERVER, options);
-  spdy_options_del(options);
+  raw_rig_open(&rig, SPEEDY_PROTOCOL_SPDY3, SPEEDY_ROLE_SERVER, options);
+  speedy_options_del(options);
   raw_rig_discard_output(&rig);
   put_pings(&rig, 10);
   size_t fed;
   cr_assert_eq(raw_rig_feed_all(&rig, &fed), (int64_t)fed, "10 owed frames are within a cap of 10");
   put_pings(&rig, 1);
   int64_t rv = raw_rig_feed_all(&rig, &fed);
-  cr_assert_eq(rv, SPDY_ERR_FLOOD, "the 11th owed frame: %lld", (long long)rv);
+  cr_assert_eq(rv, SPEEDY_ERR_FLOOD, "the 11th owed frame: %lld", (long long)rv);
   raw_output out;
   raw_output_take(&out, rig.peer);
-  cr_assert_eq(raw_output_count(&out, SPDY_FRAME_PING), 10);
-  raw_expect_goaway(&out, 3, 0, SPDY_GOAWAY_PROTOCOL_ERROR, "11 PINGs with a cap of 10");
+  cr_assert_eq(raw_output_count(&out, SPEEDY_SPDY_FRAME_PING), 10);
+  raw_expect_goaway(&out, 3, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR, "11 PINGs with a cap of 10");
   raw_output_free(&out);
   raw_rig_close(&rig);
 }
@@ -139,16 +139,16 @@ Test(hostile_flood, owed_frame_cap_is_configurable) {
 Test(hostile_flood, resets_owed_for_data_on_unknown_streams_hit_the_cap) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
     raw_rig rig;
-    raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, NULL);
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
     raw_rig_discard_output(&rig);
     for (uint32_t i = 0; i < 1001; i++) raw_data(&rig.in, 2 * i + 101, 0, NULL, 1);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    cr_assert_eq(rv, SPDY_ERR_FLOOD, "%s: 1,001 owed RST_STREAMs: %lld", rig.name, (long long)rv);
+    cr_assert_eq(rv, SPEEDY_ERR_FLOOD, "%s: 1,001 owed RST_STREAMs: %lld", rig.name, (long long)rv);
     raw_output out;
     raw_output_take(&out, rig.peer);
-    cr_assert_eq(raw_output_count(&out, SPDY_FRAME_RST_STREAM), 1000, "%s", rig.name);
-    raw_expect_goaway(&out, rig.version, 0, SPDY_GOAWAY_PROTOCOL_ERROR, "RST_STREAM flood");
+    cr_assert_eq(raw_output_count(&out, SPEEDY_SPDY_FRAME_RST_STREAM), 1000, "%s", rig.name);
+    raw_expect_goaway(&out, rig.version, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR, "RST_STREAM flood");
     raw_output_free(&out);
     raw_rig_close(&rig);
   }
@@ -159,18 +159,18 @@ Test(hostile_flood, resets_owed_for_data_on_unknown_streams_hit_the_cap) {
 Test(hostile_settings, persist_flags_from_a_client_are_accepted) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
     raw_rig rig;
-    raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, NULL);
-    spdy_setting s[] = {
-        {SPDY_SETTINGS_MAX_CONCURRENT_STREAMS, SPDY_SETTINGS_FLAG_PERSIST_VALUE, 10},
-        {SPDY_SETTINGS_ROUND_TRIP_TIME, SPDY_SETTINGS_FLAG_PERSISTED, 40},
-        {SPDY_SETTINGS_UPLOAD_BANDWIDTH, 0xff, 1000}};
-    raw_settings(&rig.in, rig.version, SPDY_SETTINGS_FLAG_CLEAR_SETTINGS, s, 3);
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
+    speedy_setting s[] = {
+        {SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS, SPEEDY_SPDY_SETTINGS_FLAG_PERSIST_VALUE, 10},
+        {SPEEDY_SETTINGS_ROUND_TRIP_TIME, SPEEDY_SPDY_SETTINGS_FLAG_PERSISTED, 40},
+        {SPEEDY_SETTINGS_UPLOAD_BANDWIDTH, 0xff, 1000}};
+    raw_settings(&rig.in, rig.version, SPEEDY_SPDY_SETTINGS_FLAG_CLEAR_SETTINGS, s, 3);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
     cr_assert_eq(rv, (int64_t)fed, "%s: %lld", rig.name, (long long)rv);
-    cr_assert_eq(spdy_session_remote_setting(rig.peer->session, 4), 10);
-    cr_assert_eq(spdy_session_remote_setting(rig.peer->session, 3), 40);
-    cr_assert_eq(spdy_session_remote_setting(rig.peer->session, 1), 1000);
+    cr_assert_eq(speedy_session_remote_setting(rig.peer->session, 4), 10);
+    cr_assert_eq(speedy_session_remote_setting(rig.peer->session, 3), 40);
+    cr_assert_eq(speedy_session_remote_setting(rig.peer->session, 1), 1000);
     cr_assert(test_log_has(rig.peer, "setting 4=10 flags=1"), "%s log:\n%s", rig.name,
               rig.peer->log);
     raw_output out;
@@ -184,22 +184,22 @@ Test(hostile_settings, persist_flags_from_a_client_are_accepted) {
 Test(hostile_settings, same_id_twice_in_one_frame_keeps_the_first_value) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
     raw_rig rig;
-    raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, NULL);
-    spdy_setting s[] = {{SPDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, 10},
-                        {SPDY_SETTINGS_ROUND_TRIP_TIME, 0, 5},
-                        {SPDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, 20}};
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
+    speedy_setting s[] = {{SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, 10},
+                          {SPEEDY_SETTINGS_ROUND_TRIP_TIME, 0, 5},
+                          {SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, 20}};
     raw_settings(&rig.in, rig.version, 0, s, 3);
     size_t fed;
     cr_assert_eq(raw_rig_feed_all(&rig, &fed), (int64_t)fed);
-    cr_assert_eq(spdy_session_remote_setting(rig.peer->session, 4), 10, "%s: got %lld", rig.name,
-                 (long long)spdy_session_remote_setting(rig.peer->session, 4));
+    cr_assert_eq(speedy_session_remote_setting(rig.peer->session, 4), 10, "%s: got %lld", rig.name,
+                 (long long)speedy_session_remote_setting(rig.peer->session, 4));
     cr_assert(!test_log_has(rig.peer, "setting 4=20 flags=0"), "%s log:\n%s", rig.name,
               rig.peer->log);
     /* A later frame may change it. */
-    spdy_setting later = {SPDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, 30};
+    speedy_setting later = {SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, 30};
     raw_settings(&rig.in, rig.version, 0, &later, 1);
     cr_assert_eq(raw_rig_feed_all(&rig, &fed), (int64_t)fed);
-    cr_assert_eq(spdy_session_remote_setting(rig.peer->session, 4), 30);
+    cr_assert_eq(speedy_session_remote_setting(rig.peer->session, 4), 30);
     raw_rig_close(&rig);
   }
 }
@@ -207,13 +207,13 @@ Test(hostile_settings, same_id_twice_in_one_frame_keeps_the_first_value) {
 Test(hostile_settings, initial_window_size_above_2_31_is_session_error) {
   for (size_t v = 1; v < N_VERSIONS; v++) {
     raw_rig rig;
-    raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, NULL);
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
     put_get(&rig, 1, 0);
-    spdy_setting s = {SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 0x80000000u};
+    speedy_setting s = {SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 0x80000000u};
     raw_settings(&rig.in, 3, 0, &s, 1);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_session_error(&rig, rv, SPDY_ERR_FLOW_CONTROL, 1, SPDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_FLOW_CONTROL, 1, SPEEDY_GOAWAY_PROTOCOL_ERROR,
                              "INITIAL_WINDOW_SIZE 2^31");
     raw_rig_close(&rig);
   }
@@ -221,8 +221,8 @@ Test(hostile_settings, initial_window_size_above_2_31_is_session_error) {
 
 Test(hostile_settings, initial_window_size_is_ignored_in_v2) {
   raw_rig rig;
-  raw_rig_open(&rig, SPDY_PROTOCOL_SPDY2, SPDY_ROLE_SERVER, NULL);
-  spdy_setting s = {SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 0xffffffffu};
+  raw_rig_open(&rig, SPEEDY_PROTOCOL_SPDY2, SPEEDY_ROLE_SERVER, NULL);
+  speedy_setting s = {SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 0xffffffffu};
   raw_settings(&rig.in, 2, 0, &s, 1);
   size_t fed;
   cr_assert_eq(raw_rig_feed_all(&rig, &fed), (int64_t)fed, "v2 has no flow control to break");
@@ -232,17 +232,17 @@ Test(hostile_settings, initial_window_size_is_ignored_in_v2) {
 Test(hostile_settings, initial_window_size_overflowing_an_open_stream_resets_it) {
   for (size_t v = 1; v < N_VERSIONS; v++) {
     raw_rig rig;
-    raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, NULL);
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
     put_get(&rig, 1, 0);
     put_get(&rig, 3, 0);
     raw_window_update(&rig.in, 3, 1, 0x7fffffffu - 65536); /* stream 1 at 2^31 - 1 */
-    spdy_setting s = {SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 65537};
+    speedy_setting s = {SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 65537};
     raw_settings(&rig.in, 3, 0, &s, 1);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_stream_error(&rig, rv, fed, 1, SPDY_RST_FLOW_CONTROL_ERROR,
+    raw_expect_stream_error(&rig, rv, fed, 1, SPEEDY_RST_FLOW_CONTROL_ERROR,
                             "INITIAL_WINDOW_SIZE pushing stream 1 past 2^31 - 1");
-    cr_assert_eq(spdy_session_send_window(rig.peer->session, 3), 65537,
+    cr_assert_eq(speedy_session_send_window(rig.peer->session, 3), 65537,
                  "stream 3 follows the new initial window");
     raw_rig_close(&rig);
   }
@@ -250,7 +250,7 @@ Test(hostile_settings, initial_window_size_overflowing_an_open_stream_resets_it)
 
 Test(hostile_settings, v2_setting_ids_are_little_endian) {
   raw_rig rig;
-  raw_rig_open(&rig, SPDY_PROTOCOL_SPDY2, SPDY_ROLE_SERVER, NULL);
+  raw_rig_open(&rig, SPEEDY_PROTOCOL_SPDY2, SPEEDY_ROLE_SERVER, NULL);
   /* By hand: count 2; id 4 as 04 00 00, flags 0, value 77; then id 4 written big-endian
    * (00 00 04 = id 0x040000, unknown) with value 99. */
   /* clang-format off */
@@ -262,7 +262,7 @@ Test(hostile_settings, v2_setting_ids_are_little_endian) {
   raw_put(&rig.in, frame, sizeof(frame));
   size_t fed;
   cr_assert_eq(raw_rig_feed_all(&rig, &fed), (int64_t)fed);
-  cr_assert_eq(spdy_session_remote_setting(rig.peer->session, 4), 77,
+  cr_assert_eq(speedy_session_remote_setting(rig.peer->session, 4), 77,
                "id 04 00 00 is MAX_CONCURRENT_STREAMS in v2");
   cr_assert(test_log_has(rig.peer, "setting 4=77 flags=0"), "log:\n%s", rig.peer->log);
   cr_assert(!test_log_has(rig.peer, "setting 4=99 flags=0"), "log:\n%s", rig.peer->log);
@@ -271,7 +271,7 @@ Test(hostile_settings, v2_setting_ids_are_little_endian) {
 
 Test(hostile_settings, v3_setting_ids_are_big_endian) {
   raw_rig rig;
-  raw_rig_open(&rig, SPDY_PROTOCOL_SPDY3, SPDY_ROLE_SERVER, NULL);
+  raw_rig_open(&rig, SPEEDY_PROTOCOL_SPDY3, SPEEDY_ROLE_SERVER, NULL);
   /* clang-format off */
   static const uint8_t frame[] = {0x80, 0x03, 0x00, 0x04, 0x00, 0x00, 0x00, 0x14,
                                   0x00, 0x00, 0x00, 0x02,
@@ -281,15 +281,15 @@ Test(hostile_settings, v3_setting_ids_are_big_endian) {
   raw_put(&rig.in, frame, sizeof(frame));
   size_t fed;
   cr_assert_eq(raw_rig_feed_all(&rig, &fed), (int64_t)fed);
-  cr_assert_eq(spdy_session_remote_setting(rig.peer->session, 4), 77);
+  cr_assert_eq(speedy_session_remote_setting(rig.peer->session, 4), 77);
   raw_rig_close(&rig);
 }
 
 Test(hostile_settings, unknown_setting_ids_are_ignored) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
     raw_rig rig;
-    raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, NULL);
-    raw_control_header(&rig.in, rig.version, SPDY_FRAME_SETTINGS, 0, 4 + 3 * 8);
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
+    raw_control_header(&rig.in, rig.version, SPEEDY_SPDY_FRAME_SETTINGS, 0, 4 + 3 * 8);
     raw_put_u32(&rig.in, 3);
     raw_settings_entry(&rig.in, rig.version, 0, 0, 1);
     raw_settings_entry(&rig.in, rig.version, 9, 0, 2);
@@ -315,17 +315,17 @@ static void put_credential(raw_buf *b) {
 /* CREDENTIAL payloads that break its rules. */
 static void put_bad_credential(raw_buf *b, unsigned version, int which) {
   if (which == 0) { /* no certificate */
-    raw_control_header(b, version, SPDY_FRAME_CREDENTIAL, 0, 6 + 2);
+    raw_control_header(b, version, SPEEDY_SPDY_FRAME_CREDENTIAL, 0, 6 + 2);
     raw_put_u16(b, 1);
     raw_put_u32(b, 2);
     raw_put_u16(b, 0xabcd);
   } else if (which == 1) { /* proof longer than the frame */
-    raw_control_header(b, version, SPDY_FRAME_CREDENTIAL, 0, 6 + 4);
+    raw_control_header(b, version, SPEEDY_SPDY_FRAME_CREDENTIAL, 0, 6 + 4);
     raw_put_u16(b, 1);
     raw_put_u32(b, 0xffffffffu);
     raw_put_u32(b, 0);
   } else { /* certificate longer than the frame */
-    raw_control_header(b, version, SPDY_FRAME_CREDENTIAL, 0, 6 + 1 + 4 + 2);
+    raw_control_header(b, version, SPEEDY_SPDY_FRAME_CREDENTIAL, 0, 6 + 1 + 4 + 2);
     raw_put_u16(b, 1);
     raw_put_u32(b, 1);
     raw_put_u8(b, 9);
@@ -336,7 +336,7 @@ static void put_bad_credential(raw_buf *b, unsigned version, int which) {
 
 Test(hostile_credential, valid_credential_in_v3_is_ignored) {
   raw_rig rig;
-  raw_rig_open(&rig, SPDY_PROTOCOL_SPDY3, SPDY_ROLE_SERVER, NULL);
+  raw_rig_open(&rig, SPEEDY_PROTOCOL_SPDY3, SPEEDY_ROLE_SERVER, NULL);
   raw_rig_discard_output(&rig);
   put_credential(&rig.in);
   size_t fed;
@@ -351,23 +351,23 @@ Test(hostile_credential, valid_credential_in_v3_is_ignored) {
 Test(hostile_credential, malformed_credential_in_v3_is_session_error) {
   for (int which = 0; which < 3; which++) {
     raw_rig rig;
-    raw_rig_open(&rig, SPDY_PROTOCOL_SPDY3, SPDY_ROLE_SERVER, NULL);
+    raw_rig_open(&rig, SPEEDY_PROTOCOL_SPDY3, SPEEDY_ROLE_SERVER, NULL);
     put_bad_credential(&rig.in, 3, which);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
     const char *what[] = {"CREDENTIAL without certificates", "CREDENTIAL proof past the end",
                           "CREDENTIAL certificate past the end"};
-    raw_expect_session_error(&rig, rv, SPDY_ERR_PROTOCOL, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
                              what[which]);
     raw_rig_close(&rig);
   }
 }
 
 Test(hostile_credential, credential_outside_v3_is_an_unknown_frame) {
-  const spdy_protocol others[] = {SPDY_PROTOCOL_SPDY2, SPDY_PROTOCOL_SPDY3_1};
+  const speedy_protocol others[] = {SPEEDY_PROTOCOL_SPDY2, SPEEDY_PROTOCOL_SPDY3_1};
   for (size_t v = 0; v < 2; v++) {
     raw_rig rig;
-    raw_rig_open(&rig, others[v], SPDY_ROLE_SERVER, NULL);
+    raw_rig_open(&rig, others[v], SPEEDY_ROLE_SERVER, NULL);
     raw_rig_discard_output(&rig);
     for (int which = 0; which < 3; which++) put_bad_credential(&rig.in, rig.version, which);
     size_t fed;
@@ -413,71 +413,71 @@ static int fail_if(void *user, int which) {
   return -1;
 }
 
-static int cb_begin(spdy_session *s, int32_t id, spdy_headers_kind k, int32_t a, void *user) {
+static int cb_begin(speedy_session *s, int32_t id, speedy_headers_kind k, int32_t a, void *user) {
   (void)s, (void)id, (void)k, (void)a;
   return fail_if(user, FAIL_BEGIN_HEADERS);
 }
-static int cb_header(spdy_session *s, int32_t id, const spdy_header *h, void *user) {
+static int cb_header(speedy_session *s, int32_t id, const speedy_header *h, void *user) {
   (void)s, (void)id, (void)h;
   return fail_if(user, FAIL_HEADER);
 }
-static int cb_headers_end(spdy_session *s, int32_t id, int fin, void *user) {
+static int cb_headers_end(speedy_session *s, int32_t id, int fin, void *user) {
   (void)s, (void)id, (void)fin;
   return fail_if(user, FAIL_HEADERS_END);
 }
-static int cb_data(spdy_session *s, int32_t id, const uint8_t *d, size_t n, void *user) {
+static int cb_data(speedy_session *s, int32_t id, const uint8_t *d, size_t n, void *user) {
   (void)s, (void)id, (void)d, (void)n;
   return fail_if(user, FAIL_DATA_CHUNK);
 }
-static int cb_data_end(spdy_session *s, int32_t id, void *user) {
+static int cb_data_end(speedy_session *s, int32_t id, void *user) {
   (void)s, (void)id;
   return fail_if(user, FAIL_DATA_END);
 }
-static int cb_close(spdy_session *s, int32_t id, uint32_t status, void *user) {
+static int cb_close(speedy_session *s, int32_t id, uint32_t status, void *user) {
   (void)s, (void)id, (void)status;
   return fail_if(user, FAIL_STREAM_CLOSE);
 }
-static int cb_setting(spdy_session *s, uint32_t id, uint8_t flags, uint32_t value, void *user) {
+static int cb_setting(speedy_session *s, uint32_t id, uint8_t flags, uint32_t value, void *user) {
   (void)s, (void)id, (void)flags, (void)value;
   return fail_if(user, FAIL_SETTING);
 }
-static int cb_ping(spdy_session *s, uint32_t id, int64_t rtt, void *user) {
+static int cb_ping(speedy_session *s, uint32_t id, int64_t rtt, void *user) {
   (void)s, (void)id, (void)rtt;
   return fail_if(user, FAIL_PING_ACK);
 }
-static int cb_goaway(spdy_session *s, int32_t last, uint32_t status, void *user) {
+static int cb_goaway(speedy_session *s, int32_t last, uint32_t status, void *user) {
   (void)s, (void)last, (void)status;
   return fail_if(user, FAIL_GOAWAY);
 }
 
-static spdy_session *failing_session(spdy_protocol protocol, failing *f) {
-  spdy_callbacks *cb;
-  cr_assert_eq(spdy_callbacks_new(&cb), 0);
-  spdy_callbacks_set_on_begin_headers(cb, cb_begin);
-  spdy_callbacks_set_on_header(cb, cb_header);
-  spdy_callbacks_set_on_headers_end(cb, cb_headers_end);
-  spdy_callbacks_set_on_data_chunk(cb, cb_data);
-  spdy_callbacks_set_on_data_end(cb, cb_data_end);
-  spdy_callbacks_set_on_stream_close(cb, cb_close);
-  spdy_callbacks_set_on_setting(cb, cb_setting);
-  spdy_callbacks_set_on_ping_ack(cb, cb_ping);
-  spdy_callbacks_set_on_goaway(cb, cb_goaway);
-  spdy_options *options = raw_options_new();
-  spdy_session *session = NULL;
-  cr_assert_eq(spdy_session_new(&session, protocol, SPDY_ROLE_SERVER, cb, options, f), 0);
-  spdy_options_del(options);
-  spdy_callbacks_del(cb);
+static speedy_session *failing_session(speedy_protocol protocol, failing *f) {
+  speedy_callbacks *cb;
+  cr_assert_eq(speedy_callbacks_new(&cb), 0);
+  speedy_callbacks_set_on_begin_headers(cb, cb_begin);
+  speedy_callbacks_set_on_header(cb, cb_header);
+  speedy_callbacks_set_on_headers_end(cb, cb_headers_end);
+  speedy_callbacks_set_on_data_chunk(cb, cb_data);
+  speedy_callbacks_set_on_data_end(cb, cb_data_end);
+  speedy_callbacks_set_on_stream_close(cb, cb_close);
+  speedy_callbacks_set_on_setting(cb, cb_setting);
+  speedy_callbacks_set_on_ping_ack(cb, cb_ping);
+  speedy_callbacks_set_on_goaway(cb, cb_goaway);
+  speedy_options *options = raw_options_new();
+  speedy_session *session = NULL;
+  cr_assert_eq(speedy_session_new(&session, protocol, SPEEDY_ROLE_SERVER, cb, options, f), 0);
+  speedy_options_del(options);
+  speedy_callbacks_del(cb);
   return session;
 }
 
 Test(hostile_callbacks, every_failing_callback_is_callback_failure_with_goaway) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
-    unsigned version = all_versions[v] == SPDY_PROTOCOL_SPDY2 ? 2 : 3;
+    unsigned version = all_versions[v] == SPEEDY_PROTOCOL_SPDY2 ? 2 : 3;
     for (int which = 0; which < FAIL_COUNT; which++) {
       failing f = {which, 0};
-      spdy_session *session = failing_session(all_versions[v], &f);
+      speedy_session *session = failing_session(all_versions[v], &f);
       uint32_t ping_id = 0;
-      cr_assert_eq(spdy_submit_ping(session, &ping_id), 0);
+      cr_assert_eq(speedy_submit_ping(session, &ping_id), 0);
       raw_output start;
       raw_output_take_session(&start, session);
       raw_output_free(&start);
@@ -485,16 +485,16 @@ Test(hostile_callbacks, every_failing_callback_is_callback_failure_with_goaway) 
       raw_deflater d;
       raw_deflater_init_version(&d, version);
       raw_buf in = {0};
-      spdy_setting s = {SPDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, 10};
+      speedy_setting s = {SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, 10};
       raw_settings(&in, version, 0, &s, 1);
       raw_get(&in, &d, version, 0, 1, "/");
       raw_data(&in, 1, SPDY_FLAG_FIN, NULL, 10);
-      raw_rst_stream(&in, version, 1, SPDY_RST_CANCEL);
+      raw_rst_stream(&in, version, 1, SPEEDY_RST_CANCEL);
       raw_ping(&in, version, ping_id);
-      raw_goaway(&in, version, 0, SPDY_GOAWAY_OK);
+      raw_goaway(&in, version, 0, SPEEDY_GOAWAY_OK);
       raw_deflater_free(&d);
-      int64_t rv = spdy_session_recv(session, in.data, in.len);
-      cr_assert_eq(rv, SPDY_ERR_CALLBACK_FAILURE, "v%u: failing %s: recv returned %lld", version,
+      int64_t rv = speedy_session_recv(session, in.data, in.len);
+      cr_assert_eq(rv, SPEEDY_ERR_CALLBACK_FAILURE, "v%u: failing %s: recv returned %lld", version,
                    failing_names[which], (long long)rv);
       cr_assert_eq(f.calls, 1, "v%u: %s ran %d times", version, failing_names[which], f.calls);
       raw_output out;
@@ -502,11 +502,11 @@ Test(hostile_callbacks, every_failing_callback_is_callback_failure_with_goaway) 
       char what[64];
       snprintf(what, sizeof(what), "v%u: failing %s", version, failing_names[which]);
       int32_t last_good = which == FAIL_SETTING ? 0 : 1;
-      raw_expect_goaway(&out, version, last_good, SPDY_GOAWAY_INTERNAL_ERROR, what);
+      raw_expect_goaway(&out, version, last_good, SPEEDY_GOAWAY_INTERNAL_ERROR, what);
       raw_output_free(&out);
-      cr_assert_eq(spdy_session_recv(session, in.data, 1), SPDY_ERR_CALLBACK_FAILURE);
+      cr_assert_eq(speedy_session_recv(session, in.data, 1), SPEEDY_ERR_CALLBACK_FAILURE);
       raw_buf_free(&in);
-      spdy_session_del(session);
+      speedy_session_del(session);
       cr_assert_eq(test_alloc_live(), 0, "%s: leak", what);
     }
   }
@@ -524,12 +524,12 @@ typedef struct run_result {
   int64_t rv;
 } run_result;
 
-static void run_input(spdy_protocol protocol, spdy_role role, const raw_buf *in, size_t chunk,
+static void run_input(speedy_protocol protocol, speedy_role role, const raw_buf *in, size_t chunk,
                       run_result *result) {
   raw_rig rig;
   raw_rig_open(&rig, protocol, role, NULL);
-  rig.peer->on_request = role == SPDY_ROLE_SERVER ? test_respond_default : NULL;
-  if (role == SPDY_ROLE_CLIENT) {
+  rig.peer->on_request = role == SPEEDY_ROLE_SERVER ? test_respond_default : NULL;
+  if (role == SPEEDY_ROLE_CLIENT) {
     test_get(rig.peer, "/a", 3);
     test_post(rig.peer, "/b", 500);
   }
@@ -541,9 +541,9 @@ static void run_input(spdy_protocol protocol, spdy_role role, const raw_buf *in,
   raw_rig_close(&rig);
 }
 
-static void expect_chunking_does_not_matter(spdy_protocol protocol, spdy_role role,
+static void expect_chunking_does_not_matter(speedy_protocol protocol, speedy_role role,
                                             input_builder build, const char *what) {
-  unsigned version = protocol == SPDY_PROTOCOL_SPDY2 ? 2 : 3;
+  unsigned version = protocol == SPEEDY_PROTOCOL_SPDY2 ? 2 : 3;
   raw_deflater d;
   raw_deflater_init_version(&d, version);
   raw_buf in = {0};
@@ -552,7 +552,7 @@ static void expect_chunking_does_not_matter(spdy_protocol protocol, spdy_role ro
   run_result whole, bytes;
   run_input(protocol, role, &in, in.len, &whole);
   run_input(protocol, role, &in, 1, &bytes);
-  const char *name = spdy_protocol_name(protocol);
+  const char *name = speedy_protocol_name(protocol);
   cr_assert_eq(bytes.rv, whole.rv, "%s (%s): recv %lld byte by byte, %lld whole", what, name,
                (long long)bytes.rv, (long long)whole.rv);
   cr_assert_str_eq(bytes.log, whole.log, "%s (%s): events differ", what, name);
@@ -566,8 +566,8 @@ static void expect_chunking_does_not_matter(spdy_protocol protocol, spdy_role ro
 /* A client's varied session: several streams, bodies, trailers, SETTINGS, PING,
  * WINDOW_UPDATE, RST_STREAM and GOAWAY. */
 static void build_varied_client(raw_buf *in, raw_deflater *d, unsigned version) {
-  spdy_setting s[] = {{SPDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, 50},
-                      {SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 200000}};
+  speedy_setting s[] = {{SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, 50},
+                        {SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 200000}};
   raw_settings(in, version, 0, s, 2);
   raw_get(in, d, version, SPDY_FLAG_FIN, 1, "/index.html");
   raw_get(in, d, version, 0, 3, "/upload");
@@ -579,15 +579,16 @@ static void build_varied_client(raw_buf *in, raw_deflater *d, unsigned version) 
   const raw_header trailers[] = {{"x-checksum", "abc", 0}};
   raw_headers_nv(in, d, version, SPDY_FLAG_FIN, 3, trailers, 1);
   if (version >= 3) raw_window_update(in, version, 5, 4096);
-  raw_rst_stream(in, version, 5, SPDY_RST_CANCEL);
+  raw_rst_stream(in, version, 5, SPEEDY_RST_CANCEL);
   raw_data(in, 0x7ffffff1u, 0, NULL, 0); /* empty DATA on an unused stream */
   raw_get(in, d, version, SPDY_FLAG_FIN, 7, "/last");
-  raw_goaway(in, version, 0, SPDY_GOAWAY_OK);
+  raw_goaway(in, version, 0, SPEEDY_GOAWAY_OK);
 }
 
 /* A server's varied session towards a client that sent GET 1 and POST 3. */
 static void build_varied_server(raw_buf *in, raw_deflater *d, unsigned version) {
-  spdy_setting s = {SPDY_SETTINGS_MAX_CONCURRENT_STREAMS, SPDY_SETTINGS_FLAG_PERSIST_VALUE, 8};
+  speedy_setting s = {SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS,
+                      SPEEDY_SPDY_SETTINGS_FLAG_PERSIST_VALUE, 8};
   raw_settings(in, version, 0, &s, 1);
   raw_header response[2];
   raw_response_headers(version, response);
@@ -612,15 +613,15 @@ static void build_varied_server(raw_buf *in, raw_deflater *d, unsigned version) 
   const raw_header trailers[] = {{"x-trailer", "yes", 0}};
   raw_headers_nv(in, d, version, SPDY_FLAG_FIN, 1, trailers, 1);
   if (version >= 3) raw_window_update(in, version, 3, 10000);
-  raw_rst_stream(in, version, 3, SPDY_RST_CANCEL);
-  raw_goaway(in, version, 1, SPDY_GOAWAY_OK);
+  raw_rst_stream(in, version, 3, SPEEDY_RST_CANCEL);
+  raw_goaway(in, version, 1, SPEEDY_GOAWAY_OK);
 }
 
 Test(hostile_chunking, byte_at_a_time_matches_one_buffer_for_a_varied_session) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
-    expect_chunking_does_not_matter(all_versions[v], SPDY_ROLE_SERVER, build_varied_client,
+    expect_chunking_does_not_matter(all_versions[v], SPEEDY_ROLE_SERVER, build_varied_client,
                                     "varied client input");
-    expect_chunking_does_not_matter(all_versions[v], SPDY_ROLE_CLIENT, build_varied_server,
+    expect_chunking_does_not_matter(all_versions[v], SPEEDY_ROLE_CLIENT, build_varied_server,
                                     "varied server input");
   }
 }
@@ -669,7 +670,7 @@ static void build_bomb(raw_buf *in, raw_deflater *d, unsigned version) {
 
 static void build_lying_settings(raw_buf *in, raw_deflater *d, unsigned version) {
   raw_get(in, d, version, SPDY_FLAG_FIN, 1, "/");
-  raw_control_header(in, version, SPDY_FRAME_SETTINGS, 0, 12);
+  raw_control_header(in, version, SPEEDY_SPDY_FRAME_SETTINGS, 0, 12);
   raw_put_u32(in, 2);
   raw_settings_entry(in, version, 4, 0, 1);
 }
@@ -712,7 +713,7 @@ Test(hostile_chunking, byte_at_a_time_matches_one_buffer_for_hostile_inputs) {
   };
   for (size_t v = 0; v < N_VERSIONS; v++)
     for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++)
-      expect_chunking_does_not_matter(all_versions[v], SPDY_ROLE_SERVER, inputs[i].build,
+      expect_chunking_does_not_matter(all_versions[v], SPEEDY_ROLE_SERVER, inputs[i].build,
                                       inputs[i].what);
 }
 
@@ -726,7 +727,7 @@ static void build_large_upload(raw_buf *in, raw_deflater *d, unsigned version) {
 
 Test(hostile_chunking, byte_at_a_time_sends_the_same_window_updates) {
   for (size_t v = 1; v < N_VERSIONS; v++)
-    expect_chunking_does_not_matter(all_versions[v], SPDY_ROLE_SERVER, build_large_upload,
+    expect_chunking_does_not_matter(all_versions[v], SPEEDY_ROLE_SERVER, build_large_upload,
                                     "90,000-byte upload");
 }
 
@@ -735,36 +736,37 @@ Test(hostile_chunking, byte_at_a_time_sends_the_same_window_updates) {
 Test(hostile_alloc, session_creation_survives_every_allocation_failure) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
     for (int role = 0; role <= 1; role++) {
-      spdy_options *options = raw_options_new();
-      spdy_options_set_stream_window(options, 1 << 20); /* adds initial frames to queue */
-      spdy_options_set_session_window(options, 1 << 22);
+      speedy_options *options = raw_options_new();
+      speedy_options_set_stream_window(options, 1 << 20); /* adds initial frames to queue */
+      speedy_options_set_session_window(options, 1 << 22);
       int created = 0;
       for (size_t n = 1; n < 500 && !created; n++) {
         test_alloc_fail_after(n);
-        spdy_session *session = NULL;
-        int rv = spdy_session_new(&session, all_versions[v], (spdy_role)role, NULL, options, NULL);
+        speedy_session *session = NULL;
+        int rv =
+            speedy_session_new(&session, all_versions[v], (speedy_role)role, NULL, options, NULL);
         test_alloc_fail_after(0);
         if (rv == 0) {
           created = 1;
-          spdy_session_del(session);
+          speedy_session_del(session);
         } else {
-          cr_assert_eq(rv, SPDY_ERR_NOMEM, "allocation %zu failing: %s", n, spdy_strerror(rv));
-          cr_assert_null(session, "a failed spdy_session_new set *out");
+          cr_assert_eq(rv, SPEEDY_ERR_NOMEM, "allocation %zu failing: %s", n, speedy_strerror(rv));
+          cr_assert_null(session, "a failed speedy_session_new set *out");
         }
         cr_assert_eq(test_alloc_live(), 0, "allocation %zu failing: %zu blocks leaked", n,
                      test_alloc_live());
       }
-      cr_assert(created, "spdy_session_new never succeeded");
-      spdy_options_del(options);
+      cr_assert(created, "speedy_session_new never succeeded");
+      speedy_options_del(options);
     }
   }
 }
 
 /* Responds with a 3,000-byte body, tolerating an allocator that says no. */
 static void respond_tolerant(test_peer *peer, int32_t stream_id) {
-  spdy_header headers[] = {{":status", 7, "200 OK", 6}, {":version", 8, "HTTP/1.1", 8}};
+  speedy_header headers[] = {{":status", 7, "200 OK", 6}, {":version", 8, "HTTP/1.1", 8}};
   test_body *body = test_peer_body(peer, NULL, 3000);
-  int rv = spdy_submit_response(peer->session, stream_id, headers, 2, test_body_read, body);
+  int rv = speedy_submit_response(peer->session, stream_id, headers, 2, test_body_read, body);
   if (rv != 0) test_log_add(peer, "respond %d failed %d", stream_id, rv);
 }
 
@@ -808,30 +810,30 @@ static int64_t pump_checked(test_peer *a, test_peer *b, unsigned version, const 
 
 /* One request/response exchange (a POST with a body, a response with one) with the n-th
  * allocation from now, and every later one, failing (n = 0: none fails). Every error must
- * be SPDY_ERR_NOMEM, every byte sent well formed, and nothing may leak. Returns the number
+ * be SPEEDY_ERR_NOMEM, every byte sent well formed, and nothing may leak. Returns the number
  * of allocations the exchange made. */
-static size_t exchange_with_failure(spdy_protocol protocol, size_t n) {
-  unsigned version = protocol == SPDY_PROTOCOL_SPDY2 ? 2 : 3;
-  test_peer *client = test_peer_new(protocol, SPDY_ROLE_CLIENT, NULL);
-  test_peer *server = test_peer_new(protocol, SPDY_ROLE_SERVER, NULL);
+static size_t exchange_with_failure(speedy_protocol protocol, size_t n) {
+  unsigned version = protocol == SPEEDY_PROTOCOL_SPDY2 ? 2 : 3;
+  test_peer *client = test_peer_new(protocol, SPEEDY_ROLE_CLIENT, NULL);
+  test_peer *server = test_peer_new(protocol, SPEEDY_ROLE_SERVER, NULL);
   server->on_request = respond_tolerant;
   char what[64];
-  snprintf(what, sizeof(what), "%s, allocation %zu failing", spdy_protocol_name(protocol), n);
+  snprintf(what, sizeof(what), "%s, allocation %zu failing", speedy_protocol_name(protocol), n);
   size_t allocs_before = test_alloc_get()->total_allocs;
   test_alloc_fail_after(n);
-  spdy_header headers[] = {{":method", 7, "POST", 4},
-                           {":path", 5, "/", 1},
-                           {":version", 8, "HTTP/1.1", 8},
-                           {":host", 5, "example.test", 12},
-                           {":scheme", 7, "https", 5}};
+  speedy_header headers[] = {{":method", 7, "POST", 4},
+                             {":path", 5, "/", 1},
+                             {":version", 8, "HTTP/1.1", 8},
+                             {":host", 5, "example.test", 12},
+                             {":scheme", 7, "https", 5}};
   test_body *body = test_peer_body(client, NULL, 2000);
-  int32_t id = spdy_submit_request(client->session, 3, headers, 5, test_body_read, body, NULL);
+  int32_t id = speedy_submit_request(client->session, 3, headers, 5, test_body_read, body, NULL);
   int64_t rv = id < 0 ? id : pump_checked(client, server, version, what);
   test_alloc_fail_after(0);
   size_t allocs = test_alloc_get()->total_allocs - allocs_before;
   if (rv < 0)
-    cr_assert_eq(rv, SPDY_ERR_NOMEM, "%s: error %lld (%s), expected SPDY_ERR_NOMEM", what,
-                 (long long)rv, spdy_strerror((int)rv));
+    cr_assert_eq(rv, SPEEDY_ERR_NOMEM, "%s: error %lld (%s), expected SPEEDY_ERR_NOMEM", what,
+                 (long long)rv, speedy_strerror((int)rv));
   if (n == 0) {
     test_stream_rx *rx = test_rx(client, 1);
     cr_assert(rv == 0 && rx->closed && rx->len == 3000, "%s: the exchange failed:\n%s", what,
@@ -853,9 +855,9 @@ Test(hostile_alloc, request_exchange_survives_every_allocation_failure) {
 
 /* The varied client input fed to a server whose n-th allocation fails (n = 0: none).
  * Returns the number of allocations the run made. */
-static size_t raw_input_with_failure(spdy_protocol protocol, size_t n) {
+static size_t raw_input_with_failure(speedy_protocol protocol, size_t n) {
   raw_rig rig;
-  raw_rig_open(&rig, protocol, SPDY_ROLE_SERVER, NULL);
+  raw_rig_open(&rig, protocol, SPEEDY_ROLE_SERVER, NULL);
   rig.peer->on_request = respond_tolerant;
   build_varied_client(&rig.in, &rig.deflater, rig.version);
   size_t len = rig.in.len;
@@ -871,8 +873,8 @@ static size_t raw_input_with_failure(spdy_protocol protocol, size_t n) {
   expect_well_formed(out, out_len, rig.version, what);
   free(out);
   if (rv < 0)
-    cr_assert_eq(rv, SPDY_ERR_NOMEM, "%s: recv returned %lld (%s)", what, (long long)rv,
-                 spdy_strerror((int)rv));
+    cr_assert_eq(rv, SPEEDY_ERR_NOMEM, "%s: recv returned %lld (%s)", what, (long long)rv,
+                 speedy_strerror((int)rv));
   else
     cr_assert_eq(rv, (int64_t)len, "%s", what);
   if (n == 0) cr_assert(test_log_has(rig.peer, "end 7 fin=1"), "%s log:\n%s", what, rig.peer->log);
@@ -890,9 +892,9 @@ Test(hostile_alloc, raw_input_survives_every_allocation_failure) {
 
 /* A response whose header block needs the output buffer to grow while it is compressed:
  * incompressible values of 6,000 bytes. */
-static size_t large_response_with_failure(spdy_protocol protocol, size_t n) {
+static size_t large_response_with_failure(speedy_protocol protocol, size_t n) {
   raw_rig rig;
-  raw_rig_open(&rig, protocol, SPDY_ROLE_SERVER, NULL);
+  raw_rig_open(&rig, protocol, SPEEDY_ROLE_SERVER, NULL);
   raw_rig_discard_output(&rig);
   put_get(&rig, 1, SPDY_FLAG_FIN);
   size_t fed;
@@ -904,9 +906,9 @@ static size_t large_response_with_failure(spdy_protocol protocol, size_t n) {
     x = x * 1103515245u + 12345u;
     noise[i] = (char)('!' + (x >> 16) % 90);
   }
-  spdy_header headers[] = {
+  speedy_header headers[] = {
       {":status", 7, "200 OK", 6}, {":version", 8, "HTTP/1.1", 8}, {"x-noise", 7, noise, 6000}};
-  cr_assert_eq(spdy_submit_response(rig.peer->session, 1, headers, 3, NULL, NULL), 0);
+  cr_assert_eq(speedy_submit_response(rig.peer->session, 1, headers, 3, NULL, NULL), 0);
   free(noise);
   char what[64];
   snprintf(what, sizeof(what), "%s, allocation %zu failing", rig.name, n);
@@ -920,7 +922,7 @@ static size_t large_response_with_failure(spdy_protocol protocol, size_t n) {
   if (n == 0) {
     raw_frame frames[4];
     size_t count = raw_parse(out, out_len, frames, 4);
-    cr_assert(count == 1 && frames[0].hd.type == SPDY_FRAME_SYN_REPLY, "%s", what);
+    cr_assert(count == 1 && frames[0].hd.type == SPEEDY_SPDY_FRAME_SYN_REPLY, "%s", what);
   }
   free(out);
   raw_rig_close(&rig);

@@ -2,7 +2,7 @@
  * deflate blocks, missing sync flush, wrong dictionary), zlib bombs and oversized blocks,
  * and header fields that break the rules (duplicate, upper-case, empty or NUL names,
  * malformed values, missing required headers). Session errors are checked by the GOAWAY
- * sent and the value spdy_session_recv returns; stream errors by the RST_STREAM sent and a
+ * sent and the value speedy_session_recv returns; stream errors by the RST_STREAM sent and a
  * request that still works afterwards (proof that the zlib contexts stayed in step).
  */
 #include <criterion/criterion.h>
@@ -14,8 +14,8 @@
 #include "rawframe.h"
 #include "testutil.h"
 
-static const spdy_protocol all_versions[] = {SPDY_PROTOCOL_SPDY2, SPDY_PROTOCOL_SPDY3,
-                                             SPDY_PROTOCOL_SPDY3_1};
+static const speedy_protocol all_versions[] = {SPEEDY_PROTOCOL_SPDY2, SPEEDY_PROTOCOL_SPDY3,
+                                               SPEEDY_PROTOCOL_SPDY3_1};
 #define N_VERSIONS 3
 
 /* Appends a GET with FIN on stream_id. */
@@ -33,17 +33,17 @@ static void expect_block_is_session_error(raw_rig *rig, const raw_buf *block, in
   raw_syn_stream(&rig->in, rig->version, SPDY_FLAG_FIN, 3, 0, 3, block->data, block->len);
   size_t fed;
   int64_t rv = raw_rig_feed_all(rig, &fed);
-  raw_expect_session_error(rig, rv, error, 1, SPDY_GOAWAY_PROTOCOL_ERROR, what);
+  raw_expect_session_error(rig, rv, error, 1, SPEEDY_GOAWAY_PROTOCOL_ERROR, what);
   cr_assert(!test_log_has(rig->peer, "begin 3 request"), "%s: the block was delivered", what);
 }
 
 Test(hostile_zlib, garbage_block_is_compression_error) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
     raw_rig rig;
-    raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, NULL);
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
     raw_buf block = {0};
     for (int i = 0; i < 64; i++) raw_put_u8(&block, (uint8_t)(i * 37 + 11));
-    expect_block_is_session_error(&rig, &block, SPDY_ERR_COMPRESSION, "garbage header block");
+    expect_block_is_session_error(&rig, &block, SPEEDY_ERR_COMPRESSION, "garbage header block");
     raw_buf_free(&block);
     raw_rig_close(&rig);
   }
@@ -52,7 +52,7 @@ Test(hostile_zlib, garbage_block_is_compression_error) {
 Test(hostile_zlib, corrupted_deflate_data_is_compression_error) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
     raw_rig rig;
-    raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, NULL);
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
     /* The second block of the context, compressed properly, then damaged in its middle:
      * a reserved block type (BTYPE 11) where the deflate data starts. */
     raw_deflater scratch;
@@ -66,7 +66,7 @@ Test(hostile_zlib, corrupted_deflate_data_is_compression_error) {
     raw_deflate_nv(&scratch, rig.version, fields, n, &block);
     raw_deflater_free(&scratch);
     block.data[0] = 0xff; /* BFINAL=1, BTYPE=11: invalid */
-    expect_block_is_session_error(&rig, &block, SPDY_ERR_COMPRESSION, "corrupted deflate block");
+    expect_block_is_session_error(&rig, &block, SPEEDY_ERR_COMPRESSION, "corrupted deflate block");
     raw_buf_free(&first);
     raw_buf_free(&block);
     raw_rig_close(&rig);
@@ -76,7 +76,7 @@ Test(hostile_zlib, corrupted_deflate_data_is_compression_error) {
 Test(hostile_zlib, block_without_a_sync_flush_is_compression_error) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
     raw_rig rig;
-    raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, NULL);
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
     /* A fresh context's first block, cut in half: the zlib header and part of the data,
      * no sync flush. Sent as stream 1, so the inflater sees its very first bytes. */
     raw_deflater d;
@@ -91,7 +91,7 @@ Test(hostile_zlib, block_without_a_sync_flush_is_compression_error) {
     raw_syn_stream(&rig.in, rig.version, SPDY_FLAG_FIN, 1, 0, 3, block.data, block.len);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_session_error(&rig, rv, SPDY_ERR_COMPRESSION, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_COMPRESSION, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
                              "block without its sync flush");
     raw_buf_free(&plain);
     raw_buf_free(&block);
@@ -102,7 +102,7 @@ Test(hostile_zlib, block_without_a_sync_flush_is_compression_error) {
 Test(hostile_zlib, block_ending_the_zlib_stream_is_compression_error) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
     raw_rig rig;
-    raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, NULL);
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
     raw_header fields[6];
     size_t n = raw_request_headers(rig.version, "/", fields);
     raw_buf plain = {0}, block = {0};
@@ -111,7 +111,7 @@ Test(hostile_zlib, block_ending_the_zlib_stream_is_compression_error) {
     raw_syn_stream(&rig.in, rig.version, SPDY_FLAG_FIN, 1, 0, 3, block.data, block.len);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_session_error(&rig, rv, SPDY_ERR_COMPRESSION, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_COMPRESSION, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
                              "block with Z_FINISH");
     raw_buf_free(&plain);
     raw_buf_free(&block);
@@ -122,7 +122,7 @@ Test(hostile_zlib, block_ending_the_zlib_stream_is_compression_error) {
 Test(hostile_zlib, block_with_the_wrong_dictionary_is_compression_error) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
     raw_rig rig;
-    raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, NULL);
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
     raw_deflater wrong;
     raw_deflater_init(&wrong, rig.version == 2 ? RAW_DICT_V3 : RAW_DICT_V2, 6);
     raw_header fields[6];
@@ -131,7 +131,7 @@ Test(hostile_zlib, block_with_the_wrong_dictionary_is_compression_error) {
     raw_deflater_free(&wrong);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_session_error(&rig, rv, SPDY_ERR_COMPRESSION, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_COMPRESSION, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
                              "block compressed with the other version's dictionary");
     raw_rig_close(&rig);
   }
@@ -142,7 +142,7 @@ Test(hostile_zlib, stored_and_dictionary_less_blocks_are_accepted) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
     for (size_t k = 0; k < 2; k++) {
       raw_rig rig;
-      raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, NULL);
+      raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
       raw_deflater_free(&rig.deflater);
       /* No dictionary at level 6, or the right dictionary at level 0 (stored blocks:
        * the "uncompressed" peer). */
@@ -178,7 +178,7 @@ static void build_bomb(unsigned version, size_t inflated, raw_buf *block) {
 Test(hostile_zlib, zlib_bomb_is_header_block_too_large_with_bounded_memory) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
     raw_rig rig;
-    raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, NULL);
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
     raw_buf block = {0};
     build_bomb(rig.version, 8u << 20, &block); /* 8 MiB of zeros */
     cr_assert_lt(block.len, 66560, "the bomb must fit a control frame (%zu bytes)", block.len);
@@ -193,11 +193,11 @@ Test(hostile_zlib, zlib_bomb_is_header_block_too_large_with_bounded_memory) {
     size_t allowed = 2 * 65536 + 48 * 1024 + block.len;
     cr_assert(peak == peak_before || peak - before <= allowed,
               "%s: a zlib bomb cost %zu bytes (allowed %zu)", rig.name, peak - before, allowed);
-    raw_expect_session_error(&rig, rv, SPDY_ERR_HEADER_BLOCK_TOO_LARGE, 0,
-                             SPDY_GOAWAY_PROTOCOL_ERROR, "zlib bomb of 8 MiB");
-    cr_assert_leq(spdy_session_memory(rig.peer->session), before + 65536 + 48 * 1024 + 16384,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_HEADER_BLOCK_TOO_LARGE, 0,
+                             SPEEDY_GOAWAY_PROTOCOL_ERROR, "zlib bomb of 8 MiB");
+    cr_assert_leq(speedy_session_memory(rig.peer->session), before + 65536 + 48 * 1024 + 16384,
                   "%s: the session holds %zu bytes after the bomb", rig.name,
-                  spdy_session_memory(rig.peer->session));
+                  speedy_session_memory(rig.peer->session));
     raw_buf_free(&block);
     raw_rig_close(&rig);
   }
@@ -207,7 +207,7 @@ Test(hostile_zlib, block_inflating_to_exactly_the_cap_is_accepted_and_one_more_i
   for (size_t v = 0; v < N_VERSIONS; v++) {
     for (int over = 0; over <= 1; over++) {
       raw_rig rig;
-      raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, NULL);
+      raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
       raw_header fields[7];
       size_t n = raw_request_headers(rig.version, "/", fields);
       raw_buf plain = {0};
@@ -225,11 +225,11 @@ Test(hostile_zlib, block_inflating_to_exactly_the_cap_is_accepted_and_one_more_i
       size_t fed;
       int64_t rv = raw_rig_feed_all(&rig, &fed);
       if (over) {
-        raw_expect_session_error(&rig, rv, SPDY_ERR_HEADER_BLOCK_TOO_LARGE, 0,
-                                 SPDY_GOAWAY_PROTOCOL_ERROR, "block of 64 KiB + 1");
+        raw_expect_session_error(&rig, rv, SPEEDY_ERR_HEADER_BLOCK_TOO_LARGE, 0,
+                                 SPEEDY_GOAWAY_PROTOCOL_ERROR, "block of 64 KiB + 1");
       } else {
         cr_assert_eq(rv, (int64_t)fed, "%s: a block of exactly 64 KiB: %lld (%s)", rig.name,
-                     (long long)rv, rv < 0 ? spdy_strerror((int)rv) : "");
+                     (long long)rv, rv < 0 ? speedy_strerror((int)rv) : "");
         cr_assert(test_log_has(rig.peer, "end 1 fin=1"), "%s log:\n%s", rig.name, rig.peer->log);
       }
       free(value);
@@ -242,24 +242,24 @@ Test(hostile_zlib, block_inflating_to_exactly_the_cap_is_accepted_and_one_more_i
 Test(hostile_zlib, oversized_control_frame_is_frame_too_large) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
     raw_rig rig;
-    raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, NULL);
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
     put_get(&rig, 1);
     /* A header block of incompressible bytes, making the frame 66,561 bytes: one over. */
-    raw_control_header(&rig.in, rig.version, SPDY_FRAME_SYN_STREAM, 0, 65536 + 1024 + 1);
+    raw_control_header(&rig.in, rig.version, SPEEDY_SPDY_FRAME_SYN_STREAM, 0, 65536 + 1024 + 1);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_session_error(&rig, rv, SPDY_ERR_FRAME_TOO_LARGE, 1, SPDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_FRAME_TOO_LARGE, 1, SPEEDY_GOAWAY_PROTOCOL_ERROR,
                              "SYN_STREAM of 66,561 bytes");
     raw_rig_close(&rig);
   }
 }
 
 Test(hostile_zlib, control_frame_limit_is_configurable) {
-  spdy_options *options = raw_options_new();
-  spdy_options_set_max_recv_control_frame(options, 100);
+  speedy_options *options = raw_options_new();
+  speedy_options_set_max_recv_control_frame(options, 100);
   raw_rig rig;
-  raw_rig_open(&rig, SPDY_PROTOCOL_SPDY3, SPDY_ROLE_SERVER, options);
-  spdy_options_del(options);
+  raw_rig_open(&rig, SPEEDY_PROTOCOL_SPDY3, SPEEDY_ROLE_SERVER, options);
+  speedy_options_del(options);
   raw_header fields[7];
   size_t n = raw_request_headers(3, "/", fields);
   fields[n++] = (raw_header){"x-random", "qZ8f3LkP0aW1mX7cVb2N9rT4yH6jU5eD0sG3", 0};
@@ -267,7 +267,7 @@ Test(hostile_zlib, control_frame_limit_is_configurable) {
   cr_assert_gt(rig.in.len, 108, "the frame must exceed the limit");
   size_t fed;
   int64_t rv = raw_rig_feed_all(&rig, &fed);
-  raw_expect_session_error(&rig, rv, SPDY_ERR_FRAME_TOO_LARGE, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
+  raw_expect_session_error(&rig, rv, SPEEDY_ERR_FRAME_TOO_LARGE, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
                            "SYN_STREAM over a 100-byte limit");
   raw_rig_close(&rig);
 }
@@ -275,10 +275,10 @@ Test(hostile_zlib, control_frame_limit_is_configurable) {
 /* ---- header fields ---------------------------------------------------------------------- */
 
 /* The request fields plus extra, as a SYN_STREAM on stream 1 that must be reset. */
-static void expect_fields_reset_stream(spdy_protocol protocol, const raw_header *extra,
+static void expect_fields_reset_stream(speedy_protocol protocol, const raw_header *extra,
                                        size_t n_extra, const char *what) {
   raw_rig rig;
-  raw_rig_open(&rig, protocol, SPDY_ROLE_SERVER, NULL);
+  raw_rig_open(&rig, protocol, SPEEDY_ROLE_SERVER, NULL);
   raw_header fields[12];
   size_t n = raw_request_headers(rig.version, "/", fields);
   for (size_t i = 0; i < n_extra; i++) fields[n++] = extra[i];
@@ -298,7 +298,7 @@ Test(hostile_headers, duplicate_names_reset_the_stream) {
   }
   /* SPDY/2 "url" and ":path" are one name to the application. */
   const raw_header path_v2[] = {{":path", "/other", 0}};
-  expect_fields_reset_stream(SPDY_PROTOCOL_SPDY2, path_v2, 1, "url and :path in v2");
+  expect_fields_reset_stream(SPEEDY_PROTOCOL_SPDY2, path_v2, 1, "url and :path in v2");
 }
 
 Test(hostile_headers, upper_case_names_reset_the_stream) {
@@ -316,7 +316,7 @@ Test(hostile_headers, empty_and_nul_names_reset_the_stream) {
     expect_fields_reset_stream(all_versions[v], empty, 1, "empty name");
     /* A NUL inside a name: built by hand since raw_header names are C strings. */
     raw_rig rig;
-    raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, NULL);
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
     raw_header fields[6];
     size_t n = raw_request_headers(rig.version, "/", fields);
     raw_buf plain = {0};
@@ -343,17 +343,17 @@ Test(hostile_headers, malformed_nul_separated_values_reset_the_stream) {
     expect_fields_reset_stream(all_versions[v], doubled, 1, "value with two NULs in a row");
   }
   const raw_header empty_v2[] = {{"x-empty", "", 0}};
-  expect_fields_reset_stream(SPDY_PROTOCOL_SPDY2, empty_v2, 1, "empty value in v2");
+  expect_fields_reset_stream(SPEEDY_PROTOCOL_SPDY2, empty_v2, 1, "empty value in v2");
 }
 
 Test(hostile_headers, missing_required_request_headers_reset_the_stream) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
-    unsigned version = all_versions[v] == SPDY_PROTOCOL_SPDY2 ? 2 : 3;
+    unsigned version = all_versions[v] == SPEEDY_PROTOCOL_SPDY2 ? 2 : 3;
     /* v2 requires method, url, version; v3 also :host and :scheme. */
     size_t required = version == 2 ? 3 : 5;
     for (size_t drop = 0; drop < required; drop++) {
       raw_rig rig;
-      raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, NULL);
+      raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
       raw_header all[6], fields[6];
       size_t n = raw_request_headers(version, "/", all), k = 0;
       for (size_t i = 0; i < n; i++)
@@ -371,7 +371,7 @@ Test(hostile_headers, missing_required_request_headers_reset_the_stream) {
 
 Test(hostile_headers, v3_names_in_a_v2_request_do_not_count) {
   raw_rig rig;
-  raw_rig_open(&rig, SPDY_PROTOCOL_SPDY2, SPDY_ROLE_SERVER, NULL);
+  raw_rig_open(&rig, SPEEDY_PROTOCOL_SPDY2, SPEEDY_ROLE_SERVER, NULL);
   raw_header fields[6];
   size_t n = raw_request_headers(3, "/", fields); /* ":method", ":path", ... */
   raw_buf plain = {0};
@@ -383,7 +383,7 @@ Test(hostile_headers, v3_names_in_a_v2_request_do_not_count) {
 
 Test(hostile_headers, v2_absolute_url_is_accepted) {
   raw_rig rig;
-  raw_rig_open(&rig, SPDY_PROTOCOL_SPDY2, SPDY_ROLE_SERVER, NULL);
+  raw_rig_open(&rig, SPEEDY_PROTOCOL_SPDY2, SPEEDY_ROLE_SERVER, NULL);
   raw_get(&rig.in, &rig.deflater, 2, SPDY_FLAG_FIN, 1, "http://example.test/a?b=c");
   size_t fed;
   cr_assert_eq(raw_rig_feed_all(&rig, &fed), (int64_t)fed);
@@ -404,7 +404,7 @@ Test(hostile_headers, syn_reply_without_status_resets_the_stream) {
       int64_t rv = raw_rig_feed_all(&rig, &fed);
       char what[48];
       snprintf(what, sizeof(what), "SYN_REPLY without %s", fields[drop].name);
-      raw_expect_stream_error(&rig, rv, fed, 1, SPDY_RST_PROTOCOL_ERROR, what);
+      raw_expect_stream_error(&rig, rv, fed, 1, SPEEDY_RST_PROTOCOL_ERROR, what);
       cr_assert(!test_log_has(rig.peer, "begin 1 response"), "%s: delivered", what);
       raw_rig_close(&rig);
     }
@@ -414,13 +414,13 @@ Test(hostile_headers, syn_reply_without_status_resets_the_stream) {
 Test(hostile_headers, bad_headers_frame_resets_the_stream) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
     raw_rig rig;
-    raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, NULL);
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
     raw_get(&rig.in, &rig.deflater, rig.version, 0, 1, "/");
     const raw_header upper[] = {{"X-Trailer", "1", 0}};
     raw_headers_nv(&rig.in, &rig.deflater, rig.version, SPDY_FLAG_FIN, 1, upper, 1);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_stream_error(&rig, rv, fed, 1, SPDY_RST_PROTOCOL_ERROR, "HEADERS with X-Trailer");
+    raw_expect_stream_error(&rig, rv, fed, 1, SPEEDY_RST_PROTOCOL_ERROR, "HEADERS with X-Trailer");
     raw_expect_session_works(&rig, 3, "after a bad HEADERS frame");
     raw_rig_close(&rig);
   }
@@ -431,8 +431,8 @@ Test(hostile_headers, bad_headers_frame_resets_the_stream) {
 Test(hostile_zlib, blocks_after_our_goaway_are_still_inflated) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
     raw_rig rig;
-    raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, NULL);
-    cr_assert_eq(spdy_submit_goaway(rig.peer->session, SPDY_GOAWAY_OK), 0);
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
+    cr_assert_eq(speedy_submit_goaway(rig.peer->session, SPEEDY_GOAWAY_OK), 0);
     raw_rig_discard_output(&rig);
     /* Ignored after GOAWAY, but each block must still go through the inflater: were one
      * skipped, the next would not inflate. */
@@ -442,7 +442,7 @@ Test(hostile_zlib, blocks_after_our_goaway_are_still_inflated) {
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
     cr_assert_eq(rv, (int64_t)fed, "%s: SYN_STREAMs after GOAWAY: %lld (%s)", rig.name,
-                 (long long)rv, rv < 0 ? spdy_strerror((int)rv) : "");
+                 (long long)rv, rv < 0 ? speedy_strerror((int)rv) : "");
     cr_assert(!test_log_has(rig.peer, "begin 1 request"), "%s: a stream started after GOAWAY",
               rig.name);
     raw_rig_close(&rig);
@@ -451,11 +451,11 @@ Test(hostile_zlib, blocks_after_our_goaway_are_still_inflated) {
 
 Test(hostile_zlib, blocks_of_refused_and_unknown_streams_are_still_inflated) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
-    spdy_options *options = raw_options_new();
-    spdy_options_set_max_concurrent_streams(options, 1);
+    speedy_options *options = raw_options_new();
+    speedy_options_set_max_concurrent_streams(options, 1);
     raw_rig rig;
-    raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, options);
-    spdy_options_del(options);
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, options);
+    speedy_options_del(options);
     raw_get(&rig.in, &rig.deflater, rig.version, 0, 1, "/"); /* takes the only slot */
     put_get(&rig, 3);                                        /* refused */
     const raw_header extra[] = {{"x-extra", "1", 0}};
@@ -464,16 +464,16 @@ Test(hostile_zlib, blocks_of_refused_and_unknown_streams_are_still_inflated) {
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
     cr_assert_eq(rv, (int64_t)fed, "%s: %lld (%s)", rig.name, (long long)rv,
-                 rv < 0 ? spdy_strerror((int)rv) : "");
+                 rv < 0 ? speedy_strerror((int)rv) : "");
     raw_output out;
     raw_output_take(&out, rig.peer);
-    raw_expect_rst(&out, 3, SPDY_RST_REFUSED_STREAM, "SYN_STREAM beyond the limit");
-    raw_expect_rst(&out, 9, SPDY_RST_INVALID_STREAM, "HEADERS for unknown stream 9");
-    raw_expect_rst(&out, 5, SPDY_RST_REFUSED_STREAM, "SYN_STREAM beyond the limit");
+    raw_expect_rst(&out, 3, SPEEDY_RST_REFUSED_STREAM, "SYN_STREAM beyond the limit");
+    raw_expect_rst(&out, 9, SPEEDY_RST_INVALID_STREAM, "HEADERS for unknown stream 9");
+    raw_expect_rst(&out, 5, SPEEDY_RST_REFUSED_STREAM, "SYN_STREAM beyond the limit");
     raw_expect_no_goaway(&out, "refused streams");
     raw_output_free(&out);
     /* Close stream 1 (RST from the client) and a new request gets through. */
-    raw_rst_stream(&rig.in, rig.version, 1, SPDY_RST_CANCEL);
+    raw_rst_stream(&rig.in, rig.version, 1, SPEEDY_RST_CANCEL);
     cr_assert_eq(raw_rig_feed_all(&rig, &fed), (int64_t)fed);
     raw_expect_session_works(&rig, 7, "after refused streams");
     raw_rig_close(&rig);

@@ -138,7 +138,7 @@ static speedy_hpack_field field_of(const char *name, const char *value, unsigned
                               strlen(value), flags};
 }
 
-static spdy_mem test_mem;
+static speedy_mem test_mem;
 
 static void mem_setup(void) { test_alloc_mem(&test_mem); }
 

@@ -21,8 +21,8 @@
 #include "rawframe.h"
 #include "testutil.h"
 
-static const spdy_protocol all_versions[] = {SPDY_PROTOCOL_SPDY2, SPDY_PROTOCOL_SPDY3,
-                                             SPDY_PROTOCOL_SPDY3_1};
+static const speedy_protocol all_versions[] = {SPEEDY_PROTOCOL_SPDY2, SPEEDY_PROTOCOL_SPDY3,
+                                               SPEEDY_PROTOCOL_SPDY3_1};
 #define N_VERSIONS (sizeof(all_versions) / sizeof(all_versions[0]))
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -56,15 +56,15 @@ Test(overflow_frame, header_length_uses_all_24_bits_and_nothing_more) {
 Test(overflow_frame, control_frame_of_length_0xffffff_is_refused_before_buffering) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
     raw_rig rig;
-    raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, NULL);
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
     raw_rig_discard_output(&rig);
     size_t peak_before = test_alloc_get()->peak_bytes;
-    raw_control_header(&rig.in, rig.version, SPDY_FRAME_SYN_STREAM, 0, 0xffffff);
+    raw_control_header(&rig.in, rig.version, SPEEDY_SPDY_FRAME_SYN_STREAM, 0, 0xffffff);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
     cr_assert_lt(peak_growth(peak_before), 4096, "%s: a 16 MiB length allocated %zu bytes",
                  rig.name, peak_growth(peak_before));
-    raw_expect_session_error(&rig, rv, SPDY_ERR_FRAME_TOO_LARGE, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_FRAME_TOO_LARGE, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
                              "SYN_STREAM of length 0xffffff");
     raw_rig_close(&rig);
   }
@@ -74,7 +74,7 @@ Test(overflow_frame, control_frame_of_length_0xffffff_is_refused_before_bufferin
  * id the session ignores, and filler that completes the length. */
 static void put_settings_of_length(raw_rig *rig, uint32_t payload_len) {
   uint32_t entries = (payload_len - 4) / 8;
-  raw_control_header(&rig->in, rig->version, SPDY_FRAME_SETTINGS, 0, payload_len);
+  raw_control_header(&rig->in, rig->version, SPEEDY_SPDY_FRAME_SETTINGS, 0, payload_len);
   raw_put_u32(&rig->in, entries);
   for (uint32_t i = 0; i < entries; i++) raw_settings_entry(&rig->in, rig->version, 200, 0, i);
   raw_put_fill(&rig->in, 0, payload_len - 4 - 8 * entries);
@@ -82,11 +82,11 @@ static void put_settings_of_length(raw_rig *rig, uint32_t payload_len) {
 
 Test(overflow_frame, control_frame_at_max_recv_control_frame_is_accepted) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
-    spdy_options *options = raw_options_new();
-    spdy_options_set_max_recv_control_frame(options, 4 + 8 * 100);
+    speedy_options *options = raw_options_new();
+    speedy_options_set_max_recv_control_frame(options, 4 + 8 * 100);
     raw_rig rig;
-    raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, options);
-    spdy_options_del(options);
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, options);
+    speedy_options_del(options);
     put_settings_of_length(&rig, 4 + 8 * 100);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
@@ -99,17 +99,17 @@ Test(overflow_frame, control_frame_at_max_recv_control_frame_is_accepted) {
 
 Test(overflow_frame, control_frame_one_byte_over_max_recv_control_frame_is_refused) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
-    spdy_options *options = raw_options_new();
-    spdy_options_set_max_recv_control_frame(options, 4 + 8 * 100);
+    speedy_options *options = raw_options_new();
+    speedy_options_set_max_recv_control_frame(options, 4 + 8 * 100);
     raw_rig rig;
-    raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, options);
-    spdy_options_del(options);
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, options);
+    speedy_options_del(options);
     raw_rig_discard_output(&rig);
     /* Only the header: the refusal must not wait for the payload. */
-    raw_control_header(&rig.in, rig.version, SPDY_FRAME_SETTINGS, 0, 4 + 8 * 100 + 1);
+    raw_control_header(&rig.in, rig.version, SPEEDY_SPDY_FRAME_SETTINGS, 0, 4 + 8 * 100 + 1);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_session_error(&rig, rv, SPDY_ERR_FRAME_TOO_LARGE, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_FRAME_TOO_LARGE, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
                              "SETTINGS one byte over the maximum");
     raw_rig_close(&rig);
   }
@@ -118,7 +118,7 @@ Test(overflow_frame, control_frame_one_byte_over_max_recv_control_frame_is_refus
 Test(overflow_frame, data_frame_of_length_0xffffff_resets_its_stream_without_buffering) {
   /* SPDY/3: the stream's 64 KiB window is the bound (3.1 refuses at the session window). */
   raw_rig rig;
-  raw_rig_open(&rig, SPDY_PROTOCOL_SPDY3, SPDY_ROLE_SERVER, NULL);
+  raw_rig_open(&rig, SPEEDY_PROTOCOL_SPDY3, SPEEDY_ROLE_SERVER, NULL);
   raw_get(&rig.in, &rig.deflater, rig.version, 0, 1, "/upload");
   size_t fed;
   cr_assert_eq(raw_rig_feed_all(&rig, &fed), (int64_t)fed);
@@ -126,14 +126,14 @@ Test(overflow_frame, data_frame_of_length_0xffffff_resets_its_stream_without_buf
   size_t peak_before = test_alloc_get()->peak_bytes;
   raw_data_header(&rig.in, 1, 0, 0xffffff);
   int64_t rv = raw_rig_feed_all(&rig, &fed);
-  raw_expect_stream_error(&rig, rv, fed, 1, SPDY_RST_FLOW_CONTROL_ERROR,
+  raw_expect_stream_error(&rig, rv, fed, 1, SPEEDY_RST_FLOW_CONTROL_ERROR,
                           "DATA of length 0xffffff on a 64 KiB window");
   /* The payload is skipped as it arrives, never held. */
   uint8_t chunk[65536];
   memset(chunk, 0x80, sizeof(chunk));
   for (size_t left = 0xffffff; left > 0;) {
     size_t n = left < sizeof(chunk) ? left : sizeof(chunk);
-    cr_assert_eq(spdy_session_recv(rig.peer->session, chunk, n), (int64_t)n);
+    cr_assert_eq(speedy_session_recv(rig.peer->session, chunk, n), (int64_t)n);
     left -= n;
   }
   cr_assert_lt(peak_growth(peak_before), 4096, "skipping 16 MiB allocated %zu bytes",
@@ -144,14 +144,14 @@ Test(overflow_frame, data_frame_of_length_0xffffff_resets_its_stream_without_buf
 
 Test(overflow_frame, data_frame_of_length_0xffffff_breaks_the_spdy31_session_window) {
   raw_rig rig;
-  raw_rig_open(&rig, SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_SERVER, NULL);
+  raw_rig_open(&rig, SPEEDY_PROTOCOL_SPDY3_1, SPEEDY_ROLE_SERVER, NULL);
   raw_get(&rig.in, &rig.deflater, rig.version, 0, 1, "/upload");
   size_t fed;
   cr_assert_eq(raw_rig_feed_all(&rig, &fed), (int64_t)fed);
   raw_rig_discard_output(&rig);
   raw_data_header(&rig.in, 1, 0, 0xffffff);
   int64_t rv = raw_rig_feed_all(&rig, &fed);
-  raw_expect_session_error(&rig, rv, SPDY_ERR_FLOW_CONTROL, 1, SPDY_GOAWAY_PROTOCOL_ERROR,
+  raw_expect_session_error(&rig, rv, SPEEDY_ERR_FLOW_CONTROL, 1, SPEEDY_GOAWAY_PROTOCOL_ERROR,
                            "DATA of length 0xffffff on a 64 KiB session window");
   raw_rig_close(&rig);
 }
@@ -169,7 +169,7 @@ Test(overflow_frame, settings_count_whose_byte_size_wraps_32_bits_is_refused) {
     uint8_t *payload = zeroed(len);
     spdy_put_u32(payload, cases[i].count);
     uint32_t count = 12345;
-    cr_assert_eq(spdy_frame_decode_settings(payload, len, &count), SPDY_ERR_PROTOCOL,
+    cr_assert_eq(spdy_frame_decode_settings(payload, len, &count), SPEEDY_ERR_PROTOCOL,
                  "count 0x%x with %zu entry bytes was accepted", cases[i].count,
                  cases[i].entries_len);
     cr_assert_eq(count, 12345, "count written on error");
@@ -183,7 +183,7 @@ Test(overflow_frame, settings_count_0xffffffff_is_refused_at_every_short_length)
     uint8_t *payload = zeroed(lengths[i] > 4 ? lengths[i] : 4);
     spdy_put_u32(payload, 0xffffffffu);
     uint32_t count;
-    cr_assert_eq(spdy_frame_decode_settings(payload, lengths[i], &count), SPDY_ERR_PROTOCOL,
+    cr_assert_eq(spdy_frame_decode_settings(payload, lengths[i], &count), SPEEDY_ERR_PROTOCOL,
                  "length %zu", lengths[i]);
     free(payload);
   }
@@ -198,11 +198,11 @@ Test(overflow_frame, settings_with_the_most_entries_a_24_bit_length_holds_is_acc
   uint32_t count = 0;
   cr_assert_eq(spdy_frame_decode_settings(payload, len, &count), 0);
   cr_assert_eq(count, most);
-  spdy_setting last;
+  speedy_setting last;
   spdy_frame_settings_entry(3, payload, most - 1, &last); /* the last entry is in bounds */
   cr_assert_eq(last.value, 0);
   spdy_put_u32(payload, most + 1);
-  cr_assert_eq(spdy_frame_decode_settings(payload, len, &count), SPDY_ERR_PROTOCOL,
+  cr_assert_eq(spdy_frame_decode_settings(payload, len, &count), SPEEDY_ERR_PROTOCOL,
                "one entry more than the bytes hold");
   free(payload);
 }
@@ -218,7 +218,7 @@ Test(overflow_frame, rst_stream_of_any_length_but_8_is_refused) {
     int32_t id = -1;
     uint32_t status = 77;
     int rv = spdy_frame_decode_rst_stream(payload, odd_lengths[i], &id, &status);
-    cr_assert_eq(rv, odd_lengths[i] == 8 ? 0 : SPDY_ERR_PROTOCOL, "length %zu", odd_lengths[i]);
+    cr_assert_eq(rv, odd_lengths[i] == 8 ? 0 : SPEEDY_ERR_PROTOCOL, "length %zu", odd_lengths[i]);
     if (rv != 0) cr_assert(id == -1 && status == 77, "outputs written on error");
     free(payload);
   }
@@ -231,7 +231,7 @@ Test(overflow_frame, goaway_v2_takes_4_or_8_bytes_and_refuses_other_lengths) {
     uint32_t status = 77;
     int ok = odd_lengths[i] == 4 || odd_lengths[i] == 8;
     cr_assert_eq(spdy_frame_decode_goaway(2, payload, odd_lengths[i], &last, &status),
-                 ok ? 0 : SPDY_ERR_PROTOCOL, "v2 length %zu", odd_lengths[i]);
+                 ok ? 0 : SPEEDY_ERR_PROTOCOL, "v2 length %zu", odd_lengths[i]);
     free(payload);
   }
 }
@@ -242,7 +242,7 @@ Test(overflow_frame, goaway_v3_of_any_length_but_8_is_refused) {
     int32_t last = -1;
     uint32_t status = 77;
     cr_assert_eq(spdy_frame_decode_goaway(3, payload, odd_lengths[i], &last, &status),
-                 odd_lengths[i] == 8 ? 0 : SPDY_ERR_PROTOCOL, "v3 length %zu", odd_lengths[i]);
+                 odd_lengths[i] == 8 ? 0 : SPEEDY_ERR_PROTOCOL, "v3 length %zu", odd_lengths[i]);
     free(payload);
   }
 }
@@ -252,7 +252,7 @@ Test(overflow_frame, ping_of_any_length_but_4_is_refused) {
     uint8_t *payload = zeroed(odd_lengths[i]);
     uint32_t id = 77;
     cr_assert_eq(spdy_frame_decode_ping(payload, odd_lengths[i], &id),
-                 odd_lengths[i] == 4 ? 0 : SPDY_ERR_PROTOCOL, "length %zu", odd_lengths[i]);
+                 odd_lengths[i] == 4 ? 0 : SPEEDY_ERR_PROTOCOL, "length %zu", odd_lengths[i]);
     free(payload);
   }
 }
@@ -263,25 +263,25 @@ Test(overflow_frame, window_update_of_any_length_but_8_is_refused) {
     int32_t id;
     uint32_t delta;
     cr_assert_eq(spdy_frame_decode_window_update(payload, odd_lengths[i], &id, &delta),
-                 odd_lengths[i] == 8 ? 0 : SPDY_ERR_PROTOCOL, "length %zu", odd_lengths[i]);
+                 odd_lengths[i] == 8 ? 0 : SPEEDY_ERR_PROTOCOL, "length %zu", odd_lengths[i]);
     free(payload);
   }
 }
 
 Test(overflow_frame, short_goaway_and_rst_stream_end_the_session) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
-    const unsigned types[] = {SPDY_FRAME_GOAWAY, SPDY_FRAME_RST_STREAM};
+    const unsigned types[] = {SPEEDY_SPDY_FRAME_GOAWAY, SPEEDY_SPDY_FRAME_RST_STREAM};
     for (size_t t = 0; t < N_OF(types); t++) {
       raw_rig rig;
-      raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, NULL);
+      raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
       raw_rig_discard_output(&rig);
       raw_control_header(&rig.in, rig.version, types[t], 0, 3);
       raw_put_fill(&rig.in, 0, 3);
       size_t fed;
       int64_t rv = raw_rig_feed_all(&rig, &fed);
-      raw_expect_session_error(&rig, rv, SPDY_ERR_PROTOCOL, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
-                               types[t] == SPDY_FRAME_GOAWAY ? "GOAWAY of 3 bytes"
-                                                             : "RST_STREAM of 3 bytes");
+      raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+                               types[t] == SPEEDY_SPDY_FRAME_GOAWAY ? "GOAWAY of 3 bytes"
+                                                                    : "RST_STREAM of 3 bytes");
       raw_rig_close(&rig);
     }
   }
@@ -294,7 +294,7 @@ Test(overflow_frame, syn_stream_shorter_than_its_10_fixed_bytes_is_refused) {
     uint8_t payload[SPDY_SYN_STREAM_FIXED_LEN] = {0};
     for (size_t len = 0; len < SPDY_SYN_STREAM_FIXED_LEN; len++) {
       spdy_syn_stream syn;
-      cr_assert_eq(spdy_frame_decode_syn_stream(version, payload, len, &syn), SPDY_ERR_PROTOCOL,
+      cr_assert_eq(spdy_frame_decode_syn_stream(version, payload, len, &syn), SPEEDY_ERR_PROTOCOL,
                    "v%d SYN_STREAM of %zu bytes", version, len);
     }
     spdy_syn_stream syn;
@@ -309,7 +309,7 @@ Test(overflow_frame, syn_reply_and_headers_shorter_than_their_fixed_part_are_ref
     uint8_t payload[8] = {0};
     for (size_t len = 0; len <= fixed; len++) {
       spdy_stream_headers reply, headers;
-      int want = len < fixed ? SPDY_ERR_PROTOCOL : 0;
+      int want = len < fixed ? SPEEDY_ERR_PROTOCOL : 0;
       cr_assert_eq(spdy_frame_decode_syn_reply(version, payload, len, &reply), want,
                    "v%d SYN_REPLY of %zu bytes", version, len);
       cr_assert_eq(spdy_frame_decode_headers(version, payload, len, &headers), want,
@@ -322,14 +322,14 @@ Test(overflow_frame, syn_reply_and_headers_shorter_than_their_fixed_part_are_ref
 Test(overflow_frame, syn_stream_shorter_than_its_fixed_part_ends_the_session) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
     raw_rig rig;
-    raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, NULL);
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
     raw_rig_discard_output(&rig);
-    raw_control_header(&rig.in, rig.version, SPDY_FRAME_SYN_STREAM, 0, 9);
+    raw_control_header(&rig.in, rig.version, SPEEDY_SPDY_FRAME_SYN_STREAM, 0, 9);
     raw_put_u32(&rig.in, 1);
     raw_put_fill(&rig.in, 0, 5);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_session_error(&rig, rv, SPDY_ERR_PROTOCOL, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
                              "SYN_STREAM of 9 bytes");
     raw_rig_close(&rig);
   }
@@ -354,7 +354,7 @@ Test(overflow_frame, credential_proof_length_past_the_payload_is_refused) {
     uint8_t payload[16];
     size_t len = credential_payload(payload, lies[i], 4, NULL, 0);
     spdy_credential c;
-    cr_assert_eq(spdy_frame_decode_credential(payload, len, &c), SPDY_ERR_PROTOCOL,
+    cr_assert_eq(spdy_frame_decode_credential(payload, len, &c), SPEEDY_ERR_PROTOCOL,
                  "proof length 0x%x with 4 bytes present", lies[i]);
   }
 }
@@ -369,7 +369,7 @@ Test(overflow_frame, credential_certificate_length_past_the_payload_is_refused) 
     uint8_t payload[32];
     size_t len = credential_payload(payload, 2, 2, tail, sizeof(tail));
     spdy_credential c;
-    cr_assert_eq(spdy_frame_decode_credential(payload, len, &c), SPDY_ERR_PROTOCOL,
+    cr_assert_eq(spdy_frame_decode_credential(payload, len, &c), SPEEDY_ERR_PROTOCOL,
                  "certificate length 0x%x with 3 bytes present", lies[i]);
   }
 }
@@ -386,16 +386,16 @@ Test(overflow_frame, credential_lengths_that_end_exactly_at_the_payload_end_are_
   cr_assert_eq(c.n_certificates, 1);
   /* The proof taking every byte leaves no certificate: refused, not read past. */
   len = credential_payload(payload, 9, 9, NULL, 0);
-  cr_assert_eq(spdy_frame_decode_credential(payload, len, &c), SPDY_ERR_PROTOCOL);
+  cr_assert_eq(spdy_frame_decode_credential(payload, len, &c), SPEEDY_ERR_PROTOCOL);
 }
 
 /* ---- lib/frame.c + session: window deltas ------------------------------------------------ */
 
 Test(overflow_frame, window_update_past_2_31_minus_1_resets_the_stream) {
-  const spdy_protocol versions[] = {SPDY_PROTOCOL_SPDY3, SPDY_PROTOCOL_SPDY3_1};
+  const speedy_protocol versions[] = {SPEEDY_PROTOCOL_SPDY3, SPEEDY_PROTOCOL_SPDY3_1};
   for (size_t v = 0; v < N_OF(versions); v++) {
     raw_rig rig;
-    raw_rig_open(&rig, versions[v], SPDY_ROLE_SERVER, NULL);
+    raw_rig_open(&rig, versions[v], SPEEDY_ROLE_SERVER, NULL);
     raw_get(&rig.in, &rig.deflater, rig.version, 0, 1, "/");
     size_t fed;
     cr_assert_eq(raw_rig_feed_all(&rig, &fed), (int64_t)fed);
@@ -410,34 +410,34 @@ Test(overflow_frame, window_update_past_2_31_minus_1_resets_the_stream) {
     raw_output_free(&out);
     raw_window_update(&rig.in, rig.version, 1, 1);
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_stream_error(&rig, rv, fed, 1, SPDY_RST_FLOW_CONTROL_ERROR, "window of 2^31");
+    raw_expect_stream_error(&rig, rv, fed, 1, SPEEDY_RST_FLOW_CONTROL_ERROR, "window of 2^31");
     raw_rig_close(&rig);
   }
 }
 
 Test(overflow_frame, session_window_update_past_2_31_minus_1_ends_the_spdy31_session) {
   raw_rig rig;
-  raw_rig_open(&rig, SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_SERVER, NULL);
+  raw_rig_open(&rig, SPEEDY_PROTOCOL_SPDY3_1, SPEEDY_ROLE_SERVER, NULL);
   raw_rig_discard_output(&rig);
   raw_window_update(&rig.in, rig.version, 0, 0x7fffffffu); /* 64 KiB + 2^31 - 1 */
   size_t fed;
   int64_t rv = raw_rig_feed_all(&rig, &fed);
-  raw_expect_session_error(&rig, rv, SPDY_ERR_FLOW_CONTROL, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
+  raw_expect_session_error(&rig, rv, SPEEDY_ERR_FLOW_CONTROL, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
                            "session window past 2^31-1");
   raw_rig_close(&rig);
 }
 
 Test(overflow_frame, initial_window_setting_of_0xffffffff_ends_the_session) {
-  const spdy_protocol versions[] = {SPDY_PROTOCOL_SPDY3, SPDY_PROTOCOL_SPDY3_1};
+  const speedy_protocol versions[] = {SPEEDY_PROTOCOL_SPDY3, SPEEDY_PROTOCOL_SPDY3_1};
   for (size_t v = 0; v < N_OF(versions); v++) {
     raw_rig rig;
-    raw_rig_open(&rig, versions[v], SPDY_ROLE_SERVER, NULL);
+    raw_rig_open(&rig, versions[v], SPEEDY_ROLE_SERVER, NULL);
     raw_rig_discard_output(&rig);
-    spdy_setting s = {SPDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 0xffffffffu};
+    speedy_setting s = {SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 0xffffffffu};
     raw_settings(&rig.in, rig.version, 0, &s, 1);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_session_error(&rig, rv, SPDY_ERR_FLOW_CONTROL, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_FLOW_CONTROL, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
                              "INITIAL_WINDOW_SIZE 0xffffffff");
     raw_rig_close(&rig);
   }
@@ -454,7 +454,7 @@ static void put_length(uint8_t *p, int version, uint32_t v) {
     spdy_put_u32(p, v);
 }
 
-static int count_fields(void *ctx, const spdy_header *header) {
+static int count_fields(void *ctx, const speedy_header *header) {
   (void)header;
   (*(size_t *)ctx)++;
   return 0;
@@ -463,7 +463,7 @@ static int count_fields(void *ctx, const spdy_header *header) {
 /* Parses with the counting allocator; returns the result and, in *allocs, how many
  * allocations the parse made. Nothing may be emitted unless it succeeds. */
 static int parse_counted(int version, const uint8_t *block, size_t len, size_t *allocs) {
-  spdy_mem mem;
+  speedy_mem mem;
   test_alloc_mem(&mem);
   size_t before = test_alloc_get()->total_allocs;
   size_t emitted = 0;
@@ -491,7 +491,7 @@ Test(overflow_hdblock, pair_count_at_the_field_maximum_is_refused_without_alloca
       len += w;
       block[len++] = 'b';
       size_t allocs;
-      cr_assert_eq(parse_counted(version, block, len, &allocs), SPDY_ERR_INVALID_HEADER,
+      cr_assert_eq(parse_counted(version, block, len, &allocs), SPEEDY_ERR_INVALID_HEADER,
                    "v%d count 0x%x for one field", version, counts[i]);
       cr_assert_eq(allocs, 0, "v%d count 0x%x allocated before refusing", version, counts[i]);
     }
@@ -506,7 +506,7 @@ Test(overflow_hdblock, pair_index_is_bounded_by_the_block_length) {
   uint8_t *block = zeroed(len);
   spdy_put_u32(block, count);
   size_t peak_before = test_alloc_get()->peak_bytes;
-  cr_assert_eq(parse_counted(3, block, len, NULL), SPDY_ERR_INVALID_HEADER);
+  cr_assert_eq(parse_counted(3, block, len, NULL), SPEEDY_ERR_INVALID_HEADER);
   cr_assert_leq(peak_growth(peak_before), len + 64, "an index of %zu bytes for a %zu-byte block",
                 peak_growth(peak_before), len);
   free(block);
@@ -537,7 +537,7 @@ Test(overflow_hdblock, name_length_at_the_field_maximum_is_refused) {
     for (size_t i = 0; i < N_OF(lengths); i++) {
       uint8_t block[64];
       size_t len = block_with_length(block, version, 0, lengths[i], 10);
-      cr_assert_eq(parse_counted(version, block, len, NULL), SPDY_ERR_INVALID_HEADER,
+      cr_assert_eq(parse_counted(version, block, len, NULL), SPEEDY_ERR_INVALID_HEADER,
                    "v%d name length 0x%x with 10 bytes", version, lengths[i]);
     }
   }
@@ -550,7 +550,7 @@ Test(overflow_hdblock, value_length_at_the_field_maximum_is_refused) {
     for (size_t i = 0; i < N_OF(lengths); i++) {
       uint8_t block[64];
       size_t len = block_with_length(block, version, 1, lengths[i], 10);
-      cr_assert_eq(parse_counted(version, block, len, NULL), SPDY_ERR_INVALID_HEADER,
+      cr_assert_eq(parse_counted(version, block, len, NULL), SPEEDY_ERR_INVALID_HEADER,
                    "v%d value length 0x%x with 10 bytes", version, lengths[i]);
     }
   }
@@ -563,7 +563,7 @@ Test(overflow_hdblock, name_length_that_wraps_a_32_bit_offset_is_refused) {
   spdy_put_u32(block, 1);
   spdy_put_u32(block + 4, 0xfffffffeu);
   memset(block + 8, 'x', 6);
-  cr_assert_eq(parse_counted(3, block, sizeof(block), NULL), SPDY_ERR_INVALID_HEADER);
+  cr_assert_eq(parse_counted(3, block, sizeof(block), NULL), SPEEDY_ERR_INVALID_HEADER);
 }
 
 Test(overflow_hdblock, value_length_that_wraps_a_32_bit_offset_is_refused) {
@@ -577,7 +577,7 @@ Test(overflow_hdblock, value_length_that_wraps_a_32_bit_offset_is_refused) {
   memset(block + 13, 'v', 4);
   cr_assert_eq(parse_counted(3, block, sizeof(block), NULL), 0, "the honest length 4");
   spdy_put_u32(block + 9, 0xfffffff7u);
-  cr_assert_eq(parse_counted(3, block, sizeof(block), NULL), SPDY_ERR_INVALID_HEADER);
+  cr_assert_eq(parse_counted(3, block, sizeof(block), NULL), SPEEDY_ERR_INVALID_HEADER);
 }
 
 Test(overflow_hdblock, length_field_cut_by_the_block_end_is_refused) {
@@ -590,7 +590,7 @@ Test(overflow_hdblock, length_field_cut_by_the_block_end_is_refused) {
       put_length(block + w, version, 1);
       block[2 * w] = 'n';
       size_t len = 2 * w + 1 + cut;
-      cr_assert_eq(parse_counted(version, block, len, NULL), SPDY_ERR_INVALID_HEADER,
+      cr_assert_eq(parse_counted(version, block, len, NULL), SPEEDY_ERR_INVALID_HEADER,
                    "v%d, %zu of %zu length bytes", version, cut, w);
     }
   }
@@ -602,7 +602,7 @@ Test(overflow_hdblock, block_longer_than_4_GiB_is_refused_before_reading) {
   if (SIZE_MAX <= UINT32_MAX) cr_skip_test("size_t is 32 bits");
   uint8_t block[8] = {0, 0, 0, 1, 0, 0, 0, 1};
   size_t len = (size_t)UINT32_MAX + 1;
-  cr_assert_eq(parse_counted(3, block, len, NULL), SPDY_ERR_INVALID_HEADER);
+  cr_assert_eq(parse_counted(3, block, len, NULL), SPEEDY_ERR_INVALID_HEADER);
 }
 
 /* ---- lib/hdblock.c: the inflated-size cap ------------------------------------------------ */
@@ -623,7 +623,7 @@ static void deflate_fill(int version, uint8_t fill, size_t len, raw_buf *out) {
 static int inflate_len(int version, uint32_t cap, size_t len, size_t *out_len) {
   raw_buf block = {0};
   deflate_fill(version, 'a', len, &block);
-  spdy_mem mem;
+  speedy_mem mem;
   test_alloc_mem(&mem);
   spdy_hdblock_inflater inf;
   cr_assert_eq(spdy_hdblock_inflater_init(&inf, &mem, version, cap), 0);
@@ -647,7 +647,7 @@ Test(overflow_hdblock, block_inflating_to_exactly_the_cap_is_accepted) {
 
 Test(overflow_hdblock, block_inflating_to_one_byte_over_the_cap_is_refused) {
   for (int version = 2; version <= 3; version++)
-    cr_assert_eq(inflate_len(version, 1024, 1025, NULL), SPDY_ERR_HEADER_BLOCK_TOO_LARGE, "v%d",
+    cr_assert_eq(inflate_len(version, 1024, 1025, NULL), SPEEDY_ERR_HEADER_BLOCK_TOO_LARGE, "v%d",
                  version);
 }
 
@@ -657,7 +657,7 @@ Test(overflow_hdblock, zlib_bomb_costs_no_more_than_the_cap) {
   raw_buf block = {0};
   deflate_fill(3, 0, 16u << 20, &block);
   cr_assert_lt(block.len, 64 * 1024);
-  spdy_mem mem;
+  speedy_mem mem;
   test_alloc_mem(&mem);
   size_t peak_before = test_alloc_get()->peak_bytes;
   spdy_hdblock_inflater inf;
@@ -665,7 +665,7 @@ Test(overflow_hdblock, zlib_bomb_costs_no_more_than_the_cap) {
   const uint8_t *out;
   size_t n;
   cr_assert_eq(spdy_hdblock_inflate(&inf, &mem, block.data, block.len, &out, &n),
-               SPDY_ERR_HEADER_BLOCK_TOO_LARGE);
+               SPEEDY_ERR_HEADER_BLOCK_TOO_LARGE);
   cr_assert_lt(peak_growth(peak_before), 65536 + 64 * 1024, "the bomb cost %zu bytes",
                peak_growth(peak_before));
   spdy_hdblock_inflater_free(&inf, &mem);
@@ -676,7 +676,7 @@ Test(overflow_hdblock, zlib_bomb_costs_no_more_than_the_cap) {
 Test(overflow_hdblock, cap_of_0xffffffff_allocates_only_what_is_inflated) {
   raw_buf block = {0};
   deflate_fill(3, 'a', 100, &block);
-  spdy_mem mem;
+  speedy_mem mem;
   test_alloc_mem(&mem);
   size_t peak_before = test_alloc_get()->peak_bytes;
   spdy_hdblock_inflater inf;
@@ -694,11 +694,11 @@ Test(overflow_hdblock, cap_of_0xffffffff_allocates_only_what_is_inflated) {
 
 Test(overflow_hdblock, session_refuses_a_block_over_max_header_block) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
-    spdy_options *options = raw_options_new();
-    spdy_options_set_max_header_block(options, 1024);
+    speedy_options *options = raw_options_new();
+    speedy_options_set_max_header_block(options, 1024);
     raw_rig rig;
-    raw_rig_open(&rig, all_versions[v], SPDY_ROLE_SERVER, options);
-    spdy_options_del(options);
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, options);
+    speedy_options_del(options);
     raw_rig_discard_output(&rig);
     /* A request whose one extra value makes the block 1 KiB and more. */
     raw_header fields[7];
@@ -710,8 +710,8 @@ Test(overflow_hdblock, session_refuses_a_block_over_max_header_block) {
     raw_syn_stream_nv(&rig.in, &rig.deflater, rig.version, SPDY_FLAG_FIN, 1, 0, 3, fields, n);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_session_error(&rig, rv, SPDY_ERR_HEADER_BLOCK_TOO_LARGE, 0,
-                             SPDY_GOAWAY_PROTOCOL_ERROR, "inflated block over 1 KiB");
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_HEADER_BLOCK_TOO_LARGE, 0,
+                             SPEEDY_GOAWAY_PROTOCOL_ERROR, "inflated block over 1 KiB");
     raw_rig_close(&rig);
   }
 }

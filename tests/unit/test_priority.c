@@ -1,6 +1,6 @@
 /* test_priority.c — the output scheduler seen from the wire: urgency order, round robin
  * among equal urgency frame by frame, SPDY/2's urgency mapping, deferred data sources
- * (SPDY_ERR_DEFERRED + spdy_session_resume_data) and zero-copy bodies (NO_COPY). */
+ * (SPEEDY_ERR_DEFERRED + speedy_session_resume_data) and zero-copy bodies (NO_COPY). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,24 +9,24 @@
 #include "pair.h"
 #include "testutil.h"
 
-static const spdy_protocol all_versions[] = {SPDY_PROTOCOL_SPDY2, SPDY_PROTOCOL_SPDY3,
-                                             SPDY_PROTOCOL_SPDY3_1};
+static const speedy_protocol all_versions[] = {SPEEDY_PROTOCOL_SPDY2, SPEEDY_PROTOCOL_SPDY3,
+                                               SPEEDY_PROTOCOL_SPDY3_1};
 
-static spdy_options *new_options(void) {
-  spdy_options *options;
-  cr_assert_eq(spdy_options_new(&options), 0);
+static speedy_options *new_options(void) {
+  speedy_options *options;
+  cr_assert_eq(speedy_options_new(&options), 0);
   test_alloc_install(options);
   return options;
 }
 
 /* A traced client and a traced server sending DATA frames of frame_size bytes. */
-static void new_pair(spdy_protocol protocol, uint32_t frame_size, test_peer **client,
+static void new_pair(speedy_protocol protocol, uint32_t frame_size, test_peer **client,
                      test_peer **server) {
-  spdy_options *options = new_options();
-  spdy_options_set_data_frame_size(options, frame_size);
-  *server = test_peer_new(protocol, SPDY_ROLE_SERVER, options);
-  spdy_options_del(options);
-  *client = test_peer_new(protocol, SPDY_ROLE_CLIENT, NULL);
+  speedy_options *options = new_options();
+  speedy_options_set_data_frame_size(options, frame_size);
+  *server = test_peer_new(protocol, SPEEDY_ROLE_SERVER, options);
+  speedy_options_del(options);
+  *client = test_peer_new(protocol, SPEEDY_ROLE_CLIENT, NULL);
   test_peer_trace(*client);
   test_peer_trace(*server);
   (*server)->flow_max_frame = frame_size;
@@ -72,13 +72,13 @@ static void assert_body(test_peer *peer, int32_t id, size_t size) {
 static size_t sent_data_ids(const test_peer *peer, size_t from, int32_t *ids, size_t max) {
   size_t n = 0;
   for (size_t i = from; i < peer->n_frames && n < max; i++)
-    if (peer->frames[i].sent && peer->frames[i].type == SPDY_FRAME_DATA)
+    if (peer->frames[i].sent && peer->frames[i].type == SPEEDY_SPDY_FRAME_DATA)
       ids[n++] = peer->frames[i].stream_id;
   return n;
 }
 
 /* Index of the first traced frame of this kind at or after `from`, or n_frames. */
-static size_t find_frame(const test_peer *peer, size_t from, int sent, spdy_frame_type type,
+static size_t find_frame(const test_peer *peer, size_t from, int sent, speedy_spdy_frame_type type,
                          int32_t stream_id) {
   for (size_t i = from; i < peer->n_frames; i++) {
     const test_frame_rec *f = &peer->frames[i];
@@ -100,12 +100,12 @@ static size_t frames_ahead_of(const test_peer *server, size_t ready, int32_t urg
                               int32_t other) {
   size_t last = ready, ahead = 0;
   for (size_t i = ready; i < server->n_frames; i++)
-    if (server->frames[i].sent && server->frames[i].type == SPDY_FRAME_DATA &&
+    if (server->frames[i].sent && server->frames[i].type == SPEEDY_SPDY_FRAME_DATA &&
         server->frames[i].stream_id == urgent)
       last = i;
   cr_assert_gt(last, ready, "stream %d sent no DATA", (int)urgent);
   for (size_t i = ready; i < last; i++)
-    if (server->frames[i].sent && server->frames[i].type == SPDY_FRAME_DATA &&
+    if (server->frames[i].sent && server->frames[i].type == SPEEDY_SPDY_FRAME_DATA &&
         server->frames[i].stream_id == other)
       ahead++;
   return ahead;
@@ -123,10 +123,10 @@ Test(priority, urgent_body_requested_second_is_sent_before_big_low_urgency_body)
     cr_assert_geq(test_pump(client, server, 1400), 0);
     assert_body(client, 1, 1 << 20);
     assert_body(client, 3, 8192);
-    size_t ready = find_frame(server, 0, 1, SPDY_FRAME_SYN_REPLY, 3);
+    size_t ready = find_frame(server, 0, 1, SPEEDY_SPDY_FRAME_SYN_REPLY, 3);
     size_t ahead = frames_ahead_of(server, ready, 3, 1);
     cr_assert_leq(ahead, 1, "%s: %zu big DATA frames went ahead of the urgent body",
-                  spdy_protocol_name(all_versions[v]), ahead);
+                  speedy_protocol_name(all_versions[v]), ahead);
     cr_assert_lt(log_pos(client, "dataend 3 len=8192"), log_pos(client, "dataend 1 len=1048576"));
     delete_pair(client, server);
   }
@@ -144,12 +144,12 @@ Test(priority, urgent_body_overtakes_big_body_already_flowing_within_one_frame) 
     cr_assert_gt(test_rx(client, 1)->len, 10000, "the big body is not flowing yet");
     get_size(client, 8192, 0);
     cr_assert_geq(test_move(client, server, 65536), 0);
-    size_t ready = find_frame(server, 0, 0, SPDY_FRAME_SYN_STREAM, 3);
+    size_t ready = find_frame(server, 0, 0, SPEEDY_SPDY_FRAME_SYN_STREAM, 3);
     cr_assert_lt(ready, server->n_frames);
     cr_assert_geq(test_pump(client, server, 1400), 0);
     size_t ahead = frames_ahead_of(server, ready, 3, 1);
     cr_assert_leq(ahead, 1, "%s: urgent stream waited %zu DATA frames",
-                  spdy_protocol_name(all_versions[v]), ahead);
+                  speedy_protocol_name(all_versions[v]), ahead);
     assert_body(client, 1, 1 << 20);
     assert_body(client, 3, 8192);
     cr_assert_lt(log_pos(client, "dataend 3 len=8192"), log_pos(client, "dataend 1 len=1048576"));
@@ -172,7 +172,7 @@ Test(priority, streams_are_served_strictly_by_urgency_every_version) {
     static const int32_t expected[12] = {3, 3, 3, 3, 5, 5, 5, 5, 1, 1, 1, 1};
     for (size_t i = 0; i < n; i++)
       cr_assert_eq(ids[i], expected[i], "%s: DATA frame %zu was stream %d, expected %d",
-                   spdy_protocol_name(all_versions[v]), i, (int)ids[i], (int)expected[i]);
+                   speedy_protocol_name(all_versions[v]), i, (int)ids[i], (int)expected[i]);
     delete_pair(client, server);
   }
 }
@@ -193,7 +193,7 @@ Test(priority, equal_urgency_streams_alternate_frame_by_frame_every_version) {
                                          5, 1, 3, 5, 1, 3, 1, 3, 1, 3};
     for (size_t i = 0; i < n; i++)
       cr_assert_eq(ids[i], expected[i], "%s: DATA frame %zu was stream %d, expected %d",
-                   spdy_protocol_name(all_versions[v]), i, (int)ids[i], (int)expected[i]);
+                   speedy_protocol_name(all_versions[v]), i, (int)ids[i], (int)expected[i]);
     assert_body(client, 1, 8192);
     assert_body(client, 5, 5000);
     delete_pair(client, server);
@@ -204,7 +204,7 @@ Test(priority, equal_urgency_streams_alternate_frame_by_frame_every_version) {
 
 /* The priority field of a traced SYN_STREAM of stream id ("pri=N" in the summary). */
 static int syn_priority(const test_peer *peer, int sent, int32_t id) {
-  size_t i = find_frame(peer, 0, sent, SPDY_FRAME_SYN_STREAM, id);
+  size_t i = find_frame(peer, 0, sent, SPEEDY_SPDY_FRAME_SYN_STREAM, id);
   cr_assert_lt(i, peer->n_frames, "no SYN_STREAM for stream %d", (int)id);
   const char *p = strstr(peer->frames[i].summary, "pri=");
   cr_assert_not_null(p, "summary '%s'", peer->frames[i].summary);
@@ -213,16 +213,16 @@ static int syn_priority(const test_peer *peer, int sent, int32_t id) {
 
 Test(priority, v2_sends_urgency_divided_by_2_and_v3_sends_it_unchanged) {
   for (size_t v = 0; v < 2; v++) {
-    spdy_protocol protocol = all_versions[v];
+    speedy_protocol protocol = all_versions[v];
     test_peer *client, *server;
     new_pair(protocol, 16384, &client, &server);
     for (int urgency = 0; urgency < 8; urgency++) get_size(client, 0, urgency);
     cr_assert_geq(test_pump(client, server, 65536), 0);
     for (int urgency = 0; urgency < 8; urgency++) {
       int32_t id = 1 + 2 * urgency;
-      int wire = protocol == SPDY_PROTOCOL_SPDY2 ? urgency / 2 : urgency;
+      int wire = protocol == SPEEDY_PROTOCOL_SPDY2 ? urgency / 2 : urgency;
       cr_assert_eq(syn_priority(client, 1, id), wire, "%s: urgency %d sent as %d",
-                   spdy_protocol_name(protocol), urgency, syn_priority(client, 1, id));
+                   speedy_protocol_name(protocol), urgency, syn_priority(client, 1, id));
       cr_assert_eq(syn_priority(server, 0, id), wire);
     }
     delete_pair(client, server);
@@ -231,7 +231,7 @@ Test(priority, v2_sends_urgency_divided_by_2_and_v3_sends_it_unchanged) {
 
 Test(priority, v2_urgencies_sharing_a_wire_priority_alternate) {
   test_peer *client, *server;
-  new_pair(SPDY_PROTOCOL_SPDY2, 1024, &client, &server);
+  new_pair(SPEEDY_PROTOCOL_SPDY2, 1024, &client, &server);
   server->on_request = respond_sized;
   get_size(client, 4096, 1); /* wire 0 -> server urgency 0 */
   get_size(client, 4096, 0); /* wire 0 -> server urgency 0 */
@@ -247,24 +247,24 @@ Test(priority, v2_urgencies_sharing_a_wire_priority_alternate) {
 
 /* ---- deferred data sources --------------------------------------------------------- */
 
-/* A body the test releases piece by piece: reads return SPDY_ERR_DEFERRED until more is
+/* A body the test releases piece by piece: reads return SPEEDY_ERR_DEFERRED until more is
  * released; the last read gives 0 bytes with EOF. */
 typedef struct trickle {
   size_t released, offset, total;
   int reads_deferred;
 } trickle;
 
-static int64_t trickle_read(spdy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
+static int64_t trickle_read(speedy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
                             uint32_t *flags, void *source, void *user) {
   (void)session, (void)stream_id, (void)user;
   trickle *t = source;
   if (t->offset == t->total) {
-    *flags |= SPDY_DATA_FLAG_EOF;
+    *flags |= SPEEDY_DATA_FLAG_EOF;
     return 0;
   }
   if (t->offset == t->released) {
     t->reads_deferred++;
-    return SPDY_ERR_DEFERRED;
+    return SPEEDY_ERR_DEFERRED;
   }
   size_t n = t->released - t->offset;
   if (n > len) n = len;
@@ -276,8 +276,9 @@ static int64_t trickle_read(spdy_session *session, int32_t stream_id, uint8_t *b
 static trickle *the_trickle; /* one per test process */
 
 static void respond_trickle(test_peer *server, int32_t id) {
-  spdy_header headers[] = {{":status", 7, "200 OK", 6}, {":version", 8, "HTTP/1.1", 8}};
-  cr_assert_eq(spdy_submit_response(server->session, id, headers, 2, trickle_read, the_trickle), 0);
+  speedy_header headers[] = {{":status", 7, "200 OK", 6}, {":version", 8, "HTTP/1.1", 8}};
+  cr_assert_eq(speedy_submit_response(server->session, id, headers, 2, trickle_read, the_trickle),
+               0);
 }
 
 Test(priority, deferred_source_sends_nothing_until_resumed_every_version) {
@@ -291,13 +292,13 @@ Test(priority, deferred_source_sends_nothing_until_resumed_every_version) {
     cr_assert_geq(test_pump(client, server, 1400), 0);
     cr_assert(test_log_has(client, "begin 1 response"));
     cr_assert_eq(t.reads_deferred, 1);
-    cr_assert_eq(test_frames_count(server, 1, SPDY_FRAME_DATA, 1), 0);
-    cr_assert_eq(spdy_session_want_write(server->session), 0, "deferred yet wants to write");
-    cr_assert_eq(spdy_session_open_streams(server->session), 1);
+    cr_assert_eq(test_frames_count(server, 1, SPEEDY_SPDY_FRAME_DATA, 1), 0);
+    cr_assert_eq(speedy_session_want_write(server->session), 0, "deferred yet wants to write");
+    cr_assert_eq(speedy_session_open_streams(server->session), 1);
     for (int round = 0; round < 3; round++) {
       t.released += 10000;
-      cr_assert_eq(spdy_session_resume_data(server->session, 1), 0);
-      cr_assert_eq(spdy_session_want_write(server->session), 1);
+      cr_assert_eq(speedy_session_resume_data(server->session, 1), 0);
+      cr_assert_eq(speedy_session_want_write(server->session), 1);
       cr_assert_geq(test_pump(client, server, 1400), 0);
       cr_assert_eq(test_rx(client, 1)->len, t.released, "round %d", round);
       cr_assert_eq(test_rx(client, 1)->fin, round == 2, "round %d", round);
@@ -305,9 +306,9 @@ Test(priority, deferred_source_sends_nothing_until_resumed_every_version) {
     }
     /* All released: the read after the last bytes ends the body with an empty DATA+FIN. */
     cr_assert(test_log_has(client, "dataend 1 len=30000"), "client log:\n%s", client->log);
-    size_t fin_at = find_frame(server, 0, 1, SPDY_FRAME_DATA, 1);
+    size_t fin_at = find_frame(server, 0, 1, SPEEDY_SPDY_FRAME_DATA, 1);
     while (fin_at < server->n_frames && !(server->frames[fin_at].flags & 0x01))
-      fin_at = find_frame(server, fin_at + 1, 1, SPDY_FRAME_DATA, 1);
+      fin_at = find_frame(server, fin_at + 1, 1, SPEEDY_SPDY_FRAME_DATA, 1);
     cr_assert_lt(fin_at, server->n_frames, "no DATA with FIN");
     cr_assert_eq(server->frames[fin_at].length, 0, "FIN came on a %u-byte frame",
                  server->frames[fin_at].length);
@@ -337,7 +338,7 @@ Test(priority, deferred_urgent_stream_does_not_hold_back_others) {
     assert_body(client, 3, 200000);
     cr_assert_eq(test_rx(client, 1)->len, 0);
     t.released = 1000;
-    cr_assert_eq(spdy_session_resume_data(server->session, 1), 0);
+    cr_assert_eq(speedy_session_resume_data(server->session, 1), 0);
     cr_assert_geq(test_pump(client, server, 1400), 0);
     assert_body(client, 1, 1000);
     cr_assert(test_rx(client, 1)->closed);
@@ -347,11 +348,11 @@ Test(priority, deferred_urgent_stream_does_not_hold_back_others) {
 
 Test(priority, resume_data_is_refused_for_streams_not_deferred) {
   test_peer *client, *server;
-  new_pair(SPDY_PROTOCOL_SPDY3_1, 16384, &client, &server);
-  cr_assert_eq(spdy_session_resume_data(server->session, 1), SPDY_ERR_STREAM_NOT_FOUND);
+  new_pair(SPEEDY_PROTOCOL_SPDY3_1, 16384, &client, &server);
+  cr_assert_eq(speedy_session_resume_data(server->session, 1), SPEEDY_ERR_STREAM_NOT_FOUND);
   test_get(client, "/x", 3);
   cr_assert_geq(test_move(client, server, 65536), 0);
-  cr_assert_eq(spdy_session_resume_data(server->session, 1), SPDY_ERR_INVALID_STATE);
+  cr_assert_eq(speedy_session_resume_data(server->session, 1), SPEEDY_ERR_INVALID_STATE);
   delete_pair(client, server);
 }
 
@@ -368,9 +369,9 @@ static void fill_random(void) {
 }
 
 static void respond_nocopy(test_peer *server, int32_t id) {
-  spdy_header headers[] = {{":status", 7, "200 OK", 6}, {":version", 8, "HTTP/1.1", 8}};
+  speedy_header headers[] = {{":status", 7, "200 OK", 6}, {":version", 8, "HTTP/1.1", 8}};
   test_body *body = test_peer_body(server, random_bytes, sizeof(random_bytes));
-  cr_assert_eq(spdy_submit_response(server->session, id, headers, 2, test_body_read_nocopy, body),
+  cr_assert_eq(speedy_submit_response(server->session, id, headers, 2, test_body_read_nocopy, body),
                0);
 }
 
@@ -390,7 +391,7 @@ Test(priority, zero_copy_response_arrives_identical_every_version) {
     cr_assert_geq(test_pump_peek(client, server, 1400), 0);
     assert_random_body(client, 1);
     cr_assert(test_log_has(client, "close 1 NONE"), "client log:\n%s", client->log);
-    cr_assert_geq(test_frames_count(server, 1, SPDY_FRAME_DATA, 1), 300000 / 16384);
+    cr_assert_geq(test_frames_count(server, 1, SPEEDY_SPDY_FRAME_DATA, 1), 300000 / 16384);
     delete_pair(client, server);
   }
 }
@@ -401,14 +402,15 @@ Test(priority, zero_copy_request_body_arrives_identical_every_version) {
     test_peer *client, *server;
     new_pair(all_versions[v], 16384, &client, &server);
     server->on_request = respond_sized;
-    spdy_header headers[] = {{":method", 7, "POST", 4},
-                             {":path", 5, "/size/0", 7},
-                             {":version", 8, "HTTP/1.1", 8},
-                             {":host", 5, "example.test", 12},
-                             {":scheme", 7, "https", 5}};
+    speedy_header headers[] = {{":method", 7, "POST", 4},
+                               {":path", 5, "/size/0", 7},
+                               {":version", 8, "HTTP/1.1", 8},
+                               {":host", 5, "example.test", 12},
+                               {":scheme", 7, "https", 5}};
     test_body *body = test_peer_body(client, random_bytes, sizeof(random_bytes));
     cr_assert_eq(
-        spdy_submit_request(client->session, 3, headers, 5, test_body_read_nocopy, body, NULL), 1);
+        speedy_submit_request(client->session, 3, headers, 5, test_body_read_nocopy, body, NULL),
+        1);
     cr_assert_geq(test_pump_peek(client, server, 1400), 0);
     assert_random_body(server, 1);
     cr_assert(test_log_has(client, "close 1 NONE"), "client log:\n%s", client->log);
@@ -416,8 +418,8 @@ Test(priority, zero_copy_request_body_arrives_identical_every_version) {
   }
 }
 
-/* The way an application using spdy_session_send writes zero-copy frames: what
- * on_send_data writes goes to the socket at once, what spdy_session_send returned goes
+/* The way an application using speedy_session_send writes zero-copy frames: what
+ * on_send_data writes goes to the socket at once, what speedy_session_send returned goes
  * after it. The receiver must see the frames in the engine's order. */
 static int64_t pump_send_nocopy(test_peer *a, test_peer *b) {
   int64_t total = 0;
@@ -427,7 +429,7 @@ static int64_t pump_send_nocopy(test_peer *a, test_peer *b) {
     for (int side = 0; side < 2; side++) {
       test_peer *from = side == 0 ? a : b, *to = side == 0 ? b : a;
       for (;;) {
-        int64_t n = spdy_session_send(from->session, buf, sizeof(buf));
+        int64_t n = speedy_session_send(from->session, buf, sizeof(buf));
         if (n < 0) return n;
         if (from->side_len > 0) {
           int64_t fed = test_feed(to, from->side, from->side_len, 65536);
@@ -455,10 +457,10 @@ Test(priority, zero_copy_response_keeps_frame_order_with_spdy_session_send) {
     server->on_request = respond_nocopy;
     test_get(client, "/nocopy", 3);
     int64_t moved = pump_send_nocopy(client, server);
-    cr_assert_geq(moved, 0, "%s: %s", spdy_protocol_name(all_versions[v]),
-                  spdy_strerror((int)moved));
+    cr_assert_geq(moved, 0, "%s: %s", speedy_protocol_name(all_versions[v]),
+                  speedy_strerror((int)moved));
     cr_assert(test_log_has(client, "begin 1 response"), "%s: client log:\n%s",
-              spdy_protocol_name(all_versions[v]), client->log);
+              speedy_protocol_name(all_versions[v]), client->log);
     assert_random_body(client, 1);
     delete_pair(client, server);
   }

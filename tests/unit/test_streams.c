@@ -12,23 +12,23 @@
 #include "session_int.h"
 #include "testutil.h"
 
-static const spdy_protocol all_versions[] = {SPDY_PROTOCOL_SPDY2, SPDY_PROTOCOL_SPDY3,
-                                             SPDY_PROTOCOL_SPDY3_1};
+static const speedy_protocol all_versions[] = {SPEEDY_PROTOCOL_SPDY2, SPEEDY_PROTOCOL_SPDY3,
+                                               SPEEDY_PROTOCOL_SPDY3_1};
 
-static spdy_options *new_options(void) {
-  spdy_options *options;
-  cr_assert_eq(spdy_options_new(&options), 0);
+static speedy_options *new_options(void) {
+  speedy_options *options;
+  cr_assert_eq(speedy_options_new(&options), 0);
   test_alloc_install(options);
   return options;
 }
 
 /* A traced client and server; server_options (may be NULL) are consumed. */
-static void new_pair(spdy_protocol protocol, spdy_options *server_options, test_peer **client,
+static void new_pair(speedy_protocol protocol, speedy_options *server_options, test_peer **client,
                      test_peer **server) {
   if (server_options == NULL) server_options = new_options();
-  *server = test_peer_new(protocol, SPDY_ROLE_SERVER, server_options);
-  spdy_options_del(server_options);
-  *client = test_peer_new(protocol, SPDY_ROLE_CLIENT, NULL);
+  *server = test_peer_new(protocol, SPEEDY_ROLE_SERVER, server_options);
+  speedy_options_del(server_options);
+  *client = test_peer_new(protocol, SPEEDY_ROLE_CLIENT, NULL);
   test_peer_trace(*client);
   test_peer_trace(*server);
 }
@@ -63,16 +63,16 @@ static void respond(test_peer *server, int32_t id, size_t size) {
 static void pump_interleaved(test_peer *a, test_peer *b, size_t cap) {
   for (int round = 0; round < 1000000; round++) {
     int64_t ab = test_step(a, b, cap);
-    cr_assert_geq(ab, 0, "%s", spdy_strerror((int)ab));
+    cr_assert_geq(ab, 0, "%s", speedy_strerror((int)ab));
     int64_t ba = test_step(b, a, cap);
-    cr_assert_geq(ba, 0, "%s", spdy_strerror((int)ba));
+    cr_assert_geq(ba, 0, "%s", speedy_strerror((int)ba));
     if (ab == 0 && ba == 0) return;
   }
   cr_assert_fail("pump did not settle");
 }
 
 /* Index of the first traced frame of this kind, or n_frames. */
-static size_t find_frame(const test_peer *peer, int sent, spdy_frame_type type, int32_t id) {
+static size_t find_frame(const test_peer *peer, int sent, speedy_spdy_frame_type type, int32_t id) {
   for (size_t i = 0; i < peer->n_frames; i++) {
     const test_frame_rec *f = &peer->frames[i];
     if (f->sent == sent && f->type == type && f->stream_id == id) return i;
@@ -84,7 +84,7 @@ static size_t find_frame(const test_peer *peer, int sent, spdy_frame_type type, 
 static size_t data_sent_after(const test_peer *peer, size_t after, int32_t id) {
   size_t n = 0;
   for (size_t i = after + 1; i < peer->n_frames; i++)
-    if (peer->frames[i].sent && peer->frames[i].type == SPDY_FRAME_DATA &&
+    if (peer->frames[i].sent && peer->frames[i].type == SPEEDY_SPDY_FRAME_DATA &&
         peer->frames[i].stream_id == id)
       n++;
   return n;
@@ -93,13 +93,13 @@ static size_t data_sent_after(const test_peer *peer, size_t after, int32_t id) {
 /* ---- push -------------------------------------------------------------------------- */
 
 static int32_t push(test_peer *server, int32_t assoc, const char *path, size_t size) {
-  spdy_header request[] = {{":scheme", 7, "https", 5},
-                           {":host", 5, "example.test", 12},
-                           {":path", 5, path, strlen(path)}};
-  spdy_header response[] = {{":status", 7, "200", 3}, {":version", 8, "HTTP/1.1", 8}};
+  speedy_header request[] = {{":scheme", 7, "https", 5},
+                             {":host", 5, "example.test", 12},
+                             {":path", 5, path, strlen(path)}};
+  speedy_header response[] = {{":status", 7, "200", 3}, {":version", 8, "HTTP/1.1", 8}};
   test_body *body = size > 0 ? test_peer_body(server, NULL, size) : NULL;
-  return spdy_submit_push(server->session, assoc, 3, request, 3, response, 2,
-                          body != NULL ? test_body_read : NULL, body, NULL);
+  return speedy_submit_push(server->session, assoc, 3, request, 3, response, 2,
+                            body != NULL ? test_body_read : NULL, body, NULL);
 }
 
 static void respond_with_two_pushes(test_peer *server, int32_t id) {
@@ -110,7 +110,7 @@ static void respond_with_two_pushes(test_peer *server, int32_t id) {
 
 Test(streams, push_is_announced_with_its_associated_stream_and_delivered_every_version) {
   for (size_t v = 0; v < 3; v++) {
-    spdy_protocol protocol = all_versions[v];
+    speedy_protocol protocol = all_versions[v];
     test_peer *client, *server;
     new_pair(protocol, NULL, &client, &server);
     server->on_request = respond_with_two_pushes;
@@ -118,7 +118,7 @@ Test(streams, push_is_announced_with_its_associated_stream_and_delivered_every_v
     cr_assert_geq(test_pump(client, server, 1400), 0);
     assert_logged(client, "client", "begin 2 push assoc=1");
     assert_logged(client, "client", "begin 4 push assoc=1");
-    if (protocol == SPDY_PROTOCOL_SPDY2) {
+    if (protocol == SPEEDY_PROTOCOL_SPDY2) {
       /* SPDY/2 has one SYN_STREAM: absolute url and the response status in it. */
       assert_logged(client, "client", "header 2 :path=https://example.test/style.css");
       assert_logged(client, "client", "header 2 :status=200");
@@ -136,8 +136,8 @@ Test(streams, push_is_announced_with_its_associated_stream_and_delivered_every_v
     assert_logged(client, "client", "close 2 NONE");
     assert_logged(client, "client", "close 4 NONE");
     assert_logged(client, "client", "close 1 NONE");
-    cr_assert_eq(spdy_session_open_streams(server->session), 0);
-    cr_assert_eq(spdy_session_open_streams(client->session), 0);
+    cr_assert_eq(speedy_session_open_streams(server->session), 0);
+    cr_assert_eq(speedy_session_open_streams(client->session), 0);
     delete_pair(client, server);
   }
 }
@@ -149,18 +149,18 @@ Test(streams, push_is_refused_once_the_associated_stream_finished) {
     test_get(client, "/", 3);
     cr_assert_geq(test_move(client, server, 65536), 0);
     respond(server, 1, 0); /* FIN with the reply: the server half of stream 1 is done */
-    cr_assert_eq(push(server, 1, "/late.css", 10), SPDY_ERR_STREAM_CLOSED);
+    cr_assert_eq(push(server, 1, "/late.css", 10), SPEEDY_ERR_STREAM_CLOSED);
     cr_assert_geq(test_pump(client, server, 65536), 0);
-    cr_assert_eq(push(server, 1, "/late.css", 10), SPDY_ERR_STREAM_NOT_FOUND);
-    cr_assert_eq(test_frames_count(server, 1, SPDY_FRAME_SYN_STREAM, -1), 0);
+    cr_assert_eq(push(server, 1, "/late.css", 10), SPEEDY_ERR_STREAM_NOT_FOUND);
+    cr_assert_eq(test_frames_count(server, 1, SPEEDY_SPDY_FRAME_SYN_STREAM, -1), 0);
     delete_pair(client, server);
   }
 }
 
-static void cancel_pushes(test_peer *client, int32_t id, spdy_headers_kind kind, int32_t assoc) {
+static void cancel_pushes(test_peer *client, int32_t id, speedy_headers_kind kind, int32_t assoc) {
   (void)assoc;
-  if (kind == SPDY_HEADERS_PUSH)
-    cr_assert_eq(spdy_submit_rst(client->session, id, SPDY_RST_CANCEL), 0);
+  if (kind == SPEEDY_HEADERS_PUSH)
+    cr_assert_eq(speedy_submit_rst(client->session, id, SPEEDY_RST_CANCEL), 0);
 }
 
 static void respond_with_big_push(test_peer *server, int32_t id) {
@@ -170,8 +170,8 @@ static void respond_with_big_push(test_peer *server, int32_t id) {
 
 Test(streams, client_cancels_a_push_and_the_server_stops_sending_it) {
   for (size_t v = 0; v < 3; v++) {
-    spdy_options *options = new_options();
-    spdy_options_set_data_frame_size(options, 1024);
+    speedy_options *options = new_options();
+    speedy_options_set_data_frame_size(options, 1024);
     test_peer *client, *server;
     new_pair(all_versions[v], options, &client, &server);
     server->on_request = respond_with_big_push;
@@ -180,7 +180,7 @@ Test(streams, client_cancels_a_push_and_the_server_stops_sending_it) {
     pump_interleaved(client, server, 1400);
     assert_logged(client, "client", "close 2 CANCEL");
     assert_logged(server, "server", "close 2 CANCEL");
-    size_t rst_at = find_frame(server, 0, SPDY_FRAME_RST_STREAM, 2);
+    size_t rst_at = find_frame(server, 0, SPEEDY_SPDY_FRAME_RST_STREAM, 2);
     cr_assert_lt(rst_at, server->n_frames, "server never saw the RST_STREAM");
     cr_assert_eq(data_sent_after(server, rst_at, 2), 0, "DATA for a cancelled push");
     cr_assert_lt(test_flow_of(server, 2)->data_sent, 16 * 1024);
@@ -199,15 +199,15 @@ Test(streams, client_reset_before_the_reply_closes_both_sides_with_cancel) {
     new_pair(all_versions[v], NULL, &client, &server);
     test_get(client, "/", 3);
     cr_assert_geq(test_move(client, server, 65536), 0);
-    cr_assert_eq(spdy_session_open_streams(server->session), 1);
-    cr_assert_eq(spdy_submit_rst(client->session, 1, SPDY_RST_CANCEL), 0);
+    cr_assert_eq(speedy_session_open_streams(server->session), 1);
+    cr_assert_eq(speedy_submit_rst(client->session, 1, SPEEDY_RST_CANCEL), 0);
     assert_logged(client, "client", "close 1 CANCEL");
     cr_assert_geq(test_pump(client, server, 65536), 0);
     assert_logged(server, "server", "close 1 CANCEL");
-    cr_assert_eq(spdy_session_open_streams(server->session), 0);
-    spdy_header reply[] = {{":status", 7, "200", 3}, {":version", 8, "HTTP/1.1", 8}};
-    cr_assert_eq(spdy_submit_response(server->session, 1, reply, 2, NULL, NULL),
-                 SPDY_ERR_STREAM_NOT_FOUND);
+    cr_assert_eq(speedy_session_open_streams(server->session), 0);
+    speedy_header reply[] = {{":status", 7, "200", 3}, {":version", 8, "HTTP/1.1", 8}};
+    cr_assert_eq(speedy_submit_response(server->session, 1, reply, 2, NULL, NULL),
+                 SPEEDY_ERR_STREAM_NOT_FOUND);
     delete_pair(client, server);
   }
 }
@@ -222,22 +222,22 @@ Test(streams, reply_arriving_after_client_reset_is_ignored) {
     /* The reply and its body are already on the wire when the client resets. */
     size_t len;
     uint8_t *in_flight = test_drain(server, &len);
-    cr_assert_eq(spdy_submit_rst(client->session, 1, SPDY_RST_CANCEL), 0);
+    cr_assert_eq(speedy_submit_rst(client->session, 1, SPEEDY_RST_CANCEL), 0);
     cr_assert_eq(test_feed(client, in_flight, len, 100), (int64_t)len);
     free(in_flight);
     cr_assert_not(test_log_has(client, "begin 1 response"), "client log:\n%s", client->log);
     cr_assert_eq(test_rx(client, 1)->len, 0);
     cr_assert_geq(test_pump(client, server, 65536), 0);
     /* Nothing is answered to frames of a stream the client itself reset. */
-    cr_assert_eq(test_frames_count(client, 1, SPDY_FRAME_RST_STREAM, 1), 1);
+    cr_assert_eq(test_frames_count(client, 1, SPEEDY_SPDY_FRAME_RST_STREAM, 1), 1);
     delete_pair(client, server);
   }
 }
 
 /* A POST whose 1 MiB body and 1 MiB answer are both flowing; returns after a few turns. */
-static void start_two_way_bodies(spdy_protocol protocol, test_peer **client, test_peer **server) {
-  spdy_options *options = new_options();
-  spdy_options_set_data_frame_size(options, 1024);
+static void start_two_way_bodies(speedy_protocol protocol, test_peer **client, test_peer **server) {
+  speedy_options *options = new_options();
+  speedy_options_set_data_frame_size(options, 1024);
   new_pair(protocol, options, client, server);
   test_post(*client, "/upload", 1 << 20);
   for (int i = 0; i < 3; i++) cr_assert_gt(test_step(*client, *server, 3000), 0);
@@ -252,14 +252,14 @@ static void start_two_way_bodies(spdy_protocol protocol, test_peer **client, tes
 
 /* After `resetter` reset stream 1: neither side sent DATA on it once it knew. */
 static void assert_data_stopped(test_peer *resetter, test_peer *other) {
-  size_t sent_at = find_frame(resetter, 1, SPDY_FRAME_RST_STREAM, 1);
-  size_t recv_at = find_frame(other, 0, SPDY_FRAME_RST_STREAM, 1);
+  size_t sent_at = find_frame(resetter, 1, SPEEDY_SPDY_FRAME_RST_STREAM, 1);
+  size_t recv_at = find_frame(other, 0, SPEEDY_SPDY_FRAME_RST_STREAM, 1);
   cr_assert_lt(sent_at, resetter->n_frames, "RST_STREAM never sent");
   cr_assert_lt(recv_at, other->n_frames, "RST_STREAM never received");
   cr_assert_eq(data_sent_after(resetter, sent_at, 1), 0, "DATA after our own RST_STREAM");
   cr_assert_eq(data_sent_after(other, recv_at, 1), 0, "DATA after the peer's RST_STREAM");
-  cr_assert_eq(spdy_session_open_streams(resetter->session), 0);
-  cr_assert_eq(spdy_session_open_streams(other->session), 0);
+  cr_assert_eq(speedy_session_open_streams(resetter->session), 0);
+  cr_assert_eq(speedy_session_open_streams(other->session), 0);
 }
 
 Test(streams, reset_of_an_open_stream_mid_body_stops_both_directions) {
@@ -267,7 +267,7 @@ Test(streams, reset_of_an_open_stream_mid_body_stops_both_directions) {
     test_peer *client, *server;
     start_two_way_bodies(all_versions[v], &client, &server);
     size_t client_had = test_rx(client, 1)->len;
-    cr_assert_eq(spdy_submit_rst(client->session, 1, SPDY_RST_CANCEL), 0);
+    cr_assert_eq(speedy_submit_rst(client->session, 1, SPEEDY_RST_CANCEL), 0);
     pump_interleaved(client, server, 1400);
     assert_logged(client, "client", "close 1 CANCEL");
     assert_logged(server, "server", "close 1 CANCEL");
@@ -280,15 +280,15 @@ Test(streams, reset_of_an_open_stream_mid_body_stops_both_directions) {
 
 Test(streams, client_reset_after_its_half_close_stops_the_response) {
   for (size_t v = 0; v < 3; v++) {
-    spdy_options *options = new_options();
-    spdy_options_set_data_frame_size(options, 1024);
+    speedy_options *options = new_options();
+    speedy_options_set_data_frame_size(options, 1024);
     test_peer *client, *server;
     new_pair(all_versions[v], options, &client, &server);
     test_get(client, "/big", 3); /* FIN on SYN_STREAM: half-closed from the start */
     cr_assert_geq(test_move(client, server, 65536), 0);
     respond(server, 1, 1 << 20);
     for (int i = 0; i < 4; i++) cr_assert_gt(test_step(server, client, 3000), 0);
-    cr_assert_eq(spdy_submit_rst(client->session, 1, SPDY_RST_CANCEL), 0);
+    cr_assert_eq(speedy_submit_rst(client->session, 1, SPEEDY_RST_CANCEL), 0);
     pump_interleaved(client, server, 1400);
     assert_logged(server, "server", "close 1 CANCEL");
     assert_data_stopped(client, server);
@@ -299,8 +299,8 @@ Test(streams, client_reset_after_its_half_close_stops_the_response) {
 
 Test(streams, server_reset_after_its_half_close_stops_the_request_body) {
   for (size_t v = 0; v < 3; v++) {
-    spdy_options *options = new_options();
-    spdy_options_set_data_frame_size(options, 1024);
+    speedy_options *options = new_options();
+    speedy_options_set_data_frame_size(options, 1024);
     test_peer *client, *server;
     new_pair(all_versions[v], options, &client, &server);
     test_post(client, "/upload", 1 << 20);
@@ -308,7 +308,7 @@ Test(streams, server_reset_after_its_half_close_stops_the_request_body) {
     respond(server, 1, 0); /* the server is done sending; the body still comes */
     cr_assert_gt(test_step(server, client, 65536), 0);
     assert_logged(client, "client", "end 1 fin=1");
-    cr_assert_eq(spdy_submit_rst(server->session, 1, SPDY_RST_CANCEL), 0);
+    cr_assert_eq(speedy_submit_rst(server->session, 1, SPEEDY_RST_CANCEL), 0);
     pump_interleaved(client, server, 1400);
     assert_logged(client, "client", "close 1 CANCEL");
     assert_data_stopped(server, client);
@@ -318,14 +318,15 @@ Test(streams, server_reset_after_its_half_close_stops_the_request_body) {
 }
 
 /* Server accepting one stream at a time; settings exchanged. */
-static void new_limited_pair(spdy_protocol protocol, uint32_t limit, test_peer **client,
+static void new_limited_pair(speedy_protocol protocol, uint32_t limit, test_peer **client,
                              test_peer **server) {
-  spdy_options *options = new_options();
-  spdy_options_set_max_concurrent_streams(options, limit);
+  speedy_options *options = new_options();
+  speedy_options_set_max_concurrent_streams(options, limit);
   new_pair(protocol, options, client, server);
   cr_assert_geq(test_pump(*client, *server, 65536), 0);
   cr_assert_eq(
-      spdy_session_remote_setting((*client)->session, SPDY_SETTINGS_MAX_CONCURRENT_STREAMS), limit);
+      speedy_session_remote_setting((*client)->session, SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS),
+      limit);
 }
 
 Test(streams, reset_of_a_pending_stream_sends_nothing) {
@@ -335,14 +336,14 @@ Test(streams, reset_of_a_pending_stream_sends_nothing) {
     server->on_request = test_respond_default;
     cr_assert_eq(test_get(client, "/a", 3), 1);
     cr_assert_eq(test_get(client, "/b", 3), 3);
-    cr_assert_eq(spdy_session_pending_streams(client->session), 1);
-    cr_assert_eq(spdy_submit_rst(client->session, 3, SPDY_RST_CANCEL), 0);
+    cr_assert_eq(speedy_session_pending_streams(client->session), 1);
+    cr_assert_eq(speedy_submit_rst(client->session, 3, SPEEDY_RST_CANCEL), 0);
     assert_logged(client, "client", "close 3 CANCEL");
-    cr_assert_eq(spdy_session_pending_streams(client->session), 0);
+    cr_assert_eq(speedy_session_pending_streams(client->session), 0);
     cr_assert_eq(test_get(client, "/c", 3), 5);
     cr_assert_geq(test_pump(client, server, 1400), 0);
-    cr_assert_eq(test_frames_count(client, 1, SPDY_FRAME_SYN_STREAM, 3), 0);
-    cr_assert_eq(test_frames_count(client, 1, SPDY_FRAME_RST_STREAM, 3), 0);
+    cr_assert_eq(test_frames_count(client, 1, SPEEDY_SPDY_FRAME_SYN_STREAM, 3), 0);
+    cr_assert_eq(test_frames_count(client, 1, SPEEDY_SPDY_FRAME_RST_STREAM, 3), 0);
     cr_assert_not(test_log_has(server, "begin 3 request"), "server log:\n%s", server->log);
     assert_body(client, 1, 100);
     assert_body(client, 5, 100);
@@ -351,23 +352,23 @@ Test(streams, reset_of_a_pending_stream_sends_nothing) {
 }
 
 Test(streams, reset_from_the_peer_closes_the_stream_with_its_status) {
-  static const uint32_t statuses[] = {SPDY_RST_REFUSED_STREAM, SPDY_RST_INTERNAL_ERROR,
-                                      SPDY_RST_CANCEL};
+  static const uint32_t statuses[] = {SPEEDY_RST_REFUSED_STREAM, SPEEDY_RST_INTERNAL_ERROR,
+                                      SPEEDY_RST_CANCEL};
   for (size_t v = 0; v < 3; v++) {
     for (size_t s = 0; s < 3; s++) {
       test_peer *client, *server;
       new_pair(all_versions[v], NULL, &client, &server);
       test_get(client, "/", 3);
       cr_assert_geq(test_move(client, server, 65536), 0);
-      cr_assert_eq(spdy_submit_rst(server->session, 1, statuses[s]), 0);
+      cr_assert_eq(speedy_submit_rst(server->session, 1, statuses[s]), 0);
       cr_assert_geq(test_pump(client, server, 65536), 0);
       char line[64];
-      snprintf(line, sizeof(line), "close 1 %s", spdy_rst_status_name(statuses[s]));
+      snprintf(line, sizeof(line), "close 1 %s", speedy_rst_status_name(statuses[s]));
       assert_logged(client, "client", line);
       assert_logged(server, "server", line);
       cr_assert_eq(test_rx(client, 1)->close_status, statuses[s]);
       /* A RST_STREAM is never answered. */
-      cr_assert_eq(test_frames_count(client, 1, SPDY_FRAME_RST_STREAM, -1), 0);
+      cr_assert_eq(test_frames_count(client, 1, SPEEDY_SPDY_FRAME_RST_STREAM, -1), 0);
       delete_pair(client, server);
     }
   }
@@ -375,10 +376,11 @@ Test(streams, reset_from_the_peer_closes_the_stream_with_its_status) {
 
 Test(streams, reset_of_an_unknown_stream_or_with_status_0_is_refused) {
   test_peer *client, *server;
-  new_pair(SPDY_PROTOCOL_SPDY3, NULL, &client, &server);
-  cr_assert_eq(spdy_submit_rst(client->session, 1, SPDY_RST_CANCEL), SPDY_ERR_STREAM_NOT_FOUND);
+  new_pair(SPEEDY_PROTOCOL_SPDY3, NULL, &client, &server);
+  cr_assert_eq(speedy_submit_rst(client->session, 1, SPEEDY_RST_CANCEL),
+               SPEEDY_ERR_STREAM_NOT_FOUND);
   test_get(client, "/", 3);
-  cr_assert_eq(spdy_submit_rst(client->session, 1, SPDY_RST_NONE), SPDY_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(speedy_submit_rst(client->session, 1, SPEEDY_RST_NONE), SPEEDY_ERR_INVALID_ARGUMENT);
   delete_pair(client, server);
 }
 
@@ -391,22 +393,22 @@ Test(streams, goaway_lets_streams_up_to_last_good_finish_and_refuses_the_rest) {
     test_get(client, "/a", 3);
     test_get(client, "/b", 3);
     cr_assert_geq(test_move(client, server, 65536), 0);
-    cr_assert_eq(spdy_submit_goaway(server->session, SPDY_GOAWAY_OK), 0);
+    cr_assert_eq(speedy_submit_goaway(server->session, SPEEDY_GOAWAY_OK), 0);
     cr_assert_eq(test_get(client, "/c", 3), 5); /* crosses the GOAWAY on the wire */
     cr_assert_geq(test_move(client, server, 65536), 0);
     cr_assert_not(test_log_has(server, "begin 5 request"), "server log:\n%s", server->log);
     cr_assert_geq(test_move(server, client, 65536), 0);
     assert_logged(client, "client", "goaway 3 0");
     assert_logged(client, "client", "close 5 REFUSED_STREAM");
-    spdy_header headers[] = {{":method", 7, "GET", 3},
-                             {":path", 5, "/d", 2},
-                             {":version", 8, "HTTP/1.1", 8},
-                             {":host", 5, "example.test", 12},
-                             {":scheme", 7, "https", 5}};
-    cr_assert_eq(spdy_submit_request(client->session, 3, headers, 5, NULL, NULL, NULL),
-                 SPDY_ERR_SESSION_CLOSING);
-    cr_assert_eq(push(server, 1, "/p", 10), SPDY_ERR_SESSION_CLOSING);
-    cr_assert_eq(spdy_session_want_read(server->session), 1, "streams 1 and 3 still open");
+    speedy_header headers[] = {{":method", 7, "GET", 3},
+                               {":path", 5, "/d", 2},
+                               {":version", 8, "HTTP/1.1", 8},
+                               {":host", 5, "example.test", 12},
+                               {":scheme", 7, "https", 5}};
+    cr_assert_eq(speedy_submit_request(client->session, 3, headers, 5, NULL, NULL, NULL),
+                 SPEEDY_ERR_SESSION_CLOSING);
+    cr_assert_eq(push(server, 1, "/p", 10), SPEEDY_ERR_SESSION_CLOSING);
+    cr_assert_eq(speedy_session_want_read(server->session), 1, "streams 1 and 3 still open");
     respond(server, 1, 2000);
     respond(server, 3, 70000);
     cr_assert_geq(test_pump(client, server, 1400), 0);
@@ -414,10 +416,10 @@ Test(streams, goaway_lets_streams_up_to_last_good_finish_and_refuses_the_rest) {
     assert_body(client, 3, 70000);
     assert_logged(client, "client", "close 1 NONE");
     assert_logged(client, "client", "close 3 NONE");
-    cr_assert_eq(spdy_session_want_read(server->session), 0);
-    cr_assert_eq(spdy_session_want_write(server->session), 0);
-    cr_assert_eq(spdy_session_want_read(client->session), 0);
-    cr_assert_eq(spdy_session_want_write(client->session), 0);
+    cr_assert_eq(speedy_session_want_read(server->session), 0);
+    cr_assert_eq(speedy_session_want_write(server->session), 0);
+    cr_assert_eq(speedy_session_want_read(client->session), 0);
+    cr_assert_eq(speedy_session_want_write(client->session), 0);
     delete_pair(client, server);
   }
 }
@@ -428,23 +430,24 @@ Test(streams, client_goaway_lets_its_open_stream_finish_then_the_session_ends) {
     new_pair(all_versions[v], NULL, &client, &server);
     server->on_request = test_respond_default;
     test_get(client, "/a", 3);
-    cr_assert_eq(spdy_submit_goaway(client->session, SPDY_GOAWAY_OK), 0);
-    cr_assert_eq(spdy_submit_goaway(client->session, SPDY_GOAWAY_OK), SPDY_ERR_SESSION_CLOSING);
-    spdy_header headers[] = {{":method", 7, "GET", 3},
-                             {":path", 5, "/b", 2},
-                             {":version", 8, "HTTP/1.1", 8},
-                             {":host", 5, "example.test", 12},
-                             {":scheme", 7, "https", 5}};
-    cr_assert_eq(spdy_submit_request(client->session, 3, headers, 5, NULL, NULL, NULL),
-                 SPDY_ERR_SESSION_CLOSING);
+    cr_assert_eq(speedy_submit_goaway(client->session, SPEEDY_GOAWAY_OK), 0);
+    cr_assert_eq(speedy_submit_goaway(client->session, SPEEDY_GOAWAY_OK),
+                 SPEEDY_ERR_SESSION_CLOSING);
+    speedy_header headers[] = {{":method", 7, "GET", 3},
+                               {":path", 5, "/b", 2},
+                               {":version", 8, "HTTP/1.1", 8},
+                               {":host", 5, "example.test", 12},
+                               {":scheme", 7, "https", 5}};
+    cr_assert_eq(speedy_submit_request(client->session, 3, headers, 5, NULL, NULL, NULL),
+                 SPEEDY_ERR_SESSION_CLOSING);
     cr_assert_geq(test_pump(client, server, 1400), 0);
     assert_logged(server, "server", "goaway 0 0");
     assert_body(client, 1, 100);
     assert_logged(client, "client", "close 1 NONE");
-    cr_assert_eq(spdy_session_want_read(client->session), 0);
-    cr_assert_eq(spdy_session_want_write(client->session), 0);
-    cr_assert_eq(spdy_session_want_read(server->session), 0);
-    cr_assert_eq(spdy_session_want_write(server->session), 0);
+    cr_assert_eq(speedy_session_want_read(client->session), 0);
+    cr_assert_eq(speedy_session_want_write(client->session), 0);
+    cr_assert_eq(speedy_session_want_read(server->session), 0);
+    cr_assert_eq(speedy_session_want_write(server->session), 0);
     delete_pair(client, server);
   }
 }
@@ -456,20 +459,20 @@ Test(streams, goaway_refuses_pending_streams_that_never_reached_the_wire) {
     test_get(client, "/a", 3);
     test_get(client, "/b", 3);
     test_get(client, "/c", 3);
-    cr_assert_eq(spdy_session_pending_streams(client->session), 2);
+    cr_assert_eq(speedy_session_pending_streams(client->session), 2);
     cr_assert_geq(test_move(client, server, 65536), 0);
-    cr_assert_eq(spdy_submit_goaway(server->session, SPDY_GOAWAY_OK), 0);
+    cr_assert_eq(speedy_submit_goaway(server->session, SPEEDY_GOAWAY_OK), 0);
     cr_assert_geq(test_move(server, client, 65536), 0);
     assert_logged(client, "client", "goaway 1 0");
     assert_logged(client, "client", "close 3 REFUSED_STREAM");
     assert_logged(client, "client", "close 5 REFUSED_STREAM");
-    cr_assert_eq(spdy_session_pending_streams(client->session), 0);
+    cr_assert_eq(speedy_session_pending_streams(client->session), 0);
     respond(server, 1, 500);
     cr_assert_geq(test_pump(client, server, 1400), 0);
     assert_body(client, 1, 500);
-    cr_assert_eq(test_frames_count(client, 1, SPDY_FRAME_SYN_STREAM, -1), 1);
-    cr_assert_eq(spdy_session_want_read(client->session), 0);
-    cr_assert_eq(spdy_session_want_write(client->session), 0);
+    cr_assert_eq(test_frames_count(client, 1, SPEEDY_SPDY_FRAME_SYN_STREAM, -1), 1);
+    cr_assert_eq(speedy_session_want_read(client->session), 0);
+    cr_assert_eq(speedy_session_want_write(client->session), 0);
     delete_pair(client, server);
   }
 }
@@ -486,7 +489,7 @@ Test(streams, goaway_last_good_0_refuses_the_sent_and_the_waiting_stream_and_ope
     cr_assert_geq(test_move(client, server, 65536), 0);
     raw_buf goaway;
     raw_buf_init(&goaway);
-    raw_goaway(&goaway, all_versions[v] == SPDY_PROTOCOL_SPDY2 ? 2 : 3, 0, SPDY_GOAWAY_OK);
+    raw_goaway(&goaway, all_versions[v] == SPEEDY_PROTOCOL_SPDY2 ? 2 : 3, 0, SPEEDY_GOAWAY_OK);
     cr_assert_geq(test_feed(client, goaway.data, goaway.len, goaway.len), 0);
     raw_buf_free(&goaway);
     assert_logged(client, "client", "close 1 REFUSED_STREAM");
@@ -496,13 +499,13 @@ Test(streams, goaway_last_good_0_refuses_the_sent_and_the_waiting_stream_and_ope
     raw_frame frames[8];
     size_t n = raw_parse(out, len, frames, 8);
     for (size_t i = 0; i < n; i++)
-      cr_assert(!(frames[i].hd.is_control && frames[i].hd.type == SPDY_FRAME_SYN_STREAM),
+      cr_assert(!(frames[i].hd.is_control && frames[i].hd.type == SPEEDY_SPDY_FRAME_SYN_STREAM),
                 "%s: a SYN_STREAM went out after the peer's GOAWAY",
-                spdy_protocol_name(all_versions[v]));
+                speedy_protocol_name(all_versions[v]));
     free(out);
-    cr_assert_eq(test_frames_count(client, 1, SPDY_FRAME_SYN_STREAM, 3), 0);
-    cr_assert_eq(spdy_session_open_streams(client->session), 0);
-    cr_assert_eq(spdy_session_pending_streams(client->session), 0);
+    cr_assert_eq(test_frames_count(client, 1, SPEEDY_SPDY_FRAME_SYN_STREAM, 3), 0);
+    cr_assert_eq(speedy_session_open_streams(client->session), 0);
+    cr_assert_eq(speedy_session_pending_streams(client->session), 0);
     delete_pair(client, server);
   }
 }
@@ -516,9 +519,9 @@ Test(streams, reply_to_a_stream_reset_while_queued_is_not_serialised) {
     new_pair(all_versions[v], NULL, &client, &server);
     cr_assert_eq(test_get(client, "/a", 3), 1);
     cr_assert_geq(test_pump(client, server, 65536), 0);
-    static const spdy_header reply[] = {{":status", 7, "200", 3}, {":version", 8, "HTTP/1.1", 8}};
-    cr_assert_eq(spdy_submit_response(server->session, 1, reply, 2, NULL, NULL), 0);
-    cr_assert_eq(spdy_submit_rst(server->session, 1, SPDY_RST_CANCEL), 0);
+    static const speedy_header reply[] = {{":status", 7, "200", 3}, {":version", 8, "HTTP/1.1", 8}};
+    cr_assert_eq(speedy_submit_response(server->session, 1, reply, 2, NULL, NULL), 0);
+    cr_assert_eq(speedy_submit_rst(server->session, 1, SPEEDY_RST_CANCEL), 0);
     size_t len = 0;
     uint8_t *out = test_drain(server, &len);
     raw_frame frames[8];
@@ -526,12 +529,12 @@ Test(streams, reply_to_a_stream_reset_while_queued_is_not_serialised) {
     size_t replies = 0, resets = 0;
     for (size_t i = 0; i < n; i++) {
       if (!frames[i].hd.is_control) continue;
-      replies += frames[i].hd.type == SPDY_FRAME_SYN_REPLY;
-      resets += frames[i].hd.type == SPDY_FRAME_RST_STREAM;
+      replies += frames[i].hd.type == SPEEDY_SPDY_FRAME_SYN_REPLY;
+      resets += frames[i].hd.type == SPEEDY_SPDY_FRAME_RST_STREAM;
     }
     free(out);
     cr_assert_eq(replies, 0, "%s: SYN_REPLY sent for a reset stream",
-                 spdy_protocol_name(all_versions[v]));
+                 speedy_protocol_name(all_versions[v]));
     cr_assert_eq(resets, 1);
     assert_logged(server, "server", "notsent SYN_REPLY 1 STREAM_CLOSED");
     delete_pair(client, server);
@@ -544,18 +547,18 @@ Test(streams, client_ping_is_answered_and_rtt_comes_from_set_now_every_version) 
   for (size_t v = 0; v < 3; v++) {
     test_peer *client, *server;
     new_pair(all_versions[v], NULL, &client, &server);
-    spdy_session_set_now(client->session, 1000000);
+    speedy_session_set_now(client->session, 1000000);
     uint32_t id = 0;
-    cr_assert_eq(spdy_submit_ping(client->session, &id), 0);
+    cr_assert_eq(speedy_submit_ping(client->session, &id), 0);
     cr_assert_eq(id, 1);
     cr_assert_geq(test_move(client, server, 65536), 0);
-    spdy_session_set_now(client->session, 1000000 + 2500000);
+    speedy_session_set_now(client->session, 1000000 + 2500000);
     cr_assert_geq(test_move(server, client, 65536), 0);
     assert_logged(client, "client", "pingack 1 rtt=2500000");
     cr_assert_eq(server->pings_acked, 0);
-    cr_assert_eq(spdy_submit_ping(client->session, &id), 0);
+    cr_assert_eq(speedy_submit_ping(client->session, &id), 0);
     cr_assert_eq(id, 3, "client ping ids are odd");
-    spdy_session_set_now(client->session, 9000000);
+    speedy_session_set_now(client->session, 9000000);
     cr_assert_geq(test_pump(client, server, 65536), 0);
     assert_logged(client, "client", "pingack 3 rtt=5500000"); /* sent at 3.5 ms */
     cr_assert_eq(client->pings_acked, 2);
@@ -568,18 +571,18 @@ Test(streams, server_ping_has_even_ids_and_is_answered_every_version) {
     test_peer *client, *server;
     new_pair(all_versions[v], NULL, &client, &server);
     uint32_t first = 0, second = 0;
-    spdy_session_set_now(server->session, 5000);
-    cr_assert_eq(spdy_submit_ping(server->session, &first), 0);
-    cr_assert_eq(spdy_submit_ping(server->session, &second), 0);
+    speedy_session_set_now(server->session, 5000);
+    cr_assert_eq(speedy_submit_ping(server->session, &first), 0);
+    cr_assert_eq(speedy_submit_ping(server->session, &second), 0);
     cr_assert_eq(first, 2);
     cr_assert_eq(second, 4);
     cr_assert_geq(test_move(server, client, 65536), 0);
-    spdy_session_set_now(server->session, 5000 + 777);
+    speedy_session_set_now(server->session, 5000 + 777);
     cr_assert_geq(test_move(client, server, 65536), 0);
     assert_logged(server, "server", "pingack 2 rtt=777");
     assert_logged(server, "server", "pingack 4 rtt=777");
     cr_assert_eq(client->pings_acked, 0);
-    cr_assert_eq(test_frames_count(client, 1, SPDY_FRAME_PING, -1), 2, "echoes");
+    cr_assert_eq(test_frames_count(client, 1, SPEEDY_SPDY_FRAME_PING, -1), 2, "echoes");
     delete_pair(client, server);
   }
 }
@@ -593,7 +596,7 @@ static size_t body_size_of(int32_t id) { return 100 + (size_t)id % 1000; }
 static uint32_t max_server_open;
 
 static void respond_by_id(test_peer *server, int32_t id) {
-  uint32_t open = spdy_session_open_streams(server->session);
+  uint32_t open = speedy_session_open_streams(server->session);
   if (open > max_server_open) max_server_open = open;
   respond(server, id, body_size_of(id));
 }
@@ -602,20 +605,20 @@ static void assert_all_complete(test_peer *client) {
   for (int32_t i = 0; i < N_STREAMS; i++) {
     int32_t id = 1 + 2 * i;
     test_stream_rx *rx = test_rx(client, id);
-    cr_assert(rx->closed && rx->close_status == SPDY_RST_NONE, "stream %d not finished", id);
+    cr_assert(rx->closed && rx->close_status == SPEEDY_RST_NONE, "stream %d not finished", id);
     assert_body(client, id, body_size_of(id));
   }
-  cr_assert_eq(spdy_session_open_streams(client->session), 0);
+  cr_assert_eq(speedy_session_open_streams(client->session), 0);
 }
 
 /* Plain peers: tracing 1,000 streams would only slow the test down. */
-static void new_plain_pair(spdy_protocol protocol, uint32_t limit, test_peer **client,
+static void new_plain_pair(speedy_protocol protocol, uint32_t limit, test_peer **client,
                            test_peer **server) {
-  spdy_options *options = new_options();
-  spdy_options_set_max_concurrent_streams(options, limit);
-  *server = test_peer_new(protocol, SPDY_ROLE_SERVER, options);
-  spdy_options_del(options);
-  *client = test_peer_new(protocol, SPDY_ROLE_CLIENT, NULL);
+  speedy_options *options = new_options();
+  speedy_options_set_max_concurrent_streams(options, limit);
+  *server = test_peer_new(protocol, SPEEDY_ROLE_SERVER, options);
+  speedy_options_del(options);
+  *client = test_peer_new(protocol, SPEEDY_ROLE_CLIENT, NULL);
 }
 
 Test(streams, thousand_concurrent_streams_complete_when_the_server_allows_1000) {
@@ -623,14 +626,14 @@ Test(streams, thousand_concurrent_streams_complete_when_the_server_allows_1000) 
     test_peer *client, *server;
     new_plain_pair(all_versions[v], N_STREAMS, &client, &server);
     for (int i = 0; i < N_STREAMS; i++) cr_assert_eq(test_get(client, "/", 3), 1 + 2 * i);
-    cr_assert_eq(spdy_session_open_streams(client->session), N_STREAMS);
-    cr_assert_eq(spdy_session_pending_streams(client->session), 0);
+    cr_assert_eq(speedy_session_open_streams(client->session), N_STREAMS);
+    cr_assert_eq(speedy_session_pending_streams(client->session), 0);
     cr_assert_geq(test_move(client, server, 65536), 0);
-    cr_assert_eq(spdy_session_open_streams(server->session), N_STREAMS);
+    cr_assert_eq(speedy_session_open_streams(server->session), N_STREAMS);
     for (int i = 0; i < N_STREAMS; i++) respond_by_id(server, 1 + 2 * i);
     cr_assert_geq(test_pump(client, server, 16384), 0);
     assert_all_complete(client);
-    cr_assert_eq(spdy_session_open_streams(server->session), 0);
+    cr_assert_eq(speedy_session_open_streams(server->session), 0);
     cr_assert_null(strstr(client->log, "REFUSED"), "a stream was refused");
     test_peer_del(client);
     test_peer_del(server);
@@ -647,18 +650,18 @@ Test(streams, thousand_streams_wait_behind_the_default_limit_of_100_and_all_comp
     max_server_open = 0;
     cr_assert_geq(test_pump(client, server, 65536), 0); /* the limit reaches the client */
     for (int i = 0; i < N_STREAMS; i++) cr_assert_eq(test_get(client, "/", 3), 1 + 2 * i);
-    cr_assert_eq(spdy_session_open_streams(client->session), 100);
-    cr_assert_eq(spdy_session_pending_streams(client->session), N_STREAMS - 100);
+    cr_assert_eq(speedy_session_open_streams(client->session), 100);
+    cr_assert_eq(speedy_session_pending_streams(client->session), N_STREAMS - 100);
     cr_assert_geq(test_pump(client, server, 16384), 0);
     assert_all_complete(client);
-    cr_assert_eq(spdy_session_pending_streams(client->session), 0);
+    cr_assert_eq(speedy_session_pending_streams(client->session), 0);
     cr_assert_eq(max_server_open, 100, "server had %u streams open at once", max_server_open);
     cr_assert_null(strstr(client->log, "REFUSED"), "a stream was refused");
     int32_t last = 0;
     size_t syns = 0;
     for (size_t i = 0; i < client->n_frames; i++) {
       const test_frame_rec *f = &client->frames[i];
-      if (!f->sent || f->type != SPDY_FRAME_SYN_STREAM) continue;
+      if (!f->sent || f->type != SPEEDY_SPDY_FRAME_SYN_STREAM) continue;
       cr_assert_gt(f->stream_id, last, "SYN_STREAM %d after %d", f->stream_id, last);
       last = f->stream_id;
       syns++;
@@ -671,24 +674,24 @@ Test(streams, thousand_streams_wait_behind_the_default_limit_of_100_and_all_comp
 }
 
 Test(streams, submit_beyond_the_pending_queue_fails_with_too_many_streams) {
-  spdy_options *options = new_options();
-  spdy_options_set_max_pending_streams(options, 10);
-  test_peer *client = test_peer_new(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, options);
-  spdy_options_del(options);
+  speedy_options *options = new_options();
+  speedy_options_set_max_pending_streams(options, 10);
+  test_peer *client = test_peer_new(SPEEDY_PROTOCOL_SPDY3_1, SPEEDY_ROLE_CLIENT, options);
+  speedy_options_del(options);
   options = new_options();
-  spdy_options_set_max_concurrent_streams(options, 1);
-  test_peer *server = test_peer_new(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_SERVER, options);
-  spdy_options_del(options);
+  speedy_options_set_max_concurrent_streams(options, 1);
+  test_peer *server = test_peer_new(SPEEDY_PROTOCOL_SPDY3_1, SPEEDY_ROLE_SERVER, options);
+  speedy_options_del(options);
   cr_assert_geq(test_pump(client, server, 65536), 0);
   for (int i = 0; i < 11; i++) test_get(client, "/", 3);
-  cr_assert_eq(spdy_session_pending_streams(client->session), 10);
-  spdy_header headers[] = {{":method", 7, "GET", 3},
-                           {":path", 5, "/", 1},
-                           {":version", 8, "HTTP/1.1", 8},
-                           {":host", 5, "example.test", 12},
-                           {":scheme", 7, "https", 5}};
-  cr_assert_eq(spdy_submit_request(client->session, 3, headers, 5, NULL, NULL, NULL),
-               SPDY_ERR_TOO_MANY_STREAMS);
+  cr_assert_eq(speedy_session_pending_streams(client->session), 10);
+  speedy_header headers[] = {{":method", 7, "GET", 3},
+                             {":path", 5, "/", 1},
+                             {":version", 8, "HTTP/1.1", 8},
+                             {":host", 5, "example.test", 12},
+                             {":scheme", 7, "https", 5}};
+  cr_assert_eq(speedy_submit_request(client->session, 3, headers, 5, NULL, NULL, NULL),
+               SPEEDY_ERR_TOO_MANY_STREAMS);
   server->on_request = test_respond_default;
   cr_assert_geq(test_pump(client, server, 65536), 0);
   for (int32_t id = 1; id <= 21; id += 2) assert_body(client, id, 100);
@@ -699,93 +702,94 @@ Test(streams, submit_beyond_the_pending_queue_fails_with_too_many_streams) {
 
 /* Resets the application submits while handling input answer the peer, so a peer that
  * provokes them without reading our output hits the owed-frame cap ("MadeYouReset"). */
-static int refuse_every_push(spdy_session *s, int32_t id, spdy_headers_kind kind, int32_t assoc,
+static int refuse_every_push(speedy_session *s, int32_t id, speedy_headers_kind kind, int32_t assoc,
                              void *user) {
   (void)assoc, (void)user;
-  /* Its result is ignored on purpose: the flood shows in spdy_session_recv's result. */
-  if (kind == SPDY_HEADERS_PUSH) (void)spdy_submit_rst(s, id, SPDY_RST_REFUSED_STREAM);
+  /* Its result is ignored on purpose: the flood shows in speedy_session_recv's result. */
+  if (kind == SPEEDY_HEADERS_PUSH) (void)speedy_submit_rst(s, id, SPEEDY_RST_REFUSED_STREAM);
   return 0;
 }
 
 Test(streams, resets_submitted_during_recv_count_against_the_flood_cap) {
-  spdy_options *options;
-  cr_assert_eq(spdy_options_new(&options), 0);
+  speedy_options *options;
+  cr_assert_eq(speedy_options_new(&options), 0);
   test_alloc_install(options);
-  spdy_options_set_max_queued_control_frames(options, 50);
-  spdy_options_set_max_concurrent_streams(options, 1000);
-  spdy_callbacks *callbacks;
-  cr_assert_eq(spdy_callbacks_new(&callbacks), 0);
-  spdy_callbacks_set_on_begin_headers(callbacks, refuse_every_push);
-  spdy_session *client;
-  cr_assert_eq(
-      spdy_session_new(&client, SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, callbacks, options, NULL),
-      0);
-  test_peer *server = test_peer_new(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_SERVER, NULL);
-  spdy_header request[] = {{":method", 7, "GET", 3},
-                           {":path", 5, "/", 1},
-                           {":version", 8, "HTTP/1.1", 8},
-                           {":host", 5, "h", 1},
-                           {":scheme", 7, "https", 5}};
-  int32_t id = spdy_submit_request(client, 3, request, 5, NULL, NULL, NULL);
+  speedy_options_set_max_queued_control_frames(options, 50);
+  speedy_options_set_max_concurrent_streams(options, 1000);
+  speedy_callbacks *callbacks;
+  cr_assert_eq(speedy_callbacks_new(&callbacks), 0);
+  speedy_callbacks_set_on_begin_headers(callbacks, refuse_every_push);
+  speedy_session *client;
+  cr_assert_eq(speedy_session_new(&client, SPEEDY_PROTOCOL_SPDY3_1, SPEEDY_ROLE_CLIENT, callbacks,
+                                  options, NULL),
+               0);
+  test_peer *server = test_peer_new(SPEEDY_PROTOCOL_SPDY3_1, SPEEDY_ROLE_SERVER, NULL);
+  speedy_header request[] = {{":method", 7, "GET", 3},
+                             {":path", 5, "/", 1},
+                             {":version", 8, "HTTP/1.1", 8},
+                             {":host", 5, "h", 1},
+                             {":scheme", 7, "https", 5}};
+  int32_t id = speedy_submit_request(client, 3, request, 5, NULL, NULL, NULL);
   cr_assert_gt(id, 0);
   uint8_t buf[65536];
-  int64_t n = spdy_session_send(client, buf, sizeof(buf));
+  int64_t n = speedy_session_send(client, buf, sizeof(buf));
   cr_assert_gt(n, 0);
   cr_assert_eq(test_feed(server, buf, (size_t)n, sizeof(buf)), n);
   /* The server pushes 200 resources; the client refuses each but never sends. */
-  spdy_header push_request[] = {
+  speedy_header push_request[] = {
       {":scheme", 7, "https", 5}, {":host", 5, "h", 1}, {":path", 5, "/p", 2}};
-  spdy_header push_response[] = {{":status", 7, "200", 3}, {":version", 8, "HTTP/1.1", 8}};
+  speedy_header push_response[] = {{":status", 7, "200", 3}, {":version", 8, "HTTP/1.1", 8}};
   for (int i = 0; i < 200; i++)
-    cr_assert_gt(spdy_submit_push(server->session, id, 5, push_request, 3, push_response, 2, NULL,
-                                  NULL, NULL),
+    cr_assert_gt(speedy_submit_push(server->session, id, 5, push_request, 3, push_response, 2, NULL,
+                                    NULL, NULL),
                  0);
   size_t len;
   uint8_t *pushes = test_drain(server, &len);
-  int64_t rv = spdy_session_recv(client, pushes, len);
+  int64_t rv = speedy_session_recv(client, pushes, len);
   free(pushes);
-  cr_assert_eq(rv, SPDY_ERR_FLOOD, "recv returned %lld, expected SPDY_ERR_FLOOD", (long long)rv);
-  spdy_session_del(client);
+  cr_assert_eq(rv, SPEEDY_ERR_FLOOD, "recv returned %lld, expected SPEEDY_ERR_FLOOD",
+               (long long)rv);
+  speedy_session_del(client);
   test_peer_del(server);
-  spdy_callbacks_del(callbacks);
-  spdy_options_del(options);
+  speedy_callbacks_del(callbacks);
+  speedy_options_del(options);
   cr_assert_eq(test_alloc_live(), 0);
 }
 
 /* The stream table spreads a side's ids (all odd, or all even) over every bucket: a
  * window of consecutive ids no larger than the table shares no more than two a bucket. */
 Test(streams, consecutive_ids_spread_over_every_bucket) {
-  test_peer *client = test_peer_new(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, NULL);
-  spdy_session *s = client->session;
-  for (int32_t id = 1; id < 2 * 64; id += 2) cr_assert_not_null(spdy_stream_create(s, id, 1));
+  test_peer *client = test_peer_new(SPEEDY_PROTOCOL_SPDY3_1, SPEEDY_ROLE_CLIENT, NULL);
+  speedy_session *s = client->session;
+  for (int32_t id = 1; id < 2 * 64; id += 2) cr_assert_not_null(speedy_stream_create(s, id, 1));
   cr_assert_eq(s->n_buckets, 64);
   uint32_t used = 0, longest = 0;
   for (uint32_t b = 0; b < s->n_buckets; b++) {
     uint32_t chain = 0;
-    for (spdy_stream *st = s->buckets[b]; st != NULL; st = st->hash_next) chain++;
+    for (speedy_stream *st = s->buckets[b]; st != NULL; st = st->hash_next) chain++;
     used += chain > 0;
     if (chain > longest) longest = chain;
   }
   cr_assert_geq(used, 40, "64 ids in %u of 64 buckets", used);
   cr_assert_leq(longest, 3, "a chain of %u", longest);
-  for (int32_t id = 1; id < 2 * 64; id += 2) cr_assert_not_null(spdy_stream_find(s, id));
+  for (int32_t id = 1; id < 2 * 64; id += 2) cr_assert_not_null(speedy_stream_find(s, id));
   test_peer_del(client);
 }
 
 /* The table remembers its last answer: a stream closed right after a lookup is gone. */
 Test(streams, a_stream_found_then_closed_is_not_found_again) {
-  test_peer *client = test_peer_new(SPDY_PROTOCOL_SPDY3_1, SPDY_ROLE_CLIENT, NULL);
-  spdy_session *s = client->session;
-  spdy_stream *one = spdy_stream_create(s, 1, 1);
+  test_peer *client = test_peer_new(SPEEDY_PROTOCOL_SPDY3_1, SPEEDY_ROLE_CLIENT, NULL);
+  speedy_session *s = client->session;
+  speedy_stream *one = speedy_stream_create(s, 1, 1);
   cr_assert_not_null(one);
-  cr_assert_not_null(spdy_stream_create(s, 3, 1));
-  cr_assert_eq(spdy_stream_find(s, 1), one);
-  cr_assert_eq(spdy_stream_find(s, 1), one, "asked twice");
-  cr_assert_eq(spdy_stream_close(s, one, SPDY_RST_CANCEL), 0);
-  cr_assert_null(spdy_stream_find(s, 1));
-  cr_assert_not_null(spdy_stream_find(s, 3));
-  cr_assert_null(spdy_stream_find(s, 5));
-  spdy_stream_free_all(s);
-  cr_assert_null(spdy_stream_find(s, 3), "after free_all");
+  cr_assert_not_null(speedy_stream_create(s, 3, 1));
+  cr_assert_eq(speedy_stream_find(s, 1), one);
+  cr_assert_eq(speedy_stream_find(s, 1), one, "asked twice");
+  cr_assert_eq(speedy_stream_close(s, one, SPEEDY_RST_CANCEL), 0);
+  cr_assert_null(speedy_stream_find(s, 1));
+  cr_assert_not_null(speedy_stream_find(s, 3));
+  cr_assert_null(speedy_stream_find(s, 5));
+  speedy_stream_free_all(s);
+  cr_assert_null(speedy_stream_find(s, 3), "after free_all");
   test_peer_del(client);
 }

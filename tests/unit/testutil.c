@@ -59,11 +59,12 @@ const test_alloc_stats *test_alloc_get(void) { return &stats; }
 size_t test_alloc_live(void) { return stats.live_blocks; }
 void test_alloc_fail_after(size_t n) { fail_countdown = n; }
 
-void test_alloc_install(spdy_options *options) {
-  spdy_options_set_allocator(options, test_alloc_malloc, test_alloc_realloc, test_alloc_free, NULL);
+void test_alloc_install(speedy_options *options) {
+  speedy_options_set_allocator(options, test_alloc_malloc, test_alloc_realloc, test_alloc_free,
+                               NULL);
 }
 
-void test_alloc_mem(spdy_mem *mem) {
+void test_alloc_mem(speedy_mem *mem) {
   mem->malloc_fn = test_alloc_malloc;
   mem->realloc_fn = test_alloc_realloc;
   mem->free_fn = test_alloc_free;

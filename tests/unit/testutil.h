@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "mem.h"
-#include "spdy/spdy.h"
+#include "speedy/speedy.h"
 
 /* The counting allocator. State is per process (Criterion runs each test in its own). */
 typedef struct test_alloc_stats {
@@ -32,9 +32,9 @@ size_t test_alloc_live(void);
 void test_alloc_fail_after(size_t n);
 
 /* Installs the counting hooks on options. */
-void test_alloc_install(spdy_options *options);
-/* A spdy_mem using the counting hooks (for module tests below the session). */
-void test_alloc_mem(spdy_mem *mem);
+void test_alloc_install(speedy_options *options);
+/* A speedy_mem using the counting hooks (for module tests below the session). */
+void test_alloc_mem(speedy_mem *mem);
 
 /* Path of ../shared (SPEEDY_SHARED_DIR), or NULL when it is absent. */
 const char *test_shared_dir(void);

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# run-install-test.sh — CTest test integration.install: libspdy installs and is usable.
+# run-install-test.sh — CTest test integration.install: libspeedy installs and is usable.
 #
 # Installs the build tree into a temporary prefix with `cmake --install`, then checks what
 # a user of the installed library depends on:
-#   (a) a program built with `pkg-config --cflags --libs libspdy` links and runs
-#   (b) the same program linked statically with `pkg-config --static` (when libspdy.a is
-#       installed) needs no libspdy.so
-#   (c) a CMake project using find_package(libspdy) and spdy::spdy builds and runs
-#   (d) the shared library exports exactly the SPDY_API functions of spdy.h, has SONAME
-#       libspdy.so.0 and needs nothing but zlib and libc
-#   (e) libspdy.pc has Requires.private: zlib
+#   (a) a program built with `pkg-config --cflags --libs libspeedy` links and runs
+#   (b) the same program linked statically with `pkg-config --static` (when libspeedy.a is
+#       installed) needs no libspeedy.so
+#   (c) a CMake project using find_package(libspeedy) and libspeedy::speedy builds and runs
+#   (d) the shared library exports exactly the SPEEDY_API functions of speedy.h, has SONAME
+#       libspeedy.so.0 and needs nothing but zlib and libc
+#   (e) libspeedy.pc has Requires.private: zlib
 #   (f) the header compiles and links as C++ (extern "C"), when a C++ compiler is found
 #   (g) with the programs: `make install PREFIX=...` is this `cmake --install`; it installs
 #       every docs/*.1 and docs/*.8 of the source tree, among them every page `speedy
@@ -50,30 +50,30 @@ step "cmake --install $build_dir --prefix $prefix"
 cmake --install "$build_dir" --prefix "$prefix" >"$work/install.log" 2>&1 ||
   { cat "$work/install.log" >&2; fail "cmake --install failed"; }
 
-header="$prefix/include/spdy/spdy.h"
-[[ -f "$header" ]] || fail "spdy/spdy.h not installed under $prefix/include"
-pc_file="$(find "$prefix" -name libspdy.pc -print -quit)"
-[[ -n "$pc_file" ]] || fail "libspdy.pc not installed"
+header="$prefix/include/speedy/speedy.h"
+[[ -f "$header" ]] || fail "speedy/speedy.h not installed under $prefix/include"
+pc_file="$(find "$prefix" -name libspeedy.pc -print -quit)"
+[[ -n "$pc_file" ]] || fail "libspeedy.pc not installed"
 libdir="$(dirname "$(dirname "$pc_file")")"
-[[ -f "$libdir/libspdy.so" ]] ||
-  fail "libspdy.so not installed next to the pkg-config directory ($libdir)"
+[[ -f "$libdir/libspeedy.so" ]] ||
+  fail "libspeedy.so not installed next to the pkg-config directory ($libdir)"
 export PKG_CONFIG_PATH="$libdir/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 
-# check_resolves BINARY: the dynamic loader takes libspdy from our prefix.
+# check_resolves BINARY: the dynamic loader takes libspeedy from our prefix.
 check_resolves() {
   local resolved
-  resolved="$(ldd "$1" | awk '$1 ~ /^libspdy\.so/ { print $3 }')"
+  resolved="$(ldd "$1" | awk '$1 ~ /^libspeedy\.so/ { print $3 }')"
   [[ "$resolved" == "$libdir"/* ]] ||
-    fail "$1 loads libspdy from '${resolved:-nowhere}', not from $libdir"
+    fail "$1 loads libspeedy from '${resolved:-nowhere}', not from $libdir"
 }
 
 # --- (e) the pkg-config file ------------------------------------------------------------
-step "(e) libspdy.pc: Requires.private and paths"
-requires_private="$(pkg-config --print-requires-private libspdy)"
+step "(e) libspeedy.pc: Requires.private and paths"
+requires_private="$(pkg-config --print-requires-private libspeedy)"
 [[ "$requires_private" == "zlib" ]] ||
-  fail "libspdy.pc Requires.private is '$requires_private', expected 'zlib'"
-cflags="$(pkg-config --cflags libspdy)"
-libs="$(pkg-config --libs libspdy)"
+  fail "libspeedy.pc Requires.private is '$requires_private', expected 'zlib'"
+cflags="$(pkg-config --cflags libspeedy)"
+libs="$(pkg-config --libs libspeedy)"
 # A relocated install must point into its own prefix, not where the build was configured.
 # pkg_dir FLAG WORDS: the directory named by the first FLAG word, resolved ("" if none).
 pkg_dir() {
@@ -86,12 +86,12 @@ pkg_dir() {
   done
 }
 [[ "$(pkg_dir -L "$libs")" == "$(realpath "$libdir")" ]] ||
-  fail "pkg-config --libs libspdy gives '$libs', not -L$libdir (is libspdy.pc relocatable?)"
+  fail "pkg-config --libs libspeedy gives '$libs', not -L$libdir (is libspeedy.pc relocatable?)"
 [[ "$(pkg_dir -I "$cflags")" == "$(realpath "$prefix/include")" ]] ||
-  fail "pkg-config --cflags libspdy gives '$cflags', not -I$prefix/include"
+  fail "pkg-config --cflags libspeedy gives '$cflags', not -I$prefix/include"
 
 # --- (a) pkg-config, shared -------------------------------------------------------------
-step "(a) pkg-config --cflags --libs libspdy: $cflags $libs"
+step "(a) pkg-config --cflags --libs libspeedy: $cflags $libs"
 # shellcheck disable=SC2086 # pkg-config output is a list of words
 "$cc" "${flags[@]}" -o "$work/consumer-pc" "$here/consumer/consumer.c" $cflags $libs ||
   fail "consumer does not build with pkg-config"
@@ -99,26 +99,26 @@ LD_LIBRARY_PATH="$libdir" check_resolves "$work/consumer-pc"
 LD_LIBRARY_PATH="$libdir" "$work/consumer-pc" || fail "consumer built with pkg-config failed"
 
 # --- (b) pkg-config --static ------------------------------------------------------------
-if [[ -f "$libdir/libspdy.a" ]]; then
+if [[ -f "$libdir/libspeedy.a" ]]; then
   static_libs=()
-  for word in $(pkg-config --static --libs libspdy); do
-    if [[ "$word" == -lspdy ]]; then static_libs+=("$libdir/libspdy.a"); else static_libs+=("$word"); fi
+  for word in $(pkg-config --static --libs libspeedy); do
+    if [[ "$word" == -lspeedy ]]; then static_libs+=("$libdir/libspeedy.a"); else static_libs+=("$word"); fi
   done
   step "(b) static link: ${static_libs[*]}"
   # shellcheck disable=SC2086
   "$cc" "${flags[@]}" -o "$work/consumer-static" "$here/consumer/consumer.c" $cflags \
     "${static_libs[@]}" || fail "consumer does not link statically with pkg-config --static"
-  if ldd "$work/consumer-static" | grep -q libspdy; then
-    fail "statically linked consumer still needs libspdy.so"
+  if ldd "$work/consumer-static" | grep -q libspeedy; then
+    fail "statically linked consumer still needs libspeedy.so"
   fi
   "$work/consumer-static" || fail "statically linked consumer failed"
 else
-  step "(b) skipped: no libspdy.a installed (SPEEDY_BUILD_STATIC=OFF)"
+  step "(b) skipped: no libspeedy.a installed (SPEEDY_BUILD_STATIC=OFF)"
 fi
 
-# --- (c) find_package(libspdy) ----------------------------------------------------------
-step "(c) CMake consumer: find_package(libspdy), spdy::spdy"
-version="$(pkg-config --modversion libspdy)"
+# --- (c) find_package(libspeedy) ----------------------------------------------------------
+step "(c) CMake consumer: find_package(libspeedy), libspeedy::speedy"
+version="$(pkg-config --modversion libspeedy)"
 cmake -S "$here/consumer" -B "$work/consumer-cmake" -DCMAKE_PREFIX_PATH="$prefix" \
   -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="${flags[*]}" \
   -DCMAKE_EXE_LINKER_FLAGS="${flags[*]}" -DEXPECTED_VERSION="$version" \
@@ -130,39 +130,39 @@ check_resolves "$work/consumer-cmake/consumer"
 "$work/consumer-cmake/consumer" || fail "CMake consumer failed"
 
 # --- (d) the shared library's ABI surface -----------------------------------------------
-step "(d) exported symbols, SONAME, dependencies of libspdy.so"
-so="$(realpath "$libdir/libspdy.so")"
+step "(d) exported symbols, SONAME, dependencies of libspeedy.so"
+so="$(realpath "$libdir/libspeedy.so")"
 soname="$(readelf -d "$so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')"
-[[ "$soname" == "libspdy.so.0" ]] || fail "SONAME is '$soname', expected libspdy.so.0"
-[[ -e "$libdir/libspdy.so.0" ]] || fail "no libspdy.so.0 link in $libdir"
+[[ "$soname" == "libspeedy.so.0" ]] || fail "SONAME is '$soname', expected libspeedy.so.0"
+[[ -e "$libdir/libspeedy.so.0" ]] || fail "no libspeedy.so.0 link in $libdir"
 
-# The public API: every SPDY_API function named in the installed header.
-grep -oE '^SPDY_API[^(]*\bspdy_[a-z0-9_]+\(' "$header" | grep -oE 'spdy_[a-z0-9_]+\($' |
+# The public API: every SPEEDY_API function named in the installed header.
+grep -oE '^SPEEDY_API[^(]*\bspeedy_[a-z0-9_]+\(' "$header" | grep -oE 'speedy_[a-z0-9_]+\($' |
   tr -d '(' | sort -u >"$work/api.txt"
-[[ -s "$work/api.txt" ]] || fail "found no SPDY_API functions in $header"
+[[ -s "$work/api.txt" ]] || fail "found no SPEEDY_API functions in $header"
 # Defined dynamic symbols, without version nodes (type A) and, in sanitizer builds, the
 # instrumentation's own symbols.
 instrumentation='^$'
 [[ "$sanitize" == ON ]] && instrumentation='^__(asan|odr_asan|ubsan|sanitizer|lsan)'
 nm -D --defined-only "$so" | awk '$2 != "A" { print $3 }' | sed 's/@.*//' |
   { grep -vE "$instrumentation" || true; } | sort -u >"$work/exported.txt"
-# Internal modules' prefixes (spdy_frame_type_name is public, so compare against the API).
-internals="$(grep -E '^spdy_(frame|hdblock|mem|buf)_' "$work/exported.txt" |
+# Internal modules' prefixes (public names never begin with spdy_, so compare against the API).
+internals="$(grep -E '^(spdy_|speedy_(mem|buf)_)' "$work/exported.txt" |
   grep -vxFf "$work/api.txt" || true)"
 [[ -z "$internals" ]] || fail "internal functions exported: $(words "$internals")"
 extra="$(comm -13 "$work/api.txt" "$work/exported.txt")"
-[[ -z "$extra" ]] || fail "exported but not declared SPDY_API in spdy.h: $(words "$extra")"
+[[ -z "$extra" ]] || fail "exported but not declared SPEEDY_API in speedy.h: $(words "$extra")"
 missing="$(comm -23 "$work/api.txt" "$work/exported.txt")"
-[[ -z "$missing" ]] || fail "declared SPDY_API in spdy.h but not exported: $(words "$missing")"
+[[ -z "$missing" ]] || fail "declared SPEEDY_API in speedy.h but not exported: $(words "$missing")"
 needed="$(readelf -d "$so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort)"
 while read -r lib; do
   case "$lib" in
   libz.so.* | libc.so.* | ld-linux*) ;;
-  libasan.so.* | libubsan.so.* | libclang_rt.*) [[ "$sanitize" == ON ]] || fail "libspdy.so needs $lib" ;;
-  *) fail "libspdy.so needs $lib; it may depend on nothing but zlib" ;;
+  libasan.so.* | libubsan.so.* | libclang_rt.*) [[ "$sanitize" == ON ]] || fail "libspeedy.so needs $lib" ;;
+  *) fail "libspeedy.so needs $lib; it may depend on nothing but zlib" ;;
   esac
 done <<<"$needed"
-step "(d) $(wc -l <"$work/exported.txt") exported functions, all in spdy.h; SONAME $soname;" \
+step "(d) $(wc -l <"$work/exported.txt") exported functions, all in speedy.h; SONAME $soname;" \
   "needs $(words "$needed")"
 
 # --- (f) C++ ------------------------------------------------------------------------------
@@ -175,7 +175,7 @@ if command -v "$cxx" >/dev/null 2>&1; then
   step "(f) consumer as C++ with $cxx"
   # shellcheck disable=SC2086
   "$cxx" "${flags[@]}" -x c++ -o "$work/consumer-cxx" "$here/consumer/consumer.c" -x none \
-    $cflags $libs || fail "spdy.h does not compile or link as C++"
+    $cflags $libs || fail "speedy.h does not compile or link as C++"
   LD_LIBRARY_PATH="$libdir" "$work/consumer-cxx" || fail "C++ consumer failed"
 else
   step "(f) skipped: no C++ compiler ($cxx) found"
