@@ -28,14 +28,15 @@ typedef struct speedy_outframe speedy_outframe;
 
 /* Frames the core queues. */
 typedef enum speedy_out_kind {
-  SPEEDY_OUT_HEADERS = 1,  /* a header block on stream_id; role says what it does */
-  SPEEDY_OUT_RST,          /* reason */
-  SPEEDY_OUT_SETTINGS,     /* settings[n_settings]; flags: SPDY's frame flags */
-  SPEEDY_OUT_SETTINGS_ACK, /* HTTP/2 */
-  SPEEDY_OUT_PING,         /* value: our ping id */
-  SPEEDY_OUT_PING_ACK,     /* the peer's ping answered: value (SPDY id), opaque (HTTP/2) */
-  SPEEDY_OUT_GOAWAY,       /* value: last stream id; reason; block: debug data */
-  SPEEDY_OUT_WINDOW_UPDATE /* value: delta */
+  SPEEDY_OUT_HEADERS = 1,    /* a header block on stream_id; role says what it does */
+  SPEEDY_OUT_RST,            /* reason */
+  SPEEDY_OUT_SETTINGS,       /* settings[n_settings]; flags: SPDY's frame flags */
+  SPEEDY_OUT_SETTINGS_ACK,   /* HTTP/2 */
+  SPEEDY_OUT_PING,           /* value: our ping id */
+  SPEEDY_OUT_PING_ACK,       /* the peer's ping answered: value (SPDY id), opaque (HTTP/2) */
+  SPEEDY_OUT_GOAWAY,         /* value: last stream id; reason; block: debug data */
+  SPEEDY_OUT_WINDOW_UPDATE,  /* value: delta */
+  SPEEDY_OUT_PRIORITY_UPDATE /* HTTP/2: stream_id's urgency, flags 1: incremental */
 } speedy_out_kind;
 
 /* What a header block does. */

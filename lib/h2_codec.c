@@ -126,6 +126,8 @@ static int frame_type(const speedy_outframe *frame) {
     return SPEEDY_H2_PING;
   case SPEEDY_OUT_GOAWAY:
     return SPEEDY_H2_GOAWAY;
+  case SPEEDY_OUT_PRIORITY_UPDATE:
+    return SPEEDY_H2_PRIORITY_UPDATE;
   default:
     return SPEEDY_H2_WINDOW_UPDATE;
   }
@@ -442,6 +444,15 @@ static int serialise(speedy_session *session, speedy_outframe *frame) {
       snprintf(summary, sizeof(summary), "last_stream=%u error=%s", frame->value,
                speedy_h2_error_name(speedy_h2_code_of(frame->reason)));
     break;
+  case SPEEDY_OUT_PRIORITY_UPDATE: {
+    /* RFC 9218 4: the priority field's value, as a structured field dictionary. */
+    char value[8];
+    int n =
+        snprintf(value, sizeof(value), frame->flags ? "u=%u, i" : "u=%u", (unsigned)frame->urgency);
+    len = speedy_h2_encode_priority_update(bytes, frame->stream_id, value, (size_t)n);
+    if (describe) snprintf(summary, sizeof(summary), "stream=%d %s", (int)frame->stream_id, value);
+    break;
+  }
   default:
     len = speedy_h2_encode_window_update(bytes, frame->stream_id, frame->value);
     if (describe)

@@ -55,6 +55,19 @@ static int equal_nocase(const uint8_t *a, size_t len, const char *b) {
   return 1;
 }
 
+/* FNV-1a over the lower-cased value: the request's authority, remembered without a copy so
+ * that a later host field can be compared with it (8.3.1). A collision could only let a
+ * differing host through, which the rule allows (it is a SHOULD). */
+static uint64_t authority_hash(const uint8_t *value, size_t len) {
+  uint64_t h = 0xcbf29ce484222325u;
+  for (size_t i = 0; i < len; i++) {
+    uint8_t c = value[i];
+    if (c >= 'A' && c <= 'Z') c = (uint8_t)(c - 'A' + 'a');
+    h = (h ^ c) * 0x100000001b3u;
+  }
+  return h ^ len;
+}
+
 static int pseudo_field(speedy_h2_message *m, const uint8_t *name, size_t name_len,
                         const uint8_t *value, size_t value_len) {
   /* 8.3: pseudo-header fields before regular ones, none in trailers, each at most once,
@@ -87,6 +100,9 @@ static int pseudo_field(speedy_h2_message *m, const uint8_t *name, size_t name_l
     break;
   case SPEEDY_H2_PSEUDO_PATH:
     m->path_empty = value_len == 0;
+    break;
+  case SPEEDY_H2_PSEUDO_AUTHORITY:
+    m->authority_hash = authority_hash(value, value_len);
     break;
   case SPEEDY_H2_PSEUDO_STATUS: /* 8.3.2: the three-digit status code */
     if (value_len != 3) return malformed(m, ":status is not three digits");
@@ -128,6 +144,12 @@ int speedy_h2_message_field(speedy_h2_message *m, const uint8_t *name, size_t na
     return malformed(m, "connection-specific field");
   if (name_is(name, name_len, "te") && !equal_nocase(value, value_len, "trailers"))
     return malformed(m, "te other than trailers");
+  /* 8.3.1: a host field that names another entity than :authority (which came first,
+   * pseudo-header fields preceding regular ones) makes the request malformed. */
+  if ((m->kind == SPEEDY_H2_MSG_REQUEST || m->kind == SPEEDY_H2_MSG_PROMISE) &&
+      (m->pseudo & SPEEDY_H2_PSEUDO_AUTHORITY) && name_is(name, name_len, "host") &&
+      authority_hash(value, value_len) != m->authority_hash)
+    return malformed(m, "host differs from :authority");
   if (m->kind != SPEEDY_H2_MSG_TRAILERS && name_is(name, name_len, "content-length"))
     return content_length_field(m, value, value_len);
   if (m->kind == SPEEDY_H2_MSG_REQUEST && name_is(name, name_len, "priority")) {

@@ -33,14 +33,15 @@ typedef enum speedy_h2_method {
 
 typedef struct speedy_h2_message {
   speedy_h2_message_kind kind;
-  uint8_t malformed;      /* a rule was broken (why says which) */
-  uint8_t regular_seen;   /* a regular field came: no pseudo-header field may follow */
-  uint8_t pseudo;         /* SPEEDY_H2_PSEUDO_* bits seen */
-  uint8_t method;         /* speedy_h2_method */
-  uint8_t path_empty;     /* :path was present and empty */
-  uint8_t has_priority;   /* a priority field that parsed */
-  uint16_t status;        /* :status, 0 when absent */
-  int64_t content_length; /* -1 when absent */
+  uint8_t malformed;       /* a rule was broken (why says which) */
+  uint8_t regular_seen;    /* a regular field came: no pseudo-header field may follow */
+  uint8_t pseudo;          /* SPEEDY_H2_PSEUDO_* bits seen */
+  uint8_t method;          /* speedy_h2_method */
+  uint8_t path_empty;      /* :path was present and empty */
+  uint8_t has_priority;    /* a priority field that parsed */
+  uint16_t status;         /* :status, 0 when absent */
+  int64_t content_length;  /* -1 when absent */
+  uint64_t authority_hash; /* :authority, lower-cased, hashed (8.3.1 compares host with it) */
   speedy_priority priority;
   const char *why; /* the broken rule, for traces and GOAWAY debug data */
 } speedy_h2_message;

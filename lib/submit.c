@@ -298,6 +298,23 @@ int speedy_submit_settings(speedy_session *session, uint8_t frame_flags,
   return 0;
 }
 
+int speedy_submit_priority_update(speedy_session *session, int32_t stream_id, uint8_t urgency,
+                                  int incremental) {
+  if (session == NULL || stream_id <= 0 || urgency >= SPEEDY_URGENCY_LEVELS)
+    return SPEEDY_ERR_INVALID_ARGUMENT;
+  if (session->protocol != SPEEDY_PROTOCOL_H2 || session->role != SPEEDY_ROLE_CLIENT)
+    return SPEEDY_ERR_INVALID_STATE;
+  speedy_stream *stream = speedy_stream_find(session, stream_id);
+  if (stream == NULL || speedy_session_is_peer_id(session, stream_id))
+    return SPEEDY_ERR_STREAM_NOT_FOUND;
+  speedy_outframe *frame = speedy_outframe_new(session, SPEEDY_OUT_PRIORITY_UPDATE, 0);
+  if (frame == NULL) return SPEEDY_ERR_NOMEM;
+  frame->stream_id = stream_id;
+  frame->urgency = urgency;
+  frame->flags = incremental ? 1 : 0;
+  return speedy_queue_control(session, frame, 0);
+}
+
 int speedy_submit_window_update(speedy_session *session, int32_t stream_id, uint32_t delta) {
   if (session == NULL || delta == 0 || delta > SPEEDY_MAX_WINDOW_SIZE || stream_id < 0)
     return SPEEDY_ERR_INVALID_ARGUMENT;

@@ -621,6 +621,15 @@ SPEEDY_API int speedy_submit_headers(speedy_session *session, int32_t stream_id,
 /* Resets a stream with a RST_STREAM status. */
 SPEEDY_API int speedy_submit_rst(speedy_session *session, int32_t stream_id, uint32_t status);
 
+/* HTTP/2 client: asks the server to serve one of our streams at another urgency (0, most
+ * urgent, to 7) and, with incremental set, interleaved with others of that urgency, by
+ * a PRIORITY_UPDATE frame (RFC 9218 7.1). The stream may be open or still waiting for a
+ * concurrency slot (the frame then follows its HEADERS). Our own sending order does not
+ * change. SPEEDY_ERR_INVALID_STATE for a server or a SPDY session (SPDY cannot
+ * reprioritise a stream), SPEEDY_ERR_STREAM_NOT_FOUND for a stream not ours or gone. */
+SPEEDY_API int speedy_submit_priority_update(speedy_session *session, int32_t stream_id,
+                                             uint8_t urgency, int incremental);
+
 /* Sends a PING; its id is stored in *id_out when not NULL. */
 SPEEDY_API int speedy_submit_ping(speedy_session *session, uint32_t *id_out);
 

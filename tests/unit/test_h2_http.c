@@ -312,6 +312,41 @@ Test(h2_http, s8_3_1_an_empty_path_is_malformed) {
   expect_malformed_request(f, 4, "empty :path");
 }
 
+Test(h2_http, s8_3_1_a_host_that_differs_from_authority_is_malformed) {
+  h2_field f[] = {{":method", "GET"},
+                  {":scheme", "https"},
+                  {":authority", "a.example"},
+                  {":path", "/"},
+                  {"host", "b.example"}};
+  expect_malformed_request(f, 5, "host b.example, :authority a.example");
+}
+
+Test(h2_http, s8_3_1_a_host_equal_to_authority_is_accepted) {
+  h2_rig rig;
+  server(&rig);
+  h2_field f[] = {{":method", "GET"},
+                  {":scheme", "https"},
+                  {":authority", "A.example:8443"},
+                  {":path", "/"},
+                  {"host", "a.EXAMPLE:8443"}};
+  h2_rig_headers(&rig, 1, 0x5, f, 5);
+  h2_expect_quiet(&rig, h2_rig_feed(&rig, 0), "host names are compared without case");
+  h2_rig_close(&rig);
+}
+
+Test(h2_http, s8_3_1_we_do_not_send_a_host_that_differs_from_authority) {
+  h2_rig rig;
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
+  speedy_header f[] = {{":method", 7, "GET", 3},
+                       {":scheme", 7, "https", 5},
+                       {":authority", 10, "a", 1},
+                       {":path", 5, "/", 1},
+                       {"host", 4, "b", 1}};
+  cr_assert_eq(speedy_submit_request(rig.peer->session, 3, f, 5, NULL, NULL, NULL),
+               SPEEDY_ERR_INVALID_HEADER);
+  h2_rig_close(&rig);
+}
+
 Test(h2_http, s8_3_2_a_response_without_status_is_malformed) {
   h2_rig rig;
   h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);

@@ -29,8 +29,9 @@ typedef struct ng_stream {
   int closed;
   uint32_t close_code;
   char path[64];
-  size_t header_bytes; /* name + value octets of the last block */
-  char priority[16];   /* a priority field's value */
+  size_t header_bytes;      /* name + value octets of the last block */
+  char priority[16];        /* a priority field's value */
+  char priority_update[16]; /* the last PRIORITY_UPDATE's value for this stream */
 } ng_stream;
 
 typedef struct ng_peer {
@@ -190,6 +191,15 @@ static int ng_on_frame_recv(nghttp2_session *session, const nghttp2_frame *frame
   }
   if (frame->hd.type == NGHTTP2_SETTINGS && (frame->hd.flags & NGHTTP2_FLAG_ACK))
     p->settings_acks++;
+  if (frame->hd.type == NGHTTP2_PRIORITY_UPDATE) {
+    const nghttp2_ext_priority_update *update = frame->ext.payload;
+    ng_stream *s = ng_stream_of(p, update->stream_id);
+    size_t n = update->field_value_len < sizeof(s->priority_update) - 1
+                   ? update->field_value_len
+                   : sizeof(s->priority_update) - 1;
+    memcpy(s->priority_update, update->field_value, n);
+    s->priority_update[n] = 0;
+  }
   /* A server answers once the request is complete. */
   if (p->server && !p->defer_responses &&
       (frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) &&
@@ -240,9 +250,14 @@ static ng_peer *ng_new(int server, const nghttp2_settings_entry *settings, size_
   nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cbs, ng_on_data);
   nghttp2_session_callbacks_set_on_stream_close_callback(cbs, ng_on_close);
   nghttp2_session_callbacks_set_select_padding_callback(cbs, ng_padding);
-  int rv = server ? nghttp2_session_server_new(&p->session, cbs, p)
-                  : nghttp2_session_client_new(&p->session, cbs, p);
+  /* PRIORITY_UPDATE reaches on_frame_recv only when asked for. */
+  nghttp2_option *option;
+  cr_assert_eq(nghttp2_option_new(&option), 0);
+  nghttp2_option_set_builtin_recv_extension_type(option, NGHTTP2_PRIORITY_UPDATE);
+  int rv = server ? nghttp2_session_server_new2(&p->session, cbs, p, option)
+                  : nghttp2_session_client_new2(&p->session, cbs, p, option);
   cr_assert_eq(rv, 0);
+  nghttp2_option_del(option);
   nghttp2_session_callbacks_del(cbs);
   nghttp2_settings_entry defaults[] = {{NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, 100}};
   if (settings == NULL) settings = defaults, n = 1;
@@ -938,6 +953,36 @@ Test(h2_nghttp2, rfc9218_s5_our_urgency_is_sent_as_the_priority_field) {
   cr_assert_eq(exchange(client, server, 16384), 0);
   cr_assert_str_eq(ng_stream_of(server, 1)->priority, "u=0");
   cr_assert_str_eq(ng_stream_of(server, 3)->priority, "", "the default urgency goes unsaid");
+  finish(client, server);
+}
+
+/* RFC 9218 7.1: our client changes a stream's priority after its request went out. */
+Test(h2_nghttp2, rfc9218_s7_1_our_priority_update_reaches_nghttp2) {
+  test_peer *client = our_client(NULL);
+  nghttp2_settings_entry settings[] = {{NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, 100},
+                                       {NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES, 1}};
+  ng_peer *server = ng_new(1, settings, 2);
+  server->defer_responses = 1;
+  int32_t a = our_get(client, "/later", 3);
+  int32_t b = our_get(client, "/sooner", 3);
+  cr_assert_eq(exchange(client, server, 16384), 0);
+  cr_assert_eq(speedy_submit_priority_update(client->session, a, 6, 1), 0);
+  cr_assert_eq(speedy_submit_priority_update(client->session, b, 0, 0), 0);
+  cr_assert_eq(exchange(client, server, 16384), 0);
+  cr_assert_str_eq(ng_stream_of(server, a)->priority_update, "u=6, i");
+  cr_assert_str_eq(ng_stream_of(server, b)->priority_update, "u=0");
+  /* What the API refuses: a stream not ours, a bad urgency, a server. */
+  cr_assert_eq(speedy_submit_priority_update(client->session, 2, 1, 0),
+               SPEEDY_ERR_STREAM_NOT_FOUND);
+  cr_assert_eq(speedy_submit_priority_update(client->session, a, 8, 0),
+               SPEEDY_ERR_INVALID_ARGUMENT);
+  test_peer *ours = our_server(NULL);
+  cr_assert_eq(speedy_submit_priority_update(ours->session, 1, 1, 0), SPEEDY_ERR_INVALID_STATE);
+  test_peer_del(ours);
+  test_peer *spdy = test_peer_new(SPEEDY_PROTOCOL_SPDY3_1, SPEEDY_ROLE_CLIENT, NULL);
+  cr_assert_eq(speedy_submit_priority_update(spdy->session, 1, 1, 0), SPEEDY_ERR_INVALID_STATE,
+               "SPDY cannot reprioritise a stream");
+  test_peer_del(spdy);
   finish(client, server);
 }
 
