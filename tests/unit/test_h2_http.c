@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "h2_message.h"
 #include "h2raw.h"
 #include "testutil.h"
 
@@ -192,6 +193,34 @@ Test(h2_http, s8_2_1_a_field_value_with_a_newline_is_malformed) {
 Test(h2_http, s8_2_1_a_field_value_with_a_carriage_return_is_malformed) {
   h2_field f[] = REQUEST4("x-evil", "a\rb");
   expect_malformed_request(f, 5, "CR in a value");
+}
+
+Test(h2_http, s8_2_1_a_long_value_with_a_newline_past_the_first_eight_octets_is_malformed) {
+  h2_field f[] = REQUEST4("x-evil", "0123456789abcdef01\n3456789");
+  expect_malformed_request(f, 5, "LF at octet 18 of a value");
+}
+
+/* Values are checked eight octets at a time: every position of every forbidden octet, in
+ * values of every length around the word size, must still be found. */
+Test(h2_http, s8_2_1_nul_cr_and_lf_are_found_at_every_position_of_a_value) {
+  static const uint8_t forbidden[] = {0x00, '\n', '\r'};
+  uint8_t value[40];
+  for (size_t len = 1; len <= sizeof value; len++) {
+    memset(value, 'v', len);
+    speedy_h2_message m;
+    speedy_h2_message_begin(&m, SPEEDY_H2_MSG_TRAILERS);
+    cr_assert_eq(speedy_h2_message_field(&m, (const uint8_t *)"x-v", 3, value, len), 0,
+                 "a clean value of %zu octets was refused", len);
+    for (size_t at = 0; at < len; at++)
+      for (size_t k = 0; k < sizeof forbidden; k++) {
+        memset(value, 'v', len);
+        value[at] = forbidden[k];
+        speedy_h2_message_begin(&m, SPEEDY_H2_MSG_TRAILERS);
+        cr_assert_neq(speedy_h2_message_field(&m, (const uint8_t *)"x-v", 3, value, len), 0,
+                      "octet 0x%02x at %zu of a %zu-octet value was accepted", forbidden[k], at,
+                      len);
+      }
+  }
 }
 
 Test(h2_http, s8_2_1_a_field_value_with_leading_space_is_malformed) {
