@@ -529,8 +529,8 @@ static size_t body_piece(pair *p, int32_t stream_id, uint8_t *buf, size_t len, i
 
 /* speedy's callbacks (both protocols). */
 
-static int64_t speedy_body_read(speedy_session *session, int32_t stream_id, uint8_t *buf, size_t len,
-                                uint32_t *flags, void *source, void *user) {
+static int64_t speedy_body_read(speedy_session *session, int32_t stream_id, uint8_t *buf,
+                                size_t len, uint32_t *flags, void *source, void *user) {
   (void)session, (void)source;
   int eof;
   size_t n = body_piece(user, stream_id, buf, len, &eof);
@@ -567,7 +567,8 @@ static int speedy_server_on_headers_end(speedy_session *session, int32_t stream_
   int rc =
       speedy_submit_response(session, stream_id, h, n, x->has_body ? speedy_body_read : NULL, NULL);
   if (rc != 0) {
-    pair_fail(p, "server: speedy_submit_response(stream %d): %s", (int)stream_id, speedy_strerror(rc));
+    pair_fail(p, "server: speedy_submit_response(stream %d): %s", (int)stream_id,
+              speedy_strerror(rc));
     return -1;
   }
   return 0;
@@ -587,12 +588,13 @@ static int speedy_client_on_data_chunk(speedy_session *session, int32_t stream_i
   return 0;
 }
 
-static int speedy_client_on_stream_close(speedy_session *session, int32_t stream_id, uint32_t status,
-                                         void *user) {
+static int speedy_client_on_stream_close(speedy_session *session, int32_t stream_id,
+                                         uint32_t status, void *user) {
   (void)session;
   pair *p = user;
   if (status != SPEEDY_RST_NONE) {
-    pair_fail(p, "client: stream %d closed with %s", (int)stream_id, speedy_rst_status_name(status));
+    pair_fail(p, "client: stream %d closed with %s", (int)stream_id,
+              speedy_rst_status_name(status));
     return -1;
   }
   p->completed++;
@@ -696,14 +698,16 @@ static int speedy_open(pair *p, speedy_protocol protocol, int counting) {
     }
     if (counting) {
       speedy_options_set_allocator(client_opt, count_malloc, count_realloc, count_free,
-                                 &p->client_memory);
+                                   &p->client_memory);
       speedy_options_set_allocator(server_opt, count_malloc, count_realloc, count_free,
-                                 &p->server_memory);
+                                   &p->server_memory);
     }
-    rc = speedy_session_new(&p->speedy_client, protocol, SPEEDY_ROLE_CLIENT, client_cb, client_opt, p);
+    rc = speedy_session_new(&p->speedy_client, protocol, SPEEDY_ROLE_CLIENT, client_cb, client_opt,
+                            p);
   }
   if (rc == 0)
-    rc = speedy_session_new(&p->speedy_server, protocol, SPEEDY_ROLE_SERVER, server_cb, server_opt, p);
+    rc = speedy_session_new(&p->speedy_server, protocol, SPEEDY_ROLE_SERVER, server_cb, server_opt,
+                            p);
   if (rc != 0) pair_fail(p, "cannot create sessions: %s", speedy_strerror(rc));
   speedy_callbacks_del(client_cb);
   speedy_callbacks_del(server_cb);
@@ -755,10 +759,11 @@ static pair *pair_new(engine e, const exchange_set *set, const uint8_t *body, ui
   p->set = set;
   p->body = body;
   p->body_size = body_size;
-  int rc = e == ENGINE_NGHTTP2
-               ? ng_open(p, counting)
-               : speedy_open(p, e == ENGINE_SPEEDY_H2 ? SPEEDY_PROTOCOL_H2 : SPEEDY_PROTOCOL_SPDY3_1,
-                             counting);
+  int rc =
+      e == ENGINE_NGHTTP2
+          ? ng_open(p, counting)
+          : speedy_open(p, e == ENGINE_SPEEDY_H2 ? SPEEDY_PROTOCOL_H2 : SPEEDY_PROTOCOL_SPDY3_1,
+                        counting);
   if (rc != 0) fprintf(stderr, PROG ": %s: %s\n", engine_names[e], p->error);
   return p;
 }
@@ -856,7 +861,7 @@ static int pair_submit(pair *p) {
     const speedy_header *h = p->engine == ENGINE_SPEEDY_H2 ? x->h2_request : x->spdy_request;
     size_t n = p->engine == ENGINE_SPEEDY_H2 ? x->n_h2_request : x->n_spdy_request;
     id = speedy_submit_request(p->speedy_client, 3, h, n, p->silent ? speedy_deferred_read : NULL,
-                             NULL, NULL);
+                               NULL, NULL);
     if (id < 0) {
       pair_fail(p, "client: speedy_submit_request: %s", speedy_strerror(id));
       return -1;

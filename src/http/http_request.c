@@ -19,6 +19,8 @@ const char *http_protocol_name(http_protocol protocol) {
     return "spdy/3";
   case HTTP_PROTO_SPDY31:
     return "spdy/3.1";
+  case HTTP_PROTO_H2:
+    return "h2";
   }
   return "-";
 }

@@ -1,8 +1,8 @@
-/* http_request.h — the protocol-neutral request: what SPDY and HTTP/1.1 both deliver.
+/* http_request.h — the protocol-neutral request: what SPDY, HTTP/2 and HTTP/1.1 all deliver.
  *
- * The server fills one http_request per stream (SPDY) or per request (HTTP/1.1):
- *   - SPDY: http_spdy_request_header for every header the engine delivers, then
- *     http_spdy_request_finish at the end of the header block (http_spdy.h);
+ * The server fills one http_request per stream (SPDY, HTTP/2) or per request (HTTP/1.1):
+ *   - SPDY and HTTP/2: http_spdy_request_header for every header the engine delivers,
+ *     then http_spdy_request_finish at the end of the header block (http_spdy.h);
  *   - HTTP/1.1: http_request_set_* for the request line, http_request_add_header for
  *     every header line, then http_request_finish.
  * Header errors are sticky: the first one is kept in `error` and returned again by the
@@ -22,10 +22,11 @@ typedef enum http_protocol {
   HTTP_PROTO_HTTP11 = 2,
   HTTP_PROTO_SPDY2 = 3,
   HTTP_PROTO_SPDY3 = 4,
-  HTTP_PROTO_SPDY31 = 5
+  HTTP_PROTO_SPDY31 = 5,
+  HTTP_PROTO_H2 = 6 /* HTTP/2, over TLS (h2) or cleartext (h2c) */
 } http_protocol;
 
-/* "http/1.0", "http/1.1", "spdy/2", "spdy/3", "spdy/3.1" (the ALPN names), or "-". */
+/* "http/1.0", "http/1.1", "spdy/2", "spdy/3", "spdy/3.1", "h2" (the ALPN names), or "-". */
 const char *http_protocol_name(http_protocol protocol);
 
 /* Default bounds on the request's header fields (names + values; count). */
@@ -38,9 +39,9 @@ typedef struct http_request {
   http_protocol protocol;
   char *method;           /* "GET"; NULL until set */
   char *path;             /* the raw request target as received: "/a%20b?q=1" */
-  char *authority;        /* SPDY :host (authoritative), or HTTP/1.1 Host */
+  char *authority;        /* SPDY :host, HTTP/2 :authority (else Host), or HTTP/1.1 Host */
   char *scheme;           /* "http" / "https"; NULL when not known */
-  char *version;          /* "HTTP/1.1" */
+  char *version;          /* "HTTP/1.1"; "HTTP/2.0" for HTTP/2 (for the access log) */
   size_t line_bytes;      /* accounted against HTTP_REQUEST_MAX_LINE */
   http_headers headers;   /* ordinary fields, lower-case names; Cookie values joined "; " */
   int64_t content_length; /* -1: none declared */

@@ -1,5 +1,11 @@
-/* http_spdy.c — the HTTP mapping of SPDY (SPDY/3 3.2): request headers in, response and
- * push headers out, and the data source adapter for http_body.
+/* http_spdy.c — the HTTP mapping of SPDY (SPDY/3 3.2) and HTTP/2 (RFC 9113 8.3): request
+ * headers in, response and push headers out, and the data source adapter for http_body.
+ *
+ * The two differ only in names: SPDY's :host and :version against HTTP/2's :authority
+ * (or Host), and SPDY's ":status: 200 OK" with ":version" against HTTP/2's bare three
+ * digits. Those differences live here, keyed on request->protocol or the protocol given,
+ * so the server above has one code path for both. (HTTP/2's own message rules, such as
+ * the connection-specific fields, are enforced by libspeedy before we see a field.)
  */
 #define _GNU_SOURCE
 #include "http_spdy.h"
@@ -14,9 +20,25 @@ enum {
   SEEN_METHOD = 1u << 0,
   SEEN_PATH = 1u << 1,
   SEEN_VERSION = 1u << 2,
-  SEEN_HOST = 1u << 3,
+  SEEN_HOST = 1u << 3, /* SPDY :host, HTTP/2 :authority */
   SEEN_SCHEME = 1u << 4
 };
+
+/* The pseudo-header fields of a request, per protocol. */
+typedef struct pseudo_name {
+  const char *name;
+  unsigned bit;
+} pseudo_name;
+static const pseudo_name spdy_pseudo[] = {{":method", SEEN_METHOD},
+                                          {":path", SEEN_PATH},
+                                          {":version", SEEN_VERSION},
+                                          {":host", SEEN_HOST},
+                                          {":scheme", SEEN_SCHEME}};
+/* RFC 9113 8.3.1 (":protocol" is RFC 8441's CONNECT, which libspeedy refuses before us). */
+static const pseudo_name h2_pseudo[] = {{":method", SEEN_METHOD},
+                                        {":path", SEEN_PATH},
+                                        {":authority", SEEN_HOST},
+                                        {":scheme", SEEN_SCHEME}};
 
 int http_spdy_is_connection_header(const char *name, size_t len) {
   static const char *const names[] = {"connection", "host", "keep-alive", "proxy-connection",
@@ -59,17 +81,13 @@ int http_spdy_request_header(http_request *request, const speedy_header *header)
     return remember(request, HTTP_ERR_INVALID_ARGUMENT);
   const char *name = header->name, *value = header->value;
   size_t name_len = header->name_len, value_len = header->value_len;
+  int h2 = request->protocol == HTTP_PROTO_H2;
   if (name_len > 0 && name[0] == ':') {
-    static const struct {
-      const char *name;
-      unsigned bit;
-    } pseudo[] = {{":method", SEEN_METHOD},
-                  {":path", SEEN_PATH},
-                  {":version", SEEN_VERSION},
-                  {":host", SEEN_HOST},
-                  {":scheme", SEEN_SCHEME}};
+    const pseudo_name *pseudo = h2 ? h2_pseudo : spdy_pseudo;
+    size_t n_pseudo = h2 ? sizeof(h2_pseudo) / sizeof(h2_pseudo[0])
+                         : sizeof(spdy_pseudo) / sizeof(spdy_pseudo[0]);
     unsigned bit = 0;
-    for (size_t i = 0; i < sizeof(pseudo) / sizeof(pseudo[0]); i++)
+    for (size_t i = 0; i < n_pseudo; i++)
       if (http_headers_name_equal(name, name_len, pseudo[i].name)) bit = pseudo[i].bit;
     if (bit == 0 || (request->pseudo_seen & bit)) /* unknown, or a second value */
       return remember(request, HTTP_ERR_BAD_REQUEST);
@@ -78,7 +96,9 @@ int http_spdy_request_header(http_request *request, const speedy_header *header)
     case SEEN_METHOD:
       return http_request_set_method(request, value, value_len);
     case SEEN_PATH:
-      return set_url(request, value, value_len);
+      /* Only SPDY/2 clients sent absolute URLs; HTTP/2's :path is origin-form (8.3.1). */
+      return h2 ? http_request_set_path(request, value, value_len)
+                : set_url(request, value, value_len);
     case SEEN_VERSION:
       return http_request_set_version(request, value, value_len);
     case SEEN_HOST:
@@ -87,6 +107,11 @@ int http_spdy_request_header(http_request *request, const speedy_header *header)
       return http_request_set_scheme(request, value, value_len);
     }
   }
+  /* RFC 9113 8.3.1: without :authority, Host is the authority (with it, :authority
+   * rules; pseudo-header fields come first, so it has been seen by now). */
+  if (h2 && !(request->pseudo_seen & SEEN_HOST) && request->authority == NULL &&
+      http_headers_name_equal(name, name_len, "host"))
+    return http_request_set_authority(request, value, value_len);
   /* 3.2.1: not valid in SPDY; ignored on receipt (the Host field included: :host rules). */
   if (http_spdy_is_connection_header(name, name_len)) return 0;
   return http_request_add_header(request, name, name_len, value, value_len);
@@ -98,6 +123,18 @@ int http_spdy_request_finish(http_request *request, int end_stream) {
     /* SPDY/2 clients did not always send scheme; the URL is then http. */
     int rv = http_request_set_scheme(request, "http", 4);
     if (rv != 0) return rv;
+  }
+  if (request->protocol == HTTP_PROTO_H2) {
+    /* RFC 9113 8.3.1: :method, :scheme and :path (not empty) in every request that is not
+     * CONNECT; :authority is optional (Host may stand for it, or neither be sent). */
+    if (request->method == NULL || request->path == NULL || request->scheme == NULL ||
+        request->path[0] != '/')
+      return remember(request, HTTP_ERR_BAD_REQUEST);
+    /* No version on the wire: the one the access log shows, as other servers log it. */
+    int rv = http_request_set_version(request, "HTTP/2.0", 8);
+    if (rv != 0) return rv;
+    request->has_body = !end_stream;
+    return 0;
   }
   /* 3.2.1: "If a client sends a SYN_STREAM without all of the method, host, path, scheme,
    * and version headers, the server MUST reply with a HTTP 400 Bad Request reply." */
@@ -130,10 +167,24 @@ static void format_status(char *out, size_t cap, int status) {
   memcpy(out + 4, reason, reason_len + 1);
 }
 
-int http_spdy_response_headers(const http_response *response, http_spdy_headers *out) {
+/* Fields never sent: SPDY's connection-specific ones, and for HTTP/2 also those RFC 9113
+ * 8.2.2 names (upgrade; te, which only a request may carry). */
+static int not_sent(http_protocol protocol, const char *name, size_t len) {
+  if (name[0] == ':' || http_spdy_is_connection_header(name, len)) return 1;
+  return protocol == HTTP_PROTO_H2 && (http_headers_name_equal(name, len, "upgrade") ||
+                                       http_headers_name_equal(name, len, "te"));
+}
+
+int http_spdy_response_headers(const http_response *response, http_protocol protocol,
+                               http_spdy_headers *out) {
   out->list = NULL;
   out->count = 0;
-  format_status(out->status, sizeof(out->status), response->status);
+  int h2 = protocol == HTTP_PROTO_H2;
+  if (h2 && (response->status < 100 || response->status > 999)) return HTTP_ERR_INVALID_ARGUMENT;
+  if (h2) /* 8.3.2: the three digits and nothing else */
+    snprintf(out->status, sizeof(out->status), "%03d", response->status);
+  else
+    format_status(out->status, sizeof(out->status), response->status);
   speedy_header *list = out->inline_list;
   if (response->headers.count + 2 > HTTP_SPDY_INLINE_HEADERS) {
     list = calloc(response->headers.count + 2, sizeof(speedy_header));
@@ -141,10 +192,10 @@ int http_spdy_response_headers(const http_response *response, http_spdy_headers 
   }
   size_t n = 0;
   list[n++] = (speedy_header){":status", 7, out->status, strlen(out->status)};
-  list[n++] = (speedy_header){":version", 8, "HTTP/1.1", 8};
+  if (!h2) list[n++] = (speedy_header){":version", 8, "HTTP/1.1", 8};
   for (size_t i = 0; i < response->headers.count; i++) {
     const http_header *h = &response->headers.items[i];
-    if (http_spdy_is_connection_header(h->name, h->name_len) || h->name[0] == ':') continue;
+    if (not_sent(protocol, h->name, h->name_len)) continue;
     list[n++] = (speedy_header){h->name, h->name_len, h->value, h->value_len};
   }
   out->list = list;
@@ -152,18 +203,26 @@ int http_spdy_response_headers(const http_response *response, http_spdy_headers 
   return 0;
 }
 
-int http_spdy_push_headers(const char *scheme, const char *host, const char *path,
-                           http_spdy_headers *out) {
+int http_spdy_push_headers(http_protocol protocol, const char *scheme, const char *host,
+                           const char *path, http_spdy_headers *out) {
   out->list = NULL;
   out->count = 0;
   out->status[0] = '\0';
   if (scheme == NULL || host == NULL || path == NULL) return HTTP_ERR_INVALID_ARGUMENT;
   speedy_header *list = out->inline_list;
-  list[0] = (speedy_header){":scheme", 7, scheme, strlen(scheme)};
-  list[1] = (speedy_header){":host", 5, host, strlen(host)};
-  list[2] = (speedy_header){":path", 5, path, strlen(path)};
+  size_t n = 0;
+  if (protocol == HTTP_PROTO_H2) {
+    /* A PUSH_PROMISE carries a whole request (RFC 9113 8.4): GET, safe and cacheable. */
+    list[n++] = (speedy_header){":method", 7, "GET", 3};
+    list[n++] = (speedy_header){":scheme", 7, scheme, strlen(scheme)};
+    list[n++] = (speedy_header){":authority", 10, host, strlen(host)};
+  } else {
+    list[n++] = (speedy_header){":scheme", 7, scheme, strlen(scheme)};
+    list[n++] = (speedy_header){":host", 5, host, strlen(host)};
+  }
+  list[n++] = (speedy_header){":path", 5, path, strlen(path)};
   out->list = list;
-  out->count = 3;
+  out->count = n;
   return 0;
 }
 

@@ -1,5 +1,6 @@
-/* http_spdy.h — HTTP over SPDY (SPDY/3 section 3.2, and SPDY/2's equivalent): requests
- * from SYN_STREAM headers, SYN_REPLY / push headers from responses, and the body adapter.
+/* http_spdy.h — HTTP over SPDY (SPDY/3 section 3.2, and SPDY/2's equivalent) and over
+ * HTTP/2 (RFC 9113 section 8): requests from SYN_STREAM / HEADERS fields, SYN_REPLY /
+ * HEADERS and push fields from responses, and the body adapter.
  *
  * libspeedy already speaks SPDY/3 names to us in every version (SPDY/2's method, url,
  * version, host, scheme and status arrive as :method, :path, ...), and delivers a value
@@ -23,6 +24,15 @@
 
 #include "http_request.h"
 #include "http_response.h"
+
+/* HTTP/2 (request->protocol HTTP_PROTO_H2; every other rule above is the same):
+ *   receipt: :method, :scheme, :authority, :path are the pseudo-header fields (:host and
+ *     :version are unknown ones: a 400); :authority is the authority, Host when there is
+ *     no :authority; :method, :scheme and :path are required (:authority is not);
+ *     version becomes "HTTP/2.0" for the access log.
+ *   sending: :status is the three digits alone and there is no :version; upgrade and te
+ *     are not sent either; a push's request is :method GET, :scheme, :authority, :path.
+ */
 
 /* 1 when name (any case) is a field SPDY forbids: connection, host, keep-alive,
  * proxy-connection, transfer-encoding. */
@@ -48,14 +58,18 @@ typedef struct http_spdy_headers {
   speedy_header inline_list[HTTP_SPDY_INLINE_HEADERS];
 } http_spdy_headers;
 
-/* SYN_REPLY headers (also a push's response headers) for response: ":status" with the
- * reason phrase, ":version" "HTTP/1.1", and every field except the connection-specific
- * ones. Returns 0 or HTTP_ERR_NOMEM. */
-int http_spdy_response_headers(const http_response *response, http_spdy_headers *out);
-/* A push's request headers: ":scheme", ":host", ":path" (libspeedy builds SPDY/2's
- * absolute url from them). Returns 0 or HTTP_ERR_NOMEM. */
-int http_spdy_push_headers(const char *scheme, const char *host, const char *path,
-                           http_spdy_headers *out);
+/* Response headers (SYN_REPLY, HTTP/2 HEADERS, a push's response, an HTTP/2 1xx) for
+ * response in protocol's names: SPDY ":status" with the reason phrase and ":version"
+ * "HTTP/1.1"; HTTP/2 ":status" of three digits. Then every field except the
+ * connection-specific ones. Returns 0, HTTP_ERR_NOMEM, or HTTP_ERR_INVALID_ARGUMENT for
+ * an HTTP/2 status that is not three digits. */
+int http_spdy_response_headers(const http_response *response, http_protocol protocol,
+                               http_spdy_headers *out);
+/* A push's request headers: SPDY ":scheme", ":host", ":path" (libspeedy builds SPDY/2's
+ * absolute url from them); HTTP/2 ":method" GET, ":scheme", ":authority", ":path".
+ * Returns 0 or HTTP_ERR_INVALID_ARGUMENT (a NULL string). */
+int http_spdy_push_headers(http_protocol protocol, const char *scheme, const char *host,
+                           const char *path, http_spdy_headers *out);
 void http_spdy_headers_free(http_spdy_headers *headers);
 
 /* speedy_data_read_fn over an http_body (source): bytes and SPEEDY_DATA_FLAG_EOF,

@@ -4,8 +4,8 @@
  *   main.c            process life: options → listeners → privileges → loop → shutdown
  *   speedyd_opts.c    command line parsing and --help
  *   speedyd_serve.c   one complete request → one http_response (static files, uploads,
- *                     common headers); the same for SPDY and HTTP/1.1
- *   speedyd_spdy.c    a SPDY connection: libspeedy session ↔ io_conn
+ *                     common headers); the same for SPDY, HTTP/2 and HTTP/1.1
+ *   speedyd_spdy.c    a SPDY or HTTP/2 connection: libspeedy session ↔ io_conn
  *   speedyd_h1.c      an HTTP/1.1 connection: llhttp ↔ io_conn
  *   speedyd_push.c    server push and hint from the push manifest
  *   speedyd_log.c     access and error logs
@@ -40,7 +40,7 @@
 #endif
 
 #define SPEEDYD_MAX_LISTENS 16
-#define SPEEDYD_MAX_PROTOCOLS 4
+#define SPEEDYD_MAX_PROTOCOLS 5
 #define SPEEDYD_MAX_WORKERS 256
 
 /* Exit codes (STYLE.md): the work failed, or the command line was wrong. */
@@ -281,6 +281,10 @@ int speedyd_push_path_ok(const char *path);
  * Accept-Encoding from the page's request). Returns 0 or an HTTP_ERR_*. */
 int speedyd_push_request(const http_request *page, const char *path, http_protocol protocol,
                          http_request *out);
+/* A 103 Early Hints answer (RFC 8297) carrying the Link field of page, an answer that got
+ * its hints. out is initialised in every case (free it with http_response_free). Returns
+ * 0, HTTP_ERR_INVALID_ARGUMENT when page has no Link, or HTTP_ERR_NOMEM. */
+int speedyd_push_early_hints(const http_response *page, http_response *out);
 
 /* ---- speedyd_log.c ---- */
 

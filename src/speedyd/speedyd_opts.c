@@ -116,7 +116,7 @@ static void print_help(void) {
       "      --cert FILE            PEM certificate chain (required with ,tls)\n"
       "      --key FILE             PEM private key (required with ,tls)\n"
       "      --protocols LIST       ALPN/NPN preference, comma-separated\n"
-      "                             (default: spdy/3.1,spdy/3,spdy/2,http/1.1)\n"
+      "                             (default: h2,spdy/3.1,spdy/3,spdy/2,http/1.1)\n"
       "      --plaintext-v3 auto|3|3.1\n"
       "                             what a plaintext version-3 SPDY client gets; auto tells\n"
       "                             SPDY/3 from 3.1 by its flow control (default: auto)\n"
@@ -259,6 +259,10 @@ static void set_defaults(speedyd_config *config) {
   config->upload_mode = HTTP_UPLOAD_ECHO;
   config->plaintext_v3 = IO_PROTO_SPDY3_1;
   config->plaintext_v3_auto = 1;
+  /* HTTP/2 first: every client that offers it prefers it, and SPDY clients never offer it. */
+  static const char *const protocols[] = {"h2", "spdy/3.1", "spdy/3", "spdy/2", "http/1.1"};
+  for (size_t i = 0; i < sizeof(protocols) / sizeof(protocols[0]); i++)
+    config->protocols[config->n_protocols++] = protocols[i];
   config->handshake_timeout_ms = 10000;
   config->header_timeout_ms = 20000;
   config->idle_timeout_ms = 120000;
@@ -343,8 +347,9 @@ int speedyd_opts_parse(speedyd_config *config, int argc, char **argv, int *done)
       char given[256]; /* parse_protocols cuts optarg at the commas */
       snprintf(given, sizeof(given), "%s", optarg);
       if (parse_protocols(config, optarg) != 0)
-        return cli_option_error(PROGRAM, "protocols", given,
-                                "up to 4 of spdy/3.1, spdy/3, spdy/2, http/1.1, comma-separated");
+        return cli_option_error(
+            PROGRAM, "protocols", given,
+            "up to 5 of h2, spdy/3.1, spdy/3, spdy/2, http/1.1, comma-separated");
     } break;
     case OPT_PLAINTEXT_V3:
       config->plaintext_v3_auto = strcmp(optarg, "auto") == 0;

@@ -1,10 +1,11 @@
 /* speedyd_push.c — server push and server hint, from the push manifest.
  *
  * Which resources: those the manifest lists for the request's path (without query),
- * for a GET answered 200. Push (SPDY only) is driven by speedyd_spdy.c, which asks for
- * the entries and a synthetic request per resource here; hint adds X-Subresources (the
- * name in the SPDY white paper) and Link: <URL>; rel=preload to the page's answer, over
- * either protocol.
+ * for a GET answered 200. Push (SPDY and HTTP/2) is driven by speedyd_spdy.c, which asks
+ * for the entries and a synthetic request per resource here; hint adds X-Subresources
+ * (the name in the SPDY white paper) and Link: <URL>; rel=preload to the page's answer,
+ * over every protocol, and speedyd_spdy.c sends the Link ahead in a 103 Early Hints over
+ * HTTP/2 (speedyd_push_early_hints).
  */
 #include <string.h>
 
@@ -42,11 +43,21 @@ int speedyd_push_request(const http_request *page, const char *path, http_protoc
     rv = http_request_set_authority(out, page->authority, strlen(page->authority));
   if (rv == 0 && page->scheme != NULL)
     rv = http_request_set_scheme(out, page->scheme, strlen(page->scheme));
-  if (rv == 0) rv = http_request_set_version(out, "HTTP/1.1", 8);
+  if (rv == 0)
+    rv = protocol == HTTP_PROTO_H2 ? http_request_set_version(out, "HTTP/2.0", 8)
+                                   : http_request_set_version(out, "HTTP/1.1", 8);
   /* The pushed answer must be what the client would have got for its own request. */
   const char *accept = http_headers_get(&page->headers, "accept-encoding");
   if (rv == 0 && accept != NULL)
     rv = http_headers_add_str(&out->headers, "accept-encoding", accept);
   if (rv != 0) http_request_free(out);
   return rv;
+}
+
+int speedyd_push_early_hints(const http_response *page, http_response *out) {
+  http_response_init(out);
+  out->status = 103;
+  const char *link = http_headers_get(&page->headers, "link");
+  if (link == NULL) return HTTP_ERR_INVALID_ARGUMENT;
+  return http_headers_add_str(&out->headers, "link", link);
 }

@@ -1,4 +1,10 @@
-/* speedyd_spdy.c — a SPDY connection: one libspeedy session driven by one io_conn.
+/* speedyd_spdy.c — a SPDY or HTTP/2 connection: one libspeedy session driven by one io_conn.
+ *
+ * SPDY/2, /3, /3.1 and HTTP/2 take the same path: libspeedy gives every protocol the same
+ * callbacks, and the differences of names (:host or :authority, ":status: 200 OK" or
+ * "200") are http_spdy.c's, keyed on the request's protocol. What HTTP/2 adds here: a
+ * client may refuse push (SETTINGS_ENABLE_PUSH 0), informational 103 Early Hints go
+ * before a hinted page, and the flood meter reads HTTP/2's frame types.
  *
  * Input: every byte read goes to speedy_session_recv; the callbacks build an http_request
  * per stream (bounded by --max-header-bytes), feed request bodies to the upload sink and
@@ -117,6 +123,7 @@ static sd_stream *stream_new(speedyd_spdy_conn *conn, int32_t id) {
     proto = HTTP_PROTO_SPDY31;
     break;
   case SPEEDY_PROTOCOL_H2:
+    proto = HTTP_PROTO_H2;
     break;
   }
   http_request_init(&s->request, proto, conn->base->server->config.max_header_bytes, 0);
@@ -177,13 +184,50 @@ static int push_seen(speedyd_spdy_conn *conn, uint64_t key) {
   return 0;
 }
 
-/* Pushes the manifest's resources for s's page (before its SYN_REPLY and body). */
+static int is_h2(const speedyd_spdy_conn *conn) {
+  return speedy_session_protocol(conn->session) == SPEEDY_PROTOCOL_H2;
+}
+
+/* 1 when pages on this connection are followed by their pushes: --push, not shutting
+ * down, and a client that takes them. */
+static int push_allowed(speedyd_spdy_conn *conn) {
+  speedyd_server *server = conn->base->server;
+  if (!server->config.push || server->shutting_down) return 0;
+  /* SPDY has no push opt-out but this: MAX_CONCURRENT_STREAMS 0 (SPDY/3 2.6.4); HTTP/2
+   * has it too (RFC 9113 5.1.2) besides SETTINGS_ENABLE_PUSH 0 (6.5.2). The client's
+   * SETTINGS come before its first request (3.4), so they are known by now. */
+  if (speedy_session_remote_setting(conn->session, SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS) == 0)
+    return 0;
+  return !is_h2(conn) ||
+         speedy_session_remote_setting(conn->session, SPEEDY_SETTINGS_ENABLE_PUSH) != 0;
+}
+
+/* Hints for s's page (manifest entries, GET answered 200): under --hint, X-Subresources
+ * and Link on its answer, and over HTTP/2 a 103 Early Hints (RFC 8297) with the same Link
+ * before it. Under --push an HTTP/2 client that refuses push gets those hints instead
+ * (browsers act on 103 and Link, and no longer take pushes). SPDY has no 1xx answers. */
+static void hint_resources(speedyd_spdy_conn *conn, sd_stream *s, int pushing) {
+  speedyd_server *server = conn->base->server;
+  int h2 = is_h2(conn);
+  if (!server->config.hint && !(h2 && server->config.push && !pushing)) return;
+  const http_manifest_entry *entries;
+  size_t n = speedyd_push_entries(server, &s->request, &s->response, &entries);
+  if (n == 0 || http_manifest_add_hints(entries, n, &s->response) != 0 || !h2) return;
+  http_response early;
+  http_spdy_headers headers;
+  if (speedyd_push_early_hints(&s->response, &early) == 0 &&
+      http_spdy_response_headers(&early, HTTP_PROTO_H2, &headers) == 0) {
+    /* A failure leaves the final answer, with its Link, to do the hinting. */
+    (void)speedy_submit_headers(conn->session, s->id, headers.list, headers.count, 0);
+    http_spdy_headers_free(&headers);
+  }
+  http_response_free(&early);
+}
+
+/* Pushes the manifest's resources for s's page (before its SYN_REPLY and body; for
+ * HTTP/2, PUSH_PROMISEs before the page's HEADERS). */
 static void push_resources(speedyd_spdy_conn *conn, sd_stream *page) {
   speedyd_server *server = conn->base->server;
-  if (!server->config.push || server->shutting_down) return;
-  /* SPDY has no push opt-out but this: MAX_CONCURRENT_STREAMS 0 (SPDY/3 2.6.4). */
-  if (speedy_session_remote_setting(conn->session, SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS) == 0)
-    return;
   if (page->request.scheme == NULL || page->request.authority == NULL) return;
   const http_manifest_entry *entries;
   size_t n = speedyd_push_entries(server, &page->request, &page->response, &entries);
@@ -196,7 +240,7 @@ static void push_resources(speedyd_spdy_conn *conn, sd_stream *page) {
     s->urgency = entries[i].urgency;
     if (speedyd_push_request(&page->request, entries[i].path, page->request.protocol,
                              &s->request) != 0) {
-      http_request_init(&s->request, HTTP_PROTO_SPDY31, 0, 0);
+      http_request_init(&s->request, page->request.protocol, 0, 0);
       stream_del(s);
       continue;
     }
@@ -207,12 +251,12 @@ static void push_resources(speedyd_spdy_conn *conn, sd_stream *page) {
     }
     speedyd_serve_common_headers(&s->response);
     http_spdy_headers request_headers, response_headers;
-    if (http_spdy_push_headers(page->request.scheme, page->request.authority, entries[i].path,
-                               &request_headers) != 0) {
+    if (http_spdy_push_headers(page->request.protocol, page->request.scheme,
+                               page->request.authority, entries[i].path, &request_headers) != 0) {
       stream_del(s);
       return;
     }
-    if (http_spdy_response_headers(&s->response, &response_headers) != 0) {
+    if (http_spdy_response_headers(&s->response, s->request.protocol, &response_headers) != 0) {
       http_spdy_headers_free(&request_headers);
       stream_del(s);
       return;
@@ -224,7 +268,8 @@ static void push_resources(speedyd_spdy_conn *conn, sd_stream *page) {
     http_spdy_headers_free(&response_headers);
     if (id < 0) {
       stream_del(s);
-      if (id != SPEEDY_ERR_INVALID_HEADER) return; /* closing, out of ids, queue full */
+      /* closing, out of ids, queue full, HTTP/2 push refused meanwhile */
+      if (id != SPEEDY_ERR_INVALID_HEADER) return;
       continue;
     }
     s->id = id;
@@ -238,12 +283,14 @@ static void respond(speedyd_spdy_conn *conn, sd_stream *s) {
   if (s->responded) return;
   s->responded = 1;
   speedyd_serve_common_headers(&s->response);
-  speedyd_push_add_hints(server, &s->request, &s->response);
+  int pushing = push_allowed(conn);
+  hint_resources(conn, s, pushing);
   /* Pushes go first: their SYN_STREAMs must precede any of the page's content that could
-   * let the client discover them (SPDY/3 3.3.1). */
-  push_resources(conn, s);
+   * let the client discover them (SPDY/3 3.3.1; RFC 9113 8.4.1 says the same of
+   * PUSH_PROMISE). */
+  if (pushing) push_resources(conn, s);
   http_spdy_headers headers;
-  int rv = http_spdy_response_headers(&s->response, &headers);
+  int rv = http_spdy_response_headers(&s->response, s->request.protocol, &headers);
   if (rv == 0) {
     int has_body = s->response.body != NULL;
     rv = speedy_submit_response(conn->session, s->id, headers.list, headers.count,
@@ -274,7 +321,8 @@ static int on_begin_headers(speedy_session *session, int32_t stream_id, speedy_h
   speedyd_spdy_conn *conn = user;
   if (kind != SPEEDY_HEADERS_REQUEST) {
     /* Trailers are ignored; HEADERS piled on a stream are capped (SPDY has no
-     * CONTINUATION, so each is a whole block and only the count needs a bound). */
+     * CONTINUATION, so each is a whole block and only the count needs a bound; libspeedy
+     * bounds HTTP/2's CONTINUATIONs and allows only one trailer section). */
     sd_stream *s = stream_get(conn, stream_id);
     if (s != NULL && ++s->header_frames > SD_MAX_HEADER_FRAMES)
       speedy_submit_rst(conn->session, stream_id, SPEEDY_RST_PROTOCOL_ERROR);
@@ -397,10 +445,51 @@ static int on_stream_close(speedy_session *session, int32_t stream_id, uint32_t 
   return 0;
 }
 
+/* HTTP/2's frame types and flags (RFC 9113 6; PRIORITY_UPDATE: RFC 9218 7.1): on_frame
+ * reports a session's own types. */
+enum {
+  H2_DATA = 0x0,
+  H2_HEADERS = 0x1,
+  H2_RST_STREAM = 0x3,
+  H2_SETTINGS = 0x4,
+  H2_PUSH_PROMISE = 0x5,
+  H2_GOAWAY = 0x7,
+  H2_WINDOW_UPDATE = 0x8,
+  H2_CONTINUATION = 0x9,
+  H2_FLAG_END_STREAM = 0x1,
+  H2_FLAG_ACK = 0x1
+};
+
+/* glitch_cost for HTTP/2. libspeedy has its own budgets for empty frames, resets and
+ * queued answers; this meter adds the address-wide view. */
+static unsigned glitch_cost_h2(speedyd_spdy_conn *conn, int sent, int type, uint8_t flags,
+                               uint32_t length) {
+  if (sent) {
+    if (type == H2_DATA) conn->window_updates_owed++;
+    if (type == H2_HEADERS || type == H2_PUSH_PROMISE) conn->window_updates_owed += 2;
+    return type == H2_RST_STREAM;
+  }
+  switch (type) {
+  case H2_DATA:
+    return length == 0 && !(flags & H2_FLAG_END_STREAM);
+  case H2_SETTINGS:
+    /* The client's first SETTINGS and its ACKs of ours are part of every connection. */
+    return !(flags & H2_FLAG_ACK) && conn->settings_seen++ > 0;
+  case H2_HEADERS:      /* requests; trailers and more are counted in on_begin_headers */
+  case H2_CONTINUATION: /* capped per block by libspeedy */
+  case H2_GOAWAY:
+  case H2_WINDOW_UPDATE: /* charged in on_window_update */
+    return 0;
+  default:
+    return 1; /* PING, PRIORITY, RST_STREAM, PRIORITY_UPDATE, unknown types */
+  }
+}
+
 /* What a frame costs on the flood meter: work for us without a request in it.
  * WINDOW_UPDATEs are charged in on_window_update, which has their delta. */
 static unsigned glitch_cost(speedyd_spdy_conn *conn, int sent, speedy_spdy_frame_type type,
                             uint8_t flags, uint32_t length) {
+  if (is_h2(conn)) return glitch_cost_h2(conn, sent, (int)type, flags, length);
   if (sent) {
     if (type == SPEEDY_SPDY_FRAME_DATA) conn->window_updates_owed++;
     if (type == SPEEDY_SPDY_FRAME_SYN_REPLY || type == SPEEDY_SPDY_FRAME_SYN_STREAM)
@@ -442,7 +531,8 @@ static void on_frame(speedy_session *session, int sent, speedy_spdy_frame_type t
   charge_glitches(conn, glitch_cost(conn, sent, type, flags, length));
   if (!sent || stream_id == 0) return;
   sd_stream *s = stream_get(user, stream_id);
-  if (s != NULL) s->bytes_out += 8u + (uint64_t)length;
+  if (s != NULL)
+    s->bytes_out += speedy_session_data_header_length(conn->session) + (uint64_t)length;
 }
 
 /* A client credits what it received, in sizable steps: tiny deltas (a window opened a
@@ -501,8 +591,15 @@ static void produce(speedyd_spdy_conn *conn, size_t room, int unbounded) {
 }
 
 static void on_writable(io_conn *io, size_t room, void *user) {
-  (void)io;
   speedyd_spdy_conn *conn = user;
+  /* HTTP/2 times the ACK of the SETTINGS we send from when they go out; past the
+   * timeout the session ends with its GOAWAY queued, sent below. */
+  int rv = speedy_session_set_now(conn->session, speedyd_now_ns());
+  if (rv != 0 && !conn->closing) {
+    speedyd_log_error(conn->base->server, io_conn_peer(io), "session ended: %s",
+                      speedy_strerror(rv));
+    conn->closing = 1;
+  }
   produce(conn, room, conn->closing);
 }
 
@@ -684,6 +781,8 @@ int speedyd_spdy_start(speedyd_conn *c, speedy_protocol protocol) {
     free(conn);
     return rv;
   }
+  /* The session's clock starts now, not at 0: HTTP/2 times its SETTINGS ACK from here. */
+  (void)speedy_session_set_now(conn->session, speedyd_now_ns());
   if (speedy_session_protocol_undecided(conn->session)) {
     uv_timer_init(server->loop, &conn->v3_timer);
     conn->v3_timer.data = conn;

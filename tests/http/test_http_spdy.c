@@ -161,7 +161,7 @@ Test(spdy_response, status_carries_the_reason_and_connection_headers_are_dropped
   http_headers_add_str(&response.headers, "set-cookie", "a=1");
   http_headers_add_str(&response.headers, "set-cookie", "b=2");
   http_spdy_headers out;
-  cr_assert_eq(http_spdy_response_headers(&response, &out), 0);
+  cr_assert_eq(http_spdy_response_headers(&response, HTTP_PROTO_SPDY3, &out), 0);
   cr_assert_eq(out.count, 5);
   cr_expect_str_eq(out.list[0].name, ":status");
   cr_expect_eq(memcmp(out.list[0].value, "200 OK", 6), 0);
@@ -192,7 +192,7 @@ Test(spdy_response, status_is_the_code_and_its_reason_for_any_code) {
     http_response_init(&response);
     response.status = cases[i].status;
     http_spdy_headers out;
-    cr_assert_eq(http_spdy_response_headers(&response, &out), 0);
+    cr_assert_eq(http_spdy_response_headers(&response, HTTP_PROTO_SPDY3, &out), 0);
     char want[64];
     snprintf(want, sizeof want, "%d %s", cases[i].status, http_status_reason(cases[i].status));
     cr_expect_eq(out.list[0].value_len, strlen(want));
@@ -214,7 +214,7 @@ Test(spdy_response, more_fields_than_the_inline_list_holds_are_all_listed) {
     cr_assert_eq(http_headers_add_str(&response.headers, name, "v"), 0);
   }
   http_spdy_headers out;
-  cr_assert_eq(http_spdy_response_headers(&response, &out), 0);
+  cr_assert_eq(http_spdy_response_headers(&response, HTTP_PROTO_SPDY3, &out), 0);
   cr_assert_eq(out.count, 2 + 3 * HTTP_SPDY_INLINE_HEADERS);
   cr_expect_str_eq(out.list[out.count - 1].name, "x-h47");
   http_spdy_headers_free(&out);
@@ -223,10 +223,154 @@ Test(spdy_response, more_fields_than_the_inline_list_holds_are_all_listed) {
 
 Test(spdy_response, push_request_headers_name_the_resource) {
   http_spdy_headers out;
-  cr_assert_eq(http_spdy_push_headers("https", "example.com", "/a.css", &out), 0);
+  cr_assert_eq(http_spdy_push_headers(HTTP_PROTO_SPDY3, "https", "example.com", "/a.css", &out), 0);
   cr_assert_eq(out.count, 3);
   cr_expect_str_eq(out.list[0].name, ":scheme");
   cr_expect_str_eq(out.list[2].value, "/a.css");
+  http_spdy_headers_free(&out);
+}
+
+/* ---- HTTP/2 (RFC 9113 8.3): the same functions with HTTP/2's names ---- */
+
+static void feed_h2_required(http_request *request) {
+  feed(request, ":method", "GET");
+  feed(request, ":scheme", "https");
+  feed(request, ":authority", "example.com:8443");
+  feed(request, ":path", "/index.html");
+}
+
+Test(h2_request, authority_is_the_authority_and_version_is_http_2) {
+  http_request request;
+  http_request_init(&request, HTTP_PROTO_H2, 0, 0);
+  feed_h2_required(&request);
+  feed(&request, "host", "other.example");
+  feed(&request, "accept", "*/*");
+  cr_assert_eq(http_spdy_request_finish(&request, 0), 0);
+  cr_expect_str_eq(request.authority, "example.com:8443", ":authority wins over Host");
+  cr_expect_str_eq(request.path, "/index.html");
+  cr_expect_str_eq(request.scheme, "https");
+  cr_expect_str_eq(request.version, "HTTP/2.0");
+  cr_expect_null(http_headers_get(&request.headers, "host"));
+  cr_expect_eq(request.has_body, 1);
+  http_request_free(&request);
+}
+
+Test(h2_request, host_stands_for_a_missing_authority) {
+  http_request request;
+  http_request_init(&request, HTTP_PROTO_H2, 0, 0);
+  feed(&request, ":method", "GET");
+  feed(&request, ":scheme", "http");
+  feed(&request, ":path", "/");
+  feed(&request, "host", "example.org");
+  cr_assert_eq(http_spdy_request_finish(&request, 1), 0);
+  cr_expect_str_eq(request.authority, "example.org");
+  http_request_free(&request);
+}
+
+Test(h2_request, no_authority_at_all_is_still_a_request) {
+  http_request request;
+  http_request_init(&request, HTTP_PROTO_H2, 0, 0);
+  feed(&request, ":method", "GET");
+  feed(&request, ":scheme", "http");
+  feed(&request, ":path", "/");
+  cr_expect_eq(http_spdy_request_finish(&request, 1), 0);
+  cr_expect_null(request.authority);
+  http_request_free(&request);
+}
+
+Test(h2_request, each_missing_required_pseudo_header_is_a_400) {
+  static const char *const names[] = {":method", ":scheme", ":path"};
+  static const char *const values[] = {"GET", "http", "/"};
+  for (size_t skip = 0; skip < 3; skip++) {
+    http_request request;
+    http_request_init(&request, HTTP_PROTO_H2, 0, 0);
+    feed(&request, ":authority", "example.com");
+    for (size_t i = 0; i < 3; i++)
+      if (i != skip) feed(&request, names[i], values[i]);
+    cr_expect_eq(http_spdy_request_finish(&request, 1), HTTP_ERR_BAD_REQUEST, "without %s",
+                 names[skip]);
+    http_request_free(&request);
+  }
+}
+
+Test(h2_request, spdy_pseudo_headers_are_unknown_ones) {
+  static const char *const spdy_only[] = {":host", ":version"};
+  for (size_t i = 0; i < 2; i++) {
+    http_request request;
+    http_request_init(&request, HTTP_PROTO_H2, 0, 0);
+    feed_h2_required(&request);
+    feed(&request, spdy_only[i], "x");
+    cr_expect_eq(http_spdy_request_finish(&request, 1), HTTP_ERR_BAD_REQUEST, "%s", spdy_only[i]);
+    http_request_free(&request);
+  }
+  /* And the other way round: :authority means nothing to SPDY. */
+  http_request request;
+  http_request_init(&request, HTTP_PROTO_SPDY3, 0, 0);
+  feed_required(&request);
+  feed(&request, ":authority", "example.com");
+  cr_expect_eq(http_spdy_request_finish(&request, 1), HTTP_ERR_BAD_REQUEST);
+  http_request_free(&request);
+}
+
+Test(h2_request, absolute_path_is_not_taken_apart) {
+  http_request request;
+  http_request_init(&request, HTTP_PROTO_H2, 0, 0);
+  feed(&request, ":method", "GET");
+  feed(&request, ":scheme", "http");
+  feed(&request, ":authority", "a.example");
+  feed(&request, ":path", "http://b.example/x");
+  cr_expect_eq(http_spdy_request_finish(&request, 1), HTTP_ERR_BAD_REQUEST);
+  cr_expect_str_eq(request.authority, "a.example");
+  http_request_free(&request);
+}
+
+Test(h2_response, status_is_three_digits_without_version_or_reason) {
+  http_response response;
+  http_response_init(&response);
+  response.status = 404;
+  http_headers_add_str(&response.headers, "content-type", "text/html");
+  http_headers_add_str(&response.headers, "connection", "close");
+  http_headers_add_str(&response.headers, "upgrade", "h2c");
+  http_headers_add_str(&response.headers, "te", "trailers");
+  http_spdy_headers out;
+  cr_assert_eq(http_spdy_response_headers(&response, HTTP_PROTO_H2, &out), 0);
+  cr_assert_eq(out.count, 2);
+  cr_expect_str_eq(out.list[0].name, ":status");
+  cr_expect_eq(out.list[0].value_len, 3);
+  cr_expect_eq(memcmp(out.list[0].value, "404", 3), 0);
+  cr_expect_str_eq(out.list[1].name, "content-type");
+  http_spdy_headers_free(&out);
+  http_response_free(&response);
+}
+
+Test(h2_response, informational_status_and_impossible_ones) {
+  http_response response;
+  http_response_init(&response);
+  response.status = 103;
+  http_headers_add_str(&response.headers, "link", "</a.css>; rel=preload; as=style");
+  http_spdy_headers out;
+  cr_assert_eq(http_spdy_response_headers(&response, HTTP_PROTO_H2, &out), 0);
+  cr_expect_eq(memcmp(out.list[0].value, "103", 3), 0);
+  cr_expect_str_eq(out.list[1].name, "link");
+  http_spdy_headers_free(&out);
+  response.status = 1000;
+  cr_expect_eq(http_spdy_response_headers(&response, HTTP_PROTO_H2, &out),
+               HTTP_ERR_INVALID_ARGUMENT);
+  response.status = 99;
+  cr_expect_eq(http_spdy_response_headers(&response, HTTP_PROTO_H2, &out),
+               HTTP_ERR_INVALID_ARGUMENT);
+  http_response_free(&response);
+}
+
+Test(h2_response, push_request_is_a_get_with_authority) {
+  http_spdy_headers out;
+  cr_assert_eq(http_spdy_push_headers(HTTP_PROTO_H2, "https", "example.com", "/a.css", &out), 0);
+  cr_assert_eq(out.count, 4);
+  cr_expect_str_eq(out.list[0].name, ":method");
+  cr_expect_str_eq(out.list[0].value, "GET");
+  cr_expect_str_eq(out.list[2].name, ":authority");
+  cr_expect_str_eq(out.list[2].value, "example.com");
+  cr_expect_str_eq(out.list[3].value, "/a.css");
   http_spdy_headers_free(&out);
 }
 

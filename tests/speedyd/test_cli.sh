@@ -26,7 +26,7 @@ check "its message, in the one style of option errors" "$(cat "$WORK/e7")" \
 "$SPEEDYD" --docroot "$WORK/site" --protocols spdy/3,spdy/4 2>"$WORK/e8"
 check "a bad --protocols exits 2" "$?" 2
 check "its message shows the whole value" "$(cat "$WORK/e8")" \
-  "speedyd: bad --protocols 'spdy/3,spdy/4': expected up to 4 of spdy/3.1, spdy/3, spdy/2, http/1.1, comma-separated (try 'speedyd --help')"
+  "speedyd: bad --protocols 'spdy/3,spdy/4': expected up to 5 of h2, spdy/3.1, spdy/3, spdy/2, http/1.1, comma-separated (try 'speedyd --help')"
 "$SPEEDYD" --docroot "$WORK/site" --idle-timeout 1s 2>"$WORK/e9"
 check "a bad timeout's message" "$(cat "$WORK/e9")" \
   "speedyd: bad --idle-timeout '1s': expected milliseconds, 0 to 86400000 (try 'speedyd --help')"
