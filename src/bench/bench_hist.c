@@ -1,6 +1,7 @@
 /* bench_hist.c — the log-linear latency histogram of `speedy bench` (see bench_hist.h). */
 #include "bench_hist.h"
 
+#include <math.h>
 #include <string.h>
 
 void bench_hist_init(bench_hist *hist) {
@@ -63,4 +64,18 @@ uint64_t bench_hist_quantile(const bench_hist *hist, double q) {
 
 uint64_t bench_hist_mean(const bench_hist *hist) {
   return hist->count ? hist->sum / hist->count : 0;
+}
+
+/* From the buckets, each value taken as its bucket's middle: within the buckets' 1/128. */
+uint64_t bench_hist_stddev(const bench_hist *hist) {
+  if (hist->count < 2) return 0;
+  double mean = (double)bench_hist_mean(hist), squares = 0.0;
+  for (unsigned i = 0; i < BENCH_HIST_BUCKETS; i++) {
+    if (hist->buckets[i] == 0) continue;
+    double top = (double)bench_hist_bucket_top(i);
+    double bottom = i == 0 ? 0.0 : (double)bench_hist_bucket_top(i - 1) + 1.0;
+    double d = (top + bottom) / 2.0 - mean;
+    squares += d * d * (double)hist->buckets[i];
+  }
+  return (uint64_t)sqrt(squares / (double)(hist->count - 1));
 }

@@ -32,6 +32,8 @@ void bench_hist_merge(bench_hist *into, const bench_hist *from);
  * ceil(q * count)-th smallest value, capped at the maximum. 0 when empty. */
 uint64_t bench_hist_quantile(const bench_hist *hist, double q);
 uint64_t bench_hist_mean(const bench_hist *hist);
+/* The sample standard deviation (h2load's "sd"), from the buckets: 0 below two values. */
+uint64_t bench_hist_stddev(const bench_hist *hist);
 /* Bucket index of a value and the largest value of a bucket (exposed for tests). */
 unsigned bench_hist_index(uint64_t value);
 uint64_t bench_hist_bucket_top(unsigned index);

@@ -3,7 +3,7 @@
  *   bench_main.c    options, --help, URLs, threads, the merged result and exit status
  *   bench_run.c     one thread: its loop, connections, the request schedule (closed or
  *                   open loop), verification, warm-up, deadline and hold
- *   bench_spdy.c    a connection speaking SPDY (libspeedy client session)
+ *   bench_spdy.c    a connection speaking SPDY or HTTP/2 (libspeedy client session)
  *   bench_http1.c   a connection speaking HTTP/1.1 with pipelining (llhttp)
  *   bench_report.c  the human summary and --json
  *   bench_hist.c    the latency histogram
@@ -64,7 +64,7 @@ typedef struct bench_options {
   double max_time_s; /* hard limit of the whole run */
   double rate;       /* --rate (0: closed loop) */
   /* protocol */
-  io_proto spdy; /* 0: negotiate (TLS) or SPDY/3.1 (plaintext) */
+  io_proto proto; /* --proto: 0 negotiate (TLS) or SPDY/3.1 (http://); or forced */
   int http1;
   int npn; /* --npn: offer NPN only (TLS 1.2) */
   int insecure;
@@ -99,6 +99,9 @@ typedef struct bench_stats {
   uint64_t measured_ok, measured_failed;
   uint64_t body_bytes;    /* measured, completed */
   uint64_t wire_bytes_in; /* plaintext read, all connections, whole run */
+  /* SPDY and HTTP/2, whole run, as h2load counts them: response field blocks as received
+   * (frame payloads, compressed) and decoded (names plus values), DATA payload bytes */
+  uint64_t header_bytes_in, header_bytes_decoded, data_bytes_in;
   uint64_t warmup_requests;
   uint64_t reconnects;
   uint64_t connections_opened;
@@ -147,7 +150,8 @@ struct bench_conn {
                          connection that answered: no reconnect storm on refusal) */
   int index;
   int opened, closing, dead;
-  int initial; /* one of the first -c connections, not yet open or failed */
+  int initial;              /* one of the first -c connections, not yet open or failed */
+  int32_t informational_id; /* HTTP/2: the stream whose 1xx head is arriving, or 0 */
   int64_t t_connect;
 };
 
@@ -161,6 +165,7 @@ void bench_request_failed(bench_conn *conn, bench_req *req, bench_error kind, in
 void bench_request_body(bench_req *req, const uint8_t *data, size_t len);
 int64_t bench_now_ns(void);
 const bench_options *bench_conn_options(const bench_conn *conn);
+bench_stats *bench_conn_stats(const bench_conn *conn);
 /* Pre-built request headers / bytes of path i. */
 const speedy_header *bench_spdy_headers(const bench_conn *conn, int path, size_t *n);
 const char *bench_http1_request(const bench_conn *conn, int path, size_t *len);

@@ -33,55 +33,60 @@
 #define DEFAULT_HEADER_COMPRESSION 1
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "Usage: speedy bench [OPTION]... URL...\n"
-          "Load a SPDY or HTTP/1.1 server and report throughput, latency and errors. URLs\n"
-          "must share one origin; requests go to them in turn. Every response is verified:\n"
-          "status 2xx, body size equal to Content-Length and to the URL's first response,\n"
-          "and, on a sample, the content (a hash of the first response).\n\n"
-          "Load:\n"
-          "  -c, --connections N   connections (default 1, max %d)\n"
-          "  -m, --streams N       concurrent streams per connection (SPDY), or pipelining\n"
-          "                        depth (HTTP/1.1) (default 1, max %d)\n"
-          "  -n, --requests N      measured requests in all (default %d; with -c, an equal\n"
-          "                        share per connection)\n"
-          "  -D, --duration S      run for S seconds instead of -n\n"
-          "  -t, --threads N       threads, each with its own loop and connections (default 1)\n"
-          "      --rate R          open loop: send R requests/s in all at constant arrival\n"
-          "                        times; latency counts from each request's due time\n"
-          "                        (default: closed loop)\n"
-          "      --warmup S        send for S seconds before measuring (default 0)\n"
-          "      --max-time S      hard limit of the whole run (default %.0f with -n, the\n"
-          "                        duration + warm-up + 30 with -D)\n"
-          "Protocol:\n"
-          "      --spdy=VERSION    SPDY 3.1, 3 or 2 (default: negotiated over TLS, preferring\n"
-          "                        3.1; SPDY/3.1 on http:// URLs)\n"
-          "      --http1           HTTP/1.1 with keep-alive (and -m pipelining)\n"
-          "      --npn             TLS: offer the protocol by NPN only (caps TLS at 1.2)\n"
-          "      --window BYTES    SPDY/3+ stream receive window (default %u)\n"
-          "      --session-window BYTES  SPDY/3.1 session receive window (default %u)\n"
-          "      --header-compression LEVEL  zlib level of our SPDY request headers, 0-9\n"
-          "                        (default %d: cheap for the load generator)\n"
-          "TLS and network:\n"
-          "  -k, --insecure        do not verify the server's certificate or host name\n"
-          "      --cacert FILE     trust the CA certificates in FILE (default: system store)\n"
-          "      --resolve HOST:PORT:ADDR  connect to ADDR for HOST:PORT\n"
-          "      --connect-timeout S  connect + TLS handshake limit (default 10)\n"
-          "Verification and output:\n"
-          "      --verify-every N  hash every Nth body against the first (default 100; 0:\n"
-          "                        sizes only)\n"
-          "      --json            print the result as one JSON object\n"
-          "  -q, --quiet           no progress and no connection messages on stderr\n"
-          "      --hold S          keep the connections open and idle S seconds after the\n"
-          "                        last response (to measure a server's memory per\n"
-          "                        connection) (default 0)\n"
-          "      --ready-file FILE write FILE once every connection is idle in --hold\n"
-          "  -h, --help            this help\n"
-          "  -V, --version         print the version\n\n"
-          "Exit status: 0 every request answered and verified, 1 any error (each kind\n"
-          "counted), 2 bad usage.\n",
-          BENCH_MAX_CONNECTIONS, BENCH_MAX_STREAMS, DEFAULT_REQUESTS, DEFAULT_MAX_TIME_N,
-          DEFAULT_STREAM_WINDOW, DEFAULT_SESSION_WINDOW, DEFAULT_HEADER_COMPRESSION);
+  fprintf(
+      f,
+      "Usage: speedy bench [OPTION]... URL...\n"
+      "Load an HTTP/2, SPDY or HTTP/1.1 server and report throughput, latency and errors\n"
+      "(with the figures h2load reports: requests, traffic, header bytes). URLs\n"
+      "must share one origin; requests go to them in turn. Every response is verified:\n"
+      "status 2xx, body size equal to Content-Length and to the URL's first response,\n"
+      "and, on a sample, the content (a hash of the first response).\n\n"
+      "Load:\n"
+      "  -c, --connections N   connections (default 1, max %d)\n"
+      "  -m, --streams N       concurrent streams per connection (HTTP/2, SPDY), or pipelining\n"
+      "                        depth (HTTP/1.1) (default 1, max %d)\n"
+      "  -n, --requests N      measured requests in all (default %d; with -c, an equal\n"
+      "                        share per connection)\n"
+      "  -D, --duration S      run for S seconds instead of -n\n"
+      "  -t, --threads N       threads, each with its own loop and connections (default 1)\n"
+      "      --rate R          open loop: send R requests/s in all at constant arrival\n"
+      "                        times; latency counts from each request's due time\n"
+      "                        (default: closed loop)\n"
+      "      --warmup S        send for S seconds before measuring (default 0)\n"
+      "      --max-time S      hard limit of the whole run (default %.0f with -n, the\n"
+      "                        duration + warm-up + 30 with -D)\n"
+      "Protocol:\n"
+      "      --proto PROTO     h2, h2c (HTTP/2 with prior knowledge on http://), spdy/3.1,\n"
+      "                        spdy/3, spdy/2 or http/1.1; over TLS only PROTO is offered\n"
+      "                        (default: offer h2, spdy/3.1, spdy/3, spdy/2, http/1.1 by\n"
+      "                        ALPN and speak what the server chose; SPDY/3.1 on http://)\n"
+      "      --spdy=VERSION    the same as --proto spdy/VERSION: 3.1, 3 or 2\n"
+      "      --http1           the same as --proto http/1.1 (keep-alive, -m pipelining)\n"
+      "      --npn             TLS: offer the protocol by NPN only (caps TLS at 1.2)\n"
+      "      --window BYTES    SPDY/3+ stream receive window (default %u)\n"
+      "      --session-window BYTES  SPDY/3.1 session receive window (default %u)\n"
+      "      --header-compression LEVEL  zlib level of our SPDY request headers, 0-9\n"
+      "                        (default %d: cheap for the load generator)\n"
+      "TLS and network:\n"
+      "  -k, --insecure        do not verify the server's certificate or host name\n"
+      "      --cacert FILE     trust the CA certificates in FILE (default: system store)\n"
+      "      --resolve HOST:PORT:ADDR  connect to ADDR for HOST:PORT\n"
+      "      --connect-timeout S  connect + TLS handshake limit (default 10)\n"
+      "Verification and output:\n"
+      "      --verify-every N  hash every Nth body against the first (default 100; 0:\n"
+      "                        sizes only)\n"
+      "      --json            print the result as one JSON object\n"
+      "  -q, --quiet           no progress and no connection messages on stderr\n"
+      "      --hold S          keep the connections open and idle S seconds after the\n"
+      "                        last response (to measure a server's memory per\n"
+      "                        connection) (default 0)\n"
+      "      --ready-file FILE write FILE once every connection is idle in --hold\n"
+      "  -h, --help            this help\n"
+      "  -V, --version         print the version\n\n"
+      "Exit status: 0 every request answered and verified, 1 any error (each kind\n"
+      "counted), 2 bad usage.\n",
+      BENCH_MAX_CONNECTIONS, BENCH_MAX_STREAMS, DEFAULT_REQUESTS, DEFAULT_MAX_TIME_N,
+      DEFAULT_STREAM_WINDOW, DEFAULT_SESSION_WINDOW, DEFAULT_HEADER_COMPRESSION);
 }
 
 static int parse_seconds(const char *s, double min, double max, double *out) {
@@ -250,6 +255,7 @@ static int resolve_address(bench_options *opt) {
 
 enum {
   OPT_SPDY = 256,
+  OPT_PROTO,
   OPT_HTTP1,
   OPT_NPN,
   OPT_WINDOW,
@@ -276,6 +282,7 @@ static const struct option long_options[] = {
     {"rate", required_argument, NULL, OPT_RATE},
     {"warmup", required_argument, NULL, OPT_WARMUP},
     {"max-time", required_argument, NULL, OPT_MAX_TIME},
+    {"proto", required_argument, NULL, OPT_PROTO},
     {"spdy", required_argument, NULL, OPT_SPDY},
     {"http1", no_argument, NULL, OPT_HTTP1},
     {"npn", no_argument, NULL, OPT_NPN},
@@ -349,7 +356,15 @@ static int parse_options(bench_options *opt, int argc, char **argv) {
       speedy_protocol protocol;
       if (cli_parse_spdy_version(optarg, &protocol) != 0)
         return cli_option_error(BENCH_PROGRAM, "spdy", optarg, "3.1, 3 or 2");
-      opt->spdy = io_proto_of_session(protocol);
+      opt->proto = io_proto_of_session(protocol);
+    } break;
+    case OPT_PROTO: {
+      speedy_protocol protocol = SPEEDY_PROTOCOL_SPDY3_1;
+      int http1 = 0;
+      if (cli_parse_proto(optarg, &protocol, &http1) != 0)
+        return cli_option_error(BENCH_PROGRAM, "proto", optarg, CLI_PROTO_VALUES);
+      opt->http1 = http1;
+      opt->proto = http1 ? IO_PROTO_UNKNOWN : io_proto_of_session(protocol);
     } break;
     case OPT_HTTP1:
       opt->http1 = 1;
@@ -427,7 +442,7 @@ static int parse_options(bench_options *opt, int argc, char **argv) {
     return cli_usage_error(BENCH_PROGRAM, "at most %d URLs", BENCH_MAX_PATHS);
   if (have_n && opt->duration_s > 0)
     return cli_usage_error(BENCH_PROGRAM, "%s", "-n and -D exclude each other");
-  if (opt->http1 && opt->spdy)
+  if (opt->http1 && opt->proto)
     return cli_usage_error(BENCH_PROGRAM, "%s", "--http1 and --spdy exclude each other");
   if (opt->threads > opt->connections)
     return cli_usage_error(BENCH_PROGRAM, "-t %d needs at least as many connections (-c)",
@@ -475,6 +490,9 @@ static void merge_stats(bench_stats *into, const bench_stats *from, int first) {
   into->measured_failed += from->measured_failed;
   into->body_bytes += from->body_bytes;
   into->wire_bytes_in += from->wire_bytes_in;
+  into->header_bytes_in += from->header_bytes_in;
+  into->header_bytes_decoded += from->header_bytes_decoded;
+  into->data_bytes_in += from->data_bytes_in;
   into->warmup_requests += from->warmup_requests;
   into->reconnects += from->reconnects;
   into->connections_opened += from->connections_opened;

@@ -132,6 +132,27 @@ static void print_errors_line(const bench_stats *st) {
   printf("\n");
 }
 
+/* h2load's traffic line: bytes read, response header blocks as received (and how much
+ * smaller than decoded), DATA payload. Header figures exist for SPDY and HTTP/2. */
+static void print_traffic_line(const bench_stats *st) {
+  char total[32], headers[32], data[32];
+  human_bytes(total, sizeof(total), (double)st->wire_bytes_in);
+  human_bytes(headers, sizeof(headers), (double)st->header_bytes_in);
+  human_bytes(data, sizeof(data), (double)st->data_bytes_in);
+  printf("traffic:   %s (%llu) total, ", total, (unsigned long long)st->wire_bytes_in);
+  if (st->proto == IO_PROTO_HTTP1) {
+    printf("headers not counted for HTTP/1.1\n");
+    return;
+  }
+  double savings =
+      st->header_bytes_decoded
+          ? 100.0 * (1.0 - (double)st->header_bytes_in / (double)st->header_bytes_decoded)
+          : 0.0;
+  printf("%s (%llu) headers (space savings %.2f%%), %s (%llu) data\n", headers,
+         (unsigned long long)st->header_bytes_in, savings, data,
+         (unsigned long long)st->data_bytes_in);
+}
+
 static const char *mode_name(const bench_options *opt) {
   return opt->rate > 0 ? "open loop" : "closed loop";
 }
@@ -169,7 +190,16 @@ void bench_report_text(const bench_options *opt, const bench_stats *st, double w
     printf("\n");
   }
   print_hist_line("latency:", &st->latency);
+  if (st->latency.count) {
+    char lo[32], hi[32], mean[32], sd[32];
+    human_time(lo, sizeof(lo), st->latency.min);
+    human_time(hi, sizeof(hi), st->latency.max);
+    human_time(mean, sizeof(mean), bench_hist_mean(&st->latency));
+    human_time(sd, sizeof(sd), bench_hist_stddev(&st->latency));
+    printf("           min %s, max %s, mean %s, sd %s\n", lo, hi, mean, sd);
+  }
   print_hist_line("ttfb:", &st->ttfb);
+  print_traffic_line(st);
   print_hist_line("connect:", &st->connect);
   printf("           %llu connection%s opened, %llu reconnect%s\n",
          (unsigned long long)st->connections_opened, st->connections_opened == 1 ? "" : "s",
@@ -189,11 +219,12 @@ void bench_report_text(const bench_options *opt, const bench_stats *st, double w
 
 static void json_hist(const char *name, const bench_hist *h, int last) {
   printf("  \"%s\": {\"count\": %llu, \"p50\": %.1f, \"p90\": %.1f, \"p99\": %.1f, "
-         "\"p99_9\": %.1f, \"max\": %.1f, \"mean\": %.1f}%s\n",
+         "\"p99_9\": %.1f, \"max\": %.1f, \"mean\": %.1f, \"min\": %.1f, \"sd\": %.1f}%s\n",
          name, (unsigned long long)h->count, (double)bench_hist_quantile(h, 0.5) / 1e3,
          (double)bench_hist_quantile(h, 0.9) / 1e3, (double)bench_hist_quantile(h, 0.99) / 1e3,
          (double)bench_hist_quantile(h, 0.999) / 1e3, (double)h->max / 1e3,
-         (double)bench_hist_mean(h) / 1e3, last ? "" : ",");
+         (double)bench_hist_mean(h) / 1e3, h->count ? (double)h->min / 1e3 : 0.0,
+         (double)bench_hist_stddev(h) / 1e3, last ? "" : ",");
 }
 
 /* A JSON string body: quotes, backslashes and control bytes escaped. */
@@ -231,6 +262,9 @@ void bench_report_json(const bench_options *opt, const bench_stats *st, double w
          per_s(st->body_bytes, secs));
   printf("  \"body_bytes\": %llu, \"wire_bytes_in\": %llu,\n", (unsigned long long)st->body_bytes,
          (unsigned long long)st->wire_bytes_in);
+  printf("  \"header_bytes_in\": %llu, \"header_bytes_decoded\": %llu, \"data_bytes_in\": %llu,\n",
+         (unsigned long long)st->header_bytes_in, (unsigned long long)st->header_bytes_decoded,
+         (unsigned long long)st->data_bytes_in);
   printf("  \"send_rate\": %.3f, \"sends\": %llu, \"unsent_due\": %llu,\n", send_rate(st),
          (unsigned long long)st->sends, (unsigned long long)st->unsent_due);
   printf("  \"connections_opened\": %llu, \"reconnects\": %llu,\n",

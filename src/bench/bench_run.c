@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "bench_int.h"
+#include "http_client.h"
 
 #define MAX_CONNECTING 256 /* connection attempts in progress at once, per thread */
 #define MAX_RETRIES 4096   /* open loop: requests waiting to be sent again */
@@ -70,7 +71,9 @@ struct bench_thread {
   unsigned path_counter;
   int rr;
   uint64_t done_unpublished, measured_done_unpublished;
-  speedy_header spdy_headers[BENCH_MAX_PATHS][7];
+  /* request fields of each path: [0] for SPDY, [1] for HTTP/2 */
+  speedy_header session_headers[2][BENCH_MAX_PATHS][HTTP_CLIENT_MAX_PSEUDO + 2];
+  size_t n_session_headers[2];
   char *http1_requests[BENCH_MAX_PATHS];
   size_t http1_lengths[BENCH_MAX_PATHS];
   char user_agent[32];
@@ -104,9 +107,12 @@ void bench_shared_del(bench_shared *shared) { free(shared); }
 
 const bench_options *bench_conn_options(const bench_conn *conn) { return conn->thread->opt; }
 
+bench_stats *bench_conn_stats(const bench_conn *conn) { return conn->thread->stats; }
+
 const speedy_header *bench_spdy_headers(const bench_conn *conn, int path, size_t *n) {
-  *n = 7;
-  return conn->thread->spdy_headers[path];
+  int h2 = conn->proto == IO_PROTO_H2;
+  *n = conn->thread->n_session_headers[h2];
+  return conn->thread->session_headers[h2][path];
 }
 
 const char *bench_http1_request(const bench_conn *conn, int path, size_t *len) {
@@ -426,7 +432,7 @@ static void conn_on_open(io_conn *io, void *user) {
   bench_hist_record(&th->stats->connect, now - conn->t_connect);
   conn->proto = io_conn_is_tls(io) ? io_conn_protocol(io)
                 : th->opt->http1   ? IO_PROTO_HTTP1
-                : th->opt->spdy    ? th->opt->spdy
+                : th->opt->proto   ? th->opt->proto
                                    : IO_PROTO_SPDY3_1;
   if (!th->stats->proto) {
     th->stats->proto = conn->proto;
@@ -703,17 +709,16 @@ static int thread_build_requests(bench_thread *th) {
   const bench_options *opt = th->opt;
   snprintf(th->user_agent, sizeof(th->user_agent), "speedy-bench/%s", speedy_version());
   for (int i = 0; i < opt->n_paths; i++) {
-    speedy_header *h = th->spdy_headers[i];
     const char *path = opt->paths[i];
-#define SET(k, nm, val) (h[k] = (speedy_header){nm, strlen(nm), val, strlen(val)})
-    SET(0, ":method", "GET");
-    SET(1, ":path", path);
-    SET(2, ":version", "HTTP/1.1");
-    SET(3, ":host", opt->authority);
-    SET(4, ":scheme", opt->scheme);
-    SET(5, "user-agent", th->user_agent);
-    SET(6, "accept", "*/*");
-#undef SET
+    static const speedy_protocol protocols[2] = {SPEEDY_PROTOCOL_SPDY3_1, SPEEDY_PROTOCOL_H2};
+    for (int h2 = 0; h2 < 2; h2++) {
+      speedy_header *h = th->session_headers[h2][i];
+      size_t n =
+          http_client_request_pseudo(protocols[h2], "GET", opt->scheme, opt->authority, path, h);
+      h[n++] = (speedy_header){"user-agent", 10, th->user_agent, strlen(th->user_agent)};
+      h[n++] = (speedy_header){"accept", 6, "*/*", 3};
+      th->n_session_headers[h2] = n;
+    }
     size_t cap = strlen(path) + strlen(opt->authority) + 128;
     th->http1_requests[i] = malloc(cap);
     if (!th->http1_requests[i]) return -1;
@@ -728,17 +733,18 @@ static int thread_build_requests(bench_thread *th) {
 
 static int thread_make_tls(bench_thread *th) {
   const bench_options *opt = th->opt;
-  const char *protocols[1];
+  const char *protocols[HTTP_CLIENT_MAX_OFFERED];
   size_t n = 0;
   if (opt->http1)
     protocols[n++] = "http/1.1";
-  else if (opt->spdy)
-    protocols[n++] = io_proto_name(opt->spdy);
+  else if (opt->proto)
+    protocols[n++] = io_proto_name(opt->proto);
+  else
+    n = http_client_default_protocols(opt->npn, protocols);
   unsigned flags =
       (opt->insecure ? IO_TLS_INSECURE : 0) | (opt->npn ? IO_TLS_NO_ALPN | IO_TLS_MAX_1_2 : 0);
   char err[300] = "";
-  int rv =
-      io_tls_client_new(&th->tls, opt->cacert, n ? protocols : NULL, n, flags, err, sizeof(err));
+  int rv = io_tls_client_new(&th->tls, opt->cacert, protocols, n, flags, err, sizeof(err));
   if (rv != 0) {
     fprintf(stderr, "speedy bench: %s\n", err[0] ? err : io_strerror(rv));
     return -1;

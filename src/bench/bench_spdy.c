@@ -1,19 +1,26 @@
-/* bench_spdy.c — a `speedy bench` connection speaking SPDY/2, /3 or /3.1: one libspeedy
- * client session, up to -m streams at a time, each stream a slot of the connection
+/* bench_spdy.c — a `speedy bench` connection speaking SPDY/2, /3, /3.1 or HTTP/2: one
+ * libspeedy client session, up to -m streams at a time, each stream a slot of the connection
  * (its stream user data). Output is pulled from the session when the connection has
- * room, as in `speedy get`. Pushes are refused (MAX_CONCURRENT_STREAMS 0 towards us).
+ * room, as in `speedy get`. Pushes are refused (MAX_CONCURRENT_STREAMS 0 towards us; for
+ * HTTP/2 also ENABLE_PUSH 0). Where the protocols' fields differ, http_client.h decides.
+ *
+ * Header and data bytes are counted as h2load counts them: the frame trace gives each
+ * received field block's compressed size, on_header the decoded size, on_data_chunk DATA.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench_int.h"
+#include "http_client.h"
 #include "io_session.h"
 
-static int parse_status(const char *v, size_t len) {
-  int status = 0;
-  size_t i = 0;
-  for (; i < len && i < 3 && v[i] >= '0' && v[i] <= '9'; i++) status = status * 10 + (v[i] - '0');
-  return i == 3 ? status : -1;
+/* HTTP/2 frame types that carry a response's field block (RFC 9113 6.2, 6.10). */
+enum { H2_HEADERS = 1, H2_CONTINUATION = 9 };
+
+static speedy_protocol protocol_of(const bench_conn *conn) {
+  speedy_protocol protocol = SPEEDY_PROTOCOL_SPDY3_1;
+  (void)io_proto_session(conn->proto, &protocol);
+  return protocol;
 }
 
 /* The request on stream id: its user data, or (once the engine has let go of the stream)
@@ -29,7 +36,10 @@ static bench_req *req_of(bench_conn *conn, int32_t id) {
 static int on_begin_headers(speedy_session *s, int32_t id, speedy_headers_kind kind,
                             int32_t associated_id, void *user) {
   (void)s, (void)associated_id;
-  if (kind != SPEEDY_HEADERS_RESPONSE) return 0;
+  bench_conn *conn = user;
+  /* an HTTP/2 1xx head is not the response: its :status is not the one to check */
+  conn->informational_id = kind == SPEEDY_HEADERS_INFORMATIONAL ? id : 0;
+  if (kind != SPEEDY_HEADERS_RESPONSE && kind != SPEEDY_HEADERS_INFORMATIONAL) return 0;
   bench_req *req = req_of(user, id);
   if (req && !req->t_first) req->t_first = bench_now_ns();
   return 0;
@@ -37,10 +47,12 @@ static int on_begin_headers(speedy_session *s, int32_t id, speedy_headers_kind k
 
 static int on_header(speedy_session *s, int32_t id, const speedy_header *h, void *user) {
   (void)s;
+  bench_conn *conn = user;
+  bench_conn_stats(conn)->header_bytes_decoded += h->name_len + h->value_len;
   bench_req *req = req_of(user, id);
-  if (!req) return 0;
+  if (!req || conn->informational_id == id) return 0;
   if (h->name_len == 7 && memcmp(h->name, ":status", 7) == 0) {
-    req->status = parse_status(h->value, h->value_len);
+    req->status = http_client_parse_status(protocol_of(conn), h->value, h->value_len);
   } else if (h->name_len == 14 && memcmp(h->name, "content-length", 14) == 0) {
     uint64_t v = 0;
     size_t i = 0;
@@ -59,6 +71,7 @@ static int on_header(speedy_session *s, int32_t id, const speedy_header *h, void
 static int on_data_chunk(speedy_session *s, int32_t id, const uint8_t *data, size_t len,
                          void *user) {
   (void)s;
+  bench_conn_stats(user)->data_bytes_in += len;
   bench_req *req = req_of(user, id);
   if (!req) return 0;
   if (!req->t_first) req->t_first = bench_now_ns();
@@ -77,6 +90,26 @@ static int on_stream_close(speedy_session *s, int32_t id, uint32_t status, void 
   else
     bench_request_failed(conn, req, BENCH_ERR_RESET, now);
   return 0;
+}
+
+static int on_headers_end(speedy_session *s, int32_t id, int end_stream, void *user) {
+  (void)s, (void)end_stream;
+  bench_conn *conn = user;
+  if (conn->informational_id == id) conn->informational_id = 0;
+  return 0;
+}
+
+/* Received field blocks, compressed: SPDY's SYN_REPLY and HEADERS, HTTP/2's HEADERS and
+ * CONTINUATION (frame payloads, as h2load counts HEADERS). */
+static void on_frame(speedy_session *s, int sent, speedy_spdy_frame_type type, uint8_t flags,
+                     int32_t stream_id, uint32_t length, const char *summary, void *user) {
+  (void)s, (void)flags, (void)stream_id, (void)summary;
+  bench_conn *conn = user;
+  if (sent) return;
+  int block = conn->proto == IO_PROTO_H2
+                  ? (int)type == H2_HEADERS || (int)type == H2_CONTINUATION
+                  : type == SPEEDY_SPDY_FRAME_SYN_REPLY || type == SPEEDY_SPDY_FRAME_HEADERS;
+  if (block) bench_conn_stats(conn)->header_bytes_in += length;
 }
 
 static int on_goaway(speedy_session *s, int32_t last_good_id, uint32_t status, void *user) {
@@ -99,13 +132,15 @@ int bench_spdy_start(bench_conn *conn) {
   speedy_callbacks_set_on_data_chunk(cb, on_data_chunk);
   speedy_callbacks_set_on_stream_close(cb, on_stream_close);
   speedy_callbacks_set_on_goaway(cb, on_goaway);
+  speedy_callbacks_set_on_headers_end(cb, on_headers_end);
+  speedy_callbacks_set_on_frame(cb, on_frame);
+  speedy_options_set_frame_summaries(so, 0); /* only lengths are counted */
   speedy_options_set_stream_window(so, opt->stream_window);
   speedy_options_set_session_window(so, opt->session_window);
   speedy_options_set_max_concurrent_streams(so, 0);
-  speedy_protocol engine_protocol = SPEEDY_PROTOCOL_SPDY3_1; /* conn->proto is a SPDY one */
-  (void)io_proto_session(conn->proto, &engine_protocol);
+  speedy_options_set_push(so, 0);
   (void)speedy_options_set_deflate_level(so, opt->header_compression); /* 0-9: checked */
-  int rv = speedy_session_new(&conn->session, engine_protocol, SPEEDY_ROLE_CLIENT, cb, so, conn);
+  int rv = speedy_session_new(&conn->session, protocol_of(conn), SPEEDY_ROLE_CLIENT, cb, so, conn);
   speedy_callbacks_del(cb);
   speedy_options_del(so);
   if (rv != 0) return -1;

@@ -57,3 +57,25 @@ int cli_parse_spdy_version(const char *text, speedy_protocol *out) {
     return -1;
   return 0;
 }
+
+int cli_parse_proto(const char *text, speedy_protocol *out, int *http1) {
+  if (text == NULL) return -1;
+  if (strcmp(text, "http/1.1") == 0) {
+    *http1 = 1;
+    return 0;
+  }
+  /* h2c is HTTP/2 with prior knowledge: on an http:// URL that is what h2 means too.
+   * (Compared here: the programs' helpers do not link the engine.) */
+  if (strcmp(text, "h2") == 0 || strcmp(text, "h2c") == 0)
+    *out = SPEEDY_PROTOCOL_H2;
+  else if (strcmp(text, "spdy/3.1") == 0)
+    *out = SPEEDY_PROTOCOL_SPDY3_1;
+  else if (strcmp(text, "spdy/3") == 0)
+    *out = SPEEDY_PROTOCOL_SPDY3;
+  else if (strcmp(text, "spdy/2") == 0)
+    *out = SPEEDY_PROTOCOL_SPDY2;
+  else
+    return -1;
+  *http1 = 0;
+  return 0;
+}

@@ -26,5 +26,11 @@ int cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out);
 
 /* Parses a --spdy argument: "3.1", "3" or "2". Returns 0 and sets *out, or -1. */
 int cli_parse_spdy_version(const char *text, speedy_protocol *out);
+/* Parses a --proto argument: "h2", "h2c" (HTTP/2 with prior knowledge; the same protocol),
+ * "spdy/3.1", "spdy/3", "spdy/2" or "http/1.1". Returns 0 with *http1 = 1 for HTTP/1.1, or
+ * with *http1 = 0 and *out the engine's protocol; -1 (nothing set) for anything else. */
+int cli_parse_proto(const char *text, speedy_protocol *out, int *http1);
+/* Accepted --proto values, for messages and --help. */
+#define CLI_PROTO_VALUES "h2, h2c, spdy/3.1, spdy/3, spdy/2 or http/1.1"
 
 #endif

@@ -8,7 +8,8 @@
  *                  -i / -I, --fail, --compressed bodies inflated, then to get_out
  *   get_out.c      where bodies go: stdout in order, -o, -O, -d, pushes; safe file names;
  *                  escaping of peer bytes for the terminal
- *   get_spdy.c     one SPDY session per origin over an io_conn: requests, pushes, retries
+ *   get_spdy.c     one SPDY or HTTP/2 session per origin over an io_conn: requests, pushes,
+ *                  retries
  *   get_http1.c    HTTP/1.1 with keep-alive over up to N connections per origin (llhttp)
  *   get_trace.c    -v: timestamped frames, settings, flags and header fields; HTTP/1.1 heads
  *   get_progress.c the progress meter on a terminal
@@ -44,7 +45,7 @@ typedef struct get_data_arg {
 } get_data_arg;
 
 typedef struct get_options {
-  io_proto spdy;           /* 0: negotiate (TLS) / SPDY/3.1 (plaintext); or forced */
+  io_proto proto;          /* --proto: 0 negotiate (TLS) / SPDY/3.1 (http://); or forced */
   int http1;               /* --http1 */
   int remote_name;         /* -O */
   const char *dir;         /* -d DIR (NULL: current directory for -O) */
@@ -159,6 +160,7 @@ struct get_conn {
   uint32_t resets_unsent; /* RST_STREAMs we queued since the engine's output last ran dry */
   int read_paused;        /* reading stopped until they are sent */
   int32_t goaway_last_good;
+  int32_t informational_id; /* HTTP/2: the stream whose 1xx head is arriving, or 0 */
 };
 
 /* Why a push was refused (counted per origin, reported by get_summary). */
@@ -268,8 +270,8 @@ void get_trace_frame(speedy_session *s, int sent, speedy_spdy_frame_type type, u
                      int32_t id, uint32_t length, const char *summary, void *user);
 void get_trace_frame_not_sent(speedy_session *s, speedy_spdy_frame_type type, int32_t id,
                               int reason, void *user);
-/* A setting the peer sent (under its SETTINGS frame). */
-void get_trace_setting(uint32_t id, uint8_t flags, uint32_t value);
+/* A setting the peer sent (under its SETTINGS frame); id is a speedy_settings_id. */
+void get_trace_setting(const get_conn *conn, uint32_t id, uint8_t flags, uint32_t value);
 /* Header fields under the frame that carried them. */
 void get_trace_headers(const speedy_header *h, size_t n);
 /* HTTP/1.1: a request as sent (CRLF lines), a response head, the end of a response. */

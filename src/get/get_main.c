@@ -13,6 +13,7 @@
 
 #include "get.h"
 #include "get_int.h"
+#include "http_client.h"
 
 #define MAX_SESSIONS_PER_ORIGIN 8 /* the first plus retries and stream-id rollovers */
 
@@ -127,7 +128,7 @@ static void conn_on_open(io_conn *io, void *user) {
   conn->how = io_conn_negotiation(io);
   conn->proto = io_conn_protocol(io);
   if (!io_conn_is_tls(io))
-    conn->proto = opt->http1 ? IO_PROTO_HTTP1 : opt->spdy ? opt->spdy : IO_PROTO_SPDY3_1;
+    conn->proto = opt->http1 ? IO_PROTO_HTTP1 : opt->proto ? opt->proto : IO_PROTO_SPDY3_1;
   if (origin->sessions == 1 || origin->connect_ns == 0)
     origin->connect_ns = conn->t_open - conn->t_connect;
   origin->proto = conn->proto;
@@ -300,20 +301,23 @@ static get_origin *origin_find(get_run *run, const char *scheme, const char *hos
 
 static int make_tls(get_run *run) {
   const get_options *opt = run->opt;
-  const char *protocols[2];
+  const char *protocols[HTTP_CLIENT_MAX_OFFERED];
   size_t n = 0;
   if (opt->http1) {
     protocols[n++] = "http/1.1";
-  } else if (opt->spdy) {
-    protocols[n++] = io_proto_name(opt->spdy);
+  } else if (opt->proto == IO_PROTO_H2) {
+    protocols[n++] = "h2"; /* --proto h2: HTTP/2 or nothing */
+  } else if (opt->proto) {
+    protocols[n++] = io_proto_name(opt->proto);
     protocols[n++] = "http/1.1";
+  } else {
+    n = http_client_default_protocols(opt->npn, protocols);
   }
   char err[300] = "";
   /* --npn as in speedy bench: NPN only, which exists up to TLS 1.2 */
   unsigned flags =
       (opt->insecure ? IO_TLS_INSECURE : 0) | (opt->npn ? IO_TLS_NO_ALPN | IO_TLS_MAX_1_2 : 0);
-  int rv =
-      io_tls_client_new(&run->tls, opt->cacert, n ? protocols : NULL, n, flags, err, sizeof(err));
+  int rv = io_tls_client_new(&run->tls, opt->cacert, protocols, n, flags, err, sizeof(err));
   if (rv) {
     fprintf(stderr, "speedy get: %s\n", err[0] ? err : io_strerror(rv));
     return -1;

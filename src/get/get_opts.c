@@ -29,17 +29,22 @@ static void usage(FILE *f) {
   fprintf(
       f,
       "Usage: speedy get [OPTION]... URL...\n"
-      "Fetch URLs over SPDY (or HTTP/1.1), much as curl does. URLs of one origin share one\n"
-      "SPDY session. See speedy-get(1).\n\n"
+      "Fetch URLs over HTTP/2, SPDY or HTTP/1.1, much as curl does. URLs of one origin share\n"
+      "one HTTP/2 or SPDY session. See speedy-get(1).\n\n"
       "Protocol:\n"
-      "      --spdy=VERSION       speak SPDY 3.1, 3 or 2 (default: negotiate by ALPN/NPN over\n"
-      "                           TLS, preferring 3.1; SPDY/3.1 on http:// URLs)\n"
-      "      --http1              speak HTTP/1.1 (keep-alive) instead of SPDY (default: off)\n"
+      "      --proto PROTO        speak h2, h2c (HTTP/2 with prior knowledge on http://),\n"
+      "                           spdy/3.1, spdy/3, spdy/2 or http/1.1; over TLS only PROTO\n"
+      "                           is offered (default: offer h2, spdy/3.1, spdy/3, spdy/2,\n"
+      "                           http/1.1 by ALPN and speak what the server chose;\n"
+      "                           SPDY/3.1 on http:// URLs)\n"
+      "      --spdy=VERSION       the same as --proto spdy/VERSION: 3.1, 3 or 2\n"
+      "      --http1              the same as --proto http/1.1 (keep-alive)\n"
       "      --npn                TLS: offer the protocols by NPN only, not ALPN; caps TLS at\n"
       "                           1.2, for servers that speak SPDY only over NPN (default: ALPN,\n"
       "                           and NPN when TLS 1.2 is used)\n"
       "      --http1-connections N  HTTP/1.1 connections per origin, 1 to %d (default %d)\n"
-      "      --priority N         SPDY urgency of requests, 0 (highest) to 7 (default %d)\n"
+      "      --priority N         urgency of requests, 0 (highest) to 7: SPDY's priority,\n"
+      "                           HTTP/2's priority field (default %d)\n"
       "      --no-push            refuse server push (announces MAX_CONCURRENT_STREAMS 0)\n"
       "                           (default: pushes accepted)\n"
       "      --max-pushes N       pushed streams accepted per session, 0 to 1000 (default %d)\n"
@@ -101,6 +106,7 @@ static void usage(FILE *f) {
 
 enum {
   OPT_SPDY = 256,
+  OPT_PROTO,
   OPT_HTTP1,
   OPT_HTTP1_CONNS,
   OPT_NPN,
@@ -120,6 +126,7 @@ enum {
 };
 
 static const struct option long_options[] = {
+    {"proto", required_argument, NULL, OPT_PROTO},
     {"spdy", required_argument, NULL, OPT_SPDY},
     {"http1", no_argument, NULL, OPT_HTTP1},
     {"http1-connections", required_argument, NULL, OPT_HTTP1_CONNS},
@@ -265,7 +272,15 @@ int get_opts_parse(get_options *opt, int argc, char **argv) {
       speedy_protocol protocol;
       if (cli_parse_spdy_version(optarg, &protocol) != 0)
         return cli_option_error(GET_PROGRAM, "spdy", optarg, "3.1, 3 or 2");
-      opt->spdy = io_proto_of_session(protocol);
+      opt->proto = io_proto_of_session(protocol);
+    } break;
+    case OPT_PROTO: {
+      speedy_protocol protocol = SPEEDY_PROTOCOL_SPDY3_1;
+      int http1 = 0;
+      if (cli_parse_proto(optarg, &protocol, &http1) != 0)
+        return cli_option_error(GET_PROGRAM, "proto", optarg, CLI_PROTO_VALUES);
+      opt->http1 = http1;
+      opt->proto = http1 ? IO_PROTO_UNKNOWN : io_proto_of_session(protocol);
     } break;
     case OPT_HTTP1:
       opt->http1 = 1;
@@ -402,8 +417,9 @@ int get_opts_parse(get_options *opt, int argc, char **argv) {
     }
   }
   if (optind >= argc) return cli_usage_error(GET_PROGRAM, "%s", "no URL given");
-  if (opt->http1 && opt->spdy)
-    return cli_usage_error(GET_PROGRAM, "%s", "--http1 and --spdy exclude each other");
+  if (opt->http1 && opt->proto)
+    return cli_usage_error(GET_PROGRAM, "%s",
+                           "--http1 (http/1.1) and --spdy or --proto exclude each other");
   if (opt->head && opt->n_data)
     return cli_usage_error(GET_PROGRAM, "%s", "-I (HEAD) and --data (a body) exclude each other");
   if (opt->n_outputs > argc - optind)

@@ -1,4 +1,4 @@
-/* get_spdy.c — `speedy get` over SPDY: one libspeedy client session per connection,
+/* get_spdy.c — `speedy get` over SPDY and HTTP/2: one libspeedy client session per connection,
  * requests of one origin multiplexed on it, responses to their outputs, pushes checked
  * (same origin, a cap, response headers in the SYN_STREAM or a later HEADERS frame, a
  * push for a resource already requested adopted and the request cancelled), streams
@@ -6,12 +6,17 @@
  *
  * Output is pulled: the engine produces frames only when the connection has room
  * (get_spdy_writable), so priorities hold below us.
+ *
+ * SPDY and HTTP/2 share this file: the engine speaks both through one API, and where their
+ * header fields differ (:host and :version, or :authority; ":status: 200 OK" or "200")
+ * http_client.h decides.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "get_int.h"
+#include "http_client.h"
 #include "io_session.h"
 
 #define MAX_REQUEST_HEADERS (GET_MAX_HEADERS + 12)
@@ -25,16 +30,15 @@
 
 static get_run *run_of(get_conn *conn) { return conn->origin->run; }
 
-static void submit_rst(get_conn *conn, int32_t id, uint32_t status) {
-  if (speedy_submit_rst(conn->session, id, status) == 0) conn->resets_unsent++;
+/* The engine's protocol for the connection's (a SPDY version, or HTTP/2). */
+static speedy_protocol protocol_of(const get_conn *conn) {
+  speedy_protocol protocol = SPEEDY_PROTOCOL_SPDY3_1;
+  (void)io_proto_session(conn->proto, &protocol);
+  return protocol;
 }
 
-static int is_connection_header(const char *name) {
-  static const char *const banned[] = {"connection", "host", "keep-alive", "proxy-connection",
-                                       "transfer-encoding"};
-  for (size_t i = 0; i < sizeof(banned) / sizeof(banned[0]); i++)
-    if (strcmp(name, banned[i]) == 0) return 1;
-  return 0;
+static void submit_rst(get_conn *conn, int32_t id, uint32_t status) {
+  if (speedy_submit_rst(conn->session, id, status) == 0) conn->resets_unsent++;
 }
 
 /* Stops a transfer the job no longer wants (it failed): the stream is cancelled. */
@@ -80,13 +84,10 @@ size_t get_spdy_request_headers(const get_conn *conn, const get_job *job, speedy
   const get_run *run = run_of((get_conn *)conn);
   const get_options *opt = run->opt;
   const get_origin *origin = conn->origin;
-  size_t n = 0;
+  speedy_protocol protocol = protocol_of(conn);
+  size_t n = http_client_request_pseudo(protocol, run->method, origin->scheme, origin->authority,
+                                        job->path, h);
 #define ADD(nm, val) (h[n++] = (speedy_header){nm, strlen(nm), val, strlen(val)})
-  ADD(":method", run->method);
-  ADD(":path", job->path);
-  ADD(":version", "HTTP/1.1");
-  ADD(":host", origin->authority);
-  ADD(":scheme", origin->scheme);
   if (!has_header(opt, "user-agent")) ADD("user-agent", "speedy/" SPEEDY_GET_VERSION);
   if (!has_header(opt, "accept")) ADD("accept", "*/*");
   if (opt->compressed && !has_header(opt, "accept-encoding"))
@@ -98,10 +99,13 @@ size_t get_spdy_request_headers(const get_conn *conn, const get_job *job, speedy
     if (!has_header(opt, "content-type")) ADD("content-type", "application/x-www-form-urlencoded");
   }
 #undef ADD
-  for (int i = 0; i < opt->n_headers; i++)
-    if (!is_connection_header(opt->headers[i].name) &&
-        !(run->has_body && strcmp(opt->headers[i].name, "content-length") == 0))
-      h[n++] = opt->headers[i];
+  for (int i = 0; i < opt->n_headers; i++) {
+    const speedy_header *given = &opt->headers[i];
+    if (!http_client_is_connection_field(protocol, given->name, given->name_len, given->value,
+                                         given->value_len) &&
+        !(run->has_body && strcmp(given->name, "content-length") == 0))
+      h[n++] = *given;
+  }
   return n;
 }
 
@@ -139,8 +143,11 @@ static void submit_waiting(get_conn *conn) {
 
 static int on_begin_headers(speedy_session *s, int32_t id, speedy_headers_kind kind,
                             int32_t associated_id, void *user) {
-  (void)s, (void)id, (void)associated_id;
+  (void)s, (void)associated_id;
   get_conn *conn = user;
+  /* HTTP/2's 1xx responses (103 Early Hints ...) come before the final one: shown by -v,
+   * not taken for the response */
+  conn->informational_id = kind == SPEEDY_HEADERS_INFORMATIONAL ? id : 0;
   if (kind == SPEEDY_HEADERS_PUSH) { /* a new push: its own fields (the buffer is reused) */
     get_push_headers *push = &conn->push;
     uint8_t *fields = push->fields;
@@ -190,7 +197,8 @@ static void replay_push_fields(get_conn *conn, get_job *job) {
     memcpy(&value_len, p + 4 + name_len, 4);
     const char *value = (const char *)p + 8 + name_len;
     p += 8 + name_len + value_len;
-    static const char *const request_only[] = {":path", ":host", ":scheme", ":method", ":url"};
+    static const char *const request_only[] = {":path",   ":host",   ":authority",
+                                               ":scheme", ":method", ":url"};
     int skip = 0;
     for (size_t i = 0; i < sizeof(request_only) / sizeof(request_only[0]); i++)
       skip |= strlen(request_only[i]) == name_len && memcmp(request_only[i], name, name_len) == 0;
@@ -205,8 +213,10 @@ static int on_header(speedy_session *s, int32_t id, const speedy_header *h, void
   if (run_of(conn)->opt->verbose) get_trace_headers(h, 1);
   get_job *job = speedy_session_get_stream_user_data(s, id);
   if (job) {
-    if (job->state != JOB_ACTIVE) return 0;
+    if (job->state != JOB_ACTIVE || conn->informational_id == id) return 0;
     get_resp_note(job, h->name, h->name_len, h->value, h->value_len);
+    if (h->name_len == 7 && memcmp(h->name, ":status", 7) == 0)
+      job->status = http_client_parse_status(protocol_of(conn), h->value, h->value_len);
     if (!job->head_done && get_resp_head_field(job, h->name, h->name_len, h->value, h->value_len))
       cancel_job(conn, job);
     return 0;
@@ -215,7 +225,7 @@ static int on_header(speedy_session *s, int32_t id, const speedy_header *h, void
   /* a push being announced: collect what we must check, and keep every field */
   if (h->name_len == 5 && memcmp(h->name, ":path", 5) == 0)
     copy_value(&conn->push, conn->push.path, sizeof(conn->push.path), h);
-  else if (h->name_len == 5 && memcmp(h->name, ":host", 5) == 0)
+  else if (http_client_is_authority(protocol_of(conn), h->name, h->name_len))
     copy_value(&conn->push, conn->push.host, sizeof(conn->push.host), h);
   else if (h->name_len == 7 && memcmp(h->name, ":scheme", 7) == 0)
     copy_value(&conn->push, conn->push.scheme, sizeof(conn->push.scheme), h);
@@ -228,12 +238,9 @@ static int on_header(speedy_session *s, int32_t id, const speedy_header *h, void
 static int head_maybe_done(get_conn *conn, get_job *job) {
   if (job->head_done || job->status <= 0 || job->state != JOB_ACTIVE) return 0;
   if (!job->t_first) job->t_first = get_now_ns();
-  char line[96];
-  char proto[16];
-  snprintf(proto, sizeof(proto), "%s", io_proto_name(conn->proto));
-  for (char *p = proto; *p; p++)
-    if (*p >= 'a' && *p <= 'z') *p = (char)(*p - 32);
-  snprintf(line, sizeof(line), "%s %s", proto, job->status_text); /* "SPDY/3.1 200 OK" */
+  char line[96]; /* "SPDY/3.1 200 OK", "HTTP/2 200" */
+  snprintf(line, sizeof(line), "%s %s", http_client_version_label(protocol_of(conn)),
+           job->status_text);
   if (get_job_check_size(job, 0) != 0 || get_resp_head_done(job, line) != 0) cancel_job(conn, job);
   return 0;
 }
@@ -344,6 +351,10 @@ static int accept_push(get_conn *conn, int32_t id) {
 static int on_headers_end(speedy_session *s, int32_t id, int end_stream, void *user) {
   (void)end_stream;
   get_conn *conn = user;
+  if (conn->informational_id == id) {
+    conn->informational_id = 0;
+    return 0;
+  }
   get_job *job = speedy_session_get_stream_user_data(s, id);
   if (!job) {
     if (id % 2 == 0) return accept_push(conn, id);
@@ -399,28 +410,33 @@ static int on_stream_close(speedy_session *s, int32_t id, uint32_t status, void 
                  (int)conn->goaway_last_good, job->attempts > 1 ? " again on retry" : "");
   else if (status == SPEEDY_RST_PROTOCOL_ERROR && job->status == 0 && job->bytes == 0)
     /* the engine resets a reply without :status or :version; the server may also have */
-    get_job_fail(job, "no valid response (a reply needs :status and :version): stream reset: %s",
-                 speedy_rst_status_name(status));
+    get_job_fail(job, "no valid response (a reply needs :status%s): stream reset: %s",
+                 conn->proto == IO_PROTO_H2 ? "" : " and :version", speedy_rst_status_name(status));
   else
     get_job_fail(job, "stream reset: %s", speedy_rst_status_name(status));
   return 0;
 }
 
 static int on_goaway(speedy_session *s, int32_t last_good_id, uint32_t status, void *user) {
-  (void)s;
+  (void)status;
   get_conn *conn = user;
   conn->dead = 1;
   conn->goaway_seen = 1;
   conn->goaway_last_good = last_good_id;
-  if (run_of(conn)->opt->verbose)
-    get_trace_note(run_of(conn), "GOAWAY: last good stream %d, status %u", (int)last_good_id,
-                   status);
+  if (run_of(conn)->opt->verbose) {
+    const uint8_t *debug = NULL;
+    size_t debug_len = 0;
+    int64_t reason = speedy_session_goaway_reason(s, &debug, &debug_len);
+    get_trace_note(run_of(conn), "GOAWAY: last good stream %d, %s%s%.*s", (int)last_good_id,
+                   reason > 0 ? speedy_rst_status_name((uint32_t)reason) : "NO_ERROR",
+                   debug_len ? ": " : "", (int)debug_len, debug ? (const char *)debug : "");
+  }
   return 0;
 }
 
 static int on_setting(speedy_session *s, uint32_t id, uint8_t flags, uint32_t value, void *user) {
-  (void)s, (void)user;
-  get_trace_setting(id, flags, value);
+  (void)s;
+  get_trace_setting(user, id, flags, value);
   return 0;
 }
 
@@ -451,9 +467,8 @@ int get_spdy_start(get_conn *conn) {
   speedy_options_set_session_window(so, opt->session_window);
   /* Streams the server may open towards us are exactly its pushes. */
   speedy_options_set_max_concurrent_streams(so, opt->no_push ? 0 : opt->max_pushes);
-  speedy_protocol engine_protocol = SPEEDY_PROTOCOL_SPDY3_1; /* conn->proto is a SPDY one */
-  (void)io_proto_session(conn->proto, &engine_protocol);
-  int rv = speedy_session_new(&conn->session, engine_protocol, SPEEDY_ROLE_CLIENT, cb, so, conn);
+  speedy_options_set_push(so, !opt->no_push); /* HTTP/2: SETTINGS_ENABLE_PUSH 0 */
+  int rv = speedy_session_new(&conn->session, protocol_of(conn), SPEEDY_ROLE_CLIENT, cb, so, conn);
   speedy_callbacks_del(cb);
   speedy_options_del(so);
   if (rv != 0) return UV_ENOMEM;

@@ -1,8 +1,9 @@
 /* get_trace.c — `speedy get -v`: what went over the wire, on stderr, in nghttp -v's
  * layout. Every entry starts with the seconds since the run started ("[  0.012]"); SPDY
- * frames are named, with their length, flags (by name), stream, the frame's own fields,
- * SETTINGS entries by name and value, and the header fields decoded beneath. HTTP/1.1
- * requests and response heads are shown line by line. Bytes from the peer are escaped.
+ * and HTTP/2 frames are named (each protocol's own frame types), with their length, flags
+ * (by name), stream, the frame's own fields, SETTINGS entries by name and wire id, and the
+ * header fields decoded beneath. HTTP/1.1 requests and response heads are shown line by
+ * line. Bytes from the peer are escaped.
  *
  * Frames come from the engine's trace callback (speedy_on_frame_fn) and its summary of the
  * frame's fields; nothing here reads wire bytes.
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "get_int.h"
+#include "io_session.h"
 
 #define INDENT "          " /* under "[  0.012] " */
 
@@ -19,6 +21,17 @@
  * SYN_STREAM, SYN_REPLY and HEADERS; UNIDIRECTIONAL 0x02 on SYN_STREAM; COMPRESS 0x02 on
  * SPDY/2 DATA; CLEAR_SETTINGS 0x01 on SETTINGS. */
 #define FLAG_CLEAR_SETTINGS 0x01
+
+/* HTTP/2 frame types and flags (RFC 9113 6): the types whose fields this file reads. */
+enum { H2_DATA = 0, H2_HEADERS = 1, H2_SETTINGS = 4, H2_PUSH_PROMISE = 5, H2_PING = 6 };
+enum { H2_CONTINUATION = 9 };
+#define H2_FLAG_END_STREAM 0x01
+#define H2_FLAG_ACK 0x01
+#define H2_FLAG_END_HEADERS 0x04
+#define H2_FLAG_PADDED 0x08
+#define H2_FLAG_PRIORITY 0x20
+
+static int is_h2(const get_conn *conn) { return conn->proto == IO_PROTO_H2; }
 
 static void stamp(const get_run *run) {
   int64_t ns = get_now_ns() - run->t_start;
@@ -41,16 +54,52 @@ void get_trace_note(const get_run *run, const char *fmt, ...) {
   fputc('\n', stderr);
 }
 
-static void print_flags(speedy_spdy_frame_type type, uint8_t flags) {
-  if (flags == 0) return;
-  const char *fin = type == SPEEDY_SPDY_FRAME_DATA || type == SPEEDY_SPDY_FRAME_SYN_STREAM ||
-                            type == SPEEDY_SPDY_FRAME_SYN_REPLY || type == SPEEDY_SPDY_FRAME_HEADERS
-                        ? "FIN"
-                        : NULL;
-  const char *names[8] = {[0] = fin};
+/* Names of a SPDY frame's flag bits. */
+static void spdy_flag_names(speedy_spdy_frame_type type, const char *names[8]) {
+  if (type == SPEEDY_SPDY_FRAME_DATA || type == SPEEDY_SPDY_FRAME_SYN_STREAM ||
+      type == SPEEDY_SPDY_FRAME_SYN_REPLY || type == SPEEDY_SPDY_FRAME_HEADERS)
+    names[0] = "FIN";
   if (type == SPEEDY_SPDY_FRAME_SYN_STREAM) names[1] = "UNIDIRECTIONAL"; /* FLAG_UNIDIRECTIONAL */
   if (type == SPEEDY_SPDY_FRAME_DATA) names[1] = "COMPRESS";             /* FLAG_COMPRESS */
   if (type == SPEEDY_SPDY_FRAME_SETTINGS) names[0] = "CLEAR_SETTINGS";   /* FLAG_CLEAR_SETTINGS */
+}
+
+/* Names of an HTTP/2 frame's flag bits (RFC 9113 6.1 to 6.10). */
+static void h2_flag_names(int type, const char *names[8]) {
+  switch (type) {
+  case H2_DATA:
+    names[0] = "END_STREAM";
+    names[3] = "PADDED";
+    break;
+  case H2_HEADERS:
+    names[0] = "END_STREAM";
+    names[2] = "END_HEADERS";
+    names[3] = "PADDED";
+    names[5] = "PRIORITY";
+    break;
+  case H2_SETTINGS:
+  case H2_PING:
+    names[0] = "ACK";
+    break;
+  case H2_PUSH_PROMISE:
+    names[2] = "END_HEADERS";
+    names[3] = "PADDED";
+    break;
+  case H2_CONTINUATION:
+    names[2] = "END_HEADERS";
+    break;
+  default:
+    break;
+  }
+}
+
+static void print_flags(const get_conn *conn, speedy_spdy_frame_type type, uint8_t flags) {
+  if (flags == 0) return;
+  const char *names[8] = {0};
+  if (is_h2(conn))
+    h2_flag_names((int)type, names);
+  else
+    spdy_flag_names(type, names);
   fputs(INDENT "; ", stderr);
   for (unsigned bit = 0, first = 1; bit < 8; bit++) {
     if (!(flags & (1u << bit))) continue;
@@ -81,11 +130,21 @@ static const char *goaway_status_name(unsigned long status) {
  * spec's field names; what the frame line already shows (the stream) or what is printed
  * in full below it (header fields, settings) is left out. Returns the "entries" count of a
  * SETTINGS frame, or -1. */
-static long print_fields(speedy_spdy_frame_type type, const char *summary) {
-  static const char *const renames[][2] = {
+static long print_fields(const get_conn *conn, speedy_spdy_frame_type type, const char *summary) {
+  static const char *const spdy_renames[][2] = {
       {"assoc", "associated_stream_id"}, {"pri", "priority"},
       {"delta", "delta_window_size"},    {"last_good", "last_good_stream_id"},
       {"status", "status_code"},         {"id", "ping_id"}};
+  /* RFC 9113's names (6.3 to 6.9), as nghttp -v prints them */
+  static const char *const h2_renames[][2] = {{"last_stream", "last_stream_id"},
+                                              {"error", "error_code"},
+                                              {"delta", "window_size_increment"},
+                                              {"promised", "promised_stream_id"},
+                                              {"id", "opaque_data"},
+                                              {"pri", "priority"}};
+  const char *const(*renames)[2] = is_h2(conn) ? h2_renames : spdy_renames;
+  size_t n_renames = is_h2(conn) ? sizeof(h2_renames) / sizeof(h2_renames[0])
+                                 : sizeof(spdy_renames) / sizeof(spdy_renames[0]);
   long entries = -1;
   int printed = 0;
   const char *p = summary;
@@ -100,13 +159,14 @@ static long print_fields(speedy_spdy_frame_type type, const char *summary) {
     int skip = 0;
     if (key_len == 6 && memcmp(p, "stream", 6) == 0) skip = 1;
     if (key_len == 7 && memcmp(p, "headers", 7) == 0) skip = 1;
+    if (is_h2(conn) && key_len == 3 && memcmp(p, "ack", 3) == 0) skip = 1; /* a flag: shown */
     if (key_len == 7 && memcmp(p, "entries", 7) == 0) {
       entries = strtol(value, NULL, 10);
       skip = 1;
     }
     if (!skip) {
       const char *key = NULL;
-      for (size_t i = 0; i < sizeof(renames) / sizeof(renames[0]) && eq; i++)
+      for (size_t i = 0; i < n_renames && eq; i++)
         if (strlen(renames[i][0]) == key_len && memcmp(renames[i][0], p, key_len) == 0)
           key = renames[i][1];
       fputs(printed ? ", " : INDENT "(", stderr);
@@ -115,7 +175,8 @@ static long print_fields(speedy_spdy_frame_type type, const char *summary) {
         fputs(key, stderr);
       else
         get_out_escaped(stderr, p, key_len);
-      if (eq && type == SPEEDY_SPDY_FRAME_GOAWAY && key_len == 6 && memcmp(p, "status", 6) == 0) {
+      if (eq && !is_h2(conn) && type == SPEEDY_SPDY_FRAME_GOAWAY && key_len == 6 &&
+          memcmp(p, "status", 6) == 0) {
         unsigned long status = strtoul(value, NULL, 10);
         fprintf(stderr, "=%s(%lu)", goaway_status_name(status), status);
       } else if (eq) {
@@ -128,6 +189,30 @@ static long print_fields(speedy_spdy_frame_type type, const char *summary) {
   if (printed) fputs(")\n", stderr);
   if (entries >= 0) fprintf(stderr, INDENT "(niv=%ld)\n", entries);
   return entries;
+}
+
+/* An HTTP/2 setting by the engine's id: its name and its wire id (RFC 9113 6.5.2, RFC 8441,
+ * RFC 9218). */
+static const char *h2_setting_name(uint32_t id, unsigned *wire) {
+  static const struct {
+    uint32_t id;
+    unsigned wire;
+    const char *name;
+  } settings[] = {{SPEEDY_SETTINGS_HEADER_TABLE_SIZE, 0x1, "HEADER_TABLE_SIZE"},
+                  {SPEEDY_SETTINGS_ENABLE_PUSH, 0x2, "ENABLE_PUSH"},
+                  {SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0x3, "MAX_CONCURRENT_STREAMS"},
+                  {SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE, 0x4, "INITIAL_WINDOW_SIZE"},
+                  {SPEEDY_SETTINGS_MAX_FRAME_SIZE, 0x5, "MAX_FRAME_SIZE"},
+                  {SPEEDY_SETTINGS_MAX_HEADER_LIST_SIZE, 0x6, "MAX_HEADER_LIST_SIZE"},
+                  {SPEEDY_SETTINGS_ENABLE_CONNECT_PROTOCOL, 0x8, "ENABLE_CONNECT_PROTOCOL"},
+                  {SPEEDY_SETTINGS_NO_RFC7540_PRIORITIES, 0x9, "NO_RFC7540_PRIORITIES"}};
+  for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++)
+    if (settings[i].id == id) {
+      *wire = settings[i].wire;
+      return settings[i].name;
+    }
+  *wire = id;
+  return "UNKNOWN";
 }
 
 static const char *setting_name(uint32_t id) {
@@ -143,22 +228,51 @@ static const char *setting_name(uint32_t id) {
   return id >= 1 && id <= SPEEDY_SETTINGS_MAX_ID ? names[id] : "UNKNOWN";
 }
 
-void get_trace_setting(uint32_t id, uint8_t flags, uint32_t value) {
-  fprintf(stderr, INDENT "[SETTINGS_%s(0x%02x):%u]", setting_name(id), (unsigned)id, value);
+void get_trace_setting(const get_conn *conn, uint32_t id, uint8_t flags, uint32_t value) {
+  unsigned wire = id;
+  const char *name = is_h2(conn) ? h2_setting_name(id, &wire) : setting_name(id);
+  fprintf(stderr, INDENT "[SETTINGS_%s(0x%02x):%u]", name, wire, value);
   if (flags & SPEEDY_SPDY_SETTINGS_FLAG_PERSIST_VALUE) fputs(" PERSIST_VALUE", stderr);
   if (flags & SPEEDY_SPDY_SETTINGS_FLAG_PERSISTED) fputs(" PERSISTED", stderr);
   fputc('\n', stderr);
+}
+
+/* Our first HTTP/2 SETTINGS frame, as the engine makes it from our options (RFC 9113 3.4):
+ * MAX_CONCURRENT_STREAMS, INITIAL_WINDOW_SIZE unless 65,535, ENABLE_PUSH 0 with --no-push,
+ * MAX_HEADER_LIST_SIZE (the engine's default header block cap, 64 KiB) and
+ * NO_RFC7540_PRIORITIES (RFC 9218 2.1). */
+static void print_our_h2_settings(const get_conn *conn, long entries) {
+  const get_options *opt = run_of(conn)->opt;
+  int window = opt->stream_window != 65535;
+  if (entries != 3 + window + opt->no_push) return; /* not the frame we know */
+  get_trace_setting(conn, SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0,
+                    opt->no_push ? 0 : opt->max_pushes);
+  if (window) get_trace_setting(conn, SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, opt->stream_window);
+  if (opt->no_push) get_trace_setting(conn, SPEEDY_SETTINGS_ENABLE_PUSH, 0, 0);
+  get_trace_setting(conn, SPEEDY_SETTINGS_MAX_HEADER_LIST_SIZE, 0, 65536);
+  get_trace_setting(conn, SPEEDY_SETTINGS_NO_RFC7540_PRIORITIES, 0, 1);
 }
 
 /* Our first SETTINGS frame, as spdy.h says the engine announces our options: always
  * MAX_CONCURRENT_STREAMS, and INITIAL_WINDOW_SIZE (v3+) when not the default 65536. */
 static void print_our_settings(const get_conn *conn, long entries) {
   const get_options *opt = run_of(conn)->opt;
+  if (is_h2(conn)) {
+    print_our_h2_settings(conn, entries);
+    return;
+  }
   uint32_t max_streams = opt->no_push ? 0 : opt->max_pushes;
   int window = conn->proto != IO_PROTO_SPDY2 && opt->stream_window != 65536;
   if (entries != 1 + window) return; /* not the frame we know: the count says enough */
-  get_trace_setting(SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, max_streams);
-  if (window) get_trace_setting(SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, opt->stream_window);
+  get_trace_setting(conn, SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, max_streams);
+  if (window) get_trace_setting(conn, SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, opt->stream_window);
+}
+
+/* The frame type's name in the connection's protocol. */
+static const char *frame_name(const get_conn *conn, int type) {
+  speedy_protocol protocol = SPEEDY_PROTOCOL_SPDY3_1;
+  (void)io_proto_session(conn->proto, &protocol);
+  return speedy_protocol_frame_type_name(protocol, type);
 }
 
 void get_trace_headers(const speedy_header *h, size_t n) {
@@ -176,12 +290,15 @@ void get_trace_frame(speedy_session *s, int sent, speedy_spdy_frame_type type, u
   const get_conn *conn = user;
   stamp(run_of(conn));
   fprintf(stderr, "%s %s frame <length=%u, flags=0x%02x, stream_id=%d>\n", sent ? "send" : "recv",
-          speedy_spdy_frame_type_name(type), length, flags, (int)id);
-  print_flags(type, flags);
-  long entries = print_fields(type, summary ? summary : "");
+          frame_name(conn, (int)type), length, flags, (int)id);
+  print_flags(conn, type, flags);
+  long entries = print_fields(conn, type, summary ? summary : "");
+  /* SETTINGS is type 4 in both protocols; bit 0 is SPDY's CLEAR_SETTINGS, HTTP/2's ACK */
   if (sent && type == SPEEDY_SPDY_FRAME_SETTINGS && !(flags & FLAG_CLEAR_SETTINGS))
     print_our_settings(conn, entries);
-  if (sent && type == SPEEDY_SPDY_FRAME_SYN_STREAM) {
+  /* a request opens with SYN_STREAM, or HEADERS in HTTP/2 */
+  int opening = is_h2(conn) ? (int)type == H2_HEADERS : type == SPEEDY_SPDY_FRAME_SYN_STREAM;
+  if (sent && opening) {
     /* our request: its fields, as get_spdy built them */
     const get_job *job = speedy_session_get_stream_user_data(s, id);
     if (job) {
@@ -197,7 +314,7 @@ void get_trace_frame_not_sent(speedy_session *s, speedy_spdy_frame_type type, in
                               int reason, void *user) {
   (void)s;
   const get_conn *conn = user;
-  get_trace_note(run_of(conn), "[%d] %s not sent: %s", (int)id, speedy_spdy_frame_type_name(type),
+  get_trace_note(run_of(conn), "[%d] %s not sent: %s", (int)id, frame_name(conn, (int)type),
                  speedy_strerror(reason));
 }
 

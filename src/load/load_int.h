@@ -6,7 +6,7 @@
  *   load_run.c     connection groups, connections, the pump that turns the scheduler's
  *                  decisions into requests, emulated DNS lookups, the deadline, timers
  *   load_http1.c   HTTP/1.1: keep-alive, optional pipelining, llhttp
- *   load_spdy.c    SPDY: one session per group, priorities, pushes, hints
+ *   load_spdy.c    SPDY and HTTP/2: one session per group, priorities, pushes, hints
  *   load_result.c  the result JSON line and the HAR of the replayed load
  */
 #ifndef SPEEDY_LOAD_INT_H
@@ -30,10 +30,10 @@
 
 typedef struct load_options {
   const char *plan_file;
-  int http1;     /* 1: HTTP/1.1; 0: SPDY */
-  io_proto spdy; /* SPDY version */
-  int single;    /* single-domain: one origin for every host */
-  int tls;       /* --tls */
+  int http1;      /* 1: HTTP/1.1; 0: SPDY */
+  io_proto proto; /* --proto: SPDY version or HTTP/2 (when not http1) */
+  int single;     /* single-domain: one origin for every host */
+  int tls;        /* --tls */
   const char *cacert;
   int insecure;
   int npn;         /* --npn: offer the protocol by NPN only (TLS 1.2) */
@@ -103,6 +103,7 @@ typedef struct load_conn {
   speedy_session *session;
   load_push_headers push;
   int goaway_sent;
+  int32_t informational_id; /* HTTP/2: the stream whose 1xx head is arriving, or 0 */
 } load_conn;
 
 struct load_group {

@@ -38,8 +38,11 @@ static void usage(FILE *f) {
           "                           connection to each host name, 0 to %d (default 0: none;\n"
           "                           single-domain: only the origin's name)\n"
           "Protocol:\n"
-          "      --http1              HTTP/1.1 (default: SPDY)\n"
-          "      --spdy VERSION       SPDY 3.1, 3 or 2 (default 3.1; by ALPN over TLS)\n"
+          "      --proto PROTO        h2, h2c (the same: HTTP/2, with prior knowledge without\n"
+          "                           --tls), spdy/3.1, spdy/3, spdy/2 or http/1.1; the only\n"
+          "                           protocol offered over TLS (default spdy/3.1)\n"
+          "      --http1              the same as --proto http/1.1\n"
+          "      --spdy VERSION       the same as --proto spdy/VERSION: 3.1, 3 or 2\n"
           "      --connections N      HTTP/1.1 connections per host (default %d, max %d)\n"
           "      --dispatch POLICY    HTTP/1.1 order: fcfs (discovery order, default) or priority\n"
           "                           (document > css, script > font > image > other)\n"
@@ -108,6 +111,7 @@ enum {
   OPT_DNS_RTT,
   OPT_HTTP1,
   OPT_SPDY,
+  OPT_PROTO,
   OPT_CONNECTIONS,
   OPT_DISPATCH,
   OPT_PIPELINE,
@@ -132,6 +136,7 @@ static const struct option long_options[] = {
     {"dns-rtt", required_argument, NULL, OPT_DNS_RTT},
     {"http1", no_argument, NULL, OPT_HTTP1},
     {"spdy", required_argument, NULL, OPT_SPDY},
+    {"proto", required_argument, NULL, OPT_PROTO},
     {"connections", required_argument, NULL, OPT_CONNECTIONS},
     {"dispatch", required_argument, NULL, OPT_DISPATCH},
     {"pipeline", no_argument, NULL, OPT_PIPELINE},
@@ -199,9 +204,18 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
         speedy_protocol protocol;
         if (cli_parse_spdy_version(optarg, &protocol) != 0)
           return cli_option_error(LOAD_PROGRAM, "spdy", optarg, "3.1, 3 or 2");
-        opt->spdy = io_proto_of_session(protocol);
+        opt->proto = io_proto_of_session(protocol);
       }
       break;
+    case OPT_PROTO: {
+      speedy_protocol protocol = SPEEDY_PROTOCOL_SPDY3_1;
+      int http1 = 0;
+      if (cli_parse_proto(optarg, &protocol, &http1) != 0)
+        return cli_option_error(LOAD_PROGRAM, "proto", optarg, CLI_PROTO_VALUES);
+      opt->http1 = http1;
+      spdy_given = 0; /* --proto decides alone */
+      if (!http1) opt->proto = io_proto_of_session(protocol);
+    } break;
     case OPT_CONNECTIONS:
       if (parse_uint(optarg, 1, LOAD_MAX_CONNS, &v))
         return cli_option_error(LOAD_PROGRAM, "connections", optarg, "1 to %d", LOAD_MAX_CONNS);
@@ -291,7 +305,8 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
     return cli_usage_error(LOAD_PROGRAM, "--http1 and --spdy exclude each other");
   if (!opt->http1 && (pipeline || opt->dispatch == LOAD_DISPATCH_PRIORITY))
     return cli_usage_error(
-        LOAD_PROGRAM, "--pipeline and --dispatch apply to --http1 only (SPDY always prioritises)");
+        LOAD_PROGRAM,
+        "--pipeline and --dispatch apply to --http1 only (SPDY and HTTP/2 always prioritise)");
   int ways = (addr->n_host_addr > 0) + (addr->addr_base != NULL) + (addr->single != NULL);
   if (ways != 1)
     return cli_usage_error(LOAD_PROGRAM,
@@ -353,7 +368,7 @@ static int set_addresses(load_options *opt, const addr_args *addr, const load_pl
 }
 
 int load_main(int argc, char **argv) {
-  load_options opt = {.spdy = IO_PROTO_SPDY3_1,
+  load_options opt = {.proto = IO_PROTO_SPDY3_1,
                       .connections = DEFAULT_CONNECTIONS,
                       .dispatch = LOAD_DISPATCH_FCFS,
                       .pipeline = DEFAULT_PIPELINE_DEPTH,

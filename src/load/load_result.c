@@ -49,7 +49,7 @@ int load_result_check(const load_run *run, char *reason, size_t len) {
 
 static const char *protocol_name(const load_run *run) {
   const load_options *opt = run->opt;
-  return io_proto_name(opt->http1 ? IO_PROTO_HTTP1 : opt->spdy);
+  return io_proto_name(opt->http1 ? IO_PROTO_HTTP1 : opt->proto);
 }
 
 static json_t *resources_json(const load_run *run) {

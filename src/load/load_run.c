@@ -166,7 +166,7 @@ static void conn_on_open(io_conn *io, void *user) {
   load_run *run = conn->run;
   const load_options *opt = run->opt;
   conn->open = 1;
-  io_proto want = opt->http1 ? IO_PROTO_HTTP1 : opt->spdy;
+  io_proto want = opt->http1 ? IO_PROTO_HTTP1 : opt->proto;
   conn->proto = io_conn_is_tls(io) ? io_conn_protocol(io) : want;
   if (run->negotiated == IO_PROTO_UNKNOWN) run->negotiated = conn->proto;
   if (conn->proto != want) {
@@ -388,7 +388,7 @@ static void on_deadline(uv_timer_t *timer) {
 
 static int make_tls(load_run *run) {
   const load_options *opt = run->opt;
-  const char *protocol = io_proto_name(opt->http1 ? IO_PROTO_HTTP1 : opt->spdy);
+  const char *protocol = io_proto_name(opt->http1 ? IO_PROTO_HTTP1 : opt->proto);
   char err[300] = "";
   unsigned flags =
       (opt->insecure ? IO_TLS_INSECURE : 0) | (opt->npn ? IO_TLS_NO_ALPN | IO_TLS_MAX_1_2 : 0);

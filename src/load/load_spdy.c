@@ -1,26 +1,35 @@
-/* load_spdy.c — the loader's SPDY: one libspeedy client session per connection group,
+/* load_spdy.c — the loader's SPDY and HTTP/2: one libspeedy client session per connection group,
  * every requestable resource submitted at once with its type's urgency (document 0, CSS
  * and script 1, font 2, image 4, other 5), wide receive windows, pushes matched to the
  * plan by host and path and used instead of a request, X-Subresources hints.
  *
  * Header-compression figures: the SYN_STREAM / SYN_REPLY / HEADERS frames as sent and
  * received (8-byte frame header plus payload, compressed by the session's zlib context),
- * counted through the frame trace.
+ * or HTTP/2's HEADERS, PUSH_PROMISE and CONTINUATION frames (9-byte header plus HPACK
+ * payload), counted through the frame trace. Where the two protocols' fields differ,
+ * http_client.h decides.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "http_client.h"
 #include "io_session.h"
 #include "load_int.h"
 
 #define MAX_SPDY_HEADERS (LOAD_PLAN_MAX_HEADERS + 8)
 
-static int parse_status(const char *v, size_t len) {
-  int status = 0;
-  size_t i = 0;
-  for (; i < len && i < 3 && v[i] >= '0' && v[i] <= '9'; i++) status = status * 10 + (v[i] - '0');
-  return i == 3 ? status : -1;
+/* HTTP/2 frame types that carry a field block (RFC 9113 6.2, 6.6, 6.10). */
+enum { H2_HEADERS = 1, H2_PUSH_PROMISE = 5, H2_CONTINUATION = 9 };
+
+static speedy_protocol protocol_of(const load_conn *conn) {
+  speedy_protocol protocol = SPEEDY_PROTOCOL_SPDY3_1;
+  (void)io_proto_session(conn->proto, &protocol);
+  return protocol;
+}
+
+static int parse_status(const load_conn *conn, const speedy_header *h) {
+  return http_client_parse_status(protocol_of(conn), h->value, h->value_len);
 }
 
 static int stream_resource(speedy_session *s, int32_t stream_id) {
@@ -44,19 +53,16 @@ static int submit(load_conn *conn, int id) {
   char authority[300];
   load_authority(run, id, authority, sizeof(authority));
   const char *scheme = run->opt->tls ? "https" : "http";
-#define ADD(nm, val) (h[n++] = (speedy_header){nm, strlen(nm), val, strlen(val)})
-  ADD(":method", r->method);
-  ADD(":path", r->path);
-  ADD(":version", "HTTP/1.1");
-  ADD(":host", authority);
-  ADD(":scheme", scheme);
-#undef ADD
+  speedy_protocol protocol = protocol_of(conn);
+  n = http_client_request_pseudo(protocol, r->method, scheme, authority, r->path, h);
   for (size_t i = 0; i < r->n_request_headers && n < MAX_SPDY_HEADERS; i++) {
     const load_header *rh = &r->request_headers[i];
-    size_t value_len = strlen(rh->value);
+    size_t name_len = strlen(rh->name), value_len = strlen(rh->value);
     /* an empty value cannot be joined with a repeated name, nor sent over SPDY/2 */
-    if (value_len == 0) continue;
-    h[n++] = (speedy_header){rh->name, strlen(rh->name), rh->value, value_len};
+    if (value_len == 0 ||
+        http_client_is_connection_field(protocol, rh->name, name_len, rh->value, value_len))
+      continue;
+    h[n++] = (speedy_header){rh->name, name_len, rh->value, value_len};
   }
   int urgency = load_type_urgency(r->type);
   int32_t stream_id =
@@ -94,8 +100,10 @@ void load_spdy_submit(load_conn *conn) {
 
 static int on_begin_headers(speedy_session *s, int32_t id, speedy_headers_kind kind,
                             int32_t associated_id, void *user) {
-  (void)s, (void)id, (void)associated_id;
+  (void)s, (void)associated_id;
   load_conn *conn = user;
+  /* HTTP/2's 1xx heads come before the response: not its status */
+  conn->informational_id = kind == SPEEDY_HEADERS_INFORMATIONAL ? id : 0;
   if (kind == SPEEDY_HEADERS_PUSH) memset(&conn->push, 0, sizeof(conn->push));
   return 0;
 }
@@ -103,18 +111,19 @@ static int on_begin_headers(speedy_session *s, int32_t id, speedy_headers_kind k
 static int on_header(speedy_session *s, int32_t stream_id, const speedy_header *h, void *user) {
   load_conn *conn = user;
   load_run *run = conn->run;
+  if (conn->informational_id == stream_id) return 0;
   int id = stream_resource(s, stream_id);
   if (id < 0) { /* a push being announced */
     if (h->name_len == 5 && memcmp(h->name, ":path", 5) == 0)
       copy_value(&conn->push, conn->push.path, sizeof(conn->push.path), h);
-    else if (h->name_len == 5 && memcmp(h->name, ":host", 5) == 0)
+    else if (http_client_is_authority(protocol_of(conn), h->name, h->name_len))
       copy_value(&conn->push, conn->push.host, sizeof(conn->push.host), h);
     else if (h->name_len == 7 && memcmp(h->name, ":status", 7) == 0)
-      conn->push.status = parse_status(h->value, h->value_len);
+      conn->push.status = parse_status(conn, h);
     return 0;
   }
   if (h->name_len == 7 && memcmp(h->name, ":status", 7) == 0) {
-    int status = parse_status(h->value, h->value_len);
+    int status = parse_status(conn, h);
     load_sched_headers(run->sched, id, status > 0 ? status : 0, load_now_ms(run));
   } else if (h->name_len == 14 && memcmp(h->name, "x-subresources", 14) == 0) {
     load_hints(run, id, h->value, h->value_len);
@@ -186,6 +195,10 @@ static int accept_push(load_conn *conn, int32_t stream_id) {
 static int on_headers_end(speedy_session *s, int32_t stream_id, int end_stream, void *user) {
   (void)end_stream;
   load_conn *conn = user;
+  if (conn->informational_id == stream_id) {
+    conn->informational_id = 0;
+    return 0;
+  }
   if (stream_resource(s, stream_id) < 0 && stream_id % 2 == 0) return accept_push(conn, stream_id);
   return 0;
 }
@@ -245,13 +258,16 @@ static int on_goaway(speedy_session *s, int32_t last_good_id, uint32_t status, v
 
 static void on_frame(speedy_session *s, int sent, speedy_spdy_frame_type type, uint8_t flags,
                      int32_t stream_id, uint32_t length, const char *summary, void *user) {
-  (void)s, (void)flags, (void)summary;
+  (void)flags, (void)summary;
   load_conn *conn = user;
   load_run *run = conn->run;
-  if (type != SPEEDY_SPDY_FRAME_SYN_STREAM && type != SPEEDY_SPDY_FRAME_SYN_REPLY &&
-      type != SPEEDY_SPDY_FRAME_HEADERS)
-    return;
-  uint64_t bytes = 8 + (uint64_t)length;
+  int t = (int)type;
+  int block = conn->proto == IO_PROTO_H2
+                  ? (t == H2_HEADERS || t == H2_PUSH_PROMISE || t == H2_CONTINUATION)
+                  : (type == SPEEDY_SPDY_FRAME_SYN_STREAM || type == SPEEDY_SPDY_FRAME_SYN_REPLY ||
+                     type == SPEEDY_SPDY_FRAME_HEADERS);
+  if (!block) return;
+  uint64_t bytes = speedy_session_data_header_length(s) + (uint64_t)length; /* 8 or 9 */
   if (sent) {
     run->request_header_bytes += bytes;
     int id = resource_on_stream(conn, stream_id);
@@ -283,10 +299,8 @@ int load_spdy_start(load_conn *conn) {
   speedy_callbacks_set_on_frame(cb, on_frame);
   speedy_options_set_stream_window(so, opt->stream_window);
   speedy_options_set_session_window(so, opt->session_window);
-  speedy_protocol engine_protocol = SPEEDY_PROTOCOL_SPDY3_1; /* conn->proto is a SPDY one */
-  (void)io_proto_session(conn->proto, &engine_protocol);
   speedy_options_set_max_concurrent_streams(so, 1000); /* pushes */
-  int rv = speedy_session_new(&conn->session, engine_protocol, SPEEDY_ROLE_CLIENT, cb, so, conn);
+  int rv = speedy_session_new(&conn->session, protocol_of(conn), SPEEDY_ROLE_CLIENT, cb, so, conn);
   speedy_callbacks_del(cb);
   speedy_options_del(so);
   if (rv != 0) return -1;

@@ -395,6 +395,8 @@ npn) # --npn: SPDY offered by NPN only (TLS 1.2), as speedy bench --npn
   get --npn --cacert "$certs/ca.pem" -o page "https://localhost:$PORT/index.html" || fail "exit $?"
   same page site/index.html "--npn body"; expect_summary "spdy/3.1 negotiated by NPN over TLSv1.2"
   get --cacert "$certs/ca.pem" -o page "https://localhost:$PORT/index.html" || fail "exit $?"
+  expect_summary "h2 negotiated by ALPN over TLSv1.3" # ALPN offers h2 first, and speedyd too
+  get --proto spdy/3.1 --cacert "$certs/ca.pem" -o page "https://localhost:$PORT/index.html" || fail "exit $?"
   expect_summary "spdy/3.1 negotiated by ALPN over TLSv1.3" ;;
 no_protocol_suggests_npn) # TLS chose no protocol and the server speaks only SPDY: say so, suggest --npn
   tls_server --no-alpn; get --cacert "$certs/ca.pem" -o x "https://localhost:$PORT/bytes/10"; rc=$?

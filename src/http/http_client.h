@@ -1,0 +1,57 @@
+/* http_client.h — the header fields an HTTP client sends and reads over SPDY and HTTP/2:
+ * the one place that knows how their names differ.
+ *
+ *   SPDY (every version; libspeedy translates SPDY/2's names): a request carries :method,
+ *     :path, :version, :host and :scheme; a response's :status has the reason phrase
+ *     ("200 OK") and comes with :version.
+ *   HTTP/2 (RFC 9113 8.3): a request carries :method, :scheme, :authority and :path; a
+ *     response's :status is three digits and nothing else; there is no :version.
+ *
+ * `speedy get`, `speedy bench` and `speedy load` share one session path for both and ask
+ * here where the protocols part. Pure functions: no allocation, no I/O.
+ */
+#ifndef SPEEDY_HTTP_CLIENT_H
+#define SPEEDY_HTTP_CLIENT_H
+
+#include <speedy/speedy.h>
+#include <stddef.h>
+
+/* Pseudo-header fields of a request, at most. */
+#define HTTP_CLIENT_MAX_PSEUDO 5
+
+/* Writes the pseudo-header fields of a request for protocol into out (at least
+ * HTTP_CLIENT_MAX_PSEUDO entries), pointing at the strings given (which must outlive the
+ * list): SPDY :method :path :version :host :scheme, HTTP/2 :method :scheme :authority :path.
+ * Returns how many were written. */
+size_t http_client_request_pseudo(speedy_protocol protocol, const char *method, const char *scheme,
+                                  const char *authority, const char *path, speedy_header *out);
+
+/* 1 when a request field (name in lower case) must not be sent on protocol: the
+ * connection-specific fields connection, host (the authority is a pseudo-header),
+ * keep-alive, proxy-connection and transfer-encoding; for HTTP/2 also upgrade, and te with
+ * any value other than "trailers" (RFC 9113 8.2.2). 0 otherwise. */
+int http_client_is_connection_field(speedy_protocol protocol, const char *name, size_t name_len,
+                                    const char *value, size_t value_len);
+
+/* 1 when a pushed request's field name names its authority on protocol (":host" for SPDY,
+ * ":authority" for HTTP/2). */
+int http_client_is_authority(speedy_protocol protocol, const char *name, size_t name_len);
+
+/* Parses a response's :status value: for SPDY three digits, then the end or a space and a
+ * reason phrase; for HTTP/2 exactly three digits (RFC 9113 8.3.2). Returns the status
+ * (100 to 999), or -1 when the value is not one. */
+int http_client_parse_status(speedy_protocol protocol, const char *value, size_t len);
+
+/* The protocol's name in a status line: "HTTP/2", "SPDY/3.1", "SPDY/3", "SPDY/2". */
+const char *http_client_version_label(speedy_protocol protocol);
+
+/* Protocols a client offers over TLS when none is forced, best first, at most. */
+#define HTTP_CLIENT_MAX_OFFERED 5
+
+/* Writes the ALPN ids a client offers by default into out (at least
+ * HTTP_CLIENT_MAX_OFFERED entries): "h2", "spdy/3.1", "spdy/3", "spdy/2", "http/1.1"; with
+ * npn_only the same without "h2" (HTTP/2 is negotiated by ALPN alone, RFC 9113 3.2).
+ * Returns how many. */
+size_t http_client_default_protocols(int npn_only, const char **out);
+
+#endif /* SPEEDY_HTTP_CLIENT_H */
