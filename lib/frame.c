@@ -26,8 +26,8 @@
 #define SPEEDY_RST_STREAM_LEN 8
 #define SPEEDY_PING_LEN 4
 #define SPEEDY_WINDOW_UPDATE_LEN 8
-#define SPEEDY_GOAWAY_V2_LEN 4
-#define SPEEDY_GOAWAY_V3_LEN 8
+#define SPDY_GOAWAY_V2_LEN 4
+#define SPDY_GOAWAY_V3_LEN 8
 #define SPEEDY_SETTINGS_COUNT_LEN 4
 #define SPEEDY_SETTINGS_ENTRY_LEN 8
 #define SPEEDY_CREDENTIAL_FIXED_LEN 6 /* slot (2) + proof length (4) */
@@ -275,12 +275,12 @@ int spdy_frame_decode_goaway(int version, const uint8_t *payload, size_t len, in
   if (version == 2) {
     /* SPDY/2 defines 4 bytes; some v2 peers append a v3-style status anyway. It has no
      * meaning in v2, so it is skipped and the status reported as OK. */
-    if (len != SPEEDY_GOAWAY_V2_LEN && len != SPEEDY_GOAWAY_V3_LEN) return SPEEDY_ERR_PROTOCOL;
+    if (len != SPDY_GOAWAY_V2_LEN && len != SPDY_GOAWAY_V3_LEN) return SPEEDY_ERR_PROTOCOL;
     *last_good_id = get_u31(payload);
-    *status = SPEEDY_GOAWAY_OK;
+    *status = SPDY_GOAWAY_OK;
     return 0;
   }
-  if (len != SPEEDY_GOAWAY_V3_LEN) return SPEEDY_ERR_PROTOCOL;
+  if (len != SPDY_GOAWAY_V3_LEN) return SPEEDY_ERR_PROTOCOL;
   *last_good_id = get_u31(payload);
   *status = spdy_get_u32(payload + 4);
   return 0;
@@ -289,7 +289,7 @@ int spdy_frame_decode_goaway(int version, const uint8_t *payload, size_t len, in
 size_t spdy_frame_encode_goaway(uint8_t *out, int version, int32_t last_good_id, uint32_t status) {
   assert(VERSION_IS_KNOWN(version));
   assert(last_good_id >= 0);
-  uint32_t payload_len = version == 2 ? SPEEDY_GOAWAY_V2_LEN : SPEEDY_GOAWAY_V3_LEN;
+  uint32_t payload_len = version == 2 ? SPDY_GOAWAY_V2_LEN : SPDY_GOAWAY_V3_LEN;
   spdy_frame_hd_encode_control(out, version, SPEEDY_SPDY_FRAME_GOAWAY, 0, payload_len);
   put_u31(out + SPDY_FRAME_HEADER_LEN, (uint32_t)last_good_id);
   if (version != 2) spdy_put_u32(out + SPDY_FRAME_HEADER_LEN + 4, status);

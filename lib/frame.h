@@ -93,6 +93,11 @@ size_t spdy_frame_encode_settings(uint8_t *out, int version, uint8_t flags,
 int spdy_frame_decode_ping(const uint8_t *payload, size_t len, uint32_t *id);
 size_t spdy_frame_encode_ping(uint8_t *out, int version, uint32_t id);
 
+/* GOAWAY status codes on SPDY/3's wire (SPDY/2 carries none). */
+#define SPDY_GOAWAY_OK 0
+#define SPDY_GOAWAY_PROTOCOL_ERROR 1
+#define SPDY_GOAWAY_INTERNAL_ERROR 2
+
 /* GOAWAY: last-good-stream-id (v2: 4 bytes), + status (v3: 8 bytes). */
 int spdy_frame_decode_goaway(int version, const uint8_t *payload, size_t len, int32_t *last_good_id,
                              uint32_t *status);

@@ -398,7 +398,7 @@ static int serialise_settings(speedy_session *session, const speedy_outframe *fr
 static int serialise(speedy_session *session, speedy_outframe *frame) {
   if (frame->kind == SPEEDY_OUT_HEADERS) return serialise_block(session, frame);
   if (frame->kind == SPEEDY_OUT_SETTINGS) return serialise_settings(session, frame);
-  uint8_t bytes[SPEEDY_H2_FRAME_HEADER_LEN + 8 + 128];
+  uint8_t bytes[SPEEDY_H2_FRAME_HEADER_LEN + 8 + SPEEDY_GOAWAY_DEBUG_MAX];
   uint8_t opaque[8] = {0};
   size_t len = 0;
   char summary[64] = "";
@@ -439,7 +439,7 @@ static int serialise(speedy_session *session, speedy_outframe *frame) {
     break;
   case SPEEDY_OUT_GOAWAY:
     len = speedy_h2_encode_goaway(bytes, (int32_t)frame->value, speedy_h2_code_of(frame->reason),
-                                  frame->block, frame->block_len > 128 ? 128 : frame->block_len);
+                                  frame->block, frame->block_len);
     if (describe)
       snprintf(summary, sizeof(summary), "last_stream=%u error=%s", frame->value,
                speedy_h2_error_name(speedy_h2_code_of(frame->reason)));

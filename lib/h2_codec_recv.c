@@ -557,9 +557,7 @@ static int on_goaway(speedy_session *session, const uint8_t *payload) {
       g.debug_len < sizeof(session->goaway_debug) ? g.debug_len : sizeof(session->goaway_debug);
   if (keep > 0) memcpy(session->goaway_debug, g.debug, keep);
   session->goaway_debug_len = keep;
-  uint32_t status =
-      g.error_code <= SPEEDY_H2_INTERNAL_ERROR ? g.error_code : SPEEDY_GOAWAY_PROTOCOL_ERROR;
-  return speedy_session_goaway_received(session, g.last_stream_id, status);
+  return speedy_session_goaway_received(session, g.last_stream_id);
 }
 
 static int on_window_update(speedy_session *session, const uint8_t *payload) {

@@ -70,8 +70,14 @@ int speedy_queue_window_update(speedy_session *session, int32_t stream_id, uint3
 }
 
 int speedy_queue_goaway(speedy_session *session, uint32_t reason, const char *debug) {
+  return speedy_queue_goaway_bytes(session, reason, (const uint8_t *)debug,
+                                   debug != NULL ? strlen(debug) : 0);
+}
+
+int speedy_queue_goaway_bytes(speedy_session *session, uint32_t reason, const uint8_t *debug,
+                              size_t debug_len) {
   if (session->goaway_sent) return 0;
-  size_t debug_len = debug != NULL ? strlen(debug) : 0;
+  if (debug_len > SPEEDY_GOAWAY_DEBUG_MAX) debug_len = SPEEDY_GOAWAY_DEBUG_MAX;
   speedy_outframe *frame = speedy_outframe_new(session, SPEEDY_OUT_GOAWAY, debug_len);
   if (frame == NULL) return SPEEDY_ERR_NOMEM;
   frame->value = (uint32_t)session->last_recv_stream_id;
@@ -198,8 +204,8 @@ static void budget_init(speedy_budget *budget, uint32_t burst, uint32_t rate, in
 void speedy_trace(speedy_session *session, int sent, int type, uint8_t flags, int32_t stream_id,
                   uint32_t length, const char *summary) {
   if (session->callbacks.on_frame != NULL)
-    session->callbacks.on_frame(session, sent, (speedy_spdy_frame_type)type, flags, stream_id,
-                                length, summary != NULL ? summary : "", session->user);
+    session->callbacks.on_frame(session, sent, type, flags, stream_id, length,
+                                summary != NULL ? summary : "", session->user);
 }
 
 int speedy_session_is_peer_id(const speedy_session *session, int32_t id) {

@@ -303,6 +303,11 @@ int speedy_queue_rst(speedy_session *session, int32_t stream_id, uint32_t reason
 int speedy_queue_window_update(speedy_session *session, int32_t stream_id, uint32_t delta);
 /* Queues GOAWAY with our last processed peer stream, once (later calls do nothing). */
 int speedy_queue_goaway(speedy_session *session, uint32_t reason, const char *debug);
+/* The same with debug data of a given length (HTTP/2; cut to SPEEDY_GOAWAY_DEBUG_MAX). */
+int speedy_queue_goaway_bytes(speedy_session *session, uint32_t reason, const uint8_t *debug,
+                              size_t debug_len);
+/* The most debug data a GOAWAY of ours carries. */
+#define SPEEDY_GOAWAY_DEBUG_MAX 128
 /* Ends the session for a fatal error: GOAWAY with reason (neutral), input ignored from
  * now on. Returns error. */
 int speedy_session_fail(speedy_session *session, int error, uint32_t reason);
@@ -360,7 +365,7 @@ int speedy_session_data_end(speedy_session *session, int end_stream, uint32_t ex
 int speedy_session_ping_acked(speedy_session *session, uint32_t id);
 /* The peer sent GOAWAY: on_goaway with status, then our streams above last_id are closed
  * with REFUSED_STREAM. */
-int speedy_session_goaway_received(speedy_session *session, int32_t last_id, uint32_t status);
+int speedy_session_goaway_received(speedy_session *session, int32_t last_id);
 /* Applies a WINDOW_UPDATE the codec checked (no overflow): stream 0 is the session. */
 int speedy_session_window_update(speedy_session *session, int32_t stream_id, uint32_t delta);
 /* The peer's INITIAL_WINDOW_SIZE: every stream's send window moves by the change. Returns

@@ -142,10 +142,10 @@ int speedy_session_ping_acked(speedy_session *session, uint32_t id) {
   return 0; /* an answer to a ping we never sent is ignored */
 }
 
-int speedy_session_goaway_received(speedy_session *session, int32_t last_id, uint32_t status) {
+int speedy_session_goaway_received(speedy_session *session, int32_t last_id) {
   session->goaway_received = 1;
   if (session->callbacks.on_goaway != NULL &&
-      session->callbacks.on_goaway(session, last_id, status, session->user) != 0)
+      session->callbacks.on_goaway(session, last_id, session->goaway_reason, session->user) != 0)
     return fail_callback(session);
   /* Our streams above last_id were never processed: refuse them so they can be retried.
    * Collect ids in small batches because closing changes the table. */

@@ -129,9 +129,8 @@ static int serialise_control(speedy_session *session, speedy_outframe *frame) {
     rv = session->codec->check_frame(session, frame);
   if (rv != 0) {
     if (session->callbacks.on_frame_not_sent != NULL)
-      session->callbacks.on_frame_not_sent(
-          session, (speedy_spdy_frame_type)session->codec->frame_type(frame), frame->stream_id, rv,
-          session->user);
+      session->callbacks.on_frame_not_sent(session, session->codec->frame_type(frame),
+                                           frame->stream_id, rv, session->user);
     /* A stream that can no longer open is refused, so the application may retry it. */
     speedy_stream *stream = speedy_stream_find(session, frame->stream_id);
     if (rv == SPEEDY_ERR_SESSION_CLOSING && stream != NULL)

@@ -28,9 +28,9 @@ static uint32_t rst_status(const speedy_session *session, uint32_t reason) {
 }
 
 static uint32_t goaway_status(uint32_t reason) {
-  if (reason == SPEEDY_RST_NONE) return SPEEDY_GOAWAY_OK;
-  return reason == SPEEDY_RST_INTERNAL_ERROR ? SPEEDY_GOAWAY_INTERNAL_ERROR
-                                             : SPEEDY_GOAWAY_PROTOCOL_ERROR;
+  if (reason == SPEEDY_RST_NONE) return SPDY_GOAWAY_OK;
+  return reason == SPEEDY_RST_INTERNAL_ERROR ? SPDY_GOAWAY_INTERNAL_ERROR
+                                             : SPDY_GOAWAY_PROTOCOL_ERROR;
 }
 
 /* Wire priority for an urgency: SPDY/2 has four levels. */
@@ -136,31 +136,121 @@ static int block_frame(speedy_session *session, speedy_block_role role,
   return 0;
 }
 
+/* ---- HTTP/2's names in SPDY's ------------------------------------------------------ */
+
+/* A header list the application gave with HTTP/2's names, in SPDY/3's: :authority becomes
+ * :host, :version is added (HTTP/1.1) where SPDY requires it, and a three-digit :status
+ * gains its reason phrase. Lists already in SPDY/3's names pass as they are. */
+typedef struct spdy_names {
+  const speedy_header *list; /* the list to lay out: the application's, or fields[] */
+  size_t n;
+  speedy_header *fields; /* allocated when something changed, else NULL */
+} spdy_names;
+
+#define SPDY_STATUS_MAX 64 /* "NNN " and the longest reason phrase */
+
+static int spdy_names_from(speedy_session *session, const speedy_header *headers, size_t n,
+                           int request, spdy_names *out) {
+  out->list = headers;
+  out->n = n;
+  out->fields = NULL;
+  const speedy_header *authority = find_header(headers, n, ":authority");
+  const speedy_header *status = request ? NULL : find_header(headers, n, ":status");
+  const char *reason = NULL;
+  if (status != NULL && status->value_len == 3) {
+    int code = 0;
+    for (size_t i = 0; i < 3; i++)
+      code = code * 10 +
+             (status->value[i] >= '0' && status->value[i] <= '9' ? status->value[i] - '0' : -1000);
+    reason = code >= 0 ? speedy_status_reason(code) : NULL;
+  }
+  int add_version = find_header(headers, n, ":version") == NULL &&
+                    (request ? find_header(headers, n, ":method") != NULL : status != NULL);
+  if (authority == NULL && reason == NULL && !add_version) return 0;
+  speedy_header *fields =
+      speedy_mem_malloc(&session->mem, (n + 1) * sizeof(speedy_header) + SPDY_STATUS_MAX);
+  if (fields == NULL) return SPEEDY_ERR_NOMEM;
+  char *status_value = (char *)(fields + n + 1);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    fields[k] = headers[i];
+    if (&headers[i] == authority) {
+      fields[k].name = ":host";
+      fields[k].name_len = 5;
+    } else if (&headers[i] == status && reason != NULL) {
+      int len = snprintf(status_value, SPDY_STATUS_MAX, "%.3s %s", status->value, reason);
+      fields[k].value = status_value;
+      fields[k].value_len = (size_t)len;
+    }
+    k++;
+  }
+  if (add_version) fields[k++] = (speedy_header){":version", 8, "HTTP/1.1", 8};
+  out->list = fields;
+  out->n = k;
+  out->fields = fields;
+  return 0;
+}
+
+static void spdy_names_free(speedy_session *session, spdy_names *names) {
+  if (names->fields != NULL) speedy_mem_free(&session->mem, names->fields);
+  names->fields = NULL;
+}
+
 static int prepare_block(speedy_session *session, speedy_block_role role,
-                         const speedy_header *headers, size_t n_headers, speedy_outframe **out) {
+                         const speedy_header *application, size_t n_application,
+                         speedy_outframe **out) {
   static const char *const request_v3[] = {":method", ":path",   ":version",
                                            ":host",   ":scheme", NULL};
   static const char *const request_v2[] = {":method", ":path", ":version", NULL};
   static const char *const response[] = {":status", ":version", NULL};
+  spdy_names names;
+  int rv =
+      spdy_names_from(session, application, n_application, role == SPEEDY_BLOCK_REQUEST, &names);
+  if (rv != 0) return rv;
+  const speedy_header *headers = names.list;
+  size_t n_headers = names.n;
   const char *const *required = NULL;
   if (role == SPEEDY_BLOCK_REQUEST)
     required = state(session)->wire_version == 2 ? request_v2 : request_v3;
   else if (role == SPEEDY_BLOCK_RESPONSE)
     required = response;
-  else if (role != SPEEDY_BLOCK_EXTRA)
-    return SPEEDY_ERR_INVALID_STATE; /* SPDY has no promises or informational responses */
   size_t serialised = 0;
-  int rv = validate_headers(session, headers, n_headers, required, &serialised);
-  return rv != 0 ? rv : block_frame(session, role, headers, n_headers, serialised, out);
+  if (required == NULL && role != SPEEDY_BLOCK_EXTRA)
+    rv = SPEEDY_ERR_INVALID_STATE; /* SPDY has no promises or informational responses */
+  else
+    rv = validate_headers(session, headers, n_headers, required, &serialised);
+  if (rv == 0) rv = block_frame(session, role, headers, n_headers, serialised, out);
+  spdy_names_free(session, &names);
+  return rv;
 }
 
 /* Everything goes in the SYN_STREAM: the URL (v3 3.3.1 requires :scheme, :host and :path
  * there) and the response headers too. v3 allows the latter in a later HEADERS frame, but
  * deployed clients (node's spdy-transport among them) require :status in the SYN_STREAM.
  * SPDY/2 wants an absolute url instead of scheme, host and path. */
+static int prepare_push_named(speedy_session *session, const speedy_header *request,
+                              size_t n_request, const speedy_header *response, size_t n_response,
+                              speedy_outframe **open);
+
 static int prepare_push(speedy_session *session, const speedy_header *request, size_t n_request,
                         const speedy_header *response, size_t n_response, speedy_outframe **promise,
                         speedy_outframe **open) {
+  *promise = NULL;
+  spdy_names request_names, response_names;
+  int rv = spdy_names_from(session, request, n_request, 1, &request_names);
+  if (rv != 0) return rv;
+  rv = spdy_names_from(session, response, n_response, 0, &response_names);
+  if (rv == 0)
+    rv = prepare_push_named(session, request_names.list, request_names.n, response_names.list,
+                            response_names.n, open);
+  spdy_names_free(session, &request_names);
+  spdy_names_free(session, &response_names);
+  return rv;
+}
+
+static int prepare_push_named(speedy_session *session, const speedy_header *request,
+                              size_t n_request, const speedy_header *response, size_t n_response,
+                              speedy_outframe **open) {
   static const char *const required_request[] = {":scheme", ":host", ":path", NULL};
   static const char *const required_response[] = {":status", ":version", NULL};
   int version = state(session)->wire_version;
@@ -195,7 +285,6 @@ static int prepare_push(speedy_session *session, const speedy_header *request, s
   rv = validate_headers(session, all, k, NULL, &serialised);
   if (rv == 0) rv = block_frame(session, SPEEDY_BLOCK_PUSH, all, k, serialised, open);
   speedy_mem_free(&session->mem, all);
-  *promise = NULL;
   return rv;
 }
 

@@ -111,9 +111,21 @@ typedef struct emit_ctx {
   int32_t stream_id;
 } emit_ctx;
 
+/* The application sees HTTP/2's names whatever the protocol: :host is :authority,
+ * :version (always HTTP/1.1 in practice) is not passed on, and :status is its three
+ * digits ("200 OK" arrives as "200"). Validation (scan_emit) saw SPDY's names. */
 static int deliver_emit(void *ctx, const speedy_header *h) {
   emit_ctx *e = ctx;
-  return speedy_session_emit_field(e->session, e->stream_id, h);
+  speedy_header field = *h;
+  if (field.name_len == 8 && memcmp(field.name, ":version", 8) == 0) return 0;
+  if (field.name_len == 5 && memcmp(field.name, ":host", 5) == 0) {
+    field.name = ":authority";
+    field.name_len = 10;
+  } else if (field.name_len == 7 && memcmp(field.name, ":status", 7) == 0 && field.value_len > 3 &&
+             field.value[3] == ' ') {
+    field.value_len = 3;
+  }
+  return speedy_session_emit_field(e->session, e->stream_id, &field);
 }
 
 /* The inflated block of the current frame. */
@@ -352,10 +364,10 @@ static int on_goaway(speedy_session *session, const uint8_t *payload, size_t len
     trace_recv(session, 0, "last_good=%d", (int)last_good);
   else
     trace_recv(session, 0, "last_good=%d status=%u", (int)last_good, status);
-  session->goaway_reason = status == SPEEDY_GOAWAY_OK               ? SPEEDY_RST_NONE
-                           : status == SPEEDY_GOAWAY_INTERNAL_ERROR ? SPEEDY_RST_INTERNAL_ERROR
-                                                                    : SPEEDY_RST_PROTOCOL_ERROR;
-  return speedy_session_goaway_received(session, last_good, status);
+  session->goaway_reason = status == SPDY_GOAWAY_OK               ? SPEEDY_RST_NONE
+                           : status == SPDY_GOAWAY_INTERNAL_ERROR ? SPEEDY_RST_INTERNAL_ERROR
+                                                                  : SPEEDY_RST_PROTOCOL_ERROR;
+  return speedy_session_goaway_received(session, last_good);
 }
 
 static int on_window_update(speedy_session *session, const uint8_t *payload, size_t len) {

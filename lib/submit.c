@@ -239,14 +239,14 @@ int speedy_submit_ping(speedy_session *session, uint32_t *id_out) {
   return 0;
 }
 
-int speedy_submit_goaway(speedy_session *session, uint32_t status) {
-  static const uint32_t reasons[] = {SPEEDY_RST_NONE, SPEEDY_RST_PROTOCOL_ERROR,
-                                     SPEEDY_RST_INTERNAL_ERROR};
-  if (session == NULL || status > SPEEDY_GOAWAY_INTERNAL_ERROR) return SPEEDY_ERR_INVALID_ARGUMENT;
+int speedy_submit_goaway(speedy_session *session, uint32_t reason, const uint8_t *debug,
+                         size_t debug_len) {
+  if (session == NULL || reason > SPEEDY_RST_HTTP_1_1_REQUIRED || (debug == NULL && debug_len > 0))
+    return SPEEDY_ERR_INVALID_ARGUMENT;
   if (session->goaway_sent) return SPEEDY_ERR_SESSION_CLOSING;
-  if (status == SPEEDY_GOAWAY_OK && session->codec->shutdown != NULL && !session->goaway_draining)
+  if (reason == SPEEDY_RST_NONE && session->codec->shutdown != NULL && !session->goaway_draining)
     return session->codec->shutdown(session);
-  return speedy_queue_goaway(session, reasons[status], NULL);
+  return speedy_queue_goaway_bytes(session, reason, debug, debug_len);
 }
 
 /* The peer moves every stream window by the change of INITIAL_WINDOW_SIZE: refuse a rise

@@ -498,8 +498,8 @@ static int client_on_stream_close(speedy_session *session, int32_t stream_id, ui
   return 0;
 }
 
-static void on_frame(speedy_session *session, int sent, speedy_spdy_frame_type type, uint8_t flags,
-                     int32_t stream_id, uint32_t length, const char *summary, void *user) {
+static void on_frame(speedy_session *session, int sent, int type, uint8_t flags, int32_t stream_id,
+                     uint32_t length, const char *summary, void *user) {
   (void)flags, (void)stream_id, (void)summary;
   pair *p = user;
   if (!sent) return;

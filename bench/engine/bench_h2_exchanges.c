@@ -266,14 +266,11 @@ static double clock_seconds(clockid_t id) {
 
 /* ---- The exchanges: the corpus's header sets, for each protocol ---------------------- */
 
-/* One exchange as each engine is given it. The field lists hold the same fields; only
- * the pseudo-header fields differ between HTTP/2 and SPDY/3.1. Strings point into the
- * corpus's storage. */
+/* One exchange as every engine is given it, in HTTP/2's names (speedy's SPDY/3.1 session
+ * writes SPDY's on the wire). Strings point into the corpus's storage. */
 typedef struct exchange {
   speedy_header *h2_request, *h2_response;
   size_t n_h2_request, n_h2_response;
-  speedy_header *spdy_request, *spdy_response;
-  size_t n_spdy_request, n_spdy_response;
   nghttp2_nv *nv_request, *nv_response;
   int has_body; /* not HEAD, status not 1xx, 204 or 304 */
 } exchange;
@@ -374,31 +371,18 @@ static void exchanges_build(const har_headers_corpus *corpus, uint32_t body_size
     set->n_with_body += (size_t)x->has_body;
     size_t cap = e->request.n_headers + 5;
     x->h2_request = xcalloc(cap, sizeof(speedy_header));
-    x->spdy_request = xcalloc(cap, sizeof(speedy_header));
     x->h2_request[0] = pseudo(":method", method);
     x->h2_request[1] = pseudo(":scheme", scheme);
     x->h2_request[2] = pseudo(":authority", host);
     x->h2_request[3] = pseudo(":path", path);
     size_t n = regular_fields(&e->request, 0, 0, set, x->h2_request + 4);
     x->n_h2_request = 4 + n;
-    x->spdy_request[0] = pseudo(":method", method);
-    x->spdy_request[1] = pseudo(":path", path);
-    x->spdy_request[2] = pseudo(":version", request_version);
-    x->spdy_request[3] = pseudo(":host", host);
-    x->spdy_request[4] = pseudo(":scheme", scheme);
-    memcpy(x->spdy_request + 5, x->h2_request + 4, n * sizeof(speedy_header));
-    x->n_spdy_request = 5 + n;
 
     cap = e->response.n_headers + 3;
     x->h2_response = xcalloc(cap, sizeof(speedy_header));
-    x->spdy_response = xcalloc(cap, sizeof(speedy_header));
     x->h2_response[0] = pseudo(":status", status);
     n = regular_fields(&e->response, 1, x->has_body, set, x->h2_response + 1);
     x->n_h2_response = 1 + n;
-    x->spdy_response[0] = pseudo(":status", status);
-    x->spdy_response[1] = pseudo(":version", response_version);
-    memcpy(x->spdy_response + 2, x->h2_response + 1, n * sizeof(speedy_header));
-    x->n_spdy_response = 2 + n;
 
     x->nv_request = nv_of(x->h2_request, x->n_h2_request);
     x->nv_response = nv_of(x->h2_response, x->n_h2_response);
@@ -410,8 +394,6 @@ static void exchanges_free(exchange_set *set) {
     exchange *x = &set->exchanges[i];
     free(x->h2_request);
     free(x->h2_response);
-    free(x->spdy_request);
-    free(x->spdy_response);
     free(x->nv_request);
     free(x->nv_response);
   }
@@ -561,8 +543,8 @@ static int speedy_server_on_headers_end(speedy_session *session, int32_t stream_
     return -1;
   }
   const exchange *x = pair_exchange(p, request_number(stream_id));
-  const speedy_header *h = p->engine == ENGINE_SPEEDY_H2 ? x->h2_response : x->spdy_response;
-  size_t n = p->engine == ENGINE_SPEEDY_H2 ? x->n_h2_response : x->n_spdy_response;
+  const speedy_header *h = x->h2_response; /* HTTP/2's names for SPDY too: the engine maps */
+  size_t n = x->n_h2_response;
   *body_slot(p, stream_id) = 0;
   int rc =
       speedy_submit_response(session, stream_id, h, n, x->has_body ? speedy_body_read : NULL, NULL);
@@ -858,8 +840,8 @@ static int pair_submit(pair *p) {
       return -1;
     }
   } else {
-    const speedy_header *h = p->engine == ENGINE_SPEEDY_H2 ? x->h2_request : x->spdy_request;
-    size_t n = p->engine == ENGINE_SPEEDY_H2 ? x->n_h2_request : x->n_spdy_request;
+    const speedy_header *h = x->h2_request;
+    size_t n = x->n_h2_request;
     id = speedy_submit_request(p->speedy_client, 3, h, n, p->silent ? speedy_deferred_read : NULL,
                                NULL, NULL);
     if (id < 0) {
@@ -872,11 +854,9 @@ static int pair_submit(pair *p) {
               (int)id);
     return -1;
   }
-  p->expected_request_fields +=
-      p->engine == ENGINE_SPEEDY_SPDY31 ? x->n_spdy_request : x->n_h2_request;
+  p->expected_request_fields += x->n_h2_request;
   if (!p->silent) {
-    p->expected_response_fields +=
-        p->engine == ENGINE_SPEEDY_SPDY31 ? x->n_spdy_response : x->n_h2_response;
+    p->expected_response_fields += x->n_h2_response;
     p->expected_body += x->has_body ? p->body_size : 0;
   }
   p->submitted++;

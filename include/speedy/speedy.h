@@ -134,17 +134,12 @@ typedef enum speedy_rst_status {
   SPEEDY_RST_HTTP_1_1_REQUIRED = 17
 } speedy_rst_status;
 
+/* Returns RFC 9110's reason phrase for an HTTP status code ("Not Found"), or NULL for a
+ * code it does not name. A SPDY session adds it to a three-digit :status it sends. */
+SPEEDY_API const char *speedy_status_reason(int status);
+
 /* Returns the spec's name of a RST_STREAM status ("CANCEL"), or "UNKNOWN". */
 SPEEDY_API const char *speedy_rst_status_name(uint32_t status);
-
-/* GOAWAY status codes (v3, v3.1; SPDY/2 GOAWAY carries none and reports OK). HTTP/2:
- * NO_ERROR, PROTOCOL_ERROR and INTERNAL_ERROR have these values; any other code received
- * is reported as PROTOCOL_ERROR, and speedy_session_goaway_reason tells which it was. */
-typedef enum speedy_goaway_status {
-  SPEEDY_GOAWAY_OK = 0,
-  SPEEDY_GOAWAY_PROTOCOL_ERROR = 1,
-  SPEEDY_GOAWAY_INTERNAL_ERROR = 2
-} speedy_goaway_status;
 
 /* SETTINGS ids. */
 typedef enum speedy_settings_id {
@@ -390,8 +385,10 @@ typedef int (*speedy_on_stream_close_fn)(speedy_session *session, int32_t stream
 typedef int (*speedy_on_ping_ack_fn)(speedy_session *session, uint32_t ping_id, int64_t rtt_ns,
                                      void *user);
 /* The peer sent GOAWAY: streams above last_good_id were not processed and are closed
- * with REFUSED_STREAM; retry them elsewhere. status: speedy_goaway_status. */
-typedef int (*speedy_on_goaway_fn)(speedy_session *session, int32_t last_good_id, uint32_t status,
+ * with REFUSED_STREAM; retry them elsewhere. reason: a speedy_rst_status, SPEEDY_RST_NONE
+ * for a graceful one (SPDY/3's three GOAWAY statuses map to NONE, PROTOCOL_ERROR and
+ * INTERNAL_ERROR; SPDY/2's GOAWAY has none and reports NONE). */
+typedef int (*speedy_on_goaway_fn)(speedy_session *session, int32_t last_good_id, uint32_t reason,
                                    void *user);
 /* One SETTINGS entry from the peer (after the library applied it). */
 typedef int (*speedy_on_setting_fn)(speedy_session *session, uint32_t id, uint8_t flags,
@@ -401,18 +398,20 @@ typedef int (*speedy_on_setting_fn)(speedy_session *session, uint32_t id, uint8_
  * (a delta of 0 included) — servers use it to meter abusive updates. */
 typedef int (*speedy_on_window_update_fn)(speedy_session *session, int32_t stream_id,
                                           uint32_t delta, void *user);
-/* Frame trace: every frame received (sent = 0) or sent (sent = 1). summary is a short
- * readable description of the frame-specific fields ("status=CANCEL", "delta=4096"), or
- * "" with speedy_options_set_frame_summaries(options, 0). Return value ignored. */
-typedef void (*speedy_on_frame_fn)(speedy_session *session, int sent, speedy_spdy_frame_type type,
-                                   uint8_t flags, int32_t stream_id, uint32_t length,
-                                   const char *summary, void *user);
+/* Frame trace: every frame received (sent = 0) or sent (sent = 1). type is the session
+ * protocol's own frame type (speedy_spdy_frame_type for SPDY, RFC 9113's numbers for
+ * HTTP/2; speedy_protocol_frame_type_name names either). summary is a short readable
+ * description of the frame-specific fields ("status=CANCEL", "delta=4096"), or "" with
+ * speedy_options_set_frame_summaries(options, 0). Return value ignored. */
+typedef void (*speedy_on_frame_fn)(speedy_session *session, int sent, int type, uint8_t flags,
+                                   int32_t stream_id, uint32_t length, const char *summary,
+                                   void *user);
 /* A queued frame was dropped when it came to be serialised, because what it belonged to
  * is gone: its stream was closed or reset while the frame waited, or a GOAWAY (sent or
  * received) forbids opening the stream. reason is a SPEEDY_ERR_* code
  * (SPEEDY_ERR_STREAM_CLOSED, SPEEDY_ERR_SESSION_CLOSING). Return value ignored. */
-typedef void (*speedy_on_frame_not_sent_fn)(speedy_session *session, speedy_spdy_frame_type type,
-                                            int32_t stream_id, int reason, void *user);
+typedef void (*speedy_on_frame_not_sent_fn)(speedy_session *session, int type, int32_t stream_id,
+                                            int reason, void *user);
 /* Zero-copy DATA: a data source set SPEEDY_DATA_FLAG_NO_COPY. The application must write
  * the frame header (8 bytes for SPDY, 9 for HTTP/2: speedy_session_data_header_length) and
  * then `length` body bytes from its own source, in that order, before any further output
@@ -634,10 +633,15 @@ SPEEDY_API int speedy_submit_priority_update(speedy_session *session, int32_t st
 SPEEDY_API int speedy_submit_ping(speedy_session *session, uint32_t *id_out);
 
 /* Sends GOAWAY with our last-good-stream-id; no new streams start afterwards. Streams in
- * flight finish; the session ends when they have. HTTP/2 server with SPEEDY_GOAWAY_OK: a
- * graceful shutdown in two steps — GOAWAY with 2^31-1 and a PING, then, when the PING comes
- * back, GOAWAY with the last stream really accepted (streams opened meanwhile are served). */
-SPEEDY_API int speedy_submit_goaway(speedy_session *session, uint32_t status);
+ * flight finish; the session ends when they have. reason: a speedy_rst_status, NONE for a
+ * graceful shutdown (SPDY/3 sends OK, PROTOCOL_ERROR or INTERNAL_ERROR, the nearest of
+ * its three statuses; HTTP/2 sends the error code, ENHANCE_YOUR_CALM and
+ * INADEQUATE_SECURITY included). debug (may be NULL): HTTP/2's debug data, at most 128
+ * octets sent (SPDY has none). HTTP/2 server with NONE: a graceful shutdown in two steps —
+ * GOAWAY with 2^31-1 and a PING, then, when the PING comes back, GOAWAY with the last
+ * stream really accepted (streams opened meanwhile are served). */
+SPEEDY_API int speedy_submit_goaway(speedy_session *session, uint32_t reason, const uint8_t *debug,
+                                    size_t debug_len);
 
 /* Sends a SETTINGS frame. Our own values for MAX_CONCURRENT_STREAMS and
  * INITIAL_WINDOW_SIZE take effect at once (HTTP/2: all of them once the peer acknowledged

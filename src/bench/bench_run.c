@@ -72,8 +72,9 @@ struct bench_thread {
   int rr;
   uint64_t done_unpublished, measured_done_unpublished;
   /* request fields of each path: [0] for SPDY, [1] for HTTP/2 */
-  speedy_header session_headers[2][BENCH_MAX_PATHS][HTTP_CLIENT_MAX_PSEUDO + 2];
-  size_t n_session_headers[2];
+  /* One list per path for every protocol: libspeedy maps HTTP/2's names for SPDY. */
+  speedy_header session_headers[BENCH_MAX_PATHS][HTTP_CLIENT_MAX_PSEUDO + 2];
+  size_t n_session_headers;
   char *http1_requests[BENCH_MAX_PATHS];
   size_t http1_lengths[BENCH_MAX_PATHS];
   char user_agent[32];
@@ -110,9 +111,8 @@ const bench_options *bench_conn_options(const bench_conn *conn) { return conn->t
 bench_stats *bench_conn_stats(const bench_conn *conn) { return conn->thread->stats; }
 
 const speedy_header *bench_spdy_headers(const bench_conn *conn, int path, size_t *n) {
-  int h2 = conn->proto == IO_PROTO_H2;
-  *n = conn->thread->n_session_headers[h2];
-  return conn->thread->session_headers[h2][path];
+  *n = conn->thread->n_session_headers;
+  return conn->thread->session_headers[path];
 }
 
 const char *bench_http1_request(const bench_conn *conn, int path, size_t *len) {
@@ -710,15 +710,11 @@ static int thread_build_requests(bench_thread *th) {
   snprintf(th->user_agent, sizeof(th->user_agent), "speedy-bench/%s", speedy_version());
   for (int i = 0; i < opt->n_paths; i++) {
     const char *path = opt->paths[i];
-    static const speedy_protocol protocols[2] = {SPEEDY_PROTOCOL_SPDY3_1, SPEEDY_PROTOCOL_H2};
-    for (int h2 = 0; h2 < 2; h2++) {
-      speedy_header *h = th->session_headers[h2][i];
-      size_t n =
-          http_client_request_pseudo(protocols[h2], "GET", opt->scheme, opt->authority, path, h);
-      h[n++] = (speedy_header){"user-agent", 10, th->user_agent, strlen(th->user_agent)};
-      h[n++] = (speedy_header){"accept", 6, "*/*", 3};
-      th->n_session_headers[h2] = n;
-    }
+    speedy_header *h = th->session_headers[i];
+    size_t n_fields = http_client_request_pseudo("GET", opt->scheme, opt->authority, path, h);
+    h[n_fields++] = (speedy_header){"user-agent", 10, th->user_agent, strlen(th->user_agent)};
+    h[n_fields++] = (speedy_header){"accept", 6, "*/*", 3};
+    th->n_session_headers = n_fields;
     size_t cap = strlen(path) + strlen(opt->authority) + 128;
     th->http1_requests[i] = malloc(cap);
     if (!th->http1_requests[i]) return -1;

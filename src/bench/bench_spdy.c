@@ -52,7 +52,7 @@ static int on_header(speedy_session *s, int32_t id, const speedy_header *h, void
   bench_req *req = req_of(user, id);
   if (!req || conn->informational_id == id) return 0;
   if (h->name_len == 7 && memcmp(h->name, ":status", 7) == 0) {
-    req->status = http_client_parse_status(protocol_of(conn), h->value, h->value_len);
+    req->status = http_client_parse_status(h->value, h->value_len);
   } else if (h->name_len == 14 && memcmp(h->name, "content-length", 14) == 0) {
     uint64_t v = 0;
     size_t i = 0;
@@ -101,13 +101,13 @@ static int on_headers_end(speedy_session *s, int32_t id, int end_stream, void *u
 
 /* Received field blocks, compressed: SPDY's SYN_REPLY and HEADERS, HTTP/2's HEADERS and
  * CONTINUATION (frame payloads, as h2load counts HEADERS). */
-static void on_frame(speedy_session *s, int sent, speedy_spdy_frame_type type, uint8_t flags,
-                     int32_t stream_id, uint32_t length, const char *summary, void *user) {
+static void on_frame(speedy_session *s, int sent, int type, uint8_t flags, int32_t stream_id,
+                     uint32_t length, const char *summary, void *user) {
   (void)s, (void)flags, (void)stream_id, (void)summary;
   bench_conn *conn = user;
   if (sent) return;
   int block = conn->proto == IO_PROTO_H2
-                  ? (int)type == H2_HEADERS || (int)type == H2_CONTINUATION
+                  ? type == H2_HEADERS || type == H2_CONTINUATION
                   : type == SPEEDY_SPDY_FRAME_SYN_REPLY || type == SPEEDY_SPDY_FRAME_HEADERS;
   if (block) bench_conn_stats(conn)->header_bytes_in += length;
 }
@@ -188,7 +188,7 @@ size_t bench_spdy_read(bench_conn *conn, const uint8_t *data, size_t len) {
 
 void bench_spdy_goaway(bench_conn *conn) {
   if (!conn->session) return;
-  speedy_submit_goaway(conn->session, SPEEDY_GOAWAY_OK);
+  speedy_submit_goaway(conn->session, SPEEDY_RST_NONE, NULL, 0);
   bench_spdy_writable(conn, io_conn_room(conn->io) + 4096);
 }
 

@@ -99,7 +99,7 @@ typedef struct get_job {
   uint64_t content_length; /* from the response, 0 when absent */
   int has_length;
   /* response (get_resp.c) */
-  char status_text[64]; /* SPDY's :status ("200 OK") or HTTP/1.1's reason phrase */
+  char status_text[64]; /* :status (three digits) or HTTP/1.1's reason phrase */
   char *head;           /* header lines as "name: value\r\n", bounded by GET_MAX_HEAD */
   size_t head_len, head_cap;
   int head_done;                   /* the head was complete (written for -i / -I) */
@@ -266,10 +266,9 @@ void get_resp_free(get_job *job);
 /* get_trace.c: -v on stderr, every line stamped with the seconds since the run started. */
 void get_trace_note(const get_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The SPDY engine's frame trace (speedy_on_frame_fn); user is the get_conn. */
-void get_trace_frame(speedy_session *s, int sent, speedy_spdy_frame_type type, uint8_t flags,
-                     int32_t id, uint32_t length, const char *summary, void *user);
-void get_trace_frame_not_sent(speedy_session *s, speedy_spdy_frame_type type, int32_t id,
-                              int reason, void *user);
+void get_trace_frame(speedy_session *s, int sent, int type, uint8_t flags, int32_t id,
+                     uint32_t length, const char *summary, void *user);
+void get_trace_frame_not_sent(speedy_session *s, int type, int32_t id, int reason, void *user);
 /* A setting the peer sent (under its SETTINGS frame); id is a speedy_settings_id. */
 void get_trace_setting(const get_conn *conn, uint32_t id, uint8_t flags, uint32_t value);
 /* Header fields under the frame that carried them. */

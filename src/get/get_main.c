@@ -236,7 +236,7 @@ void get_origin_progress(get_origin *origin) {
       if (c->session && c->open && !c->closed && !c->goaway_sent) {
         c->goaway_sent = 1;
         c->dead = 1;
-        speedy_submit_goaway(c->session, SPEEDY_GOAWAY_OK);
+        speedy_submit_goaway(c->session, SPEEDY_RST_NONE, NULL, 0);
         get_spdy_writable(c, io_conn_room(c->io) + 4096); /* out before the close */
       }
       io_conn_close(c->io);

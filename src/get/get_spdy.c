@@ -85,8 +85,8 @@ size_t get_spdy_request_headers(const get_conn *conn, const get_job *job, speedy
   const get_options *opt = run->opt;
   const get_origin *origin = conn->origin;
   speedy_protocol protocol = protocol_of(conn);
-  size_t n = http_client_request_pseudo(protocol, run->method, origin->scheme, origin->authority,
-                                        job->path, h);
+  size_t n =
+      http_client_request_pseudo(run->method, origin->scheme, origin->authority, job->path, h);
 #define ADD(nm, val) (h[n++] = (speedy_header){nm, strlen(nm), val, strlen(val)})
   if (!has_header(opt, "user-agent")) ADD("user-agent", "speedy/" SPEEDY_GET_VERSION);
   if (!has_header(opt, "accept")) ADD("accept", "*/*");
@@ -216,7 +216,7 @@ static int on_header(speedy_session *s, int32_t id, const speedy_header *h, void
     if (job->state != JOB_ACTIVE || conn->informational_id == id) return 0;
     get_resp_note(job, h->name, h->name_len, h->value, h->value_len);
     if (h->name_len == 7 && memcmp(h->name, ":status", 7) == 0)
-      job->status = http_client_parse_status(protocol_of(conn), h->value, h->value_len);
+      job->status = http_client_parse_status(h->value, h->value_len);
     if (!job->head_done && get_resp_head_field(job, h->name, h->name_len, h->value, h->value_len))
       cancel_job(conn, job);
     return 0;
@@ -225,7 +225,7 @@ static int on_header(speedy_session *s, int32_t id, const speedy_header *h, void
   /* a push being announced: collect what we must check, and keep every field */
   if (h->name_len == 5 && memcmp(h->name, ":path", 5) == 0)
     copy_value(&conn->push, conn->push.path, sizeof(conn->push.path), h);
-  else if (http_client_is_authority(protocol_of(conn), h->name, h->name_len))
+  else if (http_client_is_authority(h->name, h->name_len))
     copy_value(&conn->push, conn->push.host, sizeof(conn->push.host), h);
   else if (h->name_len == 7 && memcmp(h->name, ":scheme", 7) == 0)
     copy_value(&conn->push, conn->push.scheme, sizeof(conn->push.scheme), h);
@@ -238,9 +238,11 @@ static int on_header(speedy_session *s, int32_t id, const speedy_header *h, void
 static int head_maybe_done(get_conn *conn, get_job *job) {
   if (job->head_done || job->status <= 0 || job->state != JOB_ACTIVE) return 0;
   if (!job->t_first) job->t_first = get_now_ns();
-  char line[96]; /* "SPDY/3.1 200 OK", "HTTP/2 200" */
-  snprintf(line, sizeof(line), "%s %s", http_client_version_label(protocol_of(conn)),
-           job->status_text);
+  char line[96]; /* "SPDY/3.1 200 OK" (SPDY's wire carries the reason), "HTTP/2 200" */
+  speedy_protocol protocol = protocol_of(conn);
+  const char *reason = protocol == SPEEDY_PROTOCOL_H2 ? NULL : speedy_status_reason(job->status);
+  snprintf(line, sizeof(line), "%s %s%s%s", http_client_version_label(protocol), job->status_text,
+           reason ? " " : "", reason ? reason : "");
   if (get_job_check_size(job, 0) != 0 || get_resp_head_done(job, line) != 0) cancel_job(conn, job);
   return 0;
 }

@@ -55,7 +55,7 @@ void get_trace_note(const get_run *run, const char *fmt, ...) {
 }
 
 /* Names of a SPDY frame's flag bits. */
-static void spdy_flag_names(speedy_spdy_frame_type type, const char *names[8]) {
+static void spdy_flag_names(int type, const char *names[8]) {
   if (type == SPEEDY_SPDY_FRAME_DATA || type == SPEEDY_SPDY_FRAME_SYN_STREAM ||
       type == SPEEDY_SPDY_FRAME_SYN_REPLY || type == SPEEDY_SPDY_FRAME_HEADERS)
     names[0] = "FIN";
@@ -93,11 +93,11 @@ static void h2_flag_names(int type, const char *names[8]) {
   }
 }
 
-static void print_flags(const get_conn *conn, speedy_spdy_frame_type type, uint8_t flags) {
+static void print_flags(const get_conn *conn, int type, uint8_t flags) {
   if (flags == 0) return;
   const char *names[8] = {0};
   if (is_h2(conn))
-    h2_flag_names((int)type, names);
+    h2_flag_names(type, names);
   else
     spdy_flag_names(type, names);
   fputs(INDENT "; ", stderr);
@@ -113,13 +113,14 @@ static void print_flags(const get_conn *conn, speedy_spdy_frame_type type, uint8
   fputc('\n', stderr);
 }
 
+/* SPDY/3's GOAWAY statuses on the wire (2.6.6), as the engine's summary gives them. */
 static const char *goaway_status_name(unsigned long status) {
   switch (status) {
-  case SPEEDY_GOAWAY_OK:
+  case 0:
     return "OK";
-  case SPEEDY_GOAWAY_PROTOCOL_ERROR:
+  case 1:
     return "PROTOCOL_ERROR";
-  case SPEEDY_GOAWAY_INTERNAL_ERROR:
+  case 2:
     return "INTERNAL_ERROR";
   default:
     return "UNKNOWN";
@@ -130,7 +131,7 @@ static const char *goaway_status_name(unsigned long status) {
  * spec's field names; what the frame line already shows (the stream) or what is printed
  * in full below it (header fields, settings) is left out. Returns the "entries" count of a
  * SETTINGS frame, or -1. */
-static long print_fields(const get_conn *conn, speedy_spdy_frame_type type, const char *summary) {
+static long print_fields(const get_conn *conn, int type, const char *summary) {
   static const char *const spdy_renames[][2] = {
       {"assoc", "associated_stream_id"}, {"pri", "priority"},
       {"delta", "delta_window_size"},    {"last_good", "last_good_stream_id"},
@@ -285,19 +286,19 @@ void get_trace_headers(const speedy_header *h, size_t n) {
   }
 }
 
-void get_trace_frame(speedy_session *s, int sent, speedy_spdy_frame_type type, uint8_t flags,
-                     int32_t id, uint32_t length, const char *summary, void *user) {
+void get_trace_frame(speedy_session *s, int sent, int type, uint8_t flags, int32_t id,
+                     uint32_t length, const char *summary, void *user) {
   const get_conn *conn = user;
   stamp(run_of(conn));
   fprintf(stderr, "%s %s frame <length=%u, flags=0x%02x, stream_id=%d>\n", sent ? "send" : "recv",
-          frame_name(conn, (int)type), length, flags, (int)id);
+          frame_name(conn, type), length, flags, (int)id);
   print_flags(conn, type, flags);
   long entries = print_fields(conn, type, summary ? summary : "");
   /* SETTINGS is type 4 in both protocols; bit 0 is SPDY's CLEAR_SETTINGS, HTTP/2's ACK */
   if (sent && type == SPEEDY_SPDY_FRAME_SETTINGS && !(flags & FLAG_CLEAR_SETTINGS))
     print_our_settings(conn, entries);
   /* a request opens with SYN_STREAM, or HEADERS in HTTP/2 */
-  int opening = is_h2(conn) ? (int)type == H2_HEADERS : type == SPEEDY_SPDY_FRAME_SYN_STREAM;
+  int opening = is_h2(conn) ? type == H2_HEADERS : type == SPEEDY_SPDY_FRAME_SYN_STREAM;
   if (sent && opening) {
     /* our request: its fields, as get_spdy built them */
     const get_job *job = speedy_session_get_stream_user_data(s, id);
@@ -310,11 +311,10 @@ void get_trace_frame(speedy_session *s, int sent, speedy_spdy_frame_type type, u
   }
 }
 
-void get_trace_frame_not_sent(speedy_session *s, speedy_spdy_frame_type type, int32_t id,
-                              int reason, void *user) {
+void get_trace_frame_not_sent(speedy_session *s, int type, int32_t id, int reason, void *user) {
   (void)s;
   const get_conn *conn = user;
-  get_trace_note(run_of(conn), "[%d] %s not sent: %s", (int)id, frame_name(conn, (int)type),
+  get_trace_note(run_of(conn), "[%d] %s not sent: %s", (int)id, frame_name(conn, type),
                  speedy_strerror(reason));
 }
 

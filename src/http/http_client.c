@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-static int is_h2(speedy_protocol protocol) { return (int)protocol == (int)SPEEDY_PROTOCOL_H2; }
+static int is_h2(speedy_protocol protocol) { return protocol == SPEEDY_PROTOCOL_H2; }
 
 static speedy_header field(const char *name, const char *value) {
   return (speedy_header){name, strlen(name), value, strlen(value)};
@@ -14,20 +14,13 @@ static int equals(const char *s, size_t len, const char *literal) {
   return len == strlen(literal) && memcmp(s, literal, len) == 0;
 }
 
-size_t http_client_request_pseudo(speedy_protocol protocol, const char *method, const char *scheme,
-                                  const char *authority, const char *path, speedy_header *out) {
+size_t http_client_request_pseudo(const char *method, const char *scheme, const char *authority,
+                                  const char *path, speedy_header *out) {
   size_t n = 0;
   out[n++] = field(":method", method);
-  if (is_h2(protocol)) { /* RFC 9113 8.3.1; the order nghttp2 and browsers use */
-    out[n++] = field(":scheme", scheme);
-    out[n++] = field(":authority", authority);
-    out[n++] = field(":path", path);
-    return n;
-  }
-  out[n++] = field(":path", path); /* SPDY/3 3.2.1 */
-  out[n++] = field(":version", "HTTP/1.1");
-  out[n++] = field(":host", authority);
   out[n++] = field(":scheme", scheme);
+  out[n++] = field(":authority", authority);
+  out[n++] = field(":path", path);
   return n;
 }
 
@@ -42,24 +35,22 @@ int http_client_is_connection_field(speedy_protocol protocol, const char *name, 
   return equals(name, name_len, "te") && !equals(value, value_len, "trailers");
 }
 
-int http_client_is_authority(speedy_protocol protocol, const char *name, size_t name_len) {
-  return equals(name, name_len, is_h2(protocol) ? ":authority" : ":host");
+int http_client_is_authority(const char *name, size_t name_len) {
+  return equals(name, name_len, ":authority");
 }
 
-int http_client_parse_status(speedy_protocol protocol, const char *value, size_t len) {
-  if (len < 3) return -1;
+int http_client_parse_status(const char *value, size_t len) {
+  if (len != 3) return -1;
   int status = 0;
   for (size_t i = 0; i < 3; i++) {
     if (value[i] < '0' || value[i] > '9') return -1;
     status = status * 10 + (value[i] - '0');
   }
-  if (status < 100) return -1;
-  if (len == 3) return status;
-  return !is_h2(protocol) && value[3] == ' ' ? status : -1; /* "200 OK" is SPDY's alone */
+  return status < 100 ? -1 : status;
 }
 
 const char *http_client_version_label(speedy_protocol protocol) {
-  switch ((int)protocol) {
+  switch (protocol) {
   case SPEEDY_PROTOCOL_H2:
     return "HTTP/2";
   case SPEEDY_PROTOCOL_SPDY2:

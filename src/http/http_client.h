@@ -1,14 +1,13 @@
-/* http_client.h — the header fields an HTTP client sends and reads over SPDY and HTTP/2:
- * the one place that knows how their names differ.
+/* http_client.h — the header fields an HTTP client sends and reads over SPDY and HTTP/2.
  *
- *   SPDY (every version; libspeedy translates SPDY/2's names): a request carries :method,
- *     :path, :version, :host and :scheme; a response's :status has the reason phrase
- *     ("200 OK") and comes with :version.
- *   HTTP/2 (RFC 9113 8.3): a request carries :method, :scheme, :authority and :path; a
- *     response's :status is three digits and nothing else; there is no :version.
+ * libspeedy gives and takes HTTP/2's names (RFC 9113 8.3) for every protocol: a request
+ * carries :method, :scheme, :authority and :path, a response's :status is three digits,
+ * and there is no :version (a SPDY session writes SPDY's :host, :version and "200 OK" on
+ * the wire and reads them back as HTTP/2's). What is left to tell apart is here: the
+ * fields HTTP/2 forbids, and the protocol's name in a status line.
  *
- * `speedy get`, `speedy bench` and `speedy load` share one session path for both and ask
- * here where the protocols part. Pure functions: no allocation, no I/O.
+ * `speedy get`, `speedy bench` and `speedy load` share one session path for both.
+ * Pure functions: no allocation, no I/O.
  */
 #ifndef SPEEDY_HTTP_CLIENT_H
 #define SPEEDY_HTTP_CLIENT_H
@@ -17,14 +16,13 @@
 #include <stddef.h>
 
 /* Pseudo-header fields of a request, at most. */
-#define HTTP_CLIENT_MAX_PSEUDO 5
+#define HTTP_CLIENT_MAX_PSEUDO 4
 
-/* Writes the pseudo-header fields of a request for protocol into out (at least
- * HTTP_CLIENT_MAX_PSEUDO entries), pointing at the strings given (which must outlive the
- * list): SPDY :method :path :version :host :scheme, HTTP/2 :method :scheme :authority :path.
- * Returns how many were written. */
-size_t http_client_request_pseudo(speedy_protocol protocol, const char *method, const char *scheme,
-                                  const char *authority, const char *path, speedy_header *out);
+/* Writes the pseudo-header fields of a request into out (at least HTTP_CLIENT_MAX_PSEUDO
+ * entries), pointing at the strings given (which must outlive the list): :method :scheme
+ * :authority :path, the order nghttp2 and browsers use. Returns how many were written. */
+size_t http_client_request_pseudo(const char *method, const char *scheme, const char *authority,
+                                  const char *path, speedy_header *out);
 
 /* 1 when a request field (name in lower case) must not be sent on protocol: the
  * connection-specific fields connection, host (the authority is a pseudo-header),
@@ -33,14 +31,12 @@ size_t http_client_request_pseudo(speedy_protocol protocol, const char *method, 
 int http_client_is_connection_field(speedy_protocol protocol, const char *name, size_t name_len,
                                     const char *value, size_t value_len);
 
-/* 1 when a pushed request's field name names its authority on protocol (":host" for SPDY,
- * ":authority" for HTTP/2). */
-int http_client_is_authority(speedy_protocol protocol, const char *name, size_t name_len);
+/* 1 when a pushed request's field name is its authority (":authority"). */
+int http_client_is_authority(const char *name, size_t name_len);
 
-/* Parses a response's :status value: for SPDY three digits, then the end or a space and a
- * reason phrase; for HTTP/2 exactly three digits (RFC 9113 8.3.2). Returns the status
- * (100 to 999), or -1 when the value is not one. */
-int http_client_parse_status(speedy_protocol protocol, const char *value, size_t len);
+/* Parses a response's :status value: exactly three digits (RFC 9113 8.3.2; libspeedy has
+ * taken SPDY's reason phrase off). Returns the status (100 to 999), or -1. */
+int http_client_parse_status(const char *value, size_t len);
 
 /* The protocol's name in a status line: "HTTP/2", "SPDY/3.1", "SPDY/3", "SPDY/2". */
 const char *http_client_version_label(speedy_protocol protocol);

@@ -7,58 +7,11 @@
 #include <string.h>
 
 #include "http_err.h"
+#include "speedy/speedy.h"
 
 const char *http_status_reason(int status) {
-  switch (status) {
-  case 100:
-    return "Continue";
-  case 200:
-    return "OK";
-  case 201:
-    return "Created";
-  case 204:
-    return "No Content";
-  case 206:
-    return "Partial Content";
-  case 301:
-    return "Moved Permanently";
-  case 302:
-    return "Found";
-  case 304:
-    return "Not Modified";
-  case 400:
-    return "Bad Request";
-  case 403:
-    return "Forbidden";
-  case 404:
-    return "Not Found";
-  case 405:
-    return "Method Not Allowed";
-  case 408:
-    return "Request Timeout";
-  case 411:
-    return "Length Required";
-  case 413:
-    return "Payload Too Large";
-  case 414:
-    return "URI Too Long";
-  case 416:
-    return "Range Not Satisfiable";
-  case 417:
-    return "Expectation Failed";
-  case 431:
-    return "Request Header Fields Too Large";
-  case 500:
-    return "Internal Server Error";
-  case 501:
-    return "Not Implemented";
-  case 503:
-    return "Service Unavailable";
-  case 505:
-    return "HTTP Version Not Supported";
-  default:
-    return "Unknown";
-  }
+  const char *reason = speedy_status_reason(status);
+  return reason != NULL ? reason : "Unknown";
 }
 
 void http_response_init(http_response *response) {

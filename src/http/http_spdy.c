@@ -1,11 +1,12 @@
 /* http_spdy.c — the HTTP mapping of SPDY (SPDY/3 3.2) and HTTP/2 (RFC 9113 8.3): request
  * headers in, response and push headers out, and the data source adapter for http_body.
  *
- * The two differ only in names: SPDY's :host and :version against HTTP/2's :authority
- * (or Host), and SPDY's ":status: 200 OK" with ":version" against HTTP/2's bare three
- * digits. Those differences live here, keyed on request->protocol or the protocol given,
- * so the server above has one code path for both. (HTTP/2's own message rules, such as
- * the connection-specific fields, are enforced by libspeedy before we see a field.)
+ * libspeedy gives and takes HTTP/2's names for every protocol (:authority, a three-digit
+ * :status, no :version; it speaks SPDY's :host, :version and "200 OK" on the wire), so
+ * the differences left here are few, keyed on request->protocol or the protocol given:
+ * SPDY/2's absolute url, HTTP/2's Host standing for a missing :authority, the fields
+ * HTTP/2 forbids, and a promise's :method. (HTTP/2's own message rules, such as the
+ * connection-specific fields, are enforced by libspeedy before we see a field.)
  */
 #define _GNU_SOURCE
 #include "http_spdy.h"
@@ -16,29 +17,18 @@
 
 #include "http_err.h"
 
-enum {
-  SEEN_METHOD = 1u << 0,
-  SEEN_PATH = 1u << 1,
-  SEEN_VERSION = 1u << 2,
-  SEEN_HOST = 1u << 3, /* SPDY :host, HTTP/2 :authority */
-  SEEN_SCHEME = 1u << 4
-};
+enum { SEEN_METHOD = 1u << 0, SEEN_PATH = 1u << 1, SEEN_HOST = 1u << 2, SEEN_SCHEME = 1u << 3 };
 
-/* The pseudo-header fields of a request, per protocol. */
+/* The pseudo-header fields of a request (RFC 9113 8.3.1; ":protocol" is RFC 8441's
+ * CONNECT, which libspeedy refuses before us). */
 typedef struct pseudo_name {
   const char *name;
   unsigned bit;
 } pseudo_name;
-static const pseudo_name spdy_pseudo[] = {{":method", SEEN_METHOD},
-                                          {":path", SEEN_PATH},
-                                          {":version", SEEN_VERSION},
-                                          {":host", SEEN_HOST},
-                                          {":scheme", SEEN_SCHEME}};
-/* RFC 9113 8.3.1 (":protocol" is RFC 8441's CONNECT, which libspeedy refuses before us). */
-static const pseudo_name h2_pseudo[] = {{":method", SEEN_METHOD},
-                                        {":path", SEEN_PATH},
-                                        {":authority", SEEN_HOST},
-                                        {":scheme", SEEN_SCHEME}};
+static const pseudo_name request_pseudo[] = {{":method", SEEN_METHOD},
+                                             {":path", SEEN_PATH},
+                                             {":authority", SEEN_HOST},
+                                             {":scheme", SEEN_SCHEME}};
 
 int http_spdy_is_connection_header(const char *name, size_t len) {
   static const char *const names[] = {"connection", "host", "keep-alive", "proxy-connection",
@@ -83,12 +73,10 @@ int http_spdy_request_header(http_request *request, const speedy_header *header)
   size_t name_len = header->name_len, value_len = header->value_len;
   int h2 = request->protocol == HTTP_PROTO_H2;
   if (name_len > 0 && name[0] == ':') {
-    const pseudo_name *pseudo = h2 ? h2_pseudo : spdy_pseudo;
-    size_t n_pseudo = h2 ? sizeof(h2_pseudo) / sizeof(h2_pseudo[0])
-                         : sizeof(spdy_pseudo) / sizeof(spdy_pseudo[0]);
     unsigned bit = 0;
-    for (size_t i = 0; i < n_pseudo; i++)
-      if (http_headers_name_equal(name, name_len, pseudo[i].name)) bit = pseudo[i].bit;
+    for (size_t i = 0; i < sizeof(request_pseudo) / sizeof(request_pseudo[0]); i++)
+      if (http_headers_name_equal(name, name_len, request_pseudo[i].name))
+        bit = request_pseudo[i].bit;
     if (bit == 0 || (request->pseudo_seen & bit)) /* unknown, or a second value */
       return remember(request, HTTP_ERR_BAD_REQUEST);
     request->pseudo_seen |= bit;
@@ -99,8 +87,6 @@ int http_spdy_request_header(http_request *request, const speedy_header *header)
       /* Only SPDY/2 clients sent absolute URLs; HTTP/2's :path is origin-form (8.3.1). */
       return h2 ? http_request_set_path(request, value, value_len)
                 : set_url(request, value, value_len);
-    case SEEN_VERSION:
-      return http_request_set_version(request, value, value_len);
     case SEEN_HOST:
       return http_request_set_authority(request, value, value_len); /* wins */
     default:
@@ -124,23 +110,19 @@ int http_spdy_request_finish(http_request *request, int end_stream) {
     int rv = http_request_set_scheme(request, "http", 4);
     if (rv != 0) return rv;
   }
-  if (request->protocol == HTTP_PROTO_H2) {
-    /* RFC 9113 8.3.1: :method, :scheme and :path (not empty) in every request that is not
-     * CONNECT; :authority is optional (Host may stand for it, or neither be sent). */
-    if (request->method == NULL || request->path == NULL || request->scheme == NULL ||
-        request->path[0] != '/')
-      return remember(request, HTTP_ERR_BAD_REQUEST);
-    /* No version on the wire: the one the access log shows, as other servers log it. */
-    int rv = http_request_set_version(request, "HTTP/2.0", 8);
-    if (rv != 0) return rv;
-    request->has_body = !end_stream;
-    return 0;
-  }
-  /* 3.2.1: "If a client sends a SYN_STREAM without all of the method, host, path, scheme,
-   * and version headers, the server MUST reply with a HTTP 400 Bad Request reply." */
-  if (request->method == NULL || request->path == NULL || request->version == NULL ||
-      request->authority == NULL || request->scheme == NULL || request->path[0] != '/')
+  /* RFC 9113 8.3.1: :method, :scheme and :path (not empty) in every request that is not
+   * CONNECT; HTTP/2's :authority is optional (Host may stand for it, or neither be sent).
+   * SPDY/3 3.2.1: "If a client sends a SYN_STREAM without all of the method, host, path,
+   * scheme, and version headers, the server MUST reply with a HTTP 400 Bad Request reply"
+   * (libspeedy has checked :version, which it does not pass on). */
+  int h2 = request->protocol == HTTP_PROTO_H2;
+  if (request->method == NULL || request->path == NULL || request->scheme == NULL ||
+      request->path[0] != '/' || (!h2 && request->authority == NULL))
     return remember(request, HTTP_ERR_BAD_REQUEST);
+  /* The version the access log shows, as other servers log it. */
+  int rv = h2 ? http_request_set_version(request, "HTTP/2.0", 8)
+              : http_request_set_version(request, "HTTP/1.1", 8);
+  if (rv != 0) return rv;
   request->has_body = !end_stream;
   return 0;
 }
@@ -149,22 +131,6 @@ void http_spdy_headers_free(http_spdy_headers *headers) {
   if (headers->list != headers->inline_list) free(headers->list);
   headers->list = NULL;
   headers->count = 0;
-}
-
-/* ":status" as SPDY sends it, "200 OK" (by hand for three-digit codes: this runs for
- * every answer, and snprintf was a visible share of a small one's cost). */
-static void format_status(char *out, size_t cap, int status) {
-  const char *reason = http_status_reason(status);
-  size_t reason_len = strlen(reason);
-  if (status < 100 || status > 999 || 4 + reason_len + 1 > cap) {
-    snprintf(out, cap, "%d %s", status, reason);
-    return;
-  }
-  out[0] = (char)('0' + status / 100);
-  out[1] = (char)('0' + status / 10 % 10);
-  out[2] = (char)('0' + status % 10);
-  out[3] = ' ';
-  memcpy(out + 4, reason, reason_len + 1);
 }
 
 /* Fields never sent: SPDY's connection-specific ones, and for HTTP/2 also those RFC 9113
@@ -179,20 +145,25 @@ int http_spdy_response_headers(const http_response *response, http_protocol prot
                                http_spdy_headers *out) {
   out->list = NULL;
   out->count = 0;
-  int h2 = protocol == HTTP_PROTO_H2;
-  if (h2 && (response->status < 100 || response->status > 999)) return HTTP_ERR_INVALID_ARGUMENT;
-  if (h2) /* 8.3.2: the three digits and nothing else */
-    snprintf(out->status, sizeof(out->status), "%03d", response->status);
-  else
-    format_status(out->status, sizeof(out->status), response->status);
+  /* RFC 9113 8.3.2: the three digits and nothing else (a SPDY session adds the reason). */
+  int status = response->status;
+  if (status >= 100 && status <= 999) {
+    out->status[0] = (char)('0' + status / 100);
+    out->status[1] = (char)('0' + status / 10 % 10);
+    out->status[2] = (char)('0' + status % 10);
+    out->status[3] = '\0';
+  } else if (protocol == HTTP_PROTO_H2) {
+    return HTTP_ERR_INVALID_ARGUMENT;
+  } else { /* passed to SPDY's wire as it is */
+    snprintf(out->status, sizeof(out->status), "%d %s", status, http_status_reason(status));
+  }
   speedy_header *list = out->inline_list;
-  if (response->headers.count + 2 > HTTP_SPDY_INLINE_HEADERS) {
-    list = calloc(response->headers.count + 2, sizeof(speedy_header));
+  if (response->headers.count + 1 > HTTP_SPDY_INLINE_HEADERS) {
+    list = calloc(response->headers.count + 1, sizeof(speedy_header));
     if (list == NULL) return HTTP_ERR_NOMEM;
   }
   size_t n = 0;
   list[n++] = (speedy_header){":status", 7, out->status, strlen(out->status)};
-  if (!h2) list[n++] = (speedy_header){":version", 8, "HTTP/1.1", 8};
   for (size_t i = 0; i < response->headers.count; i++) {
     const http_header *h = &response->headers.items[i];
     if (not_sent(protocol, h->name, h->name_len)) continue;
@@ -211,15 +182,11 @@ int http_spdy_push_headers(http_protocol protocol, const char *scheme, const cha
   if (scheme == NULL || host == NULL || path == NULL) return HTTP_ERR_INVALID_ARGUMENT;
   speedy_header *list = out->inline_list;
   size_t n = 0;
-  if (protocol == HTTP_PROTO_H2) {
-    /* A PUSH_PROMISE carries a whole request (RFC 9113 8.4): GET, safe and cacheable. */
-    list[n++] = (speedy_header){":method", 7, "GET", 3};
-    list[n++] = (speedy_header){":scheme", 7, scheme, strlen(scheme)};
-    list[n++] = (speedy_header){":authority", 10, host, strlen(host)};
-  } else {
-    list[n++] = (speedy_header){":scheme", 7, scheme, strlen(scheme)};
-    list[n++] = (speedy_header){":host", 5, host, strlen(host)};
-  }
+  /* A PUSH_PROMISE carries a whole request (RFC 9113 8.4): GET, safe and cacheable.
+   * SPDY's push names only the resource (SPDY/3 3.3.1). */
+  if (protocol == HTTP_PROTO_H2) list[n++] = (speedy_header){":method", 7, "GET", 3};
+  list[n++] = (speedy_header){":scheme", 7, scheme, strlen(scheme)};
+  list[n++] = (speedy_header){":authority", 10, host, strlen(host)};
   list[n++] = (speedy_header){":path", 5, path, strlen(path)};
   out->list = list;
   out->count = n;

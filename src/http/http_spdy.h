@@ -54,19 +54,20 @@ int http_spdy_request_finish(http_request *request, int end_stream);
 typedef struct http_spdy_headers {
   speedy_header *list; /* inline, or allocated for longer lists */
   size_t count;
-  char status[64];
+  char status[64]; /* :status: three digits, or SPDY's "NNNN Reason" for a code outside them */
   speedy_header inline_list[HTTP_SPDY_INLINE_HEADERS];
 } http_spdy_headers;
 
-/* Response headers (SYN_REPLY, HTTP/2 HEADERS, a push's response, an HTTP/2 1xx) for
- * response in protocol's names: SPDY ":status" with the reason phrase and ":version"
- * "HTTP/1.1"; HTTP/2 ":status" of three digits. Then every field except the
- * connection-specific ones. Returns 0, HTTP_ERR_NOMEM, or HTTP_ERR_INVALID_ARGUMENT for
- * an HTTP/2 status that is not three digits. */
+/* Response headers (SYN_REPLY, HTTP/2 HEADERS, a push's response, an HTTP/2 1xx):
+ * ":status" of three digits (libspeedy adds SPDY's reason phrase and :version), then every
+ * field except the connection-specific ones (for HTTP/2 also those RFC 9113 8.2.2 names).
+ * A status outside 100-999 (replayed recordings carry what browsers saw) goes to SPDY
+ * as "NNNN Reason"; HTTP/2 has no way to say it: HTTP_ERR_INVALID_ARGUMENT. Else returns
+ * 0 or HTTP_ERR_NOMEM. */
 int http_spdy_response_headers(const http_response *response, http_protocol protocol,
                                http_spdy_headers *out);
-/* A push's request headers: SPDY ":scheme", ":host", ":path" (libspeedy builds SPDY/2's
- * absolute url from them); HTTP/2 ":method" GET, ":scheme", ":authority", ":path".
+/* A push's request headers: ":scheme", ":authority", ":path", and for HTTP/2 ":method"
+ * GET first (libspeedy writes SPDY's :host, and SPDY/2's absolute url).
  * Returns 0 or HTTP_ERR_INVALID_ARGUMENT (a NULL string). */
 int http_spdy_push_headers(http_protocol protocol, const char *scheme, const char *host,
                            const char *path, http_spdy_headers *out);

@@ -28,10 +28,6 @@ static speedy_protocol protocol_of(const load_conn *conn) {
   return protocol;
 }
 
-static int parse_status(const load_conn *conn, const speedy_header *h) {
-  return http_client_parse_status(protocol_of(conn), h->value, h->value_len);
-}
-
 static int stream_resource(speedy_session *s, int32_t stream_id) {
   void *p = speedy_session_get_stream_user_data(s, stream_id);
   return p ? (int)((intptr_t)p - 1) : -1;
@@ -54,7 +50,7 @@ static int submit(load_conn *conn, int id) {
   load_authority(run, id, authority, sizeof(authority));
   const char *scheme = run->opt->tls ? "https" : "http";
   speedy_protocol protocol = protocol_of(conn);
-  n = http_client_request_pseudo(protocol, r->method, scheme, authority, r->path, h);
+  n = http_client_request_pseudo(r->method, scheme, authority, r->path, h);
   for (size_t i = 0; i < r->n_request_headers && n < MAX_SPDY_HEADERS; i++) {
     const load_header *rh = &r->request_headers[i];
     size_t name_len = strlen(rh->name), value_len = strlen(rh->value);
@@ -116,14 +112,14 @@ static int on_header(speedy_session *s, int32_t stream_id, const speedy_header *
   if (id < 0) { /* a push being announced */
     if (h->name_len == 5 && memcmp(h->name, ":path", 5) == 0)
       copy_value(&conn->push, conn->push.path, sizeof(conn->push.path), h);
-    else if (http_client_is_authority(protocol_of(conn), h->name, h->name_len))
+    else if (http_client_is_authority(h->name, h->name_len))
       copy_value(&conn->push, conn->push.host, sizeof(conn->push.host), h);
     else if (h->name_len == 7 && memcmp(h->name, ":status", 7) == 0)
-      conn->push.status = parse_status(conn, h);
+      conn->push.status = http_client_parse_status(h->value, h->value_len);
     return 0;
   }
   if (h->name_len == 7 && memcmp(h->name, ":status", 7) == 0) {
-    int status = parse_status(conn, h);
+    int status = http_client_parse_status(h->value, h->value_len);
     load_sched_headers(run->sched, id, status > 0 ? status : 0, load_now_ms(run));
   } else if (h->name_len == 14 && memcmp(h->name, "x-subresources", 14) == 0) {
     load_hints(run, id, h->value, h->value_len);
@@ -256,12 +252,12 @@ static int on_goaway(speedy_session *s, int32_t last_good_id, uint32_t status, v
   return 0;
 }
 
-static void on_frame(speedy_session *s, int sent, speedy_spdy_frame_type type, uint8_t flags,
-                     int32_t stream_id, uint32_t length, const char *summary, void *user) {
+static void on_frame(speedy_session *s, int sent, int type, uint8_t flags, int32_t stream_id,
+                     uint32_t length, const char *summary, void *user) {
   (void)flags, (void)summary;
   load_conn *conn = user;
   load_run *run = conn->run;
-  int t = (int)type;
+  int t = type;
   int block = conn->proto == IO_PROTO_H2
                   ? (t == H2_HEADERS || t == H2_PUSH_PROMISE || t == H2_CONTINUATION)
                   : (type == SPEEDY_SPDY_FRAME_SYN_STREAM || type == SPEEDY_SPDY_FRAME_SYN_REPLY ||
@@ -341,7 +337,7 @@ void load_spdy_finish(load_conn *conn) {
   if (conn->goaway_sent) return;
   conn->goaway_sent = 1;
   conn->dead = 1;
-  speedy_submit_goaway(conn->session, SPEEDY_GOAWAY_OK);
+  speedy_submit_goaway(conn->session, SPEEDY_RST_NONE, NULL, 0);
   load_spdy_writable(conn, io_conn_room(conn->io) + 4096);
   io_conn_close(conn->io);
 }

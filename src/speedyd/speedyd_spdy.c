@@ -487,9 +487,9 @@ static unsigned glitch_cost_h2(speedyd_spdy_conn *conn, int sent, int type, uint
 
 /* What a frame costs on the flood meter: work for us without a request in it.
  * WINDOW_UPDATEs are charged in on_window_update, which has their delta. */
-static unsigned glitch_cost(speedyd_spdy_conn *conn, int sent, speedy_spdy_frame_type type,
-                            uint8_t flags, uint32_t length) {
-  if (is_h2(conn)) return glitch_cost_h2(conn, sent, (int)type, flags, length);
+static unsigned glitch_cost(speedyd_spdy_conn *conn, int sent, int type, uint8_t flags,
+                            uint32_t length) {
+  if (is_h2(conn)) return glitch_cost_h2(conn, sent, type, flags, length);
   if (sent) {
     if (type == SPEEDY_SPDY_FRAME_DATA) conn->window_updates_owed++;
     if (type == SPEEDY_SPDY_FRAME_SYN_REPLY || type == SPEEDY_SPDY_FRAME_SYN_STREAM)
@@ -520,12 +520,14 @@ static void charge_glitches(speedyd_spdy_conn *conn, unsigned cost) {
   int over_addr = speedyd_addr_glitch(conn->base->server, conn->base->addr, cost);
   if (over_conn || over_addr) {
     conn->flooded = over_addr ? 2 : 1;
-    speedy_submit_goaway(conn->session, SPEEDY_GOAWAY_PROTOCOL_ERROR);
+    /* HTTP/2 says ENHANCE_YOUR_CALM; SPDY has only PROTOCOL_ERROR, which the engine sends. */
+    static const uint8_t why[] = "flood";
+    speedy_submit_goaway(conn->session, SPEEDY_RST_ENHANCE_YOUR_CALM, why, sizeof(why) - 1);
   }
 }
 
-static void on_frame(speedy_session *session, int sent, speedy_spdy_frame_type type, uint8_t flags,
-                     int32_t stream_id, uint32_t length, const char *summary, void *user) {
+static void on_frame(speedy_session *session, int sent, int type, uint8_t flags, int32_t stream_id,
+                     uint32_t length, const char *summary, void *user) {
   (void)session, (void)summary;
   speedyd_spdy_conn *conn = user;
   charge_glitches(conn, glitch_cost(conn, sent, type, flags, length));
@@ -726,7 +728,7 @@ static void on_shutdown(speedyd_conn *c) {
   speedyd_spdy_conn *conn = c->impl;
   if (!conn->goaway_sent) {
     conn->goaway_sent = 1;
-    speedy_submit_goaway(conn->session, SPEEDY_GOAWAY_OK);
+    speedy_submit_goaway(conn->session, SPEEDY_RST_NONE, NULL, 0);
   }
   io_conn_want_writable(c->io);
 }

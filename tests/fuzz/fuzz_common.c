@@ -432,8 +432,8 @@ static int cb_setting(speedy_session *s, uint32_t id, uint8_t flags, uint32_t va
   return 0;
 }
 
-static void cb_frame(speedy_session *s, int sent, speedy_spdy_frame_type type, uint8_t flags,
-                     int32_t id, uint32_t length, const char *summary, void *user) {
+static void cb_frame(speedy_session *s, int sent, int type, uint8_t flags, int32_t id,
+                     uint32_t length, const char *summary, void *user) {
   (void)s;
   fuzz_endpoint *ep = user;
   if (summary == NULL) fuzz_fail("on_frame: summary is NULL");

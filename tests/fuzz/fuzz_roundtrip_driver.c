@@ -301,8 +301,9 @@ static void op_window_update(fuzz_input *in) {
 
 static void op_goaway(fuzz_input *in) {
   fuzz_endpoint *ep = pick_side(in);
-  uint32_t status = rt.strict ? SPEEDY_GOAWAY_OK : fuzz_u8(in) % 3u;
-  if (speedy_submit_goaway(ep->session, status) == 0)
+  uint32_t reason = rt.strict ? SPEEDY_RST_NONE : fuzz_u8(in) % (SPEEDY_RST_HTTP_1_1_REQUIRED + 1u);
+  uint8_t debug[8] = "fuzzing";
+  if (speedy_submit_goaway(ep->session, reason, debug, fuzz_u8(in) % sizeof(debug)) == 0)
     rt.goaway_submitted[ep->role == SPEEDY_ROLE_CLIENT ? 0 : 1] = 1;
 }
 

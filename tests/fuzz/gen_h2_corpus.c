@@ -138,7 +138,7 @@ static void record(scenario sc, uint32_t n_requests, size_t post, fuzz_buf *clie
     if (!moved) break;
     if (round == 2 && sc.goaway) {
       (void)speedy_submit_ping(client, NULL);
-      (void)speedy_submit_goaway(server, SPEEDY_GOAWAY_OK);
+      (void)speedy_submit_goaway(server, SPEEDY_RST_NONE, NULL, 0);
     }
   }
   speedy_session_del(client);

@@ -1,6 +1,5 @@
-/* test_http_client.c — where SPDY's and HTTP/2's client fields differ (src/http/http_client.c):
- * the request's pseudo-header fields, the fields never sent, :status with and without a
- * reason phrase (RFC 9113 8.3; SPDY/3 3.2.2). */
+/* test_http_client.c — the clients' fields (src/http/http_client.c): the request's
+ * pseudo-header fields, the fields never sent, :status (RFC 9113 8.3). */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -13,9 +12,9 @@ static void expect_field(const speedy_header *h, const char *name, const char *v
   cr_expect(memcmp(h->value, value, h->value_len) == 0, "%s: expected %s", name, value);
 }
 
-Test(http_client, h2_request_has_authority_and_no_version) {
+Test(http_client, a_request_has_authority_and_no_version_whatever_the_protocol) {
   speedy_header h[HTTP_CLIENT_MAX_PSEUDO];
-  size_t n = http_client_request_pseudo(SPEEDY_PROTOCOL_H2, "GET", "https", "a.test:8443", "/x", h);
+  size_t n = http_client_request_pseudo("GET", "https", "a.test:8443", "/x", h);
   cr_assert_eq(n, 4);
   expect_field(&h[0], ":method", "GET");
   expect_field(&h[1], ":scheme", "https");
@@ -23,31 +22,14 @@ Test(http_client, h2_request_has_authority_and_no_version) {
   expect_field(&h[3], ":path", "/x");
 }
 
-Test(http_client, spdy_request_has_host_and_version) {
-  speedy_header h[HTTP_CLIENT_MAX_PSEUDO];
-  size_t n = http_client_request_pseudo(SPEEDY_PROTOCOL_SPDY3_1, "POST", "http", "a.test", "/", h);
-  cr_assert_eq(n, 5);
-  expect_field(&h[0], ":method", "POST");
-  expect_field(&h[1], ":path", "/");
-  expect_field(&h[2], ":version", "HTTP/1.1");
-  expect_field(&h[3], ":host", "a.test");
-  expect_field(&h[4], ":scheme", "http");
-}
-
-Test(http_client, h2_status_is_three_digits_only) {
-  cr_expect_eq(http_client_parse_status(SPEEDY_PROTOCOL_H2, "200", 3), 200);
-  cr_expect_eq(http_client_parse_status(SPEEDY_PROTOCOL_H2, "200 OK", 6), -1,
-               "a reason phrase is not HTTP/2's");
-  cr_expect_eq(http_client_parse_status(SPEEDY_PROTOCOL_H2, "20", 2), -1);
-  cr_expect_eq(http_client_parse_status(SPEEDY_PROTOCOL_H2, "2000", 4), -1);
-  cr_expect_eq(http_client_parse_status(SPEEDY_PROTOCOL_H2, "099", 3), -1);
-}
-
-Test(http_client, spdy_status_takes_a_reason_phrase) {
-  cr_expect_eq(http_client_parse_status(SPEEDY_PROTOCOL_SPDY3, "404 Not Found", 13), 404);
-  cr_expect_eq(http_client_parse_status(SPEEDY_PROTOCOL_SPDY2, "200", 3), 200);
-  cr_expect_eq(http_client_parse_status(SPEEDY_PROTOCOL_SPDY3_1, "200OK", 5), -1);
-  cr_expect_eq(http_client_parse_status(SPEEDY_PROTOCOL_SPDY3_1, "2x0 OK", 6), -1);
+Test(http_client, status_is_three_digits_only) {
+  cr_expect_eq(http_client_parse_status("200", 3), 200);
+  cr_expect_eq(http_client_parse_status("200 OK", 6), -1,
+               "a reason phrase is SPDY's, taken off by libspeedy");
+  cr_expect_eq(http_client_parse_status("20", 2), -1);
+  cr_expect_eq(http_client_parse_status("2000", 4), -1);
+  cr_expect_eq(http_client_parse_status("099", 3), -1);
+  cr_expect_eq(http_client_parse_status("2x0", 3), -1);
 }
 
 Test(http_client, connection_fields_are_never_sent) {
@@ -61,10 +43,9 @@ Test(http_client, connection_fields_are_never_sent) {
   cr_expect(!http_client_is_connection_field(SPEEDY_PROTOCOL_H2, "accept", 6, "*/*", 3));
 }
 
-Test(http_client, push_authority_by_protocol) {
-  cr_expect(http_client_is_authority(SPEEDY_PROTOCOL_H2, ":authority", 10));
-  cr_expect(!http_client_is_authority(SPEEDY_PROTOCOL_H2, ":host", 5));
-  cr_expect(http_client_is_authority(SPEEDY_PROTOCOL_SPDY3_1, ":host", 5));
+Test(http_client, push_authority) {
+  cr_expect(http_client_is_authority(":authority", 10));
+  cr_expect(!http_client_is_authority(":host", 5), "libspeedy maps SPDY's :host");
 }
 
 Test(http_client, default_offer_puts_h2_first_but_not_over_npn) {

@@ -363,8 +363,8 @@ static int on_setting(speedy_session *session, uint32_t id, uint8_t flags, uint3
   return 0;
 }
 
-static void on_frame(speedy_session *session, int sent, speedy_spdy_frame_type type, uint8_t flags,
-                     int32_t stream_id, uint32_t length, const char *summary, void *user) {
+static void on_frame(speedy_session *session, int sent, int type, uint8_t flags, int32_t stream_id,
+                     uint32_t length, const char *summary, void *user) {
   (void)session;
   interop_app *app = user;
   char line[128];

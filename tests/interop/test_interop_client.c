@@ -25,10 +25,10 @@ static void expect_header(interop_app *app, const interop_stream *stream, const 
   }
 }
 
-/* spdy-transport sends ":status: 200 OK"; the code is what matters. */
+/* spdy-transport sends ":status: 200 OK"; libspeedy hands over the three digits. */
 static void expect_status_200(interop_app *app, const interop_stream *stream) {
   const char *status = interop_stream_header(stream, ":status", 0);
-  if (!status || strncmp(status, "200", 3) != 0 || (status[3] != '\0' && status[3] != ' ')) {
+  if (!status || strcmp(status, "200") != 0) {
     interop_app_fail(app, "stream %d (%s): :status is %s, expected 200", (int)stream->id,
                      stream->path, status ? status : "missing");
   }
@@ -48,11 +48,11 @@ static interop_stream *submit(interop_app *app, const char *method, const char *
   snprintf(length, sizeof length, "%" PRIu64, body_size);
   speedy_header headers[12];
   size_t n = 0;
+  /* HTTP/2's names: libspeedy writes SPDY's (:host, :version) for spdy-transport. */
   headers[n++] = header(":method", method);
-  headers[n++] = header(":path", path);
-  headers[n++] = header(":version", "HTTP/1.1");
-  headers[n++] = header(":host", INTEROP_HOST);
   headers[n++] = header(":scheme", "https");
+  headers[n++] = header(":authority", INTEROP_HOST);
+  headers[n++] = header(":path", path);
   headers[n++] = header("user-agent", "speedy-interop/1");
   headers[n++] = header("accept", "*/*");
   if (body_size) {
@@ -117,7 +117,7 @@ static void check_push(interop_app *app, interop_stream *stream) {
   }
   snprintf(stream->path, sizeof stream->path, "push %s", INTEROP_PUSH_PATH);
   expect_header(app, stream, ":scheme", 0, "https");
-  expect_header(app, stream, ":host", 0, INTEROP_HOST);
+  expect_header(app, stream, ":authority", 0, INTEROP_HOST); /* :host on the wire */
   expect_header(app, stream, ":path", 0, INTEROP_PUSH_PATH);
   /* spdy-transport puts the response fields into the pushed SYN_STREAM too. */
   expect_status_200(app, stream);
@@ -147,7 +147,7 @@ static void client_on_stream_closed(interop_app *app, interop_stream *stream) {
   if (strcmp(app->scenario, "goaway_client") != 0 || app->goaway_sent) return;
   (void)stream;
   app->goaway_sent = 1;
-  int rc = speedy_submit_goaway(app->session, SPEEDY_GOAWAY_OK);
+  int rc = speedy_submit_goaway(app->session, SPEEDY_RST_NONE, NULL, 0);
   if (rc != 0) interop_app_fail(app, "speedy_submit_goaway: %s", speedy_strerror(rc));
 }
 
@@ -325,7 +325,7 @@ static void goaway_from_node(speedy_protocol protocol) {
   interop_app *app = run(protocol, "goaway_server", goaway_seen_after_one, submit_one_get);
   cr_expect_eq(app->goaway_seen, 1);
   cr_expect_eq(app->goaway_last_good, 1);
-  cr_expect_eq(app->goaway_status, SPEEDY_GOAWAY_OK);
+  cr_expect_eq(app->goaway_status, SPEEDY_RST_NONE);
   const speedy_header headers[] = {
       header(":method", "GET"),      header(":path", "/late"),   header(":version", "HTTP/1.1"),
       header(":host", INTEROP_HOST), header(":scheme", "https"),

@@ -222,8 +222,8 @@ static int on_setting(speedy_session *s, uint32_t id, uint8_t flags, uint32_t va
   return 0;
 }
 
-static void on_frame(speedy_session *s, int sent, speedy_spdy_frame_type type, uint8_t flags,
-                     int32_t id, uint32_t length, const char *summary, void *user) {
+static void on_frame(speedy_session *s, int sent, int type, uint8_t flags, int32_t id,
+                     uint32_t length, const char *summary, void *user) {
   (void)s;
   decode_log *log = user;
   if (type == SPEEDY_SPDY_FRAME_DATA) return; /* chunking differs byte by byte */

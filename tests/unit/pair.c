@@ -161,8 +161,7 @@ static int on_goaway(speedy_session *s, int32_t last_good, uint32_t status, void
   return 0;
 }
 
-static void on_frame_not_sent(speedy_session *s, speedy_spdy_frame_type type, int32_t id,
-                              int reason, void *user) {
+static void on_frame_not_sent(speedy_session *s, int type, int32_t id, int reason, void *user) {
   (void)s;
   test_log_add(user, "notsent %s %d %s", speedy_spdy_frame_type_name(type), id,
                reason == SPEEDY_ERR_STREAM_CLOSED     ? "STREAM_CLOSED"
@@ -176,8 +175,8 @@ static int on_setting(speedy_session *s, uint32_t id, uint8_t flags, uint32_t va
   return 0;
 }
 
-static void on_frame(speedy_session *s, int sent, speedy_spdy_frame_type type, uint8_t flags,
-                     int32_t id, uint32_t length, const char *summary, void *user);
+static void on_frame(speedy_session *s, int sent, int type, uint8_t flags, int32_t id,
+                     uint32_t length, const char *summary, void *user);
 static int on_send_data(speedy_session *s, int32_t id, const uint8_t *frame_header, size_t length,
                         void *source, void *user);
 
@@ -378,8 +377,7 @@ test_flow *test_flow_of(test_peer *peer, int32_t stream_id) {
   return flow;
 }
 
-size_t test_frames_count(const test_peer *peer, int sent, speedy_spdy_frame_type type,
-                         int32_t stream_id) {
+size_t test_frames_count(const test_peer *peer, int sent, int type, int32_t stream_id) {
   size_t n = 0;
   for (size_t i = 0; i < peer->n_frames; i++) {
     const test_frame_rec *f = &peer->frames[i];
@@ -447,8 +445,8 @@ static void flow_check_recv(test_peer *peer, speedy_session *s, int32_t id, uint
                    (unsigned long long)all->data_recv, (unsigned long long)(all->wu_sent + 65536));
 }
 
-static void on_frame(speedy_session *s, int sent, speedy_spdy_frame_type type, uint8_t flags,
-                     int32_t id, uint32_t length, const char *summary, void *user) {
+static void on_frame(speedy_session *s, int sent, int type, uint8_t flags, int32_t id,
+                     uint32_t length, const char *summary, void *user) {
   test_peer *peer = user;
   if (!peer->trace) return;
   test_frame_rec rec = {sent, type, flags, id, length, 0, ""};

@@ -45,7 +45,7 @@ typedef void (*test_begin_fn)(test_peer *peer, int32_t stream_id, speedy_headers
  * stream id is taken from the trace summary ("stream=N"). delta: WINDOW_UPDATE only. */
 typedef struct test_frame_rec {
   int sent;
-  speedy_spdy_frame_type type;
+  int type;
   uint8_t flags;
   int32_t stream_id;
   uint32_t length;
@@ -146,8 +146,7 @@ void test_peer_trace(test_peer *peer);
 /* The account of stream_id (0: the session), created empty when unknown. */
 test_flow *test_flow_of(test_peer *peer, int32_t stream_id);
 /* Number of traced frames matching sent (0/1), type and stream_id (-1: any stream). */
-size_t test_frames_count(const test_peer *peer, int sent, speedy_spdy_frame_type type,
-                         int32_t stream_id);
+size_t test_frames_count(const test_peer *peer, int sent, int type, int32_t stream_id);
 
 /* Moves what `from` has to say into `to` (one direction, until from is quiet). */
 int64_t test_move(test_peer *from, test_peer *to, size_t chunk);

@@ -520,21 +520,21 @@ Test(goaway, v3_spec_bytes_carry_last_good_id_and_status) {
   uint32_t status;
   cr_assert_eq(spdy_frame_decode_goaway(3, in, 8, &last_good_id, &status), 0);
   cr_assert_eq(last_good_id, 9, "X bit must be masked");
-  cr_assert_eq(status, SPEEDY_GOAWAY_PROTOCOL_ERROR);
+  cr_assert_eq(status, SPDY_GOAWAY_PROTOCOL_ERROR);
   free(in);
 }
 
 Test(goaway, v2_spec_bytes_carry_last_good_id_only) {
   const uint8_t wire[12] = {0x80, 0x02, 0x00, 0x07, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x0b};
   uint8_t out[12];
-  cr_assert_eq(spdy_frame_encode_goaway(out, 2, 11, SPEEDY_GOAWAY_PROTOCOL_ERROR), 12);
+  cr_assert_eq(spdy_frame_encode_goaway(out, 2, 11, SPDY_GOAWAY_PROTOCOL_ERROR), 12);
   cr_assert_arr_eq(out, wire, 12, "v2 GOAWAY has no status field");
   uint8_t *in = exact_copy(wire + 8, 4);
   int32_t last_good_id;
   uint32_t status = 77;
   cr_assert_eq(spdy_frame_decode_goaway(2, in, 4, &last_good_id, &status), 0);
   cr_assert_eq(last_good_id, 11);
-  cr_assert_eq(status, SPEEDY_GOAWAY_OK);
+  cr_assert_eq(status, SPDY_GOAWAY_OK);
   free(in);
 }
 
@@ -545,7 +545,7 @@ Test(goaway, v2_accepts_8_bytes_from_peers_that_add_a_status) {
   uint32_t status;
   cr_assert_eq(spdy_frame_decode_goaway(2, in, 8, &last_good_id, &status), 0);
   cr_assert_eq(last_good_id, 3);
-  cr_assert_eq(status, SPEEDY_GOAWAY_OK, "SPDY/2 GOAWAY reports OK");
+  cr_assert_eq(status, SPDY_GOAWAY_OK, "SPDY/2 GOAWAY reports OK");
   free(in);
 }
 
@@ -554,15 +554,15 @@ Test(goaway, round_trips_in_v2_and_v3) {
     int version = versions[v];
     uint8_t frame[16];
     size_t n =
-        spdy_frame_encode_goaway(frame, version, SPDY_MAX_STREAM_ID, SPEEDY_GOAWAY_INTERNAL_ERROR);
+        spdy_frame_encode_goaway(frame, version, SPDY_MAX_STREAM_ID, SPDY_GOAWAY_INTERNAL_ERROR);
     cr_assert_eq(n, version == 2 ? 12u : 16u);
     expect_control_header(frame, n, version, SPEEDY_SPDY_FRAME_GOAWAY);
     int32_t last_good_id;
     uint32_t status;
     cr_assert_eq(spdy_frame_decode_goaway(version, frame + 8, n - 8, &last_good_id, &status), 0);
     cr_assert_eq(last_good_id, SPDY_MAX_STREAM_ID);
-    cr_assert_eq(status, version == 2 ? (uint32_t)SPEEDY_GOAWAY_OK
-                                      : (uint32_t)SPEEDY_GOAWAY_INTERNAL_ERROR);
+    cr_assert_eq(status,
+                 version == 2 ? (uint32_t)SPDY_GOAWAY_OK : (uint32_t)SPDY_GOAWAY_INTERNAL_ERROR);
   }
 }
 

@@ -591,7 +591,7 @@ Test(h2_nghttp2, s6_8_our_server_shuts_down_gracefully) {
   ng_peer *client = ng_new(0, NULL, 0);
   int32_t a = ng_get(client, "/a");
   cr_assert_eq(exchange(server, client, 16384), 0);
-  cr_assert_eq(speedy_submit_goaway(server->session, SPEEDY_GOAWAY_OK), 0);
+  cr_assert_eq(speedy_submit_goaway(server->session, SPEEDY_RST_NONE, NULL, 0), 0);
   uint8_t warning[256];
   int64_t n = speedy_session_send(server->session, warning, sizeof(warning));
   cr_assert_gt(n, 0);
@@ -984,6 +984,27 @@ Test(h2_nghttp2, rfc9218_s7_1_our_priority_update_reaches_nghttp2) {
                "SPDY cannot reprioritise a stream");
   test_peer_del(spdy);
   finish(client, server);
+}
+
+/* RFC 9113 6.8: any error code, with debug data, in our GOAWAY. */
+Test(h2_nghttp2, s6_8_our_goaway_says_enhance_your_calm) {
+  test_peer *server = our_server(NULL);
+  ng_peer *client = ng_new(0, NULL, 0);
+  cr_assert_eq(exchange(server, client, 16384), 0);
+  static const uint8_t why[] = "flood";
+  cr_assert_eq(speedy_submit_goaway(server->session, SPEEDY_RST_ENHANCE_YOUR_CALM, why, 5), 0);
+  cr_assert_eq(exchange(server, client, 16384), 0);
+  cr_assert(client->goaway_seen);
+  cr_assert_eq(client->goaway_code, NGHTTP2_ENHANCE_YOUR_CALM);
+  cr_assert_eq(speedy_submit_goaway(server->session, SPEEDY_RST_NONE, NULL, 0),
+               SPEEDY_ERR_SESSION_CLOSING, "one GOAWAY ends it");
+  test_peer *spdy = test_peer_new(SPEEDY_PROTOCOL_SPDY3_1, SPEEDY_ROLE_SERVER, NULL);
+  cr_assert_eq(speedy_submit_goaway(spdy->session, SPEEDY_RST_HTTP_1_1_REQUIRED + 1, NULL, 0),
+               SPEEDY_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(speedy_submit_goaway(spdy->session, SPEEDY_RST_NONE, NULL, 1),
+               SPEEDY_ERR_INVALID_ARGUMENT, "debug data needs its bytes");
+  test_peer_del(spdy);
+  finish(server, client);
 }
 
 Test(h2_nghttp2, s6_7_pings_both_ways) {

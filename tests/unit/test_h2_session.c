@@ -224,7 +224,7 @@ Test(h2_session, s6_8_our_server_shuts_down_our_client_gracefully) {
   server->on_request = NULL;
   get(client, "/a", 3);
   cr_assert_geq(test_pump(client, server, 65536), 0);
-  cr_assert_eq(speedy_submit_goaway(server->session, SPEEDY_GOAWAY_OK), 0);
+  cr_assert_eq(speedy_submit_goaway(server->session, SPEEDY_RST_NONE, NULL, 0), 0);
   cr_assert_geq(test_pump(client, server, 65536), 0);
   cr_assert(test_log_has(client, "goaway 2147483647 0"), "log:\n%s", client->log);
   cr_assert(test_log_has(client, "goaway 1 0"));

@@ -130,7 +130,7 @@ Test(hostile_length, control_length_beyond_the_payload_waits_then_is_judged_whol
     /* The rest arrives: 1,000 bytes hold no count of 1, so the frame is malformed. */
     raw_put_fill(&rig.in, 0, 1000 - 12);
     rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
                              "SETTINGS count vs a longer length");
     raw_rig_close(&rig);
   }
@@ -174,7 +174,7 @@ Test(hostile_length, control_length_outside_the_fixed_size_is_protocol_error) {
       raw_put_fill(&rig.in, 0, cases[i].length);
       size_t fed;
       int64_t rv = raw_rig_feed_all(&rig, &fed);
-      raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 1, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+      raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 1, SPDY_GOAWAY_PROTOCOL_ERROR,
                                cases[i].what);
       raw_rig_close(&rig);
     }
@@ -200,7 +200,7 @@ Test(hostile_length, settings_count_disagreeing_with_length_is_protocol_error) {
       }
       size_t fed;
       int64_t rv = raw_rig_feed_all(&rig, &fed);
-      raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+      raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
                                "SETTINGS count disagreeing with length");
       cr_assert_eq(speedy_session_remote_setting(rig.peer->session, 4), -1,
                    "%s: a malformed SETTINGS frame was applied", rig.name);
@@ -318,7 +318,7 @@ Test(hostile_version, control_frame_of_the_other_version_is_unsupported_version)
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
     raw_expect_session_error(&rig, rv, SPEEDY_ERR_UNSUPPORTED_VERSION, 1,
-                             SPEEDY_GOAWAY_PROTOCOL_ERROR, "SYN_STREAM of the other version");
+                             SPDY_GOAWAY_PROTOCOL_ERROR, "SYN_STREAM of the other version");
     cr_assert(!test_log_has(rig.peer, "begin 3 request"));
     raw_rig_close(&rig);
   }
@@ -336,7 +336,7 @@ Test(hostile_version, versions_0_1_4_and_32767_are_unsupported) {
       char what[48];
       snprintf(what, sizeof(what), "PING of version %u", bad[i]);
       raw_expect_session_error(&rig, rv, SPEEDY_ERR_UNSUPPORTED_VERSION, 0,
-                               SPEEDY_GOAWAY_PROTOCOL_ERROR, what);
+                               SPDY_GOAWAY_PROTOCOL_ERROR, what);
       raw_rig_close(&rig);
     }
   }
@@ -430,7 +430,7 @@ Test(hostile_ids, syn_stream_with_stream_id_0_is_session_error) {
     put_get(&rig, 0);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
                              "SYN_STREAM on stream 0");
     raw_rig_close(&rig);
   }
@@ -444,7 +444,7 @@ Test(hostile_ids, data_on_stream_0_is_session_error) {
     raw_data(&rig.in, 0, 0, NULL, 10);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 1, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 1, SPDY_GOAWAY_PROTOCOL_ERROR,
                              "DATA on stream 0");
     raw_rig_close(&rig);
   }
@@ -457,7 +457,7 @@ Test(hostile_ids, rst_stream_on_stream_0_is_session_error) {
     raw_rst_stream(&rig.in, rig.version, 0, SPEEDY_RST_CANCEL);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
                              "RST_STREAM on stream 0");
     raw_rig_close(&rig);
   }
@@ -491,7 +491,7 @@ Test(hostile_ids, syn_stream_reusing_a_closed_id_is_session_error) {
     cr_assert(test_log_has(rig.peer, "close 1 NONE"), "%s log:\n%s", rig.name, rig.peer->log);
     put_get(&rig, 1);
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 1, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 1, SPDY_GOAWAY_PROTOCOL_ERROR,
                              "SYN_STREAM reusing closed stream 1");
     raw_rig_close(&rig);
   }
@@ -505,7 +505,7 @@ Test(hostile_ids, decreasing_syn_stream_ids_are_session_error) {
     put_get(&rig, 3);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 5, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 5, SPDY_GOAWAY_PROTOCOL_ERROR,
                              "SYN_STREAM 3 after 5");
     cr_assert(!test_log_has(rig.peer, "begin 3 request"));
     raw_rig_close(&rig);
@@ -520,7 +520,7 @@ Test(hostile_ids, server_refuses_even_syn_stream_from_client) {
     put_get(&rig, 2);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 1, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 1, SPDY_GOAWAY_PROTOCOL_ERROR,
                              "client-opened stream with an even id");
     raw_rig_close(&rig);
   }
@@ -551,7 +551,7 @@ Test(hostile_ids, client_refuses_odd_push_from_server) {
     put_push(&rig, 3, 1);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 2, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 2, SPDY_GOAWAY_PROTOCOL_ERROR,
                              "server-opened stream with an odd id");
     cr_assert(test_log_has(rig.peer, "begin 2 push assoc=1"), "%s log:\n%s", rig.name,
               rig.peer->log);
@@ -566,7 +566,7 @@ Test(hostile_ids, push_without_associated_stream_is_session_error) {
     put_push(&rig, 2, 0);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
                              "push with associated id 0");
     raw_rig_close(&rig);
   }
@@ -722,7 +722,7 @@ Test(hostile_window, session_window_update_past_2_31_is_session_error_in_v31) {
   cr_assert_eq(speedy_session_send_window(rig.peer->session, 0), 0x7fffffff);
   raw_window_update(&rig.in, 3, 0, 1);
   int64_t rv = raw_rig_feed_all(&rig, &fed);
-  raw_expect_session_error(&rig, rv, SPEEDY_ERR_FLOW_CONTROL, 1, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+  raw_expect_session_error(&rig, rv, SPEEDY_ERR_FLOW_CONTROL, 1, SPDY_GOAWAY_PROTOCOL_ERROR,
                            "session window above 2^31 - 1");
   raw_rig_close(&rig);
 }
@@ -788,7 +788,7 @@ Test(hostile_window, data_beyond_the_session_window_is_session_error_in_v31) {
   raw_data(&rig.in, 1, 0, NULL, 65537);
   size_t fed;
   int64_t rv = raw_rig_feed_all(&rig, &fed);
-  raw_expect_session_error(&rig, rv, SPEEDY_ERR_FLOW_CONTROL, 1, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+  raw_expect_session_error(&rig, rv, SPEEDY_ERR_FLOW_CONTROL, 1, SPDY_GOAWAY_PROTOCOL_ERROR,
                            "65,537 bytes in a 65,536-byte session window");
   raw_rig_close(&rig);
 }

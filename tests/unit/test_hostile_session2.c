@@ -83,7 +83,7 @@ Test(hostile_flood, ping_flood_without_reading_hits_the_owed_frame_cap) {
                  echoes);
     char context[64];
     snprintf(context, sizeof(context), "PING flood (%s)", rig.name);
-    raw_expect_goaway(&out, rig.version, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR, context);
+    raw_expect_goaway(&out, rig.version, 0, SPDY_GOAWAY_PROTOCOL_ERROR, context);
     raw_output_free(&out);
     cr_assert_eq(rv, SPEEDY_ERR_FLOOD, "%s: recv returned %lld", rig.name, (long long)rv);
     cr_assert_eq(speedy_session_want_read(rig.peer->session), 0);
@@ -131,7 +131,7 @@ Test(hostile_flood, owed_frame_cap_is_configurable) {
   raw_output out;
   raw_output_take(&out, rig.peer);
   cr_assert_eq(raw_output_count(&out, SPEEDY_SPDY_FRAME_PING), 10);
-  raw_expect_goaway(&out, 3, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR, "11 PINGs with a cap of 10");
+  raw_expect_goaway(&out, 3, 0, SPDY_GOAWAY_PROTOCOL_ERROR, "11 PINGs with a cap of 10");
   raw_output_free(&out);
   raw_rig_close(&rig);
 }
@@ -148,7 +148,7 @@ Test(hostile_flood, resets_owed_for_data_on_unknown_streams_hit_the_cap) {
     raw_output out;
     raw_output_take(&out, rig.peer);
     cr_assert_eq(raw_output_count(&out, SPEEDY_SPDY_FRAME_RST_STREAM), 1000, "%s", rig.name);
-    raw_expect_goaway(&out, rig.version, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR, "RST_STREAM flood");
+    raw_expect_goaway(&out, rig.version, 0, SPDY_GOAWAY_PROTOCOL_ERROR, "RST_STREAM flood");
     raw_output_free(&out);
     raw_rig_close(&rig);
   }
@@ -213,7 +213,7 @@ Test(hostile_settings, initial_window_size_above_2_31_is_session_error) {
     raw_settings(&rig.in, 3, 0, &s, 1);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_session_error(&rig, rv, SPEEDY_ERR_FLOW_CONTROL, 1, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_FLOW_CONTROL, 1, SPDY_GOAWAY_PROTOCOL_ERROR,
                              "INITIAL_WINDOW_SIZE 2^31");
     raw_rig_close(&rig);
   }
@@ -357,7 +357,7 @@ Test(hostile_credential, malformed_credential_in_v3_is_session_error) {
     int64_t rv = raw_rig_feed_all(&rig, &fed);
     const char *what[] = {"CREDENTIAL without certificates", "CREDENTIAL proof past the end",
                           "CREDENTIAL certificate past the end"};
-    raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
                              what[which]);
     raw_rig_close(&rig);
   }
@@ -491,7 +491,7 @@ Test(hostile_callbacks, every_failing_callback_is_callback_failure_with_goaway) 
       raw_data(&in, 1, SPDY_FLAG_FIN, NULL, 10);
       raw_rst_stream(&in, version, 1, SPEEDY_RST_CANCEL);
       raw_ping(&in, version, ping_id);
-      raw_goaway(&in, version, 0, SPEEDY_GOAWAY_OK);
+      raw_goaway(&in, version, 0, SPDY_GOAWAY_OK);
       raw_deflater_free(&d);
       int64_t rv = speedy_session_recv(session, in.data, in.len);
       cr_assert_eq(rv, SPEEDY_ERR_CALLBACK_FAILURE, "v%u: failing %s: recv returned %lld", version,
@@ -502,7 +502,7 @@ Test(hostile_callbacks, every_failing_callback_is_callback_failure_with_goaway) 
       char what[64];
       snprintf(what, sizeof(what), "v%u: failing %s", version, failing_names[which]);
       int32_t last_good = which == FAIL_SETTING ? 0 : 1;
-      raw_expect_goaway(&out, version, last_good, SPEEDY_GOAWAY_INTERNAL_ERROR, what);
+      raw_expect_goaway(&out, version, last_good, SPDY_GOAWAY_INTERNAL_ERROR, what);
       raw_output_free(&out);
       cr_assert_eq(speedy_session_recv(session, in.data, 1), SPEEDY_ERR_CALLBACK_FAILURE);
       raw_buf_free(&in);
@@ -582,7 +582,7 @@ static void build_varied_client(raw_buf *in, raw_deflater *d, unsigned version) 
   raw_rst_stream(in, version, 5, SPEEDY_RST_CANCEL);
   raw_data(in, 0x7ffffff1u, 0, NULL, 0); /* empty DATA on an unused stream */
   raw_get(in, d, version, SPDY_FLAG_FIN, 7, "/last");
-  raw_goaway(in, version, 0, SPEEDY_GOAWAY_OK);
+  raw_goaway(in, version, 0, SPDY_GOAWAY_OK);
 }
 
 /* A server's varied session towards a client that sent GET 1 and POST 3. */
@@ -614,7 +614,7 @@ static void build_varied_server(raw_buf *in, raw_deflater *d, unsigned version) 
   raw_headers_nv(in, d, version, SPDY_FLAG_FIN, 1, trailers, 1);
   if (version >= 3) raw_window_update(in, version, 3, 10000);
   raw_rst_stream(in, version, 3, SPEEDY_RST_CANCEL);
-  raw_goaway(in, version, 1, SPEEDY_GOAWAY_OK);
+  raw_goaway(in, version, 1, SPDY_GOAWAY_OK);
 }
 
 Test(hostile_chunking, byte_at_a_time_matches_one_buffer_for_a_varied_session) {

@@ -33,7 +33,7 @@ static void expect_block_is_session_error(raw_rig *rig, const raw_buf *block, in
   raw_syn_stream(&rig->in, rig->version, SPDY_FLAG_FIN, 3, 0, 3, block->data, block->len);
   size_t fed;
   int64_t rv = raw_rig_feed_all(rig, &fed);
-  raw_expect_session_error(rig, rv, error, 1, SPEEDY_GOAWAY_PROTOCOL_ERROR, what);
+  raw_expect_session_error(rig, rv, error, 1, SPDY_GOAWAY_PROTOCOL_ERROR, what);
   cr_assert(!test_log_has(rig->peer, "begin 3 request"), "%s: the block was delivered", what);
 }
 
@@ -91,7 +91,7 @@ Test(hostile_zlib, block_without_a_sync_flush_is_compression_error) {
     raw_syn_stream(&rig.in, rig.version, SPDY_FLAG_FIN, 1, 0, 3, block.data, block.len);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_session_error(&rig, rv, SPEEDY_ERR_COMPRESSION, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_COMPRESSION, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
                              "block without its sync flush");
     raw_buf_free(&plain);
     raw_buf_free(&block);
@@ -111,7 +111,7 @@ Test(hostile_zlib, block_ending_the_zlib_stream_is_compression_error) {
     raw_syn_stream(&rig.in, rig.version, SPDY_FLAG_FIN, 1, 0, 3, block.data, block.len);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_session_error(&rig, rv, SPEEDY_ERR_COMPRESSION, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_COMPRESSION, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
                              "block with Z_FINISH");
     raw_buf_free(&plain);
     raw_buf_free(&block);
@@ -131,7 +131,7 @@ Test(hostile_zlib, block_with_the_wrong_dictionary_is_compression_error) {
     raw_deflater_free(&wrong);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_session_error(&rig, rv, SPEEDY_ERR_COMPRESSION, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_COMPRESSION, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
                              "block compressed with the other version's dictionary");
     raw_rig_close(&rig);
   }
@@ -194,7 +194,7 @@ Test(hostile_zlib, zlib_bomb_is_header_block_too_large_with_bounded_memory) {
     cr_assert(peak == peak_before || peak - before <= allowed,
               "%s: a zlib bomb cost %zu bytes (allowed %zu)", rig.name, peak - before, allowed);
     raw_expect_session_error(&rig, rv, SPEEDY_ERR_HEADER_BLOCK_TOO_LARGE, 0,
-                             SPEEDY_GOAWAY_PROTOCOL_ERROR, "zlib bomb of 8 MiB");
+                             SPDY_GOAWAY_PROTOCOL_ERROR, "zlib bomb of 8 MiB");
     cr_assert_leq(speedy_session_memory(rig.peer->session), before + 65536 + 48 * 1024 + 16384,
                   "%s: the session holds %zu bytes after the bomb", rig.name,
                   speedy_session_memory(rig.peer->session));
@@ -226,7 +226,7 @@ Test(hostile_zlib, block_inflating_to_exactly_the_cap_is_accepted_and_one_more_i
       int64_t rv = raw_rig_feed_all(&rig, &fed);
       if (over) {
         raw_expect_session_error(&rig, rv, SPEEDY_ERR_HEADER_BLOCK_TOO_LARGE, 0,
-                                 SPEEDY_GOAWAY_PROTOCOL_ERROR, "block of 64 KiB + 1");
+                                 SPDY_GOAWAY_PROTOCOL_ERROR, "block of 64 KiB + 1");
       } else {
         cr_assert_eq(rv, (int64_t)fed, "%s: a block of exactly 64 KiB: %lld (%s)", rig.name,
                      (long long)rv, rv < 0 ? speedy_strerror((int)rv) : "");
@@ -248,7 +248,7 @@ Test(hostile_zlib, oversized_control_frame_is_frame_too_large) {
     raw_control_header(&rig.in, rig.version, SPEEDY_SPDY_FRAME_SYN_STREAM, 0, 65536 + 1024 + 1);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_session_error(&rig, rv, SPEEDY_ERR_FRAME_TOO_LARGE, 1, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_FRAME_TOO_LARGE, 1, SPDY_GOAWAY_PROTOCOL_ERROR,
                              "SYN_STREAM of 66,561 bytes");
     raw_rig_close(&rig);
   }
@@ -267,7 +267,7 @@ Test(hostile_zlib, control_frame_limit_is_configurable) {
   cr_assert_gt(rig.in.len, 108, "the frame must exceed the limit");
   size_t fed;
   int64_t rv = raw_rig_feed_all(&rig, &fed);
-  raw_expect_session_error(&rig, rv, SPEEDY_ERR_FRAME_TOO_LARGE, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+  raw_expect_session_error(&rig, rv, SPEEDY_ERR_FRAME_TOO_LARGE, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
                            "SYN_STREAM over a 100-byte limit");
   raw_rig_close(&rig);
 }
@@ -432,7 +432,7 @@ Test(hostile_zlib, blocks_after_our_goaway_are_still_inflated) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
     raw_rig rig;
     raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
-    cr_assert_eq(speedy_submit_goaway(rig.peer->session, SPEEDY_GOAWAY_OK), 0);
+    cr_assert_eq(speedy_submit_goaway(rig.peer->session, SPEEDY_RST_NONE, NULL, 0), 0);
     raw_rig_discard_output(&rig);
     /* Ignored after GOAWAY, but each block must still go through the inflater: were one
      * skipped, the next would not inflate. */

@@ -64,7 +64,7 @@ Test(overflow_frame, control_frame_of_length_0xffffff_is_refused_before_bufferin
     int64_t rv = raw_rig_feed_all(&rig, &fed);
     cr_assert_lt(peak_growth(peak_before), 4096, "%s: a 16 MiB length allocated %zu bytes",
                  rig.name, peak_growth(peak_before));
-    raw_expect_session_error(&rig, rv, SPEEDY_ERR_FRAME_TOO_LARGE, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_FRAME_TOO_LARGE, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
                              "SYN_STREAM of length 0xffffff");
     raw_rig_close(&rig);
   }
@@ -109,7 +109,7 @@ Test(overflow_frame, control_frame_one_byte_over_max_recv_control_frame_is_refus
     raw_control_header(&rig.in, rig.version, SPEEDY_SPDY_FRAME_SETTINGS, 0, 4 + 8 * 100 + 1);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_session_error(&rig, rv, SPEEDY_ERR_FRAME_TOO_LARGE, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_FRAME_TOO_LARGE, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
                              "SETTINGS one byte over the maximum");
     raw_rig_close(&rig);
   }
@@ -151,7 +151,7 @@ Test(overflow_frame, data_frame_of_length_0xffffff_breaks_the_spdy31_session_win
   raw_rig_discard_output(&rig);
   raw_data_header(&rig.in, 1, 0, 0xffffff);
   int64_t rv = raw_rig_feed_all(&rig, &fed);
-  raw_expect_session_error(&rig, rv, SPEEDY_ERR_FLOW_CONTROL, 1, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+  raw_expect_session_error(&rig, rv, SPEEDY_ERR_FLOW_CONTROL, 1, SPDY_GOAWAY_PROTOCOL_ERROR,
                            "DATA of length 0xffffff on a 64 KiB session window");
   raw_rig_close(&rig);
 }
@@ -279,7 +279,7 @@ Test(overflow_frame, short_goaway_and_rst_stream_end_the_session) {
       raw_put_fill(&rig.in, 0, 3);
       size_t fed;
       int64_t rv = raw_rig_feed_all(&rig, &fed);
-      raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+      raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
                                types[t] == SPEEDY_SPDY_FRAME_GOAWAY ? "GOAWAY of 3 bytes"
                                                                     : "RST_STREAM of 3 bytes");
       raw_rig_close(&rig);
@@ -329,7 +329,7 @@ Test(overflow_frame, syn_stream_shorter_than_its_fixed_part_ends_the_session) {
     raw_put_fill(&rig.in, 0, 5);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_PROTOCOL, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
                              "SYN_STREAM of 9 bytes");
     raw_rig_close(&rig);
   }
@@ -422,7 +422,7 @@ Test(overflow_frame, session_window_update_past_2_31_minus_1_ends_the_spdy31_ses
   raw_window_update(&rig.in, rig.version, 0, 0x7fffffffu); /* 64 KiB + 2^31 - 1 */
   size_t fed;
   int64_t rv = raw_rig_feed_all(&rig, &fed);
-  raw_expect_session_error(&rig, rv, SPEEDY_ERR_FLOW_CONTROL, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+  raw_expect_session_error(&rig, rv, SPEEDY_ERR_FLOW_CONTROL, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
                            "session window past 2^31-1");
   raw_rig_close(&rig);
 }
@@ -437,7 +437,7 @@ Test(overflow_frame, initial_window_setting_of_0xffffffff_ends_the_session) {
     raw_settings(&rig.in, rig.version, 0, &s, 1);
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
-    raw_expect_session_error(&rig, rv, SPEEDY_ERR_FLOW_CONTROL, 0, SPEEDY_GOAWAY_PROTOCOL_ERROR,
+    raw_expect_session_error(&rig, rv, SPEEDY_ERR_FLOW_CONTROL, 0, SPDY_GOAWAY_PROTOCOL_ERROR,
                              "INITIAL_WINDOW_SIZE 0xffffffff");
     raw_rig_close(&rig);
   }
@@ -711,7 +711,7 @@ Test(overflow_hdblock, session_refuses_a_block_over_max_header_block) {
     size_t fed;
     int64_t rv = raw_rig_feed_all(&rig, &fed);
     raw_expect_session_error(&rig, rv, SPEEDY_ERR_HEADER_BLOCK_TOO_LARGE, 0,
-                             SPEEDY_GOAWAY_PROTOCOL_ERROR, "inflated block over 1 KiB");
+                             SPDY_GOAWAY_PROTOCOL_ERROR, "inflated block over 1 KiB");
     raw_rig_close(&rig);
   }
 }

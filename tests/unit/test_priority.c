@@ -78,7 +78,7 @@ static size_t sent_data_ids(const test_peer *peer, size_t from, int32_t *ids, si
 }
 
 /* Index of the first traced frame of this kind at or after `from`, or n_frames. */
-static size_t find_frame(const test_peer *peer, size_t from, int sent, speedy_spdy_frame_type type,
+static size_t find_frame(const test_peer *peer, size_t from, int sent, int type,
                          int32_t stream_id) {
   for (size_t i = from; i < peer->n_frames; i++) {
     const test_frame_rec *f = &peer->frames[i];
