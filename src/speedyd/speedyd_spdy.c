@@ -562,8 +562,7 @@ static void maybe_close(speedyd_spdy_conn *conn) {
   int idle = speedy_session_open_streams(conn->session) == 0 &&
              speedy_session_pending_streams(conn->session) == 0;
   int stuck = conn->peer_eof && !speedy_session_want_write(conn->session);
-  if (finished || conn->closing || stuck || (conn->peer_eof && idle))
-    io_conn_close(conn->base->io);
+  if (finished || conn->closing || stuck || (conn->peer_eof && idle)) io_conn_close(conn->base->io);
 }
 
 /* Moves the engine's output into the connection, at most room bytes. */
