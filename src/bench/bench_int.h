@@ -104,6 +104,7 @@ typedef struct bench_stats {
   uint64_t header_bytes_in, header_bytes_decoded, data_bytes_in;
   uint64_t warmup_requests;
   uint64_t reconnects;
+  uint64_t retried; /* requests sent again: refused streams, HTTP/1.1 unanswered pipeline */
   uint64_t connections_opened;
   int64_t t_measure;                 /* start of the measured window */
   int64_t t_last_done;               /* last measured completion */
@@ -150,6 +151,7 @@ struct bench_conn {
                          connection that answered: no reconnect storm on refusal) */
   int index;
   int opened, closing, dead;
+  int goaway;               /* the server sent GOAWAY: replaced when work is left */
   int initial;              /* one of the first -c connections, not yet open or failed */
   int32_t informational_id; /* HTTP/2: the stream whose 1xx head is arriving, or 0 */
   int64_t t_connect;
@@ -159,6 +161,8 @@ struct bench_conn {
 bench_req *bench_conn_slot_free(bench_conn *conn);
 /* A request finished (all its body seen): verify and record, free the slot. */
 void bench_request_done(bench_conn *conn, bench_req *req, int64_t now);
+/* A request the server did not process: sent again (0), or not (-1: fail it). */
+int bench_request_retry(bench_conn *conn, bench_req *req);
 /* A request failed. */
 void bench_request_failed(bench_conn *conn, bench_req *req, bench_error kind, int64_t now);
 /* Body bytes of a request (counted and, when sampled, hashed). */

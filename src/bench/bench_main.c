@@ -495,6 +495,7 @@ static void merge_stats(bench_stats *into, const bench_stats *from, int first) {
   into->data_bytes_in += from->data_bytes_in;
   into->warmup_requests += from->warmup_requests;
   into->reconnects += from->reconnects;
+  into->retried += from->retried;
   into->connections_opened += from->connections_opened;
   if (from->t_measure && (first || from->t_measure < into->t_measure))
     into->t_measure = from->t_measure;

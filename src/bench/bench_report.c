@@ -201,9 +201,10 @@ void bench_report_text(const bench_options *opt, const bench_stats *st, double w
   print_hist_line("ttfb:", &st->ttfb);
   print_traffic_line(st);
   print_hist_line("connect:", &st->connect);
-  printf("           %llu connection%s opened, %llu reconnect%s\n",
+  printf("           %llu connection%s opened, %llu reconnect%s, %llu request%s retried\n",
          (unsigned long long)st->connections_opened, st->connections_opened == 1 ? "" : "s",
-         (unsigned long long)st->reconnects, st->reconnects == 1 ? "" : "s");
+         (unsigned long long)st->reconnects, st->reconnects == 1 ? "" : "s",
+         (unsigned long long)st->retried, st->retried == 1 ? "" : "s");
   printf("status:   ");
   int any = 0;
   for (int i = 1; i <= 6; i++) {
@@ -267,8 +268,9 @@ void bench_report_json(const bench_options *opt, const bench_stats *st, double w
          (unsigned long long)st->data_bytes_in);
   printf("  \"send_rate\": %.3f, \"sends\": %llu, \"unsent_due\": %llu,\n", send_rate(st),
          (unsigned long long)st->sends, (unsigned long long)st->unsent_due);
-  printf("  \"connections_opened\": %llu, \"reconnects\": %llu,\n",
-         (unsigned long long)st->connections_opened, (unsigned long long)st->reconnects);
+  printf("  \"connections_opened\": %llu, \"reconnects\": %llu, \"retried\": %llu,\n",
+         (unsigned long long)st->connections_opened, (unsigned long long)st->reconnects,
+         (unsigned long long)st->retried);
   json_hist("latency_us", &st->latency, 0);
   json_hist("ttfb_us", &st->ttfb, 0);
   json_hist("connect_us", &st->connect, 0);

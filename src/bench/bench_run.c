@@ -59,6 +59,7 @@ struct bench_thread {
   int next_initial;
   int started;
   int reconnects_left;
+  uint64_t stream_retries_left; /* bench_request_retry's budget */
   int64_t t_start, t_measure, t_stop;
   uint64_t outstanding; /* -n: measured requests not yet finished (ok or failed) */
   uint64_t quota_left;  /* open loop with -n: measured requests not yet sent */
@@ -497,12 +498,17 @@ static void connection_failed(bench_thread *th, uint64_t quota, bench_error kind
     th->stats->errors[kind]++;
 }
 
-/* HTTP/1.1: a request pipelined behind the response that ended the connection
- * (Connection: close) was never processed (RFC 7230 6.3.2): it goes again, on the
- * replacement connection. Returns 0 when it will, -1 when it fails instead. */
-static int request_retry(bench_conn *conn, bench_req *req) {
+/* A request the server never processed goes again, on this connection while it still
+ * takes requests, else on its replacement: HTTP/1.1 pipelined behind the response that
+ * ended the connection (Connection: close; RFC 9112 9.3.1), a SPDY or HTTP/2 stream
+ * refused (REFUSED_STREAM, or above the last stream id of a GOAWAY, which the engine
+ * closes with REFUSED_STREAM: RFC 9113 8.7, SPDY/3 2.6.6). Only before any byte of its
+ * answer, and at most stream_retries_left times a thread (a server that refuses every
+ * stream ends as failures, not as a loop). Returns 0 when it will, -1 when it fails
+ * instead. */
+int bench_request_retry(bench_conn *conn, bench_req *req) {
   bench_thread *th = conn->thread;
-  if (conn->proto != IO_PROTO_HTTP1 || !conn->dead || req->t_first || th->state != RUNNING)
+  if (!req->in_use || req->t_first || th->state != RUNNING || th->stream_retries_left == 0)
     return -1;
   if (th->opt->rate > 0) {
     if (req->measured && th->n_retries >= MAX_RETRIES) return -1;
@@ -510,6 +516,8 @@ static int request_retry(bench_conn *conn, bench_req *req) {
   } else if (req->measured && is_n_mode(th)) {
     conn->quota++;
   }
+  th->stream_retries_left--;
+  th->stats->retried++;
   req->in_use = 0;
   conn->in_flight--;
   th->in_flight--;
@@ -530,8 +538,8 @@ static void conn_on_close(io_conn *io, int status, void *user) {
     report_connect_error(th, status, io_conn_error_detail(io));
   int failed = 0;
   for (int i = 0; i < conn->n_slots; i++)
-    if (conn->slots[i].in_use &&
-        (kind != BENCH_ERR_CLOSED || request_retry(conn, &conn->slots[i]) != 0)) {
+    if (conn->slots[i].in_use && (kind != BENCH_ERR_CLOSED || conn->proto != IO_PROTO_HTTP1 ||
+                                  !conn->dead || bench_request_retry(conn, &conn->slots[i]) != 0)) {
       bench_request_failed(conn, &conn->slots[i], kind, now);
       failed++;
     }
@@ -539,7 +547,10 @@ static void conn_on_close(io_conn *io, int status, void *user) {
   if (conn->session) bench_spdy_closed(conn);
   th->conns[conn->index] = NULL;
   th->live--;
-  int was_open = conn->opened, initial = conn->initial, answered = conn->responses > 0;
+  /* a connection that answered, or ended with GOAWAY, is replaced; one refused at once is
+   * not (no reconnect storm against a server that refuses) */
+  int was_open = conn->opened, initial = conn->initial,
+      answered = conn->responses > 0 || conn->goaway;
   uint64_t quota = conn->quota;
   int index = conn->index;
   free(conn->slots);
@@ -760,6 +771,7 @@ void bench_thread_run(bench_thread_args *args) {
   th->outstanding = args->requests;
   th->quota_left = opt->rate > 0 ? args->requests : 0;
   th->reconnects_left = 4 * args->connections + 16;
+  th->stream_retries_left = 16 * (uint64_t)args->connections * (uint64_t)opt->streams + 1024;
   th->period_ns = args->rate > 0 ? (int64_t)(1e9 / args->rate) : 0;
   if (th->period_ns <= 0 && args->rate > 0) th->period_ns = 1;
   th->tick_fd = -1;

@@ -87,7 +87,7 @@ static int on_stream_close(speedy_session *s, int32_t id, uint32_t status, void 
   int64_t now = bench_now_ns();
   if (status == SPEEDY_RST_NONE)
     bench_request_done(conn, req, now);
-  else
+  else if (status != SPEEDY_RST_REFUSED_STREAM || bench_request_retry(conn, req) != 0)
     bench_request_failed(conn, req, BENCH_ERR_RESET, now);
   return 0;
 }
@@ -116,6 +116,7 @@ static int on_goaway(speedy_session *s, int32_t last_good_id, uint32_t status, v
   (void)s, (void)last_good_id, (void)status;
   bench_conn *conn = user;
   conn->dead = 1; /* no new streams here; the thread reconnects when work is left */
+  conn->goaway = 1;
   return 0;
 }
 

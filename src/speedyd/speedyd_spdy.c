@@ -554,15 +554,17 @@ static int on_window_update(speedy_session *session, int32_t stream_id, uint32_t
 /* Closes when the session is over, or the peer has left and nothing is in flight, or the
  * peer has left and what remains can only move with its help: a stream waits for its
  * WINDOW_UPDATE or for the rest of an upload, which a closed side never sends (without
- * this such connections sat in CLOSE-WAIT until --idle-timeout). */
+ * this such connections sat in CLOSE-WAIT until --idle-timeout). After our GOAWAY the
+ * session says when it is over: an HTTP/2 one only once the PING of its two-phase
+ * shutdown came back and the final GOAWAY went out (closing at the first idle moment
+ * before that reset requests the client sent before it saw the first GOAWAY). */
 static void maybe_close(speedyd_spdy_conn *conn) {
   int finished =
       !speedy_session_want_read(conn->session) && !speedy_session_want_write(conn->session);
   int idle = speedy_session_open_streams(conn->session) == 0 &&
              speedy_session_pending_streams(conn->session) == 0;
   int stuck = conn->peer_eof && !speedy_session_want_write(conn->session);
-  if (finished || conn->closing || stuck || ((conn->peer_eof || conn->goaway_sent) && idle))
-    io_conn_close(conn->base->io);
+  if (finished || conn->closing || stuck || (conn->peer_eof && idle)) io_conn_close(conn->base->io);
 }
 
 /* Moves the engine's output into the connection, at most room bytes. */

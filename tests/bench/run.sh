@@ -119,6 +119,29 @@ http1_pipelined_requests_resent_after_connection_close)
   check "ok" "$(json "$WORK/out.json" 'r["ok"]')" 20005
   check "reconnected" "$(json "$WORK/out.json" 'r["reconnects"] >= 2')" True
   ;;
+goaway_refused_streams_are_retried | reset_refused_streams_are_retried)
+  # RFC 9113 8.7: streams above a GOAWAY's last stream id, and streams reset with
+  # REFUSED_STREAM, were not processed; they go again (on a new connection after GOAWAY)
+  # and every request ends with a 200. The server is python3-h2 (tests/bench/refuser.py).
+  [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import h2' 2>/dev/null ||
+    skip "python3-h2 is not installed (for /usr/bin/python3)"
+  mode=${CASE%%_*}
+  mode=${mode/reset/refuse}
+  /usr/bin/python3 "$SRC/tests/bench/refuser.py" "$mode" "$WORK/refuser.port" \
+    "$WORK/answered" >"$WORK/refuser.stderr" 2>&1 &
+  PIDS+=($!)
+  wait_file "$WORK/refuser.port" || { echo "FAIL: refuser.py did not start"; cat "$WORK/refuser.stderr"; exit 1; }
+  PORT=$(cat "$WORK/refuser.port")
+  bench -n 60 -c 1 -m 10 --proto h2c "http://127.0.0.1:$PORT/"
+  check "exit status" "$RC" 0
+  check "ok" "$(json "$WORK/out.json" 'r["ok"]')" 60
+  check "errors" "$(json "$WORK/out.json" 'r["errors_total"]')" 0
+  check "refused requests were sent again" "$(json "$WORK/out.json" 'r["retried"] >= 9')" True
+  check "the server answered each request once" "$(wc -l <"$WORK/answered" | tr -d ' ')" 60
+  if [ "$mode" = goaway ]; then
+    check "a new connection after GOAWAY" "$(json "$WORK/out.json" 'r["reconnects"]')" 1
+  fi
+  ;;
 spdy_tls_alpn)
   start_speedyd tls
   exact_count 200 "https://localhost:$PORT/1k.bin" --cacert "$WORK/certs/ca.pem" -c 2 -m 10 \
