@@ -251,8 +251,11 @@ def _flood(server, stop, stats, make_batch, setup=None, read=True, settings_sent
     server), then reads to find how the server answered."""
     while not stop.is_set():
         started = time.monotonic()
+        # stats["sources"] = N spreads the connections over 127.0.0.2 .. 127.0.0.N+1 (a
+        # botnet, which the flood meter per address alone would not stop).
+        source = "127.0.0.%d" % (2 + stats.get("connections", 0) % stats.get("sources", 1))
         try:
-            s = connect(server, stats, settings_sent)
+            s = connect(server, stats, settings_sent, source)
         except OSError:
             _count(stats, "connect_failed")
             time.sleep(0.05)
@@ -427,6 +430,14 @@ def empty_headers_flood(server, stop, stats):
         return b"".join(out)
 
     _flood(server, stop, stats, batch)
+
+
+def from_many_addresses(attack, sources=50):
+    """The attack, its connections spread over many loopback source addresses."""
+    def run(server, stop, stats):
+        stats["sources"] = sources
+        attack(server, stop, stats)
+    return run
 
 
 def zero_window_reader(server, stop, stats):

@@ -227,7 +227,11 @@ H2_CASES = {} if H2 is None else {
     ],
     "h2_streams": [
         ("h2_rapid_reset", H2.rapid_reset, [], 2, 48 * MIB, expect_goaway(CALM, PROTO)),
+        ("h2_rapid_reset_50_addresses", H2.from_many_addresses(H2.rapid_reset), [], 2,
+         48 * MIB, expect_goaway(CALM, PROTO)),
         ("h2_made_you_reset", H2.made_you_reset, [], 2, 48 * MIB, expect_goaway(CALM, PROTO)),
+        ("h2_made_you_reset_50_addresses", H2.from_many_addresses(H2.made_you_reset), [], 2,
+         48 * MIB, expect_goaway(CALM, PROTO)),
         ("h2_stream_id_exhaustion", H2.stream_id_exhaustion, [], 2, 32 * MIB,
          expect_goaway(PROTO)),
         ("h2_even_stream_ids", H2.even_stream_ids, [], 2, 32 * MIB, expect_goaway(PROTO)),
