@@ -302,11 +302,13 @@ class Server:
         return status
 
 
-def legit_get(speedy, url, http1=False, timeout_s=20, insecure=False):
-    """One `speedy get`; returns (ok, seconds, stderr)."""
+def legit_get(speedy, url, http1=False, timeout_s=20, insecure=False, proto=None):
+    """One `speedy get` (--proto PROTO when given: h2c, h2); returns (ok, seconds, stderr)."""
     args = [speedy, "get", "-s", "--max-time", str(int(timeout_s)), "-o", "/dev/null"]
     if http1:
         args.append("--http1")
+    if proto:
+        args += ["--proto", proto]
     if insecure:
         args.append("-k")
     args.append(url)
