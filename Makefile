@@ -70,8 +70,8 @@ demo: deps
 	@echo "make demo: 1/3 the engine benchmark ($(BENCH_ENGINE) --quick):" \
 	  "in-memory SPDY client<->server exchanges per second, heap per session, header compression"
 	@$(call timed,benchmark,$(BENCH_ENGINE) --quick)
-	@echo "make demo: 2/3 speedyd serving examples/site, fetched with speedy get over SPDY" \
-	  "(plaintext, TLS, push) and HTTP/1.1 (scripts/demo)"
+	@echo "make demo: 2/3 speedyd serving examples/site, fetched with speedy get over HTTP/2" \
+	  "(h2 with push, h2c), SPDY (plaintext, TLS, push) and HTTP/1.1 (scripts/demo)"
 	@$(call timed,demo,bash scripts/demo $(BUILD_DIR))
 	@echo "make demo: 3/3 the page-load lab on the example corpus (examples/corpus): dsl and" \
 	  "cable, TLS off and on, HTTP/1.1 against SPDY, 1 repetition (docs/lab.md)"
