@@ -17,11 +17,11 @@
  * speedy_session_consume and the stream user-data functions may be called from any
  * callback. speedy_session_recv, speedy_session_send and speedy_session_del must not.
  *
- * Protocol versions share one API: applications use the SPDY/3 header names for every SPDY
- * version (":method", ":path", ":version", ":host", ":scheme"; ":status", ":version"); for
- * a SPDY/2 session the library translates to and from "method", "url", "version", "host",
- * "scheme", "status". HTTP/2 sessions (SPEEDY_PROTOCOL_H2) use HTTP/2's names: ":method",
- * ":scheme", ":authority", ":path" in requests, ":status" (three digits) in responses.
+ * Protocols share one API and one set of field names, HTTP/2's: ":method", ":scheme",
+ * ":authority", ":path" in requests, ":status" (three digits) in responses. A SPDY session
+ * writes SPDY's names on the wire (":host", ":version: HTTP/1.1", ":status: 200 OK"; for
+ * SPDY/2 "method", "url", "version", "host", "scheme", "status") and hands them back in
+ * HTTP/2's (SPDY/3's names are still accepted when submitted).
  * Priority is an urgency 0 (most urgent) to 7; SPDY/2's 0-3 maps onto it (urgency / 2 on the
  * wire, wire * 2 on receipt), HTTP/2 carries it as RFC 9218's priority field.
  *
