@@ -11,7 +11,7 @@
 
 #include "stats.h"
 
-#define REPORT_MAX_CONFIGS 16
+#define REPORT_MAX_CONFIGS 24
 
 /* One page in one link group and configuration: the mean over its valid repetitions. */
 typedef struct report_cell {

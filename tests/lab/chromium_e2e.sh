@@ -29,7 +29,7 @@ har=${SPEEDY_SHARED_DIR:-}/corpus/har/mnot-craigslist.org.har
 if "$speedy" lab run --client chromium -c spdy-multi --dry-run "${pages[0]}" 2>"$tmp/err"; then
   echo "spdy-multi with --client chromium was accepted"; exit 1
 fi
-grep -q "bad --configs 'spdy-multi': expected http1-fcfs or http1-single with --client chromium" "$tmp/err" || { cat "$tmp/err"; exit 1; }
+grep -q "bad --configs 'spdy-multi': expected http1-fcfs, http1-single, h2-multi, h2-single, h2-coalesced or h2-hint with --client chromium" "$tmp/err" || { cat "$tmp/err"; exit 1; }
 if "$speedy" lab run --client firefox --dry-run "${pages[0]}" 2>"$tmp/err"; then
   echo "--client firefox was accepted"; exit 1
 fi
