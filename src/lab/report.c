@@ -552,46 +552,52 @@ static const char *header_coding(const char *config) {
   return "?";
 }
 
-/* SPDY and HTTP/2 side by side: per link group, each SPDY configuration against its HTTP/2
- * twin (spdy-multi and h2-multi, ...) over the pages valid in both — their mean page load
- * times and the geometric mean of the per-page ratio h2 ÷ SPDY. */
-static void print_side_by_side(FILE *out, const report *r) {
-  static const char *const pairs[][2] = {{"spdy-multi", "h2-multi"},
+size_t report_side_by_side(const report *r, report_pair *pairs, size_t max) {
+  static const char *const twins[][2] = {{"spdy-multi", "h2-multi"},
                                          {"spdy-single", "h2-single"},
                                          {"spdy-multi", "h2-coalesced"},
                                          {"spdy-push", "h2-push"},
                                          {"spdy-hint", "h2-hint"}};
-  size_t index[2];
-  int header = 0;
+  size_t n = 0;
   for (size_t g = 0; g < r->n_groups; g++)
-    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+    for (size_t k = 0; k < sizeof twins / sizeof twins[0] && n < max; k++) {
+      size_t index[2];
       int found = 0;
       for (int side = 0; side < 2; side++)
         for (size_t c = 0; c < r->n_configs; c++)
-          if (strcmp(r->configs[c], pairs[k][side]) == 0) index[side] = c, found++;
+          if (strcmp(r->configs[c], twins[k][side]) == 0) index[side] = c, found++;
       if (found != 2) continue;
-      size_t pages = 0;
-      double spdy_sum = 0, h2_sum = 0, log_sum = 0;
+      report_pair pair = {.group = g, .spdy = twins[k][0], .h2 = twins[k][1]};
+      double log_sum = 0;
       for (size_t p = 0; p < r->n_pages; p++) {
         const report_cell *a = report_cell_at(r, g, index[0], p);
         const report_cell *b = report_cell_at(r, g, index[1], p);
         if (!a->present || !b->present || a->plt_ms <= 0 || b->plt_ms <= 0) continue;
-        pages++;
-        spdy_sum += a->plt_ms, h2_sum += b->plt_ms;
+        pair.pages++;
+        pair.spdy_ms += a->plt_ms, pair.h2_ms += b->plt_ms;
         log_sum += log(b->plt_ms / a->plt_ms);
       }
-      if (pages == 0) continue;
-      if (!header)
-        fprintf(out,
-                "SPDY and HTTP/2 side by side (pages valid in both; mean page load time, "
-                "geometric mean of per-page h2 / SPDY)\n%-26s %-13s %-13s %5s %9s %9s %8s\n",
-                "link", "SPDY", "HTTP/2", "pages", "SPDY ms", "h2 ms", "h2/SPDY");
-      header = 1;
-      fprintf(out, "%-26.26s %-13s %-13s %5zu %9.0f %9.0f %8.3f\n", r->groups[g], pairs[k][0],
-              pairs[k][1], pages, spdy_sum / (double)pages, h2_sum / (double)pages,
-              exp(log_sum / (double)pages));
+      if (pair.pages == 0) continue;
+      pair.spdy_ms /= (double)pair.pages, pair.h2_ms /= (double)pair.pages;
+      pair.ratio = exp(log_sum / (double)pair.pages);
+      pairs[n++] = pair;
     }
-  if (header) fputc('\n', out);
+  return n;
+}
+
+static void print_side_by_side(FILE *out, const report *r) {
+  report_pair pairs[REPORT_MAX_PAIRS];
+  size_t n = report_side_by_side(r, pairs, REPORT_MAX_PAIRS);
+  if (n == 0) return;
+  fprintf(out,
+          "SPDY and HTTP/2 side by side (pages valid in both; mean page load time, "
+          "geometric mean of per-page h2 / SPDY)\n%-26s %-13s %-13s %5s %9s %9s %8s\n",
+          "link", "SPDY", "HTTP/2", "pages", "SPDY ms", "h2 ms", "h2/SPDY");
+  for (size_t i = 0; i < n; i++)
+    fprintf(out, "%-26.26s %-13s %-13s %5zu %9.0f %9.0f %8.3f\n", r->groups[pairs[i].group],
+            pairs[i].spdy, pairs[i].h2, pairs[i].pages, pairs[i].spdy_ms, pairs[i].h2_ms,
+            pairs[i].ratio);
+  fputc('\n', out);
 }
 
 void report_print(FILE *out, const report *r) {

@@ -518,6 +518,21 @@ Test(h2, spdy_and_h2_side_by_side_with_the_geometric_mean_of_h2_over_spdy) {
   cr_assert_not_null(strstr(text, "spdy-multi    zlib                  1600"), "%s", text);
   cr_assert_not_null(strstr(text, "h2-multi      HPACK                 1200"), "%s", text);
   free(text);
+  char html[] = "/tmp/speedy-h2-html-XXXXXX";
+  int fd = mkstemp(html);
+  cr_assert_geq(fd, 0);
+  close(fd);
+  cr_assert_eq(report_write_html(&rep, html), 0);
+  FILE *in = fopen(html, "r");
+  cr_assert_not_null(in);
+  char page[65536];
+  size_t got = fread(page, 1, sizeof page - 1, in);
+  page[got] = '\0';
+  fclose(in);
+  unlink(html);
+  cr_assert_not_null(strstr(page, "<h2>SPDY and HTTP/2 side by side</h2>"));
+  cr_assert_not_null(strstr(page, "<td>spdy-multi</td><td>h2-multi</td><td>2</td><td>1250</td>"
+                                  "<td>1000</td><td>1.000</td>"));
   report_free(&rep);
 }
 
