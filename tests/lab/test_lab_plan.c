@@ -218,24 +218,27 @@ Test(plan_corpus, every_first_page_is_accepted_by_the_loader_and_the_replay_serv
                             "\", \"connection\": \"1\"}"
 
 Test(plan, recorded_server_addresses_group_the_hosts_for_coalescing) {
-  json_t *plan = plan_of(HAR(
-      ENTRY("2012-11-03T13:34:16.000Z", "http://www.b.test/", "200", DOC_REQ, H("Content-Type", "text/html"), "text/html", "1000") "," ENTRY_AT(
-          "2012-11-03T13:34:16.100Z", "http://img.b.test/1.png",
-          "192.0.2.7") "," ENTRY_AT("2012-11-03T13:34:16.110Z", "http://x.test/2.png",
-                                    "2001:db8::9") "," ENTRY_AT("2012-11-03T13:34:16.120Z",
-                                                                "http://"
-                                                                "cdn.b.test/"
-                                                                "3.png",
-                                                                "192.0.2.7") "," ENTRY_AT("2012-11-"
-                                                                                          "03T13:"
-                                                                                          "34:16."
-                                                                                          "130Z",
-                                                                                          "http://"
-                                                                                          "y.test/"
-                                                                                          "4.png",
-                                                                                          "not an "
-                                                                                          "addres"
-                                                                                          "s")));
+  json_t *plan = plan_of(HAR(ENTRY(
+      "2012-11-03T13:34:16.000Z", "http://www.b.test/", "200", DOC_REQ,
+      H("Content-Type", "text/html"), "text/html",
+      "1000") "," ENTRY_AT("2012-11-03T13:34:16.100Z", "http://img.b.test/1.png",
+                           "192.0.2.7") "," ENTRY_AT("2012-11-03T13:34:16.110Z",
+                                                     "http://x.test/2.png",
+                                                     "2001:db8::9") "," ENTRY_AT("2012-11-03T13:34:"
+                                                                                 "16.120Z",
+                                                                                 "http://"
+                                                                                 "cdn.b.test/"
+                                                                                 "3.png",
+                                                                                 "192.0.2.7") "," ENTRY_AT("2012-11-"
+                                                                                                           "03T13:"
+                                                                                                           "34:16."
+                                                                                                           "130Z",
+                                                                                                           "http://"
+                                                                                                           "y.test/"
+                                                                                                           "4.png",
+                                                                                                           "not an "
+                                                                                                           "addres"
+                                                                                                           "s")));
   const json_t *hosts = json_object_get(plan, "hosts");
   cr_assert_eq(json_array_size(hosts), 5);
   cr_assert_null(json_object_get(json_array_get(hosts, 0), "address"), "none recorded");
