@@ -1033,6 +1033,10 @@ io_proto io_conn_protocol(const io_conn *c) { return c->proto; }
 io_negotiation io_conn_negotiation(const io_conn *c) { return c->how; }
 int io_conn_is_tls(const io_conn *c) { return c->ssl != NULL; }
 
+int io_conn_peer_names(const io_conn *c, const char *name) {
+  return c->ssl == NULL || io_tls_peer_names(c->ssl, name);
+}
+
 const char *io_conn_negotiation_hint(const io_conn *c) {
   if (!c->client || !c->ssl || c->how != IO_NEG_TLS_DEFAULT) return "";
   return io_tls_no_protocol_hint(c->tls, c->ssl);

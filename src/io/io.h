@@ -242,6 +242,11 @@ int io_conn_peer_closed_cleanly(const io_conn *conn);
 
 /* 1 when the connection uses TLS. */
 int io_conn_is_tls(const io_conn *conn);
+/* After on_open of a client connection: 1 when the peer's verified certificate also names
+ * host (another origin may then use the connection: RFC 9113 9.1.1, connection reuse),
+ * 0 when it does not. Plaintext: 1 (the address alone decides); no verification
+ * (IO_TLS_INSECURE): 1. */
+int io_conn_peer_names(const io_conn *conn, const char *host);
 /* A client's TLS handshake that chose no protocol (IO_NEG_TLS_DEFAULT) while SPDY was
  * offered: one sentence saying so and what to try, for the error a failure of such a
  * connection reports ("the server chose no protocol by ALPN or NPN; it may speak SPDY only

@@ -41,6 +41,9 @@ SSL *io_tls_ssl_new(io_tls *tls, const char *server_name, char *err, size_t err_
 
 /* What a finished handshake negotiated. */
 void io_tls_negotiated(SSL *ssl, io_proto *proto, io_negotiation *how);
+/* 1 when the verified peer certificate of a client connection names name (a host name, or
+ * an IP literal, IPv6 with or without brackets); 1 without verification (insecure). */
+int io_tls_peer_names(SSL *ssl, const char *name);
 
 /* io_conn_negotiation_hint's sentence for a client whose finished handshake chose no
  * protocol: "" when tls offered no SPDY protocol. */

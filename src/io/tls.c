@@ -396,6 +396,22 @@ SSL *io_tls_ssl_new(io_tls *tls, const char *server_name, char *err, size_t err_
   return ssl;
 }
 
+int io_tls_peer_names(SSL *ssl, const char *name) {
+  if (!(SSL_get_verify_mode(ssl) & SSL_VERIFY_PEER)) return 1; /* nothing is checked */
+  if (SSL_get_verify_result(ssl) != X509_V_OK) return 0;
+  X509 *cert = SSL_get0_peer_certificate(ssl);
+  if (cert == NULL) return 0;
+  char literal[64];
+  size_t len = strlen(name);
+  if (len > 2 && name[0] == '[' && name[len - 1] == ']' && len - 2 < sizeof literal) {
+    memcpy(literal, name + 1, len - 2); /* a bracketed IPv6 literal, as a Host header has it */
+    literal[len - 2] = '\0';
+    name = literal;
+  }
+  if (is_ip_literal(name)) return X509_check_ip_asc(cert, name, 0) == 1;
+  return X509_check_host(cert, name, 0, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS, NULL) == 1;
+}
+
 void io_tls_negotiated(SSL *ssl, io_proto *proto, io_negotiation *how) {
   const unsigned char *name = NULL;
   unsigned len = 0;

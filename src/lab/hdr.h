@@ -1,7 +1,8 @@
 /* hdr.h — header-compression figures of recorded pages: request and response headers as
  * HTTP/1.1 text against SPDY SYN_STREAM / SYN_REPLY frames compressed by libspeedy's own
  * header-block code (lib/hdblock.h), one zlib context per direction per host as a
- * browser's per-host SPDY session would have. No network.
+ * browser's per-host SPDY session would have, and against HTTP/2 HEADERS frames with
+ * HPACK (one dynamic table per direction per host). No network.
  */
 #ifndef SPEEDY_LAB_HDR_H
 #define SPEEDY_LAB_HDR_H
@@ -22,6 +23,11 @@ typedef struct lab_hdr_figures {
   uint64_t no_response; /* status 0: request counted, no response */
   uint64_t request_http1, request_spdy;   /* bytes */
   uint64_t response_http1, response_spdy; /* bytes */
+  /* HTTP/2: HEADERS frames with HPACK, over the exchanges HTTP/2 can carry, against the
+   * HTTP/1.1 bytes of those same exchanges. */
+  uint64_t hpack_skipped; /* exchanges HTTP/2 refuses (its figures leave them out) */
+  uint64_t request_hpack, hpack_request_http1;
+  uint64_t response_hpack, hpack_response_http1;
 } lab_hdr_figures;
 
 /* The engine's default zlib setting for header compression (speedy_options' defaults). */

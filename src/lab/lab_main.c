@@ -86,21 +86,35 @@ static size_t *hdr_selection(const lab_har *har, int all_entries, const lab_page
 static void print_figures_json(const char *name, const lab_hdr_figures *f, int comma) {
   printf("    {\"file\": \"%s\", \"entries\": %llu, \"hosts\": %llu, \"skipped\": %llu, "
          "\"request\": {\"http1\": %llu, \"spdy\": %llu, \"reduction\": %.2f}, "
-         "\"response\": {\"http1\": %llu, \"spdy\": %llu, \"reduction\": %.2f}}%s\n",
+         "\"response\": {\"http1\": %llu, \"spdy\": %llu, \"reduction\": %.2f}, "
+         "\"hpack\": {\"skipped\": %llu, "
+         "\"request\": {\"http1\": %llu, \"h2\": %llu, \"reduction\": %.2f}, "
+         "\"response\": {\"http1\": %llu, \"h2\": %llu, \"reduction\": %.2f}}}%s\n",
          name, (unsigned long long)f->entries, (unsigned long long)f->hosts,
          (unsigned long long)f->skipped, (unsigned long long)f->request_http1,
          (unsigned long long)f->request_spdy, lab_hdr_reduction(f->request_http1, f->request_spdy),
          (unsigned long long)f->response_http1, (unsigned long long)f->response_spdy,
-         lab_hdr_reduction(f->response_http1, f->response_spdy), comma ? "," : "");
+         lab_hdr_reduction(f->response_http1, f->response_spdy),
+         (unsigned long long)f->hpack_skipped, (unsigned long long)f->hpack_request_http1,
+         (unsigned long long)f->request_hpack,
+         lab_hdr_reduction(f->hpack_request_http1, f->request_hpack),
+         (unsigned long long)f->hpack_response_http1, (unsigned long long)f->response_hpack,
+         lab_hdr_reduction(f->hpack_response_http1, f->response_hpack), comma ? "," : "");
 }
 
+/* The HPACK columns come last, so that the SPDY columns keep their places. */
 static void print_figures_text(const char *name, const lab_hdr_figures *f) {
-  printf("%-28s %5llu %5llu %10llu %9llu %6.2f%% %10llu %9llu %6.2f%%\n", name,
-         (unsigned long long)f->entries, (unsigned long long)f->hosts,
+  printf("%-28s %5llu %5llu %10llu %9llu %6.2f%% %10llu %9llu %6.2f%% %9llu %6.2f%% %10llu "
+         "%6.2f%%\n",
+         name, (unsigned long long)f->entries, (unsigned long long)f->hosts,
          (unsigned long long)f->request_http1, (unsigned long long)f->request_spdy,
          lab_hdr_reduction(f->request_http1, f->request_spdy),
          (unsigned long long)f->response_http1, (unsigned long long)f->response_spdy,
-         lab_hdr_reduction(f->response_http1, f->response_spdy));
+         lab_hdr_reduction(f->response_http1, f->response_spdy),
+         (unsigned long long)f->request_hpack,
+         lab_hdr_reduction(f->hpack_request_http1, f->request_hpack),
+         (unsigned long long)f->response_hpack,
+         lab_hdr_reduction(f->hpack_response_http1, f->response_hpack));
 }
 
 static void figures_add(lab_hdr_figures *total, const lab_hdr_figures *f) {
@@ -112,6 +126,11 @@ static void figures_add(lab_hdr_figures *total, const lab_hdr_figures *f) {
   total->request_spdy += f->request_spdy;
   total->response_http1 += f->response_http1;
   total->response_spdy += f->response_spdy;
+  total->hpack_skipped += f->hpack_skipped;
+  total->request_hpack += f->request_hpack;
+  total->hpack_request_http1 += f->hpack_request_http1;
+  total->response_hpack += f->response_hpack;
+  total->hpack_response_http1 += f->hpack_response_http1;
 }
 
 static int hdr_main(int argc, char **argv) {
@@ -149,8 +168,9 @@ static int hdr_main(int argc, char **argv) {
       break;
     case 'h':
       printf("Usage: speedy lab hdr [OPTION]... HAR...\n"
-             "Header bytes of each recording's first page as HTTP/1.1 text and as SPDY frames\n"
-             "compressed by libspeedy (one zlib context per direction per host). No network.\n\n"
+             "Header bytes of each recording's first page as HTTP/1.1 text, as SPDY frames\n"
+             "compressed by libspeedy (one zlib context per direction per host) and as HTTP/2\n"
+             "HEADERS frames with HPACK (one dynamic table per direction per host). No network.\n\n"
              "  -a, --all-entries  every entry of each file, not the first page\n"
              "  -z, --zlib L,W,M   zlib level, windowBits, memLevel (default: the engine's, "
              "%d,%d,%d)\n"
@@ -178,12 +198,13 @@ static int hdr_main(int argc, char **argv) {
            version, setting.level, setting.window_bits, setting.mem_level,
            all_entries ? "all-entries" : "first-page");
   else
-    printf("SPDY/%d header compression, zlib %d,%d,%d%s; %s; one context per direction per "
-           "host\n%-28s %5s %5s %10s %9s %7s %10s %9s %7s\n",
+    printf("SPDY/%d header compression, zlib %d,%d,%d%s, and HTTP/2's HPACK; %s; one context "
+           "per direction per host\n%-28s %5s %5s %10s %9s %7s %10s %9s %7s %9s %7s %10s %7s\n",
            version, setting.level, setting.window_bits, setting.mem_level,
            memcmp(&setting, &engine_default, sizeof setting) == 0 ? " (engine default)" : "",
            all_entries ? "every entry" : "first page of each file", "file", "entries", "hosts",
-           "req HTTP/1", "req SPDY", "saved", "resp HTTP/1", "resp SPDY", "saved");
+           "req HTTP/1", "req SPDY", "saved", "resp HTTP/1", "resp SPDY", "saved", "req HPACK",
+           "saved", "resp HPACK", "saved");
   for (int i = optind; i < argc; i++) {
     lab_har *har = NULL;
     if (lab_har_load(argv[i], &har, err, sizeof err) != 0) {

@@ -137,14 +137,31 @@ typedef struct builder {
   size_t n_resources;
   char (*host_names)[256];
   int *host_ports;
+  char (*host_addresses)[48]; /* recorded serverIPAddress labels, "" when unknown */
   size_t n_hosts;
 } builder;
 
-static long host_index(builder *b, const lab_url *url) {
+/* The recorded server address of an entry as a label for grouping hosts (coalescing in
+ * `speedy lab run`), or "" when the recording has none or it is no address's text. */
+static const char *address_label(const lab_entry *e) {
+  const char *a = e->server_ip != NULL ? e->server_ip : "";
+  size_t n = strlen(a);
+  if (n == 0 || n > 47 || strspn(a, "0123456789abcdefABCDEF.:[]") != n) return "";
+  return a;
+}
+
+static long host_index(builder *b, const lab_url *url, const lab_entry *e) {
+  const char *address = e != NULL ? address_label(e) : "";
   for (size_t i = 0; i < b->n_hosts; i++)
-    if (b->host_ports[i] == url->port && strcmp(b->host_names[i], url->host) == 0) return (long)i;
+    if (b->host_ports[i] == url->port && strcmp(b->host_names[i], url->host) == 0) {
+      /* the first entry that has one names the host's address */
+      if (b->host_addresses[i][0] == '\0')
+        snprintf(b->host_addresses[i], sizeof b->host_addresses[0], "%s", address);
+      return (long)i;
+    }
   if (b->n_hosts >= LAB_PLAN_MAX_HOSTS) return -1;
   snprintf(b->host_names[b->n_hosts], sizeof b->host_names[0], "%s", url->host);
+  snprintf(b->host_addresses[b->n_hosts], sizeof b->host_addresses[0], "%s", address);
   b->host_ports[b->n_hosts] = url->port;
   return (long)b->n_hosts++;
 }
@@ -233,7 +250,7 @@ static json_t *build_resource(builder *b, size_t id, const size_t *parents, json
   const lab_entry *e = &b->har->entries[b->page->entries[k]];
   char path[MAX_PATH_BYTES + 1];
   encode_path(e->parsed.path, path, sizeof path); /* checked when the resource was kept */
-  long host = host_index(b, &e->parsed);
+  long host = host_index(b, &e->parsed, e);
   long parent = parent_resource(b, parents, k);
   const char *type = lab_plan_type(e);
   /* A redirect's target: the first later resource on the target URL whose parent is it. */
@@ -325,6 +342,22 @@ static void align_repeats(const builder *b, json_t *resources) {
   }
 }
 
+size_t lab_plan_address_groups(const json_t *plan, unsigned *group_of, size_t n_hosts) {
+  const json_t *hosts = json_object_get(plan, "hosts");
+  size_t groups = 0;
+  for (size_t h = 0; h < n_hosts; h++) {
+    const char *address = json_string_value(json_object_get(json_array_get(hosts, h), "address"));
+    group_of[h] = (unsigned)groups;
+    int found = 0;
+    for (size_t k = 0; address != NULL && address[0] != '\0' && k < h && !found; k++) {
+      const char *other = json_string_value(json_object_get(json_array_get(hosts, k), "address"));
+      if (other != NULL && strcmp(other, address) == 0) group_of[h] = group_of[k], found = 1;
+    }
+    if (!found) groups++;
+  }
+  return groups;
+}
+
 json_t *lab_plan_build(const lab_har *har, const lab_page_set *pages, size_t page_index,
                        const lab_plan_options *options, char *err, size_t err_size) {
   if (page_index >= pages->n_pages) {
@@ -338,8 +371,10 @@ json_t *lab_plan_build(const lab_har *har, const lab_page_set *pages, size_t pag
   b.entry_of = malloc(n * sizeof *b.entry_of);
   b.host_names = malloc(LAB_PLAN_MAX_HOSTS * sizeof *b.host_names);
   b.host_ports = malloc(LAB_PLAN_MAX_HOSTS * sizeof *b.host_ports);
+  b.host_addresses = malloc(LAB_PLAN_MAX_HOSTS * sizeof *b.host_addresses);
   json_t *plan = NULL, *resources = json_array(), *hosts = json_array(), *left_out = NULL;
-  if (!b.resource_of || !b.entry_of || !b.host_names || !b.host_ports || !resources || !hosts) {
+  if (!b.resource_of || !b.entry_of || !b.host_names || !b.host_ports || !b.host_addresses ||
+      !resources || !hosts) {
     snprintf(err, err_size, "out of memory");
     goto out;
   }
@@ -360,7 +395,7 @@ json_t *lab_plan_build(const lab_har *har, const lab_page_set *pages, size_t pag
       json_object_set_new(left_out, why, json_integer(count + 1));
       continue;
     }
-    if (host_index(&b, &e->parsed) < 0) {
+    if (host_index(&b, &e->parsed, e) < 0) {
       snprintf(err, err_size, "more than %d hosts", LAB_PLAN_MAX_HOSTS);
       goto out;
     }
@@ -378,9 +413,12 @@ json_t *lab_plan_build(const lab_har *har, const lab_page_set *pages, size_t pag
     if (r == NULL || json_array_append_new(resources, r) != 0) goto out;
   }
   align_repeats(&b, resources);
-  for (size_t i = 0; i < b.n_hosts; i++)
-    json_array_append_new(
-        hosts, json_pack("{s:s, s:i}", "name", b.host_names[i], "port", b.host_ports[i]));
+  for (size_t i = 0; i < b.n_hosts; i++) {
+    json_t *host = json_pack("{s:s, s:i}", "name", b.host_names[i], "port", b.host_ports[i]);
+    if (host != NULL && b.host_addresses[i][0] != '\0')
+      json_object_set_new(host, "address", json_string(b.host_addresses[i]));
+    json_array_append_new(hosts, host);
+  }
   char page_name[64];
   snprintf(page_name, sizeof page_name, page_index == 0 ? "first page" : "page %zu",
            page_index + 1);
@@ -398,6 +436,7 @@ out:
   free(b.entry_of);
   free(b.host_names);
   free(b.host_ports);
+  free(b.host_addresses);
   return plan;
 }
 

@@ -38,6 +38,12 @@ json_t *lab_plan_build(const lab_har *har, const lab_page_set *pages, size_t pag
 json_t *lab_plan_page(const lab_har *har, const lab_page_set *pages, size_t page_index,
                       const lab_plan_options *options, char *why, size_t why_size);
 
+/* The server addresses of an h2-coalesced load: hosts whose recorded address ("address",
+ * the HAR's serverIPAddress, a label) is the same share one, in order of first use; a host
+ * without one has its own. group_of gets each host's index (n_hosts entries, the plan's
+ * "hosts" in order). Returns how many addresses. */
+size_t lab_plan_address_groups(const json_t *plan, unsigned *group_of, size_t n_hosts);
+
 /* "document", "css", "script", "font", "image" or "other", from the MIME type, else the
  * path's extension. */
 const char *lab_plan_type(const lab_entry *e);

@@ -52,10 +52,15 @@ const char *report_config_of(const json_t *line) {
   const char *c = json_string_value(json_object_get(line, "config"));
   /* Loads of --client chromium are configurations of their own beside the loader's. */
   const char *client = json_string_value(json_object_get(line, "client"));
-  if (client != NULL && strcmp(client, "chromium") == 0)
-    return c != NULL && strcmp(c, "http1-single") == 0 ? "chromium-single"
-           : c != NULL && strcmp(c, "http1-fcfs") == 0 ? "chromium-fcfs"
-                                                       : "chromium-other";
+  if (client != NULL && strcmp(client, "chromium") == 0) {
+    static const char *const browser[][2] = {
+        {"http1-single", "chromium-single"},       {"http1-fcfs", "chromium-fcfs"},
+        {"h2-multi", "chromium-h2-multi"},         {"h2-single", "chromium-h2-single"},
+        {"h2-coalesced", "chromium-h2-coalesced"}, {"h2-hint", "chromium-h2-hint"}};
+    for (size_t i = 0; c != NULL && i < sizeof browser / sizeof browser[0]; i++)
+      if (strcmp(c, browser[i][0]) == 0) return browser[i][1];
+    return "chromium-other";
+  }
   if (c != NULL) return plain_config(c);
   const char *protocol = json_string_value(json_object_get(line, "protocol"));
   const char *mode = json_string_value(json_object_get(line, "mode"));
@@ -65,8 +70,11 @@ const char *report_config_of(const json_t *line) {
     return single                                          ? "http1-single"
            : dispatch && strcmp(dispatch, "priority") == 0 ? "http1-prio"
                                                            : "http1-fcfs";
-  if (json_is_true(json_object_get(line, "push"))) return "spdy-push";
-  if (json_is_true(json_object_get(line, "hint"))) return "spdy-hint";
+  int h2 = protocol != NULL && strcmp(protocol, "h2") == 0;
+  if (json_is_true(json_object_get(line, "push"))) return h2 ? "h2-push" : "spdy-push";
+  if (json_is_true(json_object_get(line, "hint"))) return h2 ? "h2-hint" : "spdy-hint";
+  if (h2 && mode != NULL && strcmp(mode, "coalesced") == 0) return "h2-coalesced";
+  if (h2) return single ? "h2-single" : "h2-multi";
   return single ? "spdy-single" : "spdy-multi";
 }
 
@@ -525,7 +533,75 @@ static void print_exclusions(FILE *out, const report *r) {
   fputc('\n', out);
 }
 
+/* The width of the configuration column: 13, or the longest name ("chromium-h2-coalesced"). */
+static int config_width(const report *r) {
+  size_t width = 13;
+  for (size_t c = 0; c < r->n_configs; c++)
+    if (strlen(r->configs[c]) > width) width = strlen(r->configs[c]);
+  return (int)width;
+}
+
+/* What compresses a configuration's headers: zlib for SPDY, HPACK for HTTP/2, nothing for
+ * HTTP/1.1 (from the name: the report's configurations are named by protocol). */
+static const char *header_coding(const char *config) {
+  if (strncmp(config, "spdy-", 5) == 0) return "zlib";
+  if (strncmp(config, "h2-", 3) == 0 || strncmp(config, "chromium-h2-", 12) == 0) return "HPACK";
+  if (strncmp(config, "http1-", 6) == 0 || strcmp(config, "chromium-fcfs") == 0 ||
+      strcmp(config, "chromium-single") == 0)
+    return "none";
+  return "?";
+}
+
+size_t report_side_by_side(const report *r, report_pair *pairs, size_t max) {
+  static const char *const twins[][2] = {{"spdy-multi", "h2-multi"},
+                                         {"spdy-single", "h2-single"},
+                                         {"spdy-multi", "h2-coalesced"},
+                                         {"spdy-push", "h2-push"},
+                                         {"spdy-hint", "h2-hint"}};
+  size_t n = 0;
+  for (size_t g = 0; g < r->n_groups; g++)
+    for (size_t k = 0; k < sizeof twins / sizeof twins[0] && n < max; k++) {
+      size_t index[2];
+      int found = 0;
+      for (int side = 0; side < 2; side++)
+        for (size_t c = 0; c < r->n_configs; c++)
+          if (strcmp(r->configs[c], twins[k][side]) == 0) index[side] = c, found++;
+      if (found != 2) continue;
+      report_pair pair = {.group = g, .spdy = twins[k][0], .h2 = twins[k][1]};
+      double log_sum = 0;
+      for (size_t p = 0; p < r->n_pages; p++) {
+        const report_cell *a = report_cell_at(r, g, index[0], p);
+        const report_cell *b = report_cell_at(r, g, index[1], p);
+        if (!a->present || !b->present || a->plt_ms <= 0 || b->plt_ms <= 0) continue;
+        pair.pages++;
+        pair.spdy_ms += a->plt_ms, pair.h2_ms += b->plt_ms;
+        log_sum += log(b->plt_ms / a->plt_ms);
+      }
+      if (pair.pages == 0) continue;
+      pair.spdy_ms /= (double)pair.pages, pair.h2_ms /= (double)pair.pages;
+      pair.ratio = exp(log_sum / (double)pair.pages);
+      pairs[n++] = pair;
+    }
+  return n;
+}
+
+static void print_side_by_side(FILE *out, const report *r) {
+  report_pair pairs[REPORT_MAX_PAIRS];
+  size_t n = report_side_by_side(r, pairs, REPORT_MAX_PAIRS);
+  if (n == 0) return;
+  fprintf(out,
+          "SPDY and HTTP/2 side by side (pages valid in both; mean page load time, "
+          "geometric mean of per-page h2 / SPDY)\n%-26s %-13s %-13s %5s %9s %9s %8s\n",
+          "link", "SPDY", "HTTP/2", "pages", "SPDY ms", "h2 ms", "h2/SPDY");
+  for (size_t i = 0; i < n; i++)
+    fprintf(out, "%-26.26s %-13s %-13s %5zu %9.0f %9.0f %8.3f\n", r->groups[pairs[i].group],
+            pairs[i].spdy, pairs[i].h2, pairs[i].pages, pairs[i].spdy_ms, pairs[i].h2_ms,
+            pairs[i].ratio);
+  fputc('\n', out);
+}
+
 void report_print(FILE *out, const report *r) {
+  int width = config_width(r);
   fprintf(out,
           "%zu loads, %zu invalid (left out), %zu on links over the lateness bound; %zu "
           "pages, %zu not replayed; baseline %s\n\n",
@@ -537,8 +613,8 @@ void report_print(FILE *out, const report *r) {
       with_valid += report_row_at(r, g, c)->valid_pages > report_row_at(r, g, c)->pages;
     fprintf(out, "%s: %zu page%s valid in every configuration, the figures' pages\n", r->groups[g],
             r->comparable[g], r->comparable[g] == 1 ? "" : "s");
-    fprintf(out, "%-13s %5s %9s %9s %8s %23s %8s %9s\n", "config", "pages", "mean ms", "median ms",
-            "1-mean/H", "ratio (95% CI)", "÷bound", "recovered");
+    fprintf(out, "%-*s %5s %9s %9s %8s %23s %8s %9s\n", width, "config", "pages", "mean ms",
+            "median ms", "1-mean/H", "ratio (95% CI)", "÷bound", "recovered");
     for (size_t c = 0; c < r->n_configs; c++) {
       const report_row *row = report_row_at(r, g, c);
       if (row->pages == 0) continue;
@@ -546,9 +622,9 @@ void report_print(FILE *out, const report *r) {
       if (row->has_ratio)
         snprintf(ci, sizeof ci, "%.3f (%.3f-%.3f)", row->ratio.estimate, row->ratio.low,
                  row->ratio.high);
-      fprintf(out, "%-13s %5zu %9.0f %9.0f %7.1f%% %23s %8.2f %8.1f%%\n", r->configs[c], row->pages,
-              row->mean_ms, row->median_ms, row->paired ? 100 * row->paper_metric : 0, ci,
-              row->bound_ratio, row->paired ? 100 * row->recovered : 0);
+      fprintf(out, "%-*s %5zu %9.0f %9.0f %7.1f%% %23s %8.2f %8.1f%%\n", width, r->configs[c],
+              row->pages, row->mean_ms, row->median_ms, row->paired ? 100 * row->paper_metric : 0,
+              ci, row->bound_ratio, row->paired ? 100 * row->recovered : 0);
     }
     if (with_valid > 0) {
       /* Not comparable across rows: each over its own pages. */
@@ -556,12 +632,13 @@ void report_print(FILE *out, const report *r) {
       for (size_t c = 0; c < r->n_configs; c++) {
         const report_row *row = report_row_at(r, g, c);
         if (row->valid_pages == 0) continue;
-        fprintf(out, "%-13s %5zu %9.0f %9.0f\n", r->configs[c], row->valid_pages,
+        fprintf(out, "%-*s %5zu %9.0f %9.0f\n", width, r->configs[c], row->valid_pages,
                 row->valid_mean_ms, row->valid_median_ms);
       }
     }
     fputc('\n', out);
   }
+  print_side_by_side(out, r);
   print_exclusions(out, r);
   report_sweeps_print(out, r);
   /* Per page. */
@@ -593,7 +670,7 @@ void report_print(FILE *out, const report *r) {
       }
       fprintf(out, "  (%.0f)\n", bound);
     }
-  /* Header compression, as sent: HTTP/1.1 text against SPDY's compressed frames. */
+  /* Header compression, as sent: HTTP/1.1 text against SPDY's zlib and HTTP/2's HPACK. */
   double req[REPORT_MAX_CONFIGS] = {0}, resp[REPORT_MAX_CONFIGS] = {0};
   for (size_t c = 0; c < r->n_configs; c++)
     for (size_t g = 0; g < r->n_groups; g++)
@@ -604,11 +681,13 @@ void report_print(FILE *out, const report *r) {
       }
   fprintf(out,
           "\nHeader bytes as sent (sum over pages and links of the per-page means)\n"
-          "%-13s %14s %14s %11s %11s\n",
-          "config", "request bytes", "response bytes", "req saved", "resp saved");
+          "%-*s %-11s %14s %14s %11s %11s\n",
+          width, "config", "compression", "request bytes", "response bytes", "req saved",
+          "resp saved");
   for (size_t c = 0; c < r->n_configs; c++) {
     if (req[c] == 0 && resp[c] == 0) continue;
-    fprintf(out, "%-13s %14.0f %14.0f", r->configs[c], req[c], resp[c]);
+    fprintf(out, "%-*s %-11s %14.0f %14.0f", width, r->configs[c], header_coding(r->configs[c]),
+            req[c], resp[c]);
     if (c != r->baseline && req[r->baseline] > 0)
       fprintf(out, " %10.1f%% %10.1f%%\n",
               lab_hdr_reduction((uint64_t)req[r->baseline], (uint64_t)req[c]),

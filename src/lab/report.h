@@ -11,7 +11,7 @@
 
 #include "stats.h"
 
-#define REPORT_MAX_CONFIGS 16
+#define REPORT_MAX_CONFIGS 24
 
 /* One page in one link group and configuration: the mean over its valid repetitions. */
 typedef struct report_cell {
@@ -131,6 +131,20 @@ void report_free(report *r);
 
 report_cell *report_cell_at(const report *r, size_t group, size_t config, size_t page);
 report_row *report_row_at(const report *r, size_t group, size_t config);
+
+/* SPDY and HTTP/2 side by side (report.c): per link group, a SPDY configuration and its
+ * HTTP/2 twin (spdy-multi and h2-multi, spdy-single and h2-single, spdy-multi and
+ * h2-coalesced, spdy-push and h2-push, spdy-hint and h2-hint) over the pages valid in
+ * both: mean page load times and the geometric mean of the per-page ratio h2 / SPDY. */
+typedef struct report_pair {
+  size_t group;
+  const char *spdy, *h2;
+  size_t pages;
+  double spdy_ms, h2_ms, ratio;
+} report_pair;
+#define REPORT_MAX_PAIRS 256
+/* Fills pairs (at most max) in group order; returns how many. */
+size_t report_side_by_side(const report *r, report_pair *pairs, size_t max);
 
 /* The configuration and the page a result line belongs to (report.c). */
 const char *report_config_of(const json_t *line);

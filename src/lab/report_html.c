@@ -415,6 +415,26 @@ static void exclusions_section(FILE *f, const report *r) {
   reasons_table(f, "why the request is left out", r->left_out, r->n_left_out_reasons);
 }
 
+/* SPDY and HTTP/2 side by side (report_side_by_side), when the results have both. */
+static void side_by_side_section(FILE *f, const report *r) {
+  report_pair pairs[REPORT_MAX_PAIRS];
+  size_t n = report_side_by_side(r, pairs, REPORT_MAX_PAIRS);
+  if (n == 0) return;
+  fprintf(f, "<h2>SPDY and HTTP/2 side by side</h2>\n<p>Pages valid in both; mean page load "
+             "time, and the geometric mean of the per-page ratio h2 ÷ SPDY.</p>\n<table><tr>"
+             "<th>link</th><th>SPDY</th><th>HTTP/2</th><th>pages</th><th>SPDY ms</th>"
+             "<th>h2 ms</th><th>h2 ÷ SPDY</th></tr>\n");
+  for (size_t i = 0; i < n; i++) {
+    fprintf(f, "<tr><td>");
+    report_html_escape(f, r->groups[pairs[i].group]);
+    fprintf(f,
+            "</td><td>%s</td><td>%s</td><td>%zu</td><td>%.0f</td><td>%.0f</td><td>%.3f</td></tr>\n",
+            pairs[i].spdy, pairs[i].h2, pairs[i].pages, pairs[i].spdy_ms, pairs[i].h2_ms,
+            pairs[i].ratio);
+  }
+  fprintf(f, "</table>\n");
+}
+
 int report_write_html(const report *r, const char *file) {
   FILE *f = fopen(file, "w");
   if (f == NULL) return -1;
@@ -464,6 +484,7 @@ int report_write_html(const report *r, const char *file) {
     bars_chart(f, r, g);
     cdf_chart(f, r, g);
   }
+  side_by_side_section(f, r);
   exclusions_section(f, r);
   sweep_section(f, r);
   report_html_waterfalls(f, r);

@@ -40,9 +40,9 @@
 
 #define PROG "speedy lab run"
 
-static const char *const CONFIG_NAMES[LAB_N_CONFIGS] = {"http1-fcfs", "http1-prio",  "http1-single",
-                                                        "spdy-multi", "spdy-single", "spdy-push",
-                                                        "spdy-hint"};
+static const char *const CONFIG_NAMES[LAB_N_CONFIGS] = {
+    "http1-fcfs", "http1-prio", "http1-single", "spdy-multi",   "spdy-single", "spdy-push",
+    "spdy-hint",  "h2-multi",   "h2-single",    "h2-coalesced", "h2-push",     "h2-hint"};
 
 const char *lab_config_name(lab_config config) {
   return config < LAB_N_CONFIGS ? CONFIG_NAMES[config] : "?";
@@ -55,10 +55,17 @@ int lab_config_parse(const char *name) {
 }
 
 int lab_config_is_single(lab_config c) {
-  return c == LAB_HTTP1_SINGLE || c == LAB_SPDY_SINGLE || c == LAB_SPDY_PUSH || c == LAB_SPDY_HINT;
+  return c == LAB_HTTP1_SINGLE || c == LAB_SPDY_SINGLE || c == LAB_SPDY_PUSH ||
+         c == LAB_SPDY_HINT || c == LAB_H2_SINGLE || c == LAB_H2_PUSH || c == LAB_H2_HINT;
 }
 
 int lab_config_is_spdy(lab_config c) { return c >= LAB_SPDY_MULTI; }
+
+int lab_config_is_h2(lab_config c) { return c >= LAB_H2_MULTI && c < LAB_N_CONFIGS; }
+
+int lab_config_pushes(lab_config c) { return c == LAB_SPDY_PUSH || c == LAB_H2_PUSH; }
+
+int lab_config_hints(lab_config c) { return c == LAB_SPDY_HINT || c == LAB_H2_HINT; }
 
 /* ---- inputs ------------------------------------------------------------------------- */
 
@@ -461,8 +468,8 @@ static int add_rtt(run_state *st, const char *text) {
 
 /* The valid values of each option, for its error (cli_option_error's ACCEPTED). */
 #define ACCEPT_CONFIGS                                                                             \
-  "http1-fcfs, http1-prio, http1-single, spdy-multi, spdy-single, spdy-push, spdy-hint or all, "   \
-  "comma-separated"
+  "http1-fcfs, http1-prio, http1-single, spdy-multi, spdy-single, spdy-push, spdy-hint, "          \
+  "h2-multi, h2-single, h2-coalesced, h2-push, h2-hint or all, comma-separated"
 
 /* Reads a list option with add(); on a bad item prints the option error and returns 2. */
 static int list_option(run_state *st, const char *option, const char *value,
@@ -529,11 +536,13 @@ static void usage(void) {
          "profile's)\n"
          "      --tls LIST         off, on (default off,on)\n"
          "      --client C         speedy (speedy load) or chromium (headless Chromium over the\n"
-         "                         DevTools protocol; http1-fcfs and http1-single only)\n"
+         "                         DevTools protocol; http1-fcfs, http1-single, and with TLS\n"
+         "                         on h2-multi, h2-single, h2-coalesced and h2-hint)\n"
          "      --dns-rtt MS       emulated DNS: the loader waits MS ms before its first\n"
          "                         connection to each host name (0 to 10000; default 0: none)\n"
          "  -c, --configs LIST     http1-fcfs, http1-prio, http1-single, spdy-multi, spdy-single,\n"
-         "                         spdy-push, spdy-hint, or all (default all)\n"
+         "                         spdy-push, spdy-hint, h2-multi, h2-single, h2-coalesced,\n"
+         "                         h2-push, h2-hint, or all (default all)\n"
          "  -n, --repetitions N    loads per configuration (default 5)\n"
          "      --lossy-repetitions N  the same on links with loss (default 2 x N)\n"
          "      --graph G          estimated, flat or both, for HAR inputs (default estimated)\n"
@@ -784,13 +793,26 @@ int lab_run_main(int argc, char **argv) {
   if (n_loss_values == 0) loss_values[n_loss_values++] = 0, loss_values[n_loss_values++] = 1;
   if (st.n_tls == 0) st.tls[0] = 0, st.tls[1] = 1, st.n_tls = 2;
   if (s->chromium) {
-    /* The browser's HTTP/1.1 only, for now: no SPDY, and its own request order. */
+    /* The browser's HTTP/1.1 and HTTP/2 over TLS: no SPDY (dropped long ago), no push
+     * (removed in Chrome 106), and its own request order. */
     if (st.n_configs == 0) add_config(&st, "http1-fcfs"), add_config(&st, "http1-single");
-    for (size_t k = 0; k < st.n_configs; k++)
-      if (st.configs[k] != LAB_HTTP1_FCFS && st.configs[k] != LAB_HTTP1_SINGLE)
-        return cli_option_error(PROG, "configs", lab_config_name((lab_config)st.configs[k]),
-                                "http1-fcfs or http1-single with --client chromium (the "
-                                "browser's HTTP/1.1 only, for now)");
+    int h2 = 0;
+    for (size_t k = 0; k < st.n_configs; k++) {
+      lab_config config = (lab_config)st.configs[k];
+      if (config != LAB_HTTP1_FCFS && config != LAB_HTTP1_SINGLE && config != LAB_H2_MULTI &&
+          config != LAB_H2_SINGLE && config != LAB_H2_COALESCED && config != LAB_H2_HINT)
+        return cli_option_error(PROG, "configs", lab_config_name(config),
+                                "http1-fcfs, http1-single, h2-multi, h2-single, h2-coalesced or "
+                                "h2-hint with --client chromium (the browser has no SPDY and no "
+                                "push)");
+      h2 |= lab_config_is_h2(config);
+    }
+    for (size_t k = 0; h2 && k < st.n_tls; k++)
+      if (!st.tls[k])
+        return cli_option_error(PROG, "tls", "off",
+                                "on for HTTP/2 configurations with --client "
+                                "chromium (the browser speaks HTTP/2 over TLS "
+                                "only)");
     s->node_path = "node";
     s->driver_path = SPEEDY_LAB_CHROMIUM_DRIVER;
     s->chromium_path = "/usr/bin/chromium";

@@ -13,7 +13,8 @@
 
 #include "bound.h"
 
-/* The configurations of the original experiment (docs/lab.md, "Run"). */
+/* The configurations of the original experiment, then HTTP/2's (docs/lab.md, "Run"), in
+ * the canonical order of a matrix. */
 typedef enum lab_config {
   LAB_HTTP1_FCFS = 0,
   LAB_HTTP1_PRIO,
@@ -22,6 +23,11 @@ typedef enum lab_config {
   LAB_SPDY_SINGLE,
   LAB_SPDY_PUSH,
   LAB_SPDY_HINT,
+  LAB_H2_MULTI,
+  LAB_H2_SINGLE,
+  LAB_H2_COALESCED,
+  LAB_H2_PUSH,
+  LAB_H2_HINT,
   LAB_N_CONFIGS
 } lab_config;
 
@@ -30,7 +36,13 @@ const char *lab_config_name(lab_config config);
 /* The configuration of that name, or -1. */
 int lab_config_parse(const char *name);
 int lab_config_is_single(lab_config config);
+/* SPDY or HTTP/2 (not HTTP/1.1). */
 int lab_config_is_spdy(lab_config config);
+int lab_config_is_h2(lab_config config);
+/* The server pushes the document's children (spdy-push, h2-push) / hints them (spdy-hint:
+ * X-Subresources; h2-hint: 103 Early Hints and Link rel=preload too). */
+int lab_config_pushes(lab_config config);
+int lab_config_hints(lab_config config);
 
 typedef struct lab_run_page {
   char *id;         /* "source#page (graph)": the page's name in results */
@@ -41,6 +53,10 @@ typedef struct lab_run_page {
   json_t *left_out; /* the plan's "left_out": entries not replayed, by reason (owned) */
   lab_plan_summary summary;
   size_t n_hosts;
+  /* h2-coalesced: per host, its server address's index (hosts the recording saw at one
+   * address share one: lab_plan_address_groups), and how many addresses. */
+  unsigned *address_group;
+  size_t n_address_groups;
 } lab_run_page;
 
 /* A page of a HAR that is not replayed, and why. The run appends it to the results as a

@@ -47,6 +47,9 @@ static int add_page(lab_run_inputs *in, json_t *plan, const char *plan_file, con
   p->id = strdup(id);
   p->plan_file = realpath(plan_file, NULL);
   p->n_hosts = p->summary.n_hosts;
+  p->address_group = calloc(p->n_hosts ? p->n_hosts : 1, sizeof *p->address_group);
+  if (p->address_group != NULL)
+    p->n_address_groups = lab_plan_address_groups(plan, p->address_group, p->n_hosts);
   snprintf(dir, sizeof dir, "%s/certs/page%zu", in->work_dir, in->n_pages);
   p->cert_dir = strdup(dir);
   snprintf(dir, sizeof dir, "%s/plans/page%zu.push", in->work_dir, in->n_pages);
@@ -54,7 +57,8 @@ static int add_page(lab_run_inputs *in, json_t *plan, const char *plan_file, con
   const json_t *left_out = json_object_get(plan, "left_out");
   p->left_out = json_is_object(left_out) ? json_deep_copy(left_out) : json_object();
   in->n_pages++; /* from here on lab_run_inputs_free frees it */
-  if (!p->id || !p->plan_file || !p->cert_dir || !p->manifest || !p->left_out) return -1;
+  if (!p->id || !p->plan_file || !p->cert_dir || !p->manifest || !p->left_out || !p->address_group)
+    return -1;
   if (lab_run_manifest(plan, p->manifest) != 0) {
     fprintf(stderr, PROG ": cannot write %s\n", p->manifest);
     return -1;
@@ -209,6 +213,7 @@ void lab_run_inputs_free(lab_run_inputs *in) {
     free(in->pages[i].cert_dir);
     free(in->pages[i].manifest);
     free(in->pages[i].site_dir);
+    free(in->pages[i].address_group);
     json_decref(in->pages[i].left_out);
   }
   for (size_t i = 0; i < in->n_skips; i++) {

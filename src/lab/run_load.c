@@ -31,6 +31,7 @@
 
 #include "host.h"
 #include "netem.h"
+#include "plan.h"
 #include "run.h"
 
 static pthread_mutex_t append_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -595,6 +596,7 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   *lateness_exceeded = 0;
   const char *name = lab_config_name(job->config);
   int single = lab_config_is_single(job->config), spdy = lab_config_is_spdy(job->config);
+  int h2 = lab_config_is_h2(job->config), coalesced = job->config == LAB_H2_COALESCED;
   netem_config config;
   netem_config_init(&config);
   if (netem_config_profile(&config, link_spec->profile) != 0) {
@@ -614,7 +616,9 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   if (settings->initcwnd > 0) config.tcp.initcwnd = settings->initcwnd;
   if (settings->queue_bytes > 0)
     config.down.queue_bytes = config.up.queue_bytes = settings->queue_bytes;
-  config.server_addrs = single ? 1 : (unsigned)page->n_hosts;
+  config.server_addrs = single      ? 1
+                        : coalesced ? (unsigned)page->n_address_groups
+                                    : (unsigned)page->n_hosts;
   /* The loss pattern depends on the page, link and repetition, not on the configuration:
    * every configuration of a repetition meets the same generator. */
   char seed_text[700];
@@ -691,10 +695,11 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
       server_argv[s++] = (char *)tls_max;
       server_argv[s++] = "--no-tls-resumption";
     }
-    if (job->config == LAB_SPDY_PUSH || job->config == LAB_SPDY_HINT) {
+    if (lab_config_pushes(job->config) || lab_config_hints(job->config)) {
+      /* Over HTTP/2 speedyd adds a 103 Early Hints with the Link before a hinted page. */
       server_argv[s++] = "--manifest";
       server_argv[s++] = page->manifest;
-      server_argv[s++] = job->config == LAB_SPDY_PUSH ? "--push" : "--hint";
+      server_argv[s++] = lab_config_pushes(job->config) ? "--push" : "--hint";
     }
   } else {
     /* $1 plan, $2 certificate chain, $3 key, $4 port, $5 the page's --write-site
@@ -717,8 +722,21 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   snprintf(repetition, sizeof repetition, "%d", job->repetition);
   snprintf(timeout, sizeof timeout, "%.0f", settings->timeout_s);
   snprintf(dns_rtt, sizeof dns_rtt, "%u", settings->dns_rtt_ms);
-  char *loader_argv[40];
+  /* h2-coalesced: host i at the address of its group, 198.19.0.(group + 1). */
+  char(*host_addr)[48] = NULL;
+  char *loader_argv[48 + 2 * LAB_PLAN_MAX_HOSTS];
   size_t l = 0;
+  if (coalesced) {
+    host_addr = calloc(page->n_hosts ? page->n_hosts : 1, sizeof *host_addr);
+    if (host_addr == NULL) {
+      fprintf(stderr, "speedy lab run: %s: out of memory\n", job->key);
+      netem_stop(link);
+      return -1;
+    }
+    for (size_t h = 0; h < page->n_hosts; h++)
+      snprintf(host_addr[h], sizeof host_addr[h], "%zu=198.19.0.%u:%d", h,
+               page->address_group[h] + 1, port);
+  }
   loader_argv[l++] = "/bin/sh";
   loader_argv[l++] = "-c";
   loader_argv[l++] = "log=$1; shift; exec \"$@\" 2>>\"$log\"";
@@ -733,8 +751,17 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
     loader_argv[l++] = plan_file;
     loader_argv[l++] = "--chromium";
     loader_argv[l++] = (char *)settings->chromium_path;
-    loader_argv[l++] = single ? "--single" : "--addr-base";
-    loader_argv[l++] = single ? addr_single : "198.19.0.1";
+    if (coalesced) {
+      /* The browser coalesces by itself: hosts that share an address and the certificate. */
+      for (size_t h = 0; h < page->n_hosts; h++) {
+        loader_argv[l++] = "--host-addr";
+        loader_argv[l++] = host_addr[h];
+      }
+    } else {
+      loader_argv[l++] = single ? "--single" : "--addr-base";
+      loader_argv[l++] = single ? addr_single : "198.19.0.1";
+    }
+    if (h2) loader_argv[l++] = "--h2";
     if (job->tls) {
       loader_argv[l++] = "--tls";
       loader_argv[l++] = "--spki";
@@ -755,13 +782,22 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   if (single) {
     loader_argv[l++] = "--single";
     loader_argv[l++] = addr_single;
+  } else if (coalesced) {
+    for (size_t h = 0; h < page->n_hosts; h++) {
+      loader_argv[l++] = "--host-addr";
+      loader_argv[l++] = host_addr[h];
+    }
+    loader_argv[l++] = "--coalesce";
   } else {
     loader_argv[l++] = "--addr-base";
     loader_argv[l++] = "198.19.0.1";
     loader_argv[l++] = "--port";
     loader_argv[l++] = port_text;
   }
-  if (spdy) {
+  if (h2) {
+    loader_argv[l++] = "--proto";
+    loader_argv[l++] = "h2"; /* by ALPN over TLS, prior knowledge (h2c) without */
+  } else if (spdy) {
     loader_argv[l++] = "--spdy";
     loader_argv[l++] = "3.1";
   } else {
@@ -841,8 +877,8 @@ loader_ready:;
   json_object_set_new(result, "tls", json_boolean(job->tls));
   json_object_set_new(result, "tls_version", job->tls ? json_string(tls_max) : json_null());
   json_object_set_new(result, "repetition", json_integer(job->repetition));
-  json_object_set_new(result, "push", json_boolean(job->config == LAB_SPDY_PUSH));
-  json_object_set_new(result, "hint", json_boolean(job->config == LAB_SPDY_HINT));
+  json_object_set_new(result, "push", json_boolean(lab_config_pushes(job->config)));
+  json_object_set_new(result, "hint", json_boolean(lab_config_hints(job->config)));
   json_object_set_new(result, "link", link_json(running));
   json_object_set(result, "app_bytes_up", json_object_get(result, "bytes_up"));
   json_object_set(result, "app_bytes_down", json_object_get(result, "bytes_down"));
@@ -939,5 +975,6 @@ out:
   if (server > 0) wait_server_end(server, 1000);
   netem_stop(link); /* also ends a server that is left, and the namespaces */
   if (server > 0) live_group_remove(server);
+  free(host_addr);
   return rc;
 }

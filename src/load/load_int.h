@@ -33,6 +33,8 @@ typedef struct load_options {
   int http1;      /* 1: HTTP/1.1; 0: SPDY */
   io_proto proto; /* --proto: SPDY version or HTTP/2 (when not http1) */
   int single;     /* single-domain: one origin for every host */
+  int coalesce;   /* --coalesce: hosts at one address share a connection the certificate
+                     allows (SPDY, HTTP/2) */
   int tls;        /* --tls */
   const char *cacert;
   int insecure;
@@ -134,6 +136,7 @@ struct load_run {
   io_tls *tls;
   load_group *groups;
   int n_groups;
+  int *host_group;      /* --coalesce: per host, its group (the first host at its address) */
   load_lookup *lookups; /* n_lookups <= n_groups */
   int n_lookups;
   load_fetch *fetch;
@@ -145,6 +148,7 @@ struct load_run {
   uint64_t bytes_up, bytes_down;
   uint64_t request_header_bytes, response_header_bytes;
   io_proto negotiated; /* the protocol spoken (the first connection's) */
+  int uncoalesced;     /* --coalesce: hosts that left a group its certificate did not name */
   char protocol_error[200];
   int pushes, hints;
 };
@@ -157,6 +161,12 @@ int load_run_execute(load_run *run);
 /* Turns the scheduler's state into requests and connections; closes everything once the
  * load is finished. Safe to call at any time outside protocol callbacks. */
 void load_run_pump(load_run *run);
+/* A Link field's rel=preload targets (RFC 8288; in a 103 Early Hints or the answer to
+ * resource id) act as hints: each names a resource as X-Subresources' items do. */
+void load_link_hints(load_run *run, int id, const char *value, size_t len);
+/* The group that carries host's requests: 0 in single-domain runs, the host's coalesced
+ * group with --coalesce, else the host itself. */
+int load_host_group(const load_run *run, int host);
 /* Fails resource id with a reason (printf style) if it is not finished yet. */
 void load_fail(load_run *run, int id, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The Host / :host value of a resource ("name" or "name:port"). */

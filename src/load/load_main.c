@@ -34,6 +34,9 @@ static void usage(FILE *f) {
           "      --addr-base IPV4     host I is at IPV4 + I (198.19.0.1: the lab's convention)\n"
           "      --port P             port for --addr-base (default: the host's recorded port)\n"
           "      --single ADDR:PORT   single-domain: every host over this one origin\n"
+          "      --coalesce           SPDY and HTTP/2: hosts at the same ADDR:PORT share one\n"
+          "                           connection when its certificate names them (as browsers\n"
+          "                           coalesce); without it, one connection per host\n"
           "      --dns-rtt MS         emulated DNS: wait MS ms (a lookup) before the first\n"
           "                           connection to each host name, 0 to %d (default 0: none;\n"
           "                           single-domain: only the origin's name)\n"
@@ -125,7 +128,8 @@ enum {
   OPT_HAR_OUT,
   OPT_REPETITION,
   OPT_TIMEOUT,
-  OPT_STRICT
+  OPT_STRICT,
+  OPT_COALESCE
 };
 
 static const struct option long_options[] = {
@@ -133,6 +137,7 @@ static const struct option long_options[] = {
     {"addr-base", required_argument, NULL, OPT_ADDR_BASE},
     {"port", required_argument, NULL, OPT_PORT},
     {"single", required_argument, NULL, OPT_SINGLE},
+    {"coalesce", no_argument, NULL, OPT_COALESCE},
     {"dns-rtt", required_argument, NULL, OPT_DNS_RTT},
     {"http1", no_argument, NULL, OPT_HTTP1},
     {"spdy", required_argument, NULL, OPT_SPDY},
@@ -188,6 +193,9 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
       break;
     case OPT_SINGLE:
       addr->single = optarg;
+      break;
+    case OPT_COALESCE:
+      opt->coalesce = 1;
       break;
     case OPT_DNS_RTT:
       if (parse_uint(optarg, 0, LOAD_MAX_DNS_RTT_MS, &v))
@@ -314,6 +322,10 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
   if (addr->port && !addr->addr_base)
     return cli_usage_error(LOAD_PROGRAM, "--port goes with --addr-base");
   if (opt->npn && !opt->tls) return cli_usage_error(LOAD_PROGRAM, "--npn goes with --tls");
+  if (opt->coalesce && opt->http1)
+    return cli_usage_error(LOAD_PROGRAM, "--coalesce needs SPDY or HTTP/2, not --http1");
+  if (opt->coalesce && addr->single)
+    return cli_usage_error(LOAD_PROGRAM, "--coalesce and --single exclude each other");
   return 0;
 }
 
@@ -367,6 +379,33 @@ static int set_addresses(load_options *opt, const addr_args *addr, const load_pl
   return 0;
 }
 
+static int same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b) {
+  if (a->ss_family != b->ss_family) return 0;
+  if (a->ss_family == AF_INET) {
+    const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
+    return x->sin_addr.s_addr == y->sin_addr.s_addr && x->sin_port == y->sin_port;
+  }
+  const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
+  return memcmp(&x->sin6_addr, &y->sin6_addr, sizeof x->sin6_addr) == 0 &&
+         x->sin6_port == y->sin6_port;
+}
+
+/* --coalesce: every host joins the group of the first host at its address (groups are
+ * numbered by their first host, so a host the certificate turns out not to name can
+ * leave for its own group: load_run.c). Returns 0 or -1 (out of memory). */
+static int set_coalesced_groups(load_run *run) {
+  const load_options *opt = run->opt;
+  size_t n = run->plan->n_hosts;
+  run->host_group = malloc(n * sizeof(*run->host_group));
+  if (!run->host_group) return -1;
+  for (size_t h = 0; h < n; h++) {
+    size_t first = 0;
+    while (first < h && !same_addr(&opt->host_addr[first], &opt->host_addr[h])) first++;
+    run->host_group[h] = (int)first;
+  }
+  return load_sched_set_groups(run->sched, run->host_group, (int)n);
+}
+
 int load_main(int argc, char **argv) {
   load_options opt = {.proto = IO_PROTO_SPDY3_1,
                       .connections = DEFAULT_CONNECTIONS,
@@ -391,7 +430,7 @@ int load_main(int argc, char **argv) {
   run.sched =
       load_sched_new(run.plan, opt.http1 ? opt.dispatch : LOAD_DISPATCH_PRIORITY, opt.single);
   run.fetch = calloc(run.plan->n_resources, sizeof(*run.fetch));
-  if (!run.sched || !run.fetch) {
+  if (!run.sched || !run.fetch || (opt.coalesce && set_coalesced_groups(&run) != 0)) {
     fprintf(stderr, "speedy load: out of memory\n");
     goto out;
   }
@@ -407,6 +446,7 @@ out:
     json_decref(run.fetch[i].response_headers);
   free(run.fetch);
   free(run.groups);
+  free(run.host_group);
   free(run.lookups);
   io_tls_del(run.tls);
   load_sched_del(run.sched);

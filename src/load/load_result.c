@@ -92,11 +92,13 @@ int load_result_write(const load_run *run, int valid, const char *reason) {
       "{s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:b, s:n, s:i, s:I, s:b, s:s, s:o, s:o, s:o,"
       " s:I, s:I, s:s, s:i, s:n, s:n, s:n, s:I, s:I, s:i, s:i, s:o, s:o}",
       "format", "speedy-lab-result/1", "plan", name, "protocol", protocol_name(run), "mode",
-      opt->single ? "single-domain" : "multi-domain", "dispatch",
-      opt->http1 && opt->dispatch == LOAD_DISPATCH_FCFS ? "fcfs" : "priority", "tls", opt->tls,
-      "push", run->pushes > 0, "hint", run->hints > 0, "link", "repetition", opt->repetition,
-      "seed", (json_int_t)plan->seed, "valid", valid, "invalid_reason", reason, "plt_ms", ms(plt),
-      "plt_cutoff_ms", ms(plt_cutoff), "ttfb_ms",
+      opt->single     ? "single-domain"
+      : opt->coalesce ? "coalesced"
+                      : "multi-domain",
+      "dispatch", opt->http1 && opt->dispatch == LOAD_DISPATCH_FCFS ? "fcfs" : "priority", "tls",
+      opt->tls, "push", run->pushes > 0, "hint", run->hints > 0, "link", "repetition",
+      opt->repetition, "seed", (json_int_t)plan->seed, "valid", valid, "invalid_reason", reason,
+      "plt_ms", ms(plt), "plt_cutoff_ms", ms(plt_cutoff), "ttfb_ms",
       ms(load_sched_entry(run->sched, 0)->first_byte_ms), "bytes_up", (json_int_t)run->bytes_up,
       "bytes_down", (json_int_t)run->bytes_down, "bytes_counted_by", "loader", "connections",
       run->connections, "tcp_retransmits", "tcp_timeouts", "lower_bound_ms", "request_header_bytes",
@@ -108,6 +110,8 @@ int load_result_write(const load_run *run, int valid, const char *reason) {
     fprintf(stderr, "speedy load: cannot build the result\n");
     return -1;
   }
+  /* --coalesce: hosts whose group's certificate did not name them (own connection). */
+  if (opt->coalesce) json_object_set_new(o, "uncoalesced_hosts", json_integer(run->uncoalesced));
   char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
   json_decref(o);
   if (!line) return -1;

@@ -24,6 +24,11 @@
 
 double load_now_ms(const load_run *run) { return (double)(uv_hrtime() - run->t0_ns) / 1e6; }
 
+int load_host_group(const load_run *run, int host) {
+  if (run->opt->single) return 0;
+  return run->host_group ? run->host_group[host] : host;
+}
+
 void load_fail(load_run *run, int id, const char *fmt, ...) {
   char reason[160];
   va_list ap;
@@ -89,6 +94,47 @@ void load_hints(load_run *run, int id, const char *value, size_t len) {
     size_t start = i;
     while (i < len && value[i] != ',' && value[i] != ' ' && value[i] != '\t') i++;
     if (i > start) hint_one(run, base_host, value + start, i - start);
+  }
+}
+
+/* 1 when a Link parameter list (after "<URI>") has rel=preload (a token of rel's value,
+ * quoted or not, case-insensitive: RFC 8288 3.3). */
+static int link_is_preload(const char *p, size_t len) {
+  for (size_t i = 0; i + 3 <= len; i++) {
+    if (strncasecmp(p + i, "rel", 3) != 0 || (i > 0 && p[i - 1] != ';' && p[i - 1] != ' '))
+      continue;
+    size_t j = i + 3;
+    while (j < len && p[j] == ' ') j++;
+    if (j >= len || p[j] != '=') continue;
+    j++;
+    while (j < len && (p[j] == ' ' || p[j] == '"')) j++;
+    while (j < len && p[j] != ';' && p[j] != '"') {
+      size_t start = j;
+      while (j < len && p[j] != ' ' && p[j] != ';' && p[j] != '"') j++;
+      if (j - start == 7 && strncasecmp(p + start, "preload", 7) == 0) return 1;
+      while (j < len && p[j] == ' ') j++;
+    }
+  }
+  return 0;
+}
+
+void load_link_hints(load_run *run, int id, const char *value, size_t len) {
+  int base_host = run->plan->resources[id].host;
+  size_t i = 0;
+  while (i < len) {
+    const char *open = memchr(value + i, '<', len - i);
+    if (!open) return;
+    size_t start = (size_t)(open - value) + 1;
+    const char *close = memchr(value + start, '>', len - start);
+    if (!close) return;
+    size_t end = (size_t)(close - value);
+    /* the parameters run to the next link's "," outside quotes */
+    size_t params = end + 1, k = params;
+    int quoted = 0;
+    while (k < len && (quoted || value[k] != ',')) quoted ^= value[k++] == '"';
+    if (link_is_preload(value + params, k - params))
+      hint_one(run, base_host, value + start, end - start);
+    i = k;
   }
 }
 
@@ -161,6 +207,26 @@ static int live_conns(const load_group *g) {
   return n;
 }
 
+/* --coalesce: the hosts of conn's group that its certificate does not name may not use it
+ * (RFC 9113 9.1.1; browsers check the same): each leaves for a group of its own, at its
+ * own address and under its own name, before any of its requests is sent. */
+static void uncoalesce_unnamed(load_conn *conn) {
+  load_run *run = conn->run;
+  int g = conn->group->index, moved = 0;
+  for (size_t h = 0; h < run->plan->n_hosts; h++) {
+    if ((int)h == g || run->host_group[h] != g) continue;
+    const char *name = load_plan_server_name(run->plan, h);
+    if (io_conn_peer_names(conn->io, name)) continue;
+    if (run->opt->verbose)
+      fprintf(stderr, "speedy load: the certificate of %s does not name %s: not coalesced\n",
+              conn->group->server_name, name);
+    run->host_group[h] = (int)h;
+    run->uncoalesced++;
+    moved = 1;
+  }
+  if (moved) load_sched_set_groups(run->sched, run->host_group, run->n_groups);
+}
+
 static void conn_on_open(io_conn *io, void *user) {
   load_conn *conn = user;
   load_run *run = conn->run;
@@ -188,6 +254,7 @@ static void conn_on_open(io_conn *io, void *user) {
     fprintf(stderr, "speedy load: connection %d to %s: %s%s%s\n", conn->index,
             conn->group->server_name, io_proto_name(conn->proto), io_conn_is_tls(io) ? ", " : "",
             io_conn_is_tls(io) ? io_conn_tls_version(io) : "");
+  if (run->host_group) uncoalesce_unnamed(conn);
   if (conn->proto == IO_PROTO_HTTP1) {
     load_http1_start(conn);
   } else if (load_spdy_start(conn) != 0) {

@@ -98,6 +98,16 @@ void load_sched_del(load_sched *s) {
   free(s);
 }
 
+int load_sched_set_groups(load_sched *s, const int *host_group, int n_groups) {
+  if (n_groups < 1) return -1;
+  for (size_t h = 0; h < s->plan->n_hosts; h++)
+    if (host_group[h] < 0 || host_group[h] >= n_groups) return -1;
+  for (size_t i = 0; i < s->plan->n_resources; i++)
+    s->entries[i].group = host_group[s->plan->resources[i].host];
+  s->groups = n_groups;
+  return 0;
+}
+
 int load_sched_groups(const load_sched *s) { return s->groups; }
 
 const load_entry *load_sched_entry(const load_sched *s, int id) {

@@ -44,7 +44,8 @@ typedef enum load_state {
  * -1 when the event did not happen. */
 typedef struct load_entry {
   load_state state;
-  int group;          /* connection group: the host (multi-domain) or 0 (single) */
+  int group;          /* connection group: the host (multi-domain), 0 (single) or the
+                         host's coalesced group (load_sched_set_groups) */
   uint64_t ready_seq; /* order of becoming requestable */
   double discovered_ms, ready_ms, start_ms, first_byte_ms, end_ms;
   uint64_t bytes;    /* body bytes received */
@@ -64,7 +65,11 @@ typedef struct load_sched load_sched;
 load_sched *load_sched_new(const load_plan *plan, load_dispatch dispatch, int single);
 void load_sched_del(load_sched *sched);
 
-/* Number of groups (hosts, or 1 in single-domain mode). */
+/* Groups other than one per host or one for all (coalescing: hosts that share an address):
+ * host_group[h] is host h's group, 0 to n_groups - 1. Call before load_sched_start.
+ * Returns 0, or -1 (nothing changed) when a group is out of range. */
+int load_sched_set_groups(load_sched *sched, const int *host_group, int n_groups);
+/* Number of groups (hosts, 1 in single-domain mode, or load_sched_set_groups's). */
 int load_sched_groups(const load_sched *sched);
 const load_entry *load_sched_entry(const load_sched *sched, int id);
 

@@ -107,8 +107,13 @@ static int on_begin_headers(speedy_session *s, int32_t id, speedy_headers_kind k
 static int on_header(speedy_session *s, int32_t stream_id, const speedy_header *h, void *user) {
   load_conn *conn = user;
   load_run *run = conn->run;
-  if (conn->informational_id == stream_id) return 0;
   int id = stream_resource(s, stream_id);
+  if (conn->informational_id == stream_id) {
+    /* 103 Early Hints (RFC 8297): a browser preloads what its Link names */
+    if (id >= 0 && h->name_len == 4 && memcmp(h->name, "link", 4) == 0)
+      load_link_hints(run, id, h->value, h->value_len);
+    return 0;
+  }
   if (id < 0) { /* a push being announced */
     if (h->name_len == 5 && memcmp(h->name, ":path", 5) == 0)
       copy_value(&conn->push, conn->push.path, sizeof(conn->push.path), h);
@@ -123,6 +128,8 @@ static int on_header(speedy_session *s, int32_t stream_id, const speedy_header *
     load_sched_headers(run->sched, id, status > 0 ? status : 0, load_now_ms(run));
   } else if (h->name_len == 14 && memcmp(h->name, "x-subresources", 14) == 0) {
     load_hints(run, id, h->value, h->value_len);
+  } else if (h->name_len == 4 && memcmp(h->name, "link", 4) == 0) {
+    load_link_hints(run, id, h->value, h->value_len);
   }
   if (h->name[0] != ':')
     load_note_response_header(run, id, h->name, h->name_len, h->value, h->value_len);
@@ -155,7 +162,7 @@ static int accept_push(load_conn *conn, int32_t stream_id) {
                  ? -1
                  : load_plan_find_host(run->plan, conn->push.host, strlen(conn->push.host));
   int id = -1;
-  if (host >= 0 && (run->opt->single || host == conn->group->index)) {
+  if (host >= 0 && load_host_group(run, host) == conn->group->index) {
     id = load_sched_find_unrequested(run->sched, host, conn->push.path);
     if (id < 0) { /* requested already: take the push if no response has started */
       int any = load_sched_find(run->sched, host, conn->push.path);

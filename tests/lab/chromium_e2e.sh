@@ -6,6 +6,10 @@
 # with $SPEEDY_SHARED_DIR, the recording mnot-craigslist.org.har (a redirect, style sheet,
 # scripts). Every line is valid, marked "client": "chromium", has PLT and FCP above 0,
 # HTTP/1.1 on every request, and fetched nearly every resource of the plan.
+# Then the browser's HTTP/2 (TLS on): h2-multi, h2-single, h2-coalesced and h2-hint, h2 on
+# every request, HPACK header bytes from its net log above 0, and Chromium's own
+# coalescing: craigslist's two hosts, recorded at one address, share one connection in
+# h2-coalesced and h2-single and take two in h2-multi (two addresses).
 # Skips (77) without root, /dev/net/tun, ip, the replay server, chromium, node or the
 # project's node_modules (scripts/install-deps).
 set -euo pipefail
@@ -29,7 +33,7 @@ har=${SPEEDY_SHARED_DIR:-}/corpus/har/mnot-craigslist.org.har
 if "$speedy" lab run --client chromium -c spdy-multi --dry-run "${pages[0]}" 2>"$tmp/err"; then
   echo "spdy-multi with --client chromium was accepted"; exit 1
 fi
-grep -q "bad --configs 'spdy-multi': expected http1-fcfs or http1-single with --client chromium" "$tmp/err" || { cat "$tmp/err"; exit 1; }
+grep -q "bad --configs 'spdy-multi': expected http1-fcfs, http1-single, h2-multi, h2-single, h2-coalesced or h2-hint with --client chromium" "$tmp/err" || { cat "$tmp/err"; exit 1; }
 if "$speedy" lab run --client firefox --dry-run "${pages[0]}" 2>"$tmp/err"; then
   echo "--client firefox was accepted"; exit 1
 fi
@@ -64,3 +68,34 @@ PY
 "$speedy" lab report "$tmp/results.jsonl" >"$tmp/report.txt"
 grep -q "^chromium-fcfs " "$tmp/report.txt" || { cat "$tmp/report.txt"; exit 1; }
 grep -q "^chromium-single " "$tmp/report.txt" || { cat "$tmp/report.txt"; exit 1; }
+
+"$speedy" lab run --client chromium -o "$tmp/h2.jsonl" -l cable --loss 0 --tls on \
+  -c h2-multi,h2-single,h2-coalesced,h2-hint -n 1 --seed 5 -j 1 --speedyd "$speedyd" \
+  --timeout 60 "${pages[@]}" 2>"$tmp/h2.err" || { cat "$tmp/h2.err"; exit 1; }
+python3 - "$tmp/h2.jsonl" "${#pages[@]}" <<'PY'
+import json, sys
+loads = [json.loads(l) for l in open(sys.argv[1])]
+loads = [d for d in loads if d["format"] == "speedy-lab-result/1"]
+expected = 4 * int(sys.argv[2])
+assert len(loads) == expected, f"{expected} loads expected, got {len(loads)}"
+by = {}
+for d in loads:
+    k = d["key"]
+    by[(d["page"].split("#")[0], d["config"])] = d
+    assert d["client"] == "chromium" and d["valid"], f"{k}: invalid: {d['invalid_reason']}"
+    assert d["protocol"] == "h2", k
+    assert all(r["protocol"] == "h2" for r in d["resources"]), k
+    assert d["request_header_bytes"] > 0 and d["response_header_bytes"] > 0, k
+    assert d["last_byte_ms"] >= d["lower_bound_ms"] > 0, k
+    n, fetched = d["plan_resources"], d["plan_resources_fetched"]
+    assert fetched >= max(1, n - max(1, n // 10)), f"{k}: fetched {fetched} of {n} resources"
+    print(f"  {d['page'][:34]:34} {d['config']:12} {d['plt_ms']:7.1f} ms, {d['connections']} conn,"
+          f" HPACK {d['request_header_bytes']} up {d['response_header_bytes']} down")
+if int(sys.argv[2]) > 1:
+    cl = lambda c: by[("mnot-craigslist.org.har", c)]["connections"]
+    assert cl("h2-multi") == 2 and cl("h2-coalesced") == 1 and cl("h2-single") == 1, \
+        (cl("h2-multi"), cl("h2-coalesced"), cl("h2-single"))
+print(f"{len(loads)} chromium HTTP/2 loads valid")
+PY
+"$speedy" lab report "$tmp/h2.jsonl" >"$tmp/h2-report.txt"
+grep -Eq "^chromium-h2-coalesced +HPACK +[1-9]" "$tmp/h2-report.txt" || { cat "$tmp/h2-report.txt"; exit 1; }

@@ -3,6 +3,11 @@
 # smallest pages, one link (cable, no loss), TLS off, http1-fcfs against spdy-multi, one
 # repetition: four loads through real emulated links, each line valid and complete; a
 # second invocation resumes (runs nothing); the report and its HTML come out.
+# Then HTTP/2: spdy-multi and every h2 configuration, TLS off (h2c) and on (ALPN), on the
+# smallest example page and, with $SPEEDY_SHARED_DIR, the recording
+# mnot-craigslist.org.har (two hosts the recording saw at one address): every object
+# loaded, HTTP/2 spoken, HPACK header bytes above 0, pushes and hints used, one connection
+# for the coalesced hosts and two without coalescing; the report's side-by-side table.
 # Skips (77) when not root, without /dev/net/tun or ip, or when the replay server or the
 # loader is not built.
 set -euo pipefail
@@ -54,3 +59,56 @@ grep -q "0 loads (4 already in" "$tmp/run2.err" || { cat "$tmp/run2.err"; exit 1
 grep -q '^spdy-multi' "$tmp/table.txt"
 grep -q '<svg class="chart waterfall"' "$tmp/report.html"
 echo "end to end: 4 loads, resumed, reported"
+
+h2_pages=("$tmp/corpus/synth-tiny.har")
+har=${SPEEDY_SHARED_DIR:-}/corpus/har/mnot-craigslist.org.har
+if [[ -n ${SPEEDY_SHARED_DIR:-} && -f $har ]]; then
+  h2_pages+=("$har")
+else
+  echo "no HAR corpus at \$SPEEDY_SHARED_DIR/corpus/har: HTTP/2 on the synthetic page only"
+fi
+"$speedy" lab run -o "$tmp/h2.jsonl" -l cable --loss 0 --tls off,on \
+  -c spdy-multi,h2-multi,h2-single,h2-coalesced,h2-push,h2-hint -n 1 --seed 3 \
+  --speedyd "$speedyd" --timeout 60 "${h2_pages[@]}" 2>"$tmp/h2.err" || { cat "$tmp/h2.err"; exit 1; }
+python3 - "$tmp/h2.jsonl" "${#h2_pages[@]}" <<'PY'
+import json, sys
+loads = [json.loads(l) for l in open(sys.argv[1])]
+loads = [d for d in loads if d["format"] == "speedy-lab-result/1"]
+want = 12 * int(sys.argv[2])
+assert len(loads) == want, f"{want} loads expected, got {len(loads)}"
+by = {}
+for d in loads:
+    k = d["key"]
+    by[(d["page"].split("#")[0], d["config"], d["tls"])] = d
+    assert d["valid"], f"{k}: invalid: {d['invalid_reason']}"
+    assert all(r["end_ms"] is not None and r["status"] > 0 for r in d["resources"]), k
+    assert d["plt_ms"] >= d["lower_bound_ms"] > 0, k
+    h2 = d["config"].startswith("h2-")
+    assert d["protocol"] == ("h2" if h2 else "spdy/3.1"), (k, d["protocol"])
+    assert d["request_header_bytes"] > 0 and d["response_header_bytes"] > 0, k
+    if d["config"] == "h2-push":
+        assert d["push"] and d["pushed"] > 0, f"{k}: nothing pushed"
+    if d["config"] == "h2-hint":
+        assert d["hint"] and d["hinted"] > 0, f"{k}: nothing hinted"
+    if d["config"] in ("h2-single", "h2-push", "h2-hint"):
+        assert d["mode"] == "single-domain" and d["connections"] == 1, k
+    if d["config"] == "h2-coalesced":
+        assert d["mode"] == "coalesced" and d["uncoalesced_hosts"] == 0, k
+    print(f"  {d['page'][:34]:34} {d['config']:12} TLS {'on ' if d['tls'] else 'off'}"
+          f" {d['plt_ms']:7.1f} ms, {d['connections']} conn, headers {d['request_header_bytes']}"
+          f" up {d['response_header_bytes']} down")
+for tls in (False, True):
+    # The synthetic page records no server address: every host is its own group.
+    tiny = lambda c: by[("synth-tiny.har", c, tls)]
+    assert tiny("h2-coalesced")["connections"] == tiny("h2-multi")["connections"] >= 2
+    if int(sys.argv[2]) > 1:
+        cl = lambda c: by[("mnot-craigslist.org.har", c, tls)]
+        assert cl("h2-multi")["connections"] == 2, cl("h2-multi")["connections"]
+        assert cl("h2-coalesced")["connections"] == 1, "two hosts at one address: one connection"
+PY
+"$speedy" lab report "$tmp/h2.jsonl" >"$tmp/h2-table.txt"
+grep -q '^SPDY and HTTP/2 side by side' "$tmp/h2-table.txt" || { cat "$tmp/h2-table.txt"; exit 1; }
+grep -Eq '^cable, loss 0%, TLS on +spdy-multi +h2-multi +[0-9]+ ' "$tmp/h2-table.txt"
+grep -Eq '^h2-coalesced +HPACK +[1-9][0-9]* +[1-9][0-9]* ' "$tmp/h2-table.txt"
+grep -Eq '^spdy-multi +zlib +[1-9][0-9]* ' "$tmp/h2-table.txt"
+echo "HTTP/2: $((12 * ${#h2_pages[@]})) loads valid, reported beside SPDY"

@@ -32,9 +32,9 @@ bad loss -1 -1 "loss in percent from 0 to 50, comma-separated (at most 16)"
 bad loss nan nan "loss in percent from 0 to 50, comma-separated (at most 16)"
 bad rtt 20,fast fast "round-trip times in ms from 0 to 10000, comma-separated (at most 16)"
 bad configs http1-fcfs,x x \
-  "http1-fcfs, http1-prio, http1-single, spdy-multi, spdy-single, spdy-push, spdy-hint or all, comma-separated"
+  "http1-fcfs, http1-prio, http1-single, spdy-multi, spdy-single, spdy-push, spdy-hint, h2-multi, h2-single, h2-coalesced, h2-push, h2-hint or all, comma-separated"
 bad configs spdy spdy \
-  "http1-fcfs, http1-prio, http1-single, spdy-multi, spdy-single, spdy-push, spdy-hint or all, comma-separated"
+  "http1-fcfs, http1-prio, http1-single, spdy-multi, spdy-single, spdy-push, spdy-hint, h2-multi, h2-single, h2-coalesced, h2-push, h2-hint or all, comma-separated"
 bad tls on,maybe maybe "off or on, comma-separated"
 bad repetitions -1 -1 "a whole number from 0 to 1000"
 bad repetitions 2x 2x "a whole number from 0 to 1000"
@@ -46,6 +46,23 @@ bad queue 10 10 "bytes from 1500 to 1073741824, with an optional suffix k or M"
 bad timeout 0 0 "seconds above 0, at most 86400"
 bad seed -3 -3 "a whole number from 0 to 18446744073709551615"
 bad dns-rtt 1.5 1.5 "whole ms from 0 to 10000"
+# --client chromium: no SPDY and no push in today's browser; HTTP/2 over TLS only.
+chromium_refused() {
+  local want=$1 rc=0
+  shift
+  dry --client chromium "$@" "$good" >/dev/null 2>"$tmp/err" || rc=$?
+  [[ $rc == 2 ]] || fail "--client chromium $*: exit $rc, want 2"
+  [[ $(cat "$tmp/err") == "speedy lab run: bad $want (try 'speedy lab run --help')" ]] ||
+    fail "--client chromium $*: got '$(cat "$tmp/err")'"
+}
+chromium_accepted="http1-fcfs, http1-single, h2-multi, h2-single, h2-coalesced or h2-hint with --client chromium (the browser has no SPDY and no push)"
+chromium_refused "--configs 'spdy-multi': expected $chromium_accepted" -c spdy-multi
+chromium_refused "--configs 'h2-push': expected $chromium_accepted" -c h2-multi,h2-push --tls on
+chromium_refused "--tls 'off': expected on for HTTP/2 configurations with --client chromium (the browser speaks HTTP/2 over TLS only)" -c h2-single --tls off,on
+dry --client chromium -c h2-multi,h2-single,h2-coalesced,h2-hint,http1-fcfs --tls on -l cable --loss 0 -n 1 "$good" >"$tmp/keys" 2>"$tmp/err" ||
+  fail "chromium with the HTTP/2 configurations and TLS on was refused: $(cat "$tmp/err")"
+[[ $(grep -c '|client=chromium' "$tmp/keys") == 5 ]] || fail "want 5 chromium loads: $(cat "$tmp/keys")"
+
 # A control byte in the value is escaped, not written to the terminal.
 bad links $'dsl\x1b[2J' 'dsl\x1b[2J' "dsl, cable, 3g, lte, comma-separated"
 

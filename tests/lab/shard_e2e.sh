@@ -1,10 +1,11 @@
 #!/bin/bash
 # shard_e2e.sh SPEEDY SPEEDYD — a matrix in two shards on this machine, through real
 # emulated links, against one run of it: the example corpus's two smallest pages, cable
-# without loss, TLS off, http1-fcfs against spdy-multi, one repetition (4 loads; each
-# shard runs one page's two). Measured times never repeat, so:
+# without loss, TLS off, http1-fcfs, spdy-multi and h2-coalesced, one repetition (6 loads;
+# each shard runs one page's three). Measured times never repeat, so:
 #  - the shards' merged file has the single run's matrix line byte for byte, then the same
-#    keys in the same order, every load valid;
+#    keys in the same order (per page, the configurations in the table's order, HTTP/2
+#    after SPDY), every load valid;
 #  - the single run's file, split by shard and merged again, is its own bytes (cmp).
 # Skips (77) when not root, without /dev/net/tun or ip, or without the replay server.
 set -euo pipefail
@@ -18,7 +19,7 @@ trap 'rm -rf "$tmp"' EXIT
 run() { # RESULTS OPTION...
   local results=$1
   shift
-  "$speedy" lab run -o "$results" -l cable --loss 0 --tls off -c http1-fcfs,spdy-multi -n 1 \
+  "$speedy" lab run -o "$results" -l cable --loss 0 --tls off -c h2-coalesced,http1-fcfs,spdy-multi -n 1 \
     --seed 11 --speedyd "$speedyd" --timeout 60 "$@" \
     "$tmp/corpus/synth-tiny.har" "$tmp/corpus/synth-small.har" 2>>"$tmp/err" ||
     { cat "$tmp/err"; exit 1; }
@@ -37,12 +38,14 @@ assert merged[0] == single[0], "the matrix line differs"
 import json
 keys = lambda lines: [json.loads(l)["key"] for l in lines[1:]]
 assert keys(merged) == keys(single), f"{keys(merged)} != {keys(single)}"
-assert len(keys(single)) == 4
+assert len(keys(single)) == 6
+configs = [json.loads(l)["config"] for l in merged[1:]]
+assert configs == ["http1-fcfs", "spdy-multi", "h2-coalesced"] * 2, configs
 for l in merged[1:]:
     d = json.loads(l)
     assert d["valid"], f"{d['key']}: {d['invalid_reason']}"
     assert d["settings"]["order_seed"] == 11
-    print(f"  {d['page'][:40]:40} {d['config']:11} {d['plt_ms']:7.1f} ms")
+    print(f"  {d['page'][:40]:40} {d['config']:12} {d['plt_ms']:7.1f} ms")
 # The single run's file split by shard: header to both, each load to its shard's file.
 for k, shard in ((1, one), (2, two)):
     with open(f"{sys.argv[1]}.{k}", "w") as f:

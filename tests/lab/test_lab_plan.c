@@ -204,3 +204,56 @@ Test(plan_corpus, every_first_page_is_accepted_by_the_loader_and_the_replay_serv
     lab_har_free(har);
   }
 }
+
+#define ENTRY_AT(started, url, ip)                                                                 \
+  "{\"startedDateTime\": \"" started "\", \"time\": 50, \"request\": {\"method\": \"GET\", "       \
+  "\"url\": \"" url "\", \"httpVersion\": \"HTTP/1.1\", \"headers\": [" REF(                       \
+      "http://www.b.test/") "], \"bodySize\": 0}, \"response\": {\"status\": 200, "                \
+                            "\"statusText\": \"\", \"httpVersion\": "                              \
+                            "\"HTTP/1.1\", \"headers\": [], \"content\": {\"size\": 100, "         \
+                            "\"mimeType\": \"image/png\"}, "                                       \
+                            "\"redirectURL\": \"\", \"bodySize\": 100}, \"timings\": {\"send\": "  \
+                            "0, \"wait\": 50, "                                                    \
+                            "\"receive\": 0}, \"serverIPAddress\": \"" ip                          \
+                            "\", \"connection\": \"1\"}"
+
+Test(plan, recorded_server_addresses_group_the_hosts_for_coalescing) {
+  json_t *plan = plan_of(HAR(ENTRY(
+      "2012-11-03T13:34:16.000Z", "http://www.b.test/", "200", DOC_REQ,
+      H("Content-Type", "text/html"), "text/html",
+      "1000") "," ENTRY_AT("2012-11-03T13:34:16.100Z", "http://img.b.test/1.png",
+                           "192.0.2.7") "," ENTRY_AT("2012-11-03T13:34:16.110Z",
+                                                     "http://x.test/2.png",
+                                                     "2001:db8::9") "," ENTRY_AT("2012-11-03T13:34:"
+                                                                                 "16.120Z",
+                                                                                 "http://"
+                                                                                 "cdn.b.test/"
+                                                                                 "3.png",
+                                                                                 "192.0.2.7") "," ENTRY_AT("2012-11-"
+                                                                                                           "03T13:"
+                                                                                                           "34:16."
+                                                                                                           "130Z",
+                                                                                                           "http://"
+                                                                                                           "y.test/"
+                                                                                                           "4.png",
+                                                                                                           "not an "
+                                                                                                           "addres"
+                                                                                                           "s")));
+  const json_t *hosts = json_object_get(plan, "hosts");
+  cr_assert_eq(json_array_size(hosts), 5);
+  cr_assert_null(json_object_get(json_array_get(hosts, 0), "address"), "none recorded");
+  cr_assert_str_eq(json_string_value(json_object_get(json_array_get(hosts, 1), "address")),
+                   "192.0.2.7");
+  cr_assert_str_eq(json_string_value(json_object_get(json_array_get(hosts, 2), "address")),
+                   "2001:db8::9");
+  cr_assert_null(json_object_get(json_array_get(hosts, 4), "address"),
+                 "a label that is no address");
+  unsigned group[5];
+  cr_assert_eq(lab_plan_address_groups(plan, group, 5), 4);
+  cr_assert_eq(group[0], 0);
+  cr_assert_eq(group[1], 1);
+  cr_assert_eq(group[2], 2);
+  cr_assert_eq(group[3], 1, "cdn.b.test was recorded at img.b.test's address");
+  cr_assert_eq(group[4], 3);
+  json_decref(plan);
+}

@@ -477,3 +477,77 @@ Test(report_comparable, html_shows_every_exclusion_escaped) {
   cr_assert_null(strstr(html, "<b>"));
   cr_assert_null(strstr(html, "<script>"));
 }
+
+/* HTTP/2 beside SPDY: lines written by the test, two pages, spdy-multi and h2-multi. */
+static void write_and_build(report *rep, const char *text) {
+  char path[] = "/tmp/speedy-h2-XXXXXX", err[256];
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  FILE *f = fdopen(fd, "w");
+  cr_assert_not_null(f);
+  fputs(text, f);
+  fclose(f);
+  int rc = report_build(path, 1, rep, err, sizeof err);
+  unlink(path);
+  cr_assert_eq(rc, 0, "%s", err);
+}
+
+#define H2_LINE(page, config, plt, req)                                                            \
+  "{\"format\": \"speedy-lab-result/1\", \"page\": \"" page "\", \"config\": \"" config "\", "     \
+  "\"tls\": true, \"valid\": true, \"plt_ms\": " plt ", \"request_header_bytes\": " req ", "       \
+  "\"response_header_bytes\": 100, \"link\": {\"profile\": \"cable\", \"rtt_ms\": 28, "            \
+  "\"loss\": 0}}\n"
+
+Test(h2, spdy_and_h2_side_by_side_with_the_geometric_mean_of_h2_over_spdy) {
+  report rep;
+  /* page a: h2 0.5 of SPDY; page b: 2.0 -> geometric mean 1.000; means 1250 and 1250 */
+  write_and_build(
+      &rep, H2_LINE("a", "spdy-multi", "2000", "800") H2_LINE("a", "h2-multi", "1000", "600")
+                H2_LINE("b", "spdy-multi", "500", "800") H2_LINE("b", "h2-multi", "1000", "600"));
+  char *text = NULL;
+  size_t size = 0;
+  FILE *out = open_memstream(&text, &size);
+  cr_assert_not_null(out);
+  report_print(out, &rep);
+  fclose(out);
+  cr_assert_not_null(strstr(text, "SPDY and HTTP/2 side by side"), "%s", text);
+  cr_assert_not_null(strstr(text,
+                            "cable, loss 0%, TLS on     spdy-multi    h2-multi          2      "
+                            "1250      1000    1.000"),
+                     "%s", text);
+  cr_assert_not_null(strstr(text, "spdy-multi    zlib                  1600"), "%s", text);
+  cr_assert_not_null(strstr(text, "h2-multi      HPACK                 1200"), "%s", text);
+  free(text);
+  char html[] = "/tmp/speedy-h2-html-XXXXXX";
+  int fd = mkstemp(html);
+  cr_assert_geq(fd, 0);
+  close(fd);
+  cr_assert_eq(report_write_html(&rep, html), 0);
+  FILE *in = fopen(html, "r");
+  cr_assert_not_null(in);
+  char page[65536];
+  size_t got = fread(page, 1, sizeof page - 1, in);
+  page[got] = '\0';
+  fclose(in);
+  unlink(html);
+  cr_assert_not_null(strstr(page, "<h2>SPDY and HTTP/2 side by side</h2>"));
+  cr_assert_not_null(strstr(page, "<td>spdy-multi</td><td>h2-multi</td><td>2</td><td>1250</td>"
+                                  "<td>1000</td><td>1.000</td>"));
+  report_free(&rep);
+}
+
+Test(h2, configurations_of_lines_without_a_config_field_come_from_protocol_and_mode) {
+  json_t *line = json_pack("{s:s, s:s, s:b, s:b}", "protocol", "h2", "mode", "coalesced", "push", 0,
+                           "hint", 0);
+  cr_assert_str_eq(report_config_of(line), "h2-coalesced");
+  json_object_set_new(line, "mode", json_string("single-domain"));
+  cr_assert_str_eq(report_config_of(line), "h2-single");
+  json_object_set_new(line, "hint", json_true());
+  cr_assert_str_eq(report_config_of(line), "h2-hint");
+  json_object_set_new(line, "protocol", json_string("spdy/3.1"));
+  cr_assert_str_eq(report_config_of(line), "spdy-hint");
+  json_decref(line);
+  json_t *browser = json_pack("{s:s, s:s}", "client", "chromium", "config", "h2-coalesced");
+  cr_assert_str_eq(report_config_of(browser), "chromium-h2-coalesced");
+  json_decref(browser);
+}

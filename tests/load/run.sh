@@ -110,6 +110,54 @@ push_used)
   start_server --single --push 10
   load --single "127.0.0.1:$PORTS" || fail "exit $?"
   check valid pushed=10 once ;;
+h2_coalesced)
+  # node's http2 on one port: both hosts at one address, a certificate naming both
+  certs
+  start_server --h2 --single --tls server.pem server.key
+  load --proto h2 --tls --cacert ca.pem --coalesce \
+    --host-addr "0=127.0.0.1:$PORTS" --host-addr "1=127.0.0.1:$PORTS" || fail "exit $?"
+  check valid discovery once connections=1 "conns-per-port==1" protocol=h2 mode=coalesced
+  python3 -c 'import json,sys; d=json.load(open("result.jsonl")); sys.exit(d["uncoalesced_hosts"] != 0)' ||
+    fail "uncoalesced_hosts should be 0"
+  # without --coalesce: a connection per host, the same address or not
+  rm -f result.jsonl
+  load --proto h2 --tls --cacert ca.pem \
+    --host-addr "0=127.0.0.1:$PORTS" --host-addr "1=127.0.0.1:$PORTS" || fail "exit $?"
+  check valid connections=2 mode=multi-domain ;;
+h2_uncoalesced)
+  # The default certificate names www only: cdn leaves for a connection of its own, whose
+  # SNI gets a certificate naming cdn.
+  certs
+  q() { "$@" >/dev/null 2>&1 || fail "openssl: $*"; }
+  for name in www cdn; do
+    q openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$name.example.test" \
+      -keyout $name.key -out $name.csr
+    printf 'subjectAltName=DNS:%s.example.test\nextendedKeyUsage=serverAuth\n' $name > $name.cnf
+    q openssl x509 -req -in $name.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+      -extfile $name.cnf -out $name.pem
+  done
+  start_server --h2 --single --tls www.pem www.key --sni cdn.example.test cdn.pem cdn.key
+  load --proto h2 --tls --cacert ca.pem --coalesce -v \
+    --host-addr "0=127.0.0.1:$PORTS" --host-addr "1=127.0.0.1:$PORTS" || fail "exit $?"
+  check valid once connections=2 protocol=h2 mode=coalesced
+  grep -q "the certificate of www.example.test does not name cdn.example.test: not coalesced" err ||
+    fail "no message for the host left out"
+  python3 -c 'import json,sys; d=json.load(open("result.jsonl")); sys.exit(d["uncoalesced_hosts"] != 1)' ||
+    fail "uncoalesced_hosts should be 1"
+  python3 - <<'PY' || fail "cdn's requests went to www's connection"
+import json
+log = [json.loads(l) for l in open("log.jsonl")]
+sni = {e["conn"]: e["sni"] for e in log if e["ev"] == "conn"}
+for e in log:
+    if e["ev"] == "req":
+        assert sni[e["conn"]] == e["host"], (e, sni)
+PY
+  ;;
+h2_early_hints)
+  # 103 Early Hints with Link rel=preload (no X-Subresources) from node's http2, h2c
+  start_server --h2 --hint 9
+  load --proto h2c $(multi_addrs) || fail "exit $?"
+  check valid hinted=9 once protocol=h2 ;;
 hint_requested)
   start_server --hint 9
   load $(multi_addrs) || fail "exit $?"

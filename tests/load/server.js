@@ -4,9 +4,14 @@
 // independent implementation) or HTTP/1.1 (node's http/https), plaintext or TLS, and logs
 // what it saw so the test can check the loader's behaviour from the outside.
 //
-//   node server.js --plan FILE [--single] [--http1] [--version 3.1|3|2] [--tls CERT KEY]
-//                  [--push ID,...] [--hint ID,...] [--wrong-size ID] [--missing ID]
-//                  [--stall ID] [--chunk-ms MS] --log FILE
+//   node server.js --plan FILE [--single] [--http1 | --h2] [--version 3.1|3|2] [--tls CERT KEY]
+//                  [--sni NAME CERT KEY] [--push ID,...] [--hint ID,...] [--wrong-size ID]
+//                  [--missing ID] [--stall ID] [--chunk-ms MS] --log FILE
+//
+// --h2: HTTP/2 by node's own http2 module (ALPN h2 with --tls, prior knowledge without);
+// --hint then sends a 103 Early Hints whose Link names the resources (rel=preload) before
+// resource 0's answer, and no X-Subresources. --sni: TLS connections that ask for NAME get
+// that certificate instead (a host the default certificate does not name).
 //
 // Multi-domain (default): one listening port per plan host, host i answers only host i's
 // resources. --single: one port for every host, the resource chosen by Host / :host.
@@ -29,13 +34,18 @@ const fs = require('fs')
 const net = require('net')
 const tls = require('tls')
 
-const args = { plan: null, single: false, http1: false, version: '3.1', tls: null, push: [], hint: [], wrongSize: -1, missing: -1, stall: -1, chunkMs: 60, log: null }
+const args = { plan: null, single: false, http1: false, h2: false, sni: {}, version: '3.1', tls: null, push: [], hint: [], wrongSize: -1, missing: -1, stall: -1, chunkMs: 60, log: null }
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i]
   const ids = () => process.argv[++i].split(',').map(Number)
   if (a === '--plan') args.plan = JSON.parse(fs.readFileSync(process.argv[++i], 'utf8'))
   else if (a === '--single') args.single = true
   else if (a === '--http1') args.http1 = true
+  else if (a === '--h2') args.h2 = true
+  else if (a === '--sni') {
+    const name = process.argv[++i]
+    args.sni[name] = tls.createSecureContext({ cert: fs.readFileSync(process.argv[++i]), key: fs.readFileSync(process.argv[++i]) })
+  }
   else if (a === '--version') args.version = process.argv[++i]
   else if (a === '--tls') args.tls = { cert: fs.readFileSync(process.argv[++i]), key: fs.readFileSync(process.argv[++i]) }
   else if (a === '--push') args.push = ids()
@@ -81,7 +91,7 @@ function answer (r, scheme) {
   if (r.id === args.wrongSize) size = Math.max(0, size - 1)
   headers['content-length'] = String(size)
   if (r.redirect_to >= 0) headers.location = urlOf(plan.resources[r.redirect_to], scheme)
-  if (r.id === 0 && args.hint.length) headers['x-subresources'] = args.hint.map((i) => urlOf(plan.resources[i], scheme)).join(', ')
+  if (r.id === 0 && args.hint.length && !args.h2) headers['x-subresources'] = args.hint.map((i) => urlOf(plan.resources[i], scheme)).join(', ')
   return { status: r.status, headers, body: pattern(size) }
 }
 
@@ -183,9 +193,38 @@ function serveSpdy (socket, version, hostIndex, scheme, port) {
   })
 }
 
+function serveH2 (hostIndex, scheme) {
+  const http2 = require('http2')
+  const server = args.tls
+    ? http2.createSecureServer({ cert: args.tls.cert, key: args.tls.key, ALPNProtocols: ['h2'], SNICallback: (name, cb) => cb(null, args.sni[name] || null) })
+    : http2.createServer()
+  server.on('session', (session) => {
+    session._loadConn = connections++
+    log({ ev: 'conn', port: server.address().port, conn: session._loadConn, sni: session.socket.servername || null })
+  })
+  server.on('stream', (stream, headers) => {
+    const r = find(hostIndex, headers[':authority'], headers[':path'])
+    log({ ev: 'req', id: r ? r.id : -1, host: headers[':authority'], path: headers[':path'], conn: stream.session._loadConn, ua: headers['user-agent'] || '' })
+    stream.on('error', () => {})
+    stream.resume()
+    if (r && r.id === args.stall) return
+    const a = answer(r, scheme)
+    if (r && r.id === 0 && args.hint.length) {
+      const link = args.hint.map((i) => '<' + urlOf(plan.resources[i], scheme) + '>; rel=preload').join(', ')
+      stream.additionalHeaders({ ':status': 103, link })
+    }
+    const h = { ':status': a.status }
+    for (const [k, v] of Object.entries(a.headers)) h[k.toLowerCase()] = v
+    stream.respond(h)
+    sendBody(r, stream, a.body)
+  })
+  return server
+}
+
 function makeServer (hostIndex) {
   const scheme = args.tls ? 'https' : 'http'
   if (args.http1) return serveHttp1(hostIndex, scheme)
+  if (args.h2) return serveH2(hostIndex, scheme)
   let server
   if (args.tls) {
     server = tls.createServer({ cert: args.tls.cert, key: args.tls.key, ALPNProtocols: ['spdy/3.1', 'spdy/3', 'spdy/2'] }, (socket) => {

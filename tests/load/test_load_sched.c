@@ -206,6 +206,28 @@ Test(load_sched, groups_are_hosts_in_multi_domain_and_one_in_single_domain) {
   load_sched_del(single);
 }
 
+Test(load_sched, coalesced_hosts_share_a_group_and_out_of_range_groups_are_refused) {
+  plan_init(3);
+  fx.res[1].host = 1;
+  fx.res[1].discover_offset = 0;
+  fx.res[2].discover_offset = 0;
+  load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+  int bad[2] = {0, 2};
+  cr_assert_eq(load_sched_set_groups(s, bad, 2), -1, "group 2 of 2 must be refused");
+  cr_assert_eq(load_sched_groups(s), 2, "a refused map changes nothing");
+  cr_assert_eq(load_sched_entry(s, 1)->group, 1);
+  int both_in_one[2] = {0, 0};
+  cr_assert_eq(load_sched_set_groups(s, both_in_one, 1), 0);
+  cr_assert_eq(load_sched_groups(s), 1);
+  cr_assert_eq(load_sched_entry(s, 1)->group, 0, "host 1 joins host 0's group");
+  load_sched_start(s, 0);
+  load_sched_requested(s, 0, 0, 0);
+  load_sched_headers(s, 0, 200, 1);
+  int order[3];
+  cr_assert_eq(drain(s, order, 1), 2, "both hosts' children are requestable in group 0");
+  load_sched_del(s);
+}
+
 Test(load_sched, a_pushed_resource_is_never_requested) {
   plan_init(2);
   fx.res[1].discover_offset = 500;

@@ -1,6 +1,7 @@
 #!/bin/bash
 # test_replay.sh — speedyd --replay end to end on loopback: a synthetic plan, every
-# resource fetched with `speedy get` over SPDY and HTTP/1.1 (sizes equal body_size, the
+# resource fetched with `speedy get` over SPDY and HTTP/1.1 and with curl over HTTP/2 (h2c)
+# (sizes equal body_size, the
 # same bytes both ways and as the generator's, statuses and headers as planned, Location
 # on redirects, 404 for what the plan lacks), --replay-host-index, plan errors, the
 # plain-file site through speedyd --docroot and (when installed) nginx, and TLS 1.2 with
@@ -98,6 +99,28 @@ for proto in spdy http1; do
   check_grep "$proto: redirect carries Location" \
     "^ *location: http://cdn.example.test/img/a.png?v=1$" "$WORK/$proto.1.head"
 done
+
+# HTTP/2 (h2c by its preface, the SPDY path's answers): curl, an independent client, gets
+# every resource with its status, size and bytes, the headers as over SPDY, :authority
+# picking the host.
+if command -v curl >/dev/null; then
+  while read -r id host path status size; do
+    got=$(timeout 20 curl -s --max-time 15 --http2-prior-knowledge --resolve "$host:$P:127.0.0.1" \
+      -D "$WORK/h2.$id.head" -o "$WORK/h2.$id.body" -w '%{http_code} %{http_version}' \
+      "http://$host:$P$path")
+    check "h2: $host$path status and version" "$got" "$status 2"
+    check "h2: $host$path size" "$(stat -c %s "$WORK/h2.$id.body")" "$size"
+    check "h2: $host$path bytes are the generator's" "$(sha "$WORK/h2.$id.body")" \
+      "$(sha "$WORK/expected.$id")"
+  done <<<"$RESOURCES"
+  check_grep "h2: recorded header kept" "^x-test: yes" "$WORK/h2.0.head"
+  check_grep "h2: content-length is body_size" "^content-length: 100000" "$WORK/h2.0.head"
+  check "h2: no recorded content-encoding" "$(grep -ci 'content-encoding' "$WORK/h2.0.head")" 0
+  check_grep "h2: redirect carries Location" "^location: http://cdn.example.test/img/a.png?v=1" \
+    "$WORK/h2.1.head"
+else
+  echo "skipped: HTTP/2 through curl (no curl)"
+fi
 
 check "unknown path is 404 (spdy)" "$(fetch nope "$P" www.example.test /nope)" 404
 check "unknown path is 404 (http1)" "$(fetch nope1 "$P" www.example.test /nope --http1)" 404

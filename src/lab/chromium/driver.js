@@ -2,12 +2,19 @@
 // driver.js — one page load of a plan in headless Chromium, for `speedy lab run --client
 // chromium` (docs/lab.md, "Chromium as the client"). Runs inside the client namespace:
 // starts Chromium with a fresh profile, maps the plan's hosts to the replay addresses,
-// trusts the lab's leaf key by its SPKI hash, forces HTTP/1.1, drives it over the
-// DevTools protocol (chrome-remote-interface), and appends one speedy-lab-result/1 line
-// (docs/lab-formats.md) with "client": "chromium".
+// trusts the lab's leaf key by its SPKI hash, forces HTTP/1.1 (or, with --h2, lets it speak
+// HTTP/2, which it does over TLS only), drives it over the DevTools protocol
+// (chrome-remote-interface), and appends one speedy-lab-result/1 line (docs/lab-formats.md)
+// with "client": "chromium".
 //
-//   node driver.js --plan P --result F [--single ADDR | --addr-base A] [--tls --spki HASH]
-//                  [--repetition N] [--timeout S] [--chromium PATH] [--dispatch fcfs]
+//   node driver.js --plan P --result F [--single ADDR | --addr-base A | --host-addr I=ADDR...]
+//                  [--h2] [--tls --spki HASH] [--repetition N] [--timeout S]
+//                  [--chromium PATH] [--dispatch fcfs]
+//
+// HTTP/2 header bytes: DevTools shows header fields, not HPACK's bytes, so with --h2 the
+// browser writes a net log with the TLS plaintext (--net-log-capture-mode=Everything) and
+// the HEADERS, CONTINUATION and PUSH_PROMISE frames in it are counted, frame header
+// included, as speedy load counts its own.
 'use strict';
 
 const fs = require('fs');
@@ -17,7 +24,8 @@ const { spawn } = require('child_process');
 const CDP = require('chrome-remote-interface');
 
 function parseArgs(argv) {
-  const o = { repetition: 1, timeout: 120, chromium: '/usr/bin/chromium', tls: false };
+  const o = { repetition: 1, timeout: 120, chromium: '/usr/bin/chromium', tls: false,
+              hostAddr: new Map(), h2: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -28,6 +36,11 @@ function parseArgs(argv) {
     else if (a === '--result') o.result = next();
     else if (a === '--single') o.single = next();
     else if (a === '--addr-base') o.addrBase = next();
+    else if (a === '--host-addr') {
+      const m = /^(\d+)=(.+?)(:\d+)?$/.exec(next());
+      if (!m) throw new Error('--host-addr wants I=ADDR[:PORT]');
+      o.hostAddr.set(Number(m[1]), m[2]);
+    } else if (a === '--h2') o.h2 = true;
     else if (a === '--tls') o.tls = true;
     else if (a === '--spki') o.spki = next();
     else if (a === '--repetition') o.repetition = Number(next());
@@ -51,7 +64,9 @@ function hostRules(plan, o) {
   const rules = [];
   plan.hosts.forEach((h, i) => {
     const name = h.name.replace(/^\[|\]$/g, '');
-    const addr = o.single ? o.single.replace(/:\d+$/, '') : addrOf(o.addrBase || '198.19.0.1', i);
+    const addr = o.single            ? o.single.replace(/:\d+$/, '')
+                 : o.hostAddr.has(i) ? o.hostAddr.get(i)
+                                     : addrOf(o.addrBase || '198.19.0.1', i);
     rules.push(`MAP ${name} ${addr}`);
   });
   rules.push('EXCLUDE localhost');
@@ -79,12 +94,56 @@ function round1(x) {
   return x == null || !isFinite(x) ? null : Math.round(x * 10) / 10;
 }
 
+// Bytes of HTTP/2 header frames (HEADERS, PUSH_PROMISE, CONTINUATION: 9 bytes of frame
+// header and the block) in a net log's TLS plaintext, per direction; null when the log
+// cannot be read. The client's connection preface is skipped.
+function h2HeaderBytes(file) {
+  let log;
+  try {
+    const text = fs.readFileSync(file, 'utf8');
+    try {
+      log = JSON.parse(text);
+    } catch (e) {
+      log = JSON.parse(text.replace(/,?\s*$/, '') + ']}'); // a log cut short
+    }
+  } catch (e) {
+    return null;
+  }
+  const types = log.constants && log.constants.logEventTypes;
+  if (!types || !Array.isArray(log.events)) return null;
+  const sent = types.SSL_SOCKET_BYTES_SENT, received = types.SSL_SOCKET_BYTES_RECEIVED;
+  const streams = new Map(); // source id and direction -> Buffer chunks
+  for (const e of log.events) {
+    if ((e.type !== sent && e.type !== received) || !e.params || !e.params.bytes) continue;
+    const key = `${e.source.id}/${e.type === sent ? 'up' : 'down'}`;
+    if (!streams.has(key)) streams.set(key, []);
+    streams.get(key).push(Buffer.from(e.params.bytes, 'base64'));
+  }
+  const bytes = { up: 0, down: 0 };
+  for (const [key, chunks] of streams) {
+    let b = Buffer.concat(chunks), at = 0;
+    const preface = 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n';
+    if (b.slice(0, preface.length).toString('latin1') === preface) at = preface.length;
+    else if (key.endsWith('/up')) continue; // not an HTTP/2 connection
+    let n = 0;
+    while (at + 9 <= b.length) {
+      const length = b.readUIntBE(at, 3), type = b[at + 3];
+      if (type === 0x1 || type === 0x5 || type === 0x9) n += 9 + length;
+      at += 9 + length;
+    }
+    bytes[key.endsWith('/up') ? 'up' : 'down'] += n;
+  }
+  return bytes;
+}
+
 async function load(o, plan) {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'speedy-chromium-'));
+  const netLog = path.join(profile, 'netlog.json');
   const args = [
     '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    '--disable-http2',
+    ...(o.h2 ? [`--log-net-log=${netLog}`, '--net-log-capture-mode=Everything']
+             : ['--disable-http2']),
     // One renderer for every frame (so one DevTools target sees every request), and no
     // automatic https:// attempts for http:// pages (TLS-off runs listen on port 80 only).
     '--disable-features=IsolateOrigins,site-per-process,HttpsUpgrades,HttpsFirstBalancedModeAutoEnable',
@@ -98,7 +157,7 @@ async function load(o, plan) {
   chrome.stderr.on('data', (d) => {
     chromeErr = (chromeErr + d).slice(-2000);
   });
-  let client;
+  let client, ret;
   try {
     const port = Number((await waitFile(path.join(profile, 'DevToolsActivePort'), 15000))
                             .split('\n')[0]);
@@ -186,7 +245,8 @@ async function load(o, plan) {
         return { load: n.loadEventStart || null, fcp: f ? f.startTime : null,
                  origin: performance.timeOrigin }; })()`,
     });
-    return { outcome, timing: t.result.value || {}, requests: all };
+    ret = { outcome, timing: t.result.value || {}, requests: all };
+    return ret;
   } finally {
     // Closed by DevTools, Chromium ends its helpers and stops writing its profile; killed
     // only when it does not exit within 3 s.
@@ -201,6 +261,7 @@ async function load(o, plan) {
     const killer = setTimeout(() => chrome.kill('SIGKILL'), 3000);
     await exited;
     clearTimeout(killer);
+    if (o.h2 && ret) ret.h2Headers = h2HeaderBytes(netLog);
     try {
       // Chromium's helpers may still be writing for a moment after it exits.
       fs.rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
@@ -262,6 +323,17 @@ function result(o, plan, run) {
   else if (!plt || plt <= 0) reason = 'no load event time';
   else if (failed) reason = `${failed} of ${reqs.length} requests failed`;
   else if (unfinished) reason = `${unfinished} of ${reqs.length} requests unfinished 5 s after the load event`;
+  const want = o.h2 ? 'h2' : 'http/1.1';
+  const other = reqs.filter((r) => !r.error && r.protocol && r.protocol !== want);
+  if (!reason && other.length)
+    reason = `${other.length} of ${reqs.length} requests over ${other[0].protocol}, not ${want}` +
+             ` (first ${other[0].url})`;
+  if (o.h2) {
+    // HPACK's bytes from the net log (h2HeaderBytes), not DevTools' header text.
+    reqHdr = run.h2Headers ? run.h2Headers.up : 0;
+    respHdr = run.h2Headers ? run.h2Headers.down : 0;
+    if (!reason && !run.h2Headers) reason = 'no net log to count HTTP/2 header bytes in';
+  }
   if (reason && !o.tls && upgraded.length)
     reason += ` (Chromium sends ${upgraded.slice(0, 3).join(', ')} to https by its HSTS preload` +
               ' list: load this page with TLS on)';
@@ -269,8 +341,8 @@ function result(o, plan, run) {
   return {
     format: 'speedy-lab-result/1',
     plan: `${plan.source}#${plan.page}`,
-    protocol: 'http/1.1',
-    mode: o.single ? 'single-domain' : 'multi-domain',
+    protocol: want,
+    mode: o.single ? 'single-domain' : o.hostAddr.size ? 'coalesced' : 'multi-domain',
     dispatch: 'browser',
     tls: o.tls,
     push: false,
