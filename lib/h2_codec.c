@@ -115,21 +115,22 @@ static int reason_allowed(const speedy_session *session, uint32_t reason) {
 static int frame_type(const speedy_outframe *frame) {
   switch (frame->kind) {
   case SPEEDY_OUT_HEADERS:
-    return frame->role == SPEEDY_BLOCK_PROMISE ? SPEEDY_H2_PUSH_PROMISE : SPEEDY_H2_HEADERS;
+    return frame->role == SPEEDY_BLOCK_PROMISE ? SPEEDY_H2_FRAME_PUSH_PROMISE
+                                               : SPEEDY_H2_FRAME_HEADERS;
   case SPEEDY_OUT_RST:
-    return SPEEDY_H2_RST_STREAM;
+    return SPEEDY_H2_FRAME_RST_STREAM;
   case SPEEDY_OUT_SETTINGS:
   case SPEEDY_OUT_SETTINGS_ACK:
-    return SPEEDY_H2_SETTINGS;
+    return SPEEDY_H2_FRAME_SETTINGS;
   case SPEEDY_OUT_PING:
   case SPEEDY_OUT_PING_ACK:
-    return SPEEDY_H2_PING;
+    return SPEEDY_H2_FRAME_PING;
   case SPEEDY_OUT_GOAWAY:
-    return SPEEDY_H2_GOAWAY;
+    return SPEEDY_H2_FRAME_GOAWAY;
   case SPEEDY_OUT_PRIORITY_UPDATE:
-    return SPEEDY_H2_PRIORITY_UPDATE;
+    return SPEEDY_H2_FRAME_PRIORITY_UPDATE;
   default:
-    return SPEEDY_H2_WINDOW_UPDATE;
+    return SPEEDY_H2_FRAME_WINDOW_UPDATE;
   }
 }
 
@@ -345,16 +346,16 @@ static int serialise_block(speedy_session *session, speedy_outframe *frame) {
     uint8_t *out = speedy_buf_tail(&session->outbuf);
     size_t head;
     uint8_t flags = last ? SPEEDY_H2_FLAG_END_HEADERS : 0;
-    int type = SPEEDY_H2_CONTINUATION;
+    int type = SPEEDY_H2_FRAME_CONTINUATION;
     int32_t on_stream = promise ? frame->associated_id : frame->stream_id;
     if (first && promise) {
       head =
           speedy_h2_encode_push_promise_hd(out, on_stream, frame->stream_id, (uint32_t)take, last);
-      type = SPEEDY_H2_PUSH_PROMISE;
+      type = SPEEDY_H2_FRAME_PUSH_PROMISE;
     } else if (first) {
       if (frame->end_stream) flags |= SPEEDY_H2_FLAG_END_STREAM;
       head = speedy_h2_encode_headers_hd(out, on_stream, (uint32_t)take, flags);
-      type = SPEEDY_H2_HEADERS;
+      type = SPEEDY_H2_FRAME_HEADERS;
     } else {
       head = speedy_h2_encode_continuation_hd(out, on_stream, (uint32_t)take, last);
     }
@@ -390,7 +391,7 @@ static int serialise_settings(speedy_session *session, const speedy_outframe *fr
   char summary[64] = "";
   if (session->options.frame_summaries)
     snprintf(summary, sizeof(summary), "entries=%u", (unsigned)frame->n_settings);
-  trace_sent(session, SPEEDY_H2_SETTINGS, 0, 0, (uint32_t)(len - SPEEDY_H2_FRAME_HEADER_LEN),
+  trace_sent(session, SPEEDY_H2_FRAME_SETTINGS, 0, 0, (uint32_t)(len - SPEEDY_H2_FRAME_HEADER_LEN),
              summary);
   return 0;
 }

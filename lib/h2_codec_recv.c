@@ -617,23 +617,23 @@ static int on_priority_update(speedy_session *session, const uint8_t *payload) {
 
 static int process_frame(speedy_session *session, const uint8_t *payload) {
   switch (state(session)->frame.type) {
-  case SPEEDY_H2_HEADERS:
+  case SPEEDY_H2_FRAME_HEADERS:
     return on_headers(session, payload);
-  case SPEEDY_H2_PRIORITY:
+  case SPEEDY_H2_FRAME_PRIORITY:
     return on_priority(session, payload);
-  case SPEEDY_H2_RST_STREAM:
+  case SPEEDY_H2_FRAME_RST_STREAM:
     return on_rst_stream(session, payload);
-  case SPEEDY_H2_SETTINGS:
+  case SPEEDY_H2_FRAME_SETTINGS:
     return on_settings(session, payload);
-  case SPEEDY_H2_PUSH_PROMISE:
+  case SPEEDY_H2_FRAME_PUSH_PROMISE:
     return on_push_promise(session, payload);
-  case SPEEDY_H2_PING:
+  case SPEEDY_H2_FRAME_PING:
     return on_ping(session, payload);
-  case SPEEDY_H2_GOAWAY:
+  case SPEEDY_H2_FRAME_GOAWAY:
     return on_goaway(session, payload);
-  case SPEEDY_H2_WINDOW_UPDATE:
+  case SPEEDY_H2_FRAME_WINDOW_UPDATE:
     return on_window_update(session, payload);
-  case SPEEDY_H2_CONTINUATION:
+  case SPEEDY_H2_FRAME_CONTINUATION:
     return on_continuation(session, payload);
   default:
     return on_priority_update(session, payload);
@@ -731,7 +731,7 @@ static int end_data(speedy_session *session) {
 /* ---- the parser -------------------------------------------------------------------- */
 
 static int known_type(uint8_t type) {
-  return type <= SPEEDY_H2_CONTINUATION || type == SPEEDY_H2_PRIORITY_UPDATE;
+  return type <= SPEEDY_H2_FRAME_CONTINUATION || type == SPEEDY_H2_FRAME_PRIORITY_UPDATE;
 }
 
 /* A frame header is complete: check it and choose the next state. */
@@ -743,12 +743,13 @@ static int begin_frame(speedy_session *session) {
   session->recv_frames++;
   /* 6.2, 6.10: nothing comes between the frames of one field block. */
   if (h2->block.active &&
-      (f->type != SPEEDY_H2_CONTINUATION || f->stream_id != h2->block.stream_id))
+      (f->type != SPEEDY_H2_FRAME_CONTINUATION || f->stream_id != h2->block.stream_id))
     return connection_error(session, SPEEDY_H2_PROTOCOL_ERROR, "CONTINUATION expected");
-  if (!h2->block.active && f->type == SPEEDY_H2_CONTINUATION)
+  if (!h2->block.active && f->type == SPEEDY_H2_FRAME_CONTINUATION)
     return connection_error(session, SPEEDY_H2_PROTOCOL_ERROR, "CONTINUATION without a block");
   /* 3.4: the peer's preface is a SETTINGS frame. */
-  if (!h2->settings_seen && (f->type != SPEEDY_H2_SETTINGS || (f->flags & SPEEDY_H2_FLAG_ACK)))
+  if (!h2->settings_seen &&
+      (f->type != SPEEDY_H2_FRAME_SETTINGS || (f->flags & SPEEDY_H2_FLAG_ACK)))
     return connection_error(session, SPEEDY_H2_PROTOCOL_ERROR, "SETTINGS expected first");
   if (!known_type(f->type)) { /* 5.5: ignored, and discarded unread */
     TRACE(session, "%s", "ignored");
@@ -759,7 +760,7 @@ static int begin_frame(speedy_session *session) {
   if (f->length > h2->recv_max_frame) { /* 4.2 */
     int v = speedy_h2_frame_too_large(f);
     if (SPEEDY_H2_VERDICT_IS_CONNECTION(v)) return verdict(session, v, 0, "frame too large");
-    if (f->type == SPEEDY_H2_DATA) { /* still counts against the connection window */
+    if (f->type == SPEEDY_H2_FRAME_DATA) { /* still counts against the connection window */
       if (f->length > session->session_recv_window)
         return connection_error(session, SPEEDY_H2_FLOW_CONTROL_ERROR,
                                 "connection window exceeded");
@@ -774,7 +775,7 @@ static int begin_frame(speedy_session *session) {
     }
     return stream_error(session, f->stream_id, SPEEDY_H2_FRAME_SIZE_ERROR);
   }
-  if (f->type == SPEEDY_H2_DATA) return begin_data(session);
+  if (f->type == SPEEDY_H2_FRAME_DATA) return begin_data(session);
   h2->recv_state = SPEEDY_H2_RECV_PAYLOAD;
   speedy_buf_reset(&session->inbuf);
   return 0;

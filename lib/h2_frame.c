@@ -45,9 +45,9 @@ void speedy_h2_frame_hd_encode(uint8_t out[SPEEDY_H2_FRAME_HEADER_LEN], uint32_t
 
 int speedy_h2_frame_too_large(const speedy_h2_frame_hd *hd) {
   /* §4.2: a frame that could alter the whole connection's state is a connection error. */
-  int connection = hd->stream_id == 0 || hd->type == SPEEDY_H2_HEADERS ||
-                   hd->type == SPEEDY_H2_PUSH_PROMISE || hd->type == SPEEDY_H2_CONTINUATION ||
-                   hd->type == SPEEDY_H2_SETTINGS;
+  int connection = hd->stream_id == 0 || hd->type == SPEEDY_H2_FRAME_HEADERS ||
+                   hd->type == SPEEDY_H2_FRAME_PUSH_PROMISE ||
+                   hd->type == SPEEDY_H2_FRAME_CONTINUATION || hd->type == SPEEDY_H2_FRAME_SETTINGS;
   return connection ? CONN(FRAME_SIZE_ERROR) : STREAM(FRAME_SIZE_ERROR);
 }
 
@@ -58,7 +58,7 @@ const char *speedy_h2_frame_type_name(unsigned type) {
                                       "SETTINGS",      "PUSH_PROMISE", "PING",     "GOAWAY",
                                       "WINDOW_UPDATE", "CONTINUATION"};
   if (type < sizeof(names) / sizeof(names[0])) return names[type];
-  return type == SPEEDY_H2_PRIORITY_UPDATE ? "PRIORITY_UPDATE" : "UNKNOWN";
+  return type == SPEEDY_H2_FRAME_PRIORITY_UPDATE ? "PRIORITY_UPDATE" : "UNKNOWN";
 }
 
 const char *speedy_h2_setting_name(unsigned id) {
@@ -279,14 +279,14 @@ int speedy_h2_decode_priority_update(const speedy_h2_frame_hd *hd, const uint8_t
 
 size_t speedy_h2_encode_data_hd(uint8_t out[SPEEDY_H2_FRAME_HEADER_LEN], int32_t stream_id,
                                 uint32_t data_len, int end_stream) {
-  speedy_h2_frame_hd_encode(out, data_len, SPEEDY_H2_DATA,
+  speedy_h2_frame_hd_encode(out, data_len, SPEEDY_H2_FRAME_DATA,
                             end_stream ? SPEEDY_H2_FLAG_END_STREAM : 0, stream_id);
   return SPEEDY_H2_FRAME_HEADER_LEN;
 }
 
 size_t speedy_h2_encode_headers_hd(uint8_t out[SPEEDY_H2_FRAME_HEADER_LEN], int32_t stream_id,
                                    uint32_t fragment_len, uint8_t flags) {
-  speedy_h2_frame_hd_encode(out, fragment_len, SPEEDY_H2_HEADERS,
+  speedy_h2_frame_hd_encode(out, fragment_len, SPEEDY_H2_FRAME_HEADERS,
                             flags & (SPEEDY_H2_FLAG_END_STREAM | SPEEDY_H2_FLAG_END_HEADERS),
                             stream_id);
   return SPEEDY_H2_FRAME_HEADER_LEN;
@@ -295,7 +295,7 @@ size_t speedy_h2_encode_headers_hd(uint8_t out[SPEEDY_H2_FRAME_HEADER_LEN], int3
 size_t speedy_h2_encode_push_promise_hd(uint8_t out[SPEEDY_H2_FRAME_HEADER_LEN + 4],
                                         int32_t stream_id, int32_t promised_stream_id,
                                         uint32_t fragment_len, int end_headers) {
-  speedy_h2_frame_hd_encode(out, fragment_len + 4, SPEEDY_H2_PUSH_PROMISE,
+  speedy_h2_frame_hd_encode(out, fragment_len + 4, SPEEDY_H2_FRAME_PUSH_PROMISE,
                             end_headers ? SPEEDY_H2_FLAG_END_HEADERS : 0, stream_id);
   put_u32(out + SPEEDY_H2_FRAME_HEADER_LEN, (uint32_t)promised_stream_id & 0x7fffffffu);
   return SPEEDY_H2_FRAME_HEADER_LEN + 4;
@@ -303,14 +303,14 @@ size_t speedy_h2_encode_push_promise_hd(uint8_t out[SPEEDY_H2_FRAME_HEADER_LEN +
 
 size_t speedy_h2_encode_continuation_hd(uint8_t out[SPEEDY_H2_FRAME_HEADER_LEN], int32_t stream_id,
                                         uint32_t fragment_len, int end_headers) {
-  speedy_h2_frame_hd_encode(out, fragment_len, SPEEDY_H2_CONTINUATION,
+  speedy_h2_frame_hd_encode(out, fragment_len, SPEEDY_H2_FRAME_CONTINUATION,
                             end_headers ? SPEEDY_H2_FLAG_END_HEADERS : 0, stream_id);
   return SPEEDY_H2_FRAME_HEADER_LEN;
 }
 
 size_t speedy_h2_encode_priority(uint8_t out[SPEEDY_H2_FRAME_HEADER_LEN + 5], int32_t stream_id,
                                  const speedy_h2_priority_fields *priority) {
-  speedy_h2_frame_hd_encode(out, 5, SPEEDY_H2_PRIORITY, 0, stream_id);
+  speedy_h2_frame_hd_encode(out, 5, SPEEDY_H2_FRAME_PRIORITY, 0, stream_id);
   put_u32(out + SPEEDY_H2_FRAME_HEADER_LEN,
           ((uint32_t)priority->depends_on & 0x7fffffffu) | (priority->exclusive ? 0x80000000u : 0));
   out[SPEEDY_H2_FRAME_HEADER_LEN + 4] = priority->weight;
@@ -319,7 +319,7 @@ size_t speedy_h2_encode_priority(uint8_t out[SPEEDY_H2_FRAME_HEADER_LEN + 5], in
 
 size_t speedy_h2_encode_rst_stream(uint8_t out[SPEEDY_H2_FRAME_HEADER_LEN + 4], int32_t stream_id,
                                    uint32_t error_code) {
-  speedy_h2_frame_hd_encode(out, 4, SPEEDY_H2_RST_STREAM, 0, stream_id);
+  speedy_h2_frame_hd_encode(out, 4, SPEEDY_H2_FRAME_RST_STREAM, 0, stream_id);
   put_u32(out + SPEEDY_H2_FRAME_HEADER_LEN, error_code);
   return SPEEDY_H2_FRAME_HEADER_LEN + 4;
 }
@@ -327,7 +327,7 @@ size_t speedy_h2_encode_rst_stream(uint8_t out[SPEEDY_H2_FRAME_HEADER_LEN + 4], 
 size_t speedy_h2_encode_settings(uint8_t *out, const uint16_t *ids, const uint32_t *values,
                                  size_t n, int ack) {
   if (ack) n = 0;
-  speedy_h2_frame_hd_encode(out, (uint32_t)(6 * n), SPEEDY_H2_SETTINGS,
+  speedy_h2_frame_hd_encode(out, (uint32_t)(6 * n), SPEEDY_H2_FRAME_SETTINGS,
                             ack ? SPEEDY_H2_FLAG_ACK : 0, 0);
   uint8_t *p = out + SPEEDY_H2_FRAME_HEADER_LEN;
   for (size_t i = 0; i < n; i++, p += 6) {
@@ -340,14 +340,14 @@ size_t speedy_h2_encode_settings(uint8_t *out, const uint16_t *ids, const uint32
 
 size_t speedy_h2_encode_ping(uint8_t out[SPEEDY_H2_FRAME_HEADER_LEN + 8], const uint8_t opaque[8],
                              int ack) {
-  speedy_h2_frame_hd_encode(out, 8, SPEEDY_H2_PING, ack ? SPEEDY_H2_FLAG_ACK : 0, 0);
+  speedy_h2_frame_hd_encode(out, 8, SPEEDY_H2_FRAME_PING, ack ? SPEEDY_H2_FLAG_ACK : 0, 0);
   memcpy(out + SPEEDY_H2_FRAME_HEADER_LEN, opaque, 8);
   return SPEEDY_H2_FRAME_HEADER_LEN + 8;
 }
 
 size_t speedy_h2_encode_goaway(uint8_t *out, int32_t last_stream_id, uint32_t error_code,
                                const uint8_t *debug, size_t debug_len) {
-  speedy_h2_frame_hd_encode(out, (uint32_t)(8 + debug_len), SPEEDY_H2_GOAWAY, 0, 0);
+  speedy_h2_frame_hd_encode(out, (uint32_t)(8 + debug_len), SPEEDY_H2_FRAME_GOAWAY, 0, 0);
   put_u32(out + SPEEDY_H2_FRAME_HEADER_LEN, (uint32_t)last_stream_id & 0x7fffffffu);
   put_u32(out + SPEEDY_H2_FRAME_HEADER_LEN + 4, error_code);
   if (debug_len > 0) memcpy(out + SPEEDY_H2_FRAME_HEADER_LEN + 8, debug, debug_len);
@@ -356,14 +356,14 @@ size_t speedy_h2_encode_goaway(uint8_t *out, int32_t last_stream_id, uint32_t er
 
 size_t speedy_h2_encode_window_update(uint8_t out[SPEEDY_H2_FRAME_HEADER_LEN + 4],
                                       int32_t stream_id, uint32_t increment) {
-  speedy_h2_frame_hd_encode(out, 4, SPEEDY_H2_WINDOW_UPDATE, 0, stream_id);
+  speedy_h2_frame_hd_encode(out, 4, SPEEDY_H2_FRAME_WINDOW_UPDATE, 0, stream_id);
   put_u32(out + SPEEDY_H2_FRAME_HEADER_LEN, increment & 0x7fffffffu);
   return SPEEDY_H2_FRAME_HEADER_LEN + 4;
 }
 
 size_t speedy_h2_encode_priority_update(uint8_t *out, int32_t prioritized_stream_id,
                                         const char *value, size_t value_len) {
-  speedy_h2_frame_hd_encode(out, (uint32_t)(4 + value_len), SPEEDY_H2_PRIORITY_UPDATE, 0, 0);
+  speedy_h2_frame_hd_encode(out, (uint32_t)(4 + value_len), SPEEDY_H2_FRAME_PRIORITY_UPDATE, 0, 0);
   put_u32(out + SPEEDY_H2_FRAME_HEADER_LEN, (uint32_t)prioritized_stream_id & 0x7fffffffu);
   if (value_len > 0) memcpy(out + SPEEDY_H2_FRAME_HEADER_LEN + 4, value, value_len);
   return SPEEDY_H2_FRAME_HEADER_LEN + 4 + value_len;

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "speedy/speedy.h"
+
 #define SPEEDY_H2_FRAME_HEADER_LEN 9
 #define SPEEDY_H2_MAX_STREAM_ID 0x7fffffff
 #define SPEEDY_H2_MAX_WINDOW 0x7fffffff
@@ -27,27 +29,7 @@
 #define SPEEDY_H2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 #define SPEEDY_H2_PREFACE_LEN 24
 
-/* Frame types (§6; PRIORITY_UPDATE: RFC 9218 §7.1). Others are ignored (§5.5). */
-typedef enum speedy_h2_frame_type {
-  SPEEDY_H2_DATA = 0x0,
-  SPEEDY_H2_HEADERS = 0x1,
-  SPEEDY_H2_PRIORITY = 0x2,
-  SPEEDY_H2_RST_STREAM = 0x3,
-  SPEEDY_H2_SETTINGS = 0x4,
-  SPEEDY_H2_PUSH_PROMISE = 0x5,
-  SPEEDY_H2_PING = 0x6,
-  SPEEDY_H2_GOAWAY = 0x7,
-  SPEEDY_H2_WINDOW_UPDATE = 0x8,
-  SPEEDY_H2_CONTINUATION = 0x9,
-  SPEEDY_H2_PRIORITY_UPDATE = 0x10
-} speedy_h2_frame_type;
-
-/* Flags; each is defined only for some types (§6). */
-#define SPEEDY_H2_FLAG_END_STREAM 0x01  /* DATA, HEADERS */
-#define SPEEDY_H2_FLAG_ACK 0x01         /* SETTINGS, PING */
-#define SPEEDY_H2_FLAG_END_HEADERS 0x04 /* HEADERS, PUSH_PROMISE, CONTINUATION */
-#define SPEEDY_H2_FLAG_PADDED 0x08      /* DATA, HEADERS, PUSH_PROMISE */
-#define SPEEDY_H2_FLAG_PRIORITY 0x20    /* HEADERS */
+/* Frame types and flags: speedy.h (speedy_h2_frame_type, SPEEDY_H2_FLAG_*). */
 
 /* Error codes (§7). */
 typedef enum speedy_h2_error_code {

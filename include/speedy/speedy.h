@@ -183,6 +183,29 @@ typedef enum speedy_spdy_frame_type {
   SPEEDY_SPDY_FRAME_CREDENTIAL = 10
 } speedy_spdy_frame_type;
 
+/* HTTP/2's frame types (RFC 9113 6; PRIORITY_UPDATE: RFC 9218 7.1), as on_frame reports
+ * them for an HTTP/2 session; other types are ignored (5.5). */
+typedef enum speedy_h2_frame_type {
+  SPEEDY_H2_FRAME_DATA = 0x0,
+  SPEEDY_H2_FRAME_HEADERS = 0x1,
+  SPEEDY_H2_FRAME_PRIORITY = 0x2,
+  SPEEDY_H2_FRAME_RST_STREAM = 0x3,
+  SPEEDY_H2_FRAME_SETTINGS = 0x4,
+  SPEEDY_H2_FRAME_PUSH_PROMISE = 0x5,
+  SPEEDY_H2_FRAME_PING = 0x6,
+  SPEEDY_H2_FRAME_GOAWAY = 0x7,
+  SPEEDY_H2_FRAME_WINDOW_UPDATE = 0x8,
+  SPEEDY_H2_FRAME_CONTINUATION = 0x9,
+  SPEEDY_H2_FRAME_PRIORITY_UPDATE = 0x10
+} speedy_h2_frame_type;
+
+/* HTTP/2's frame flags; each is defined only for some types (RFC 9113 6). */
+#define SPEEDY_H2_FLAG_END_STREAM 0x01  /* DATA, HEADERS */
+#define SPEEDY_H2_FLAG_ACK 0x01         /* SETTINGS, PING */
+#define SPEEDY_H2_FLAG_END_HEADERS 0x04 /* HEADERS, PUSH_PROMISE, CONTINUATION */
+#define SPEEDY_H2_FLAG_PADDED 0x08      /* DATA, HEADERS, PUSH_PROMISE */
+#define SPEEDY_H2_FLAG_PRIORITY 0x20    /* HEADERS */
+
 /* Returns "SYN_STREAM" etc., or "UNKNOWN". */
 SPEEDY_API const char *speedy_spdy_frame_type_name(int type);
 /* The same for a protocol's own frame types: HTTP/2's "HEADERS", "PUSH_PROMISE" ... */

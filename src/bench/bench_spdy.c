@@ -15,7 +15,6 @@
 #include "io_session.h"
 
 /* HTTP/2 frame types that carry a response's field block (RFC 9113 6.2, 6.10). */
-enum { H2_HEADERS = 1, H2_CONTINUATION = 9 };
 
 static speedy_protocol protocol_of(const bench_conn *conn) {
   speedy_protocol protocol = SPEEDY_PROTOCOL_SPDY3_1;
@@ -107,7 +106,7 @@ static void on_frame(speedy_session *s, int sent, int type, uint8_t flags, int32
   bench_conn *conn = user;
   if (sent) return;
   int block = conn->proto == IO_PROTO_H2
-                  ? type == H2_HEADERS || type == H2_CONTINUATION
+                  ? type == SPEEDY_H2_FRAME_HEADERS || type == SPEEDY_H2_FRAME_CONTINUATION
                   : type == SPEEDY_SPDY_FRAME_SYN_REPLY || type == SPEEDY_SPDY_FRAME_HEADERS;
   if (block) bench_conn_stats(conn)->header_bytes_in += length;
 }

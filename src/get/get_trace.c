@@ -22,15 +22,6 @@
  * SPDY/2 DATA; CLEAR_SETTINGS 0x01 on SETTINGS. */
 #define FLAG_CLEAR_SETTINGS 0x01
 
-/* HTTP/2 frame types and flags (RFC 9113 6): the types whose fields this file reads. */
-enum { H2_DATA = 0, H2_HEADERS = 1, H2_SETTINGS = 4, H2_PUSH_PROMISE = 5, H2_PING = 6 };
-enum { H2_CONTINUATION = 9 };
-#define H2_FLAG_END_STREAM 0x01
-#define H2_FLAG_ACK 0x01
-#define H2_FLAG_END_HEADERS 0x04
-#define H2_FLAG_PADDED 0x08
-#define H2_FLAG_PRIORITY 0x20
-
 static int is_h2(const get_conn *conn) { return conn->proto == IO_PROTO_H2; }
 
 static void stamp(const get_run *run) {
@@ -67,25 +58,25 @@ static void spdy_flag_names(int type, const char *names[8]) {
 /* Names of an HTTP/2 frame's flag bits (RFC 9113 6.1 to 6.10). */
 static void h2_flag_names(int type, const char *names[8]) {
   switch (type) {
-  case H2_DATA:
+  case SPEEDY_H2_FRAME_DATA:
     names[0] = "END_STREAM";
     names[3] = "PADDED";
     break;
-  case H2_HEADERS:
+  case SPEEDY_H2_FRAME_HEADERS:
     names[0] = "END_STREAM";
     names[2] = "END_HEADERS";
     names[3] = "PADDED";
     names[5] = "PRIORITY";
     break;
-  case H2_SETTINGS:
-  case H2_PING:
+  case SPEEDY_H2_FRAME_SETTINGS:
+  case SPEEDY_H2_FRAME_PING:
     names[0] = "ACK";
     break;
-  case H2_PUSH_PROMISE:
+  case SPEEDY_H2_FRAME_PUSH_PROMISE:
     names[2] = "END_HEADERS";
     names[3] = "PADDED";
     break;
-  case H2_CONTINUATION:
+  case SPEEDY_H2_FRAME_CONTINUATION:
     names[2] = "END_HEADERS";
     break;
   default:
@@ -298,7 +289,8 @@ void get_trace_frame(speedy_session *s, int sent, int type, uint8_t flags, int32
   if (sent && type == SPEEDY_SPDY_FRAME_SETTINGS && !(flags & FLAG_CLEAR_SETTINGS))
     print_our_settings(conn, entries);
   /* a request opens with SYN_STREAM, or HEADERS in HTTP/2 */
-  int opening = is_h2(conn) ? type == H2_HEADERS : type == SPEEDY_SPDY_FRAME_SYN_STREAM;
+  int opening =
+      is_h2(conn) ? type == SPEEDY_H2_FRAME_HEADERS : type == SPEEDY_SPDY_FRAME_SYN_STREAM;
   if (sent && opening) {
     /* our request: its fields, as get_spdy built them */
     const get_job *job = speedy_session_get_stream_user_data(s, id);

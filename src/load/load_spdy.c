@@ -20,7 +20,6 @@
 #define MAX_SPDY_HEADERS (LOAD_PLAN_MAX_HEADERS + 8)
 
 /* HTTP/2 frame types that carry a field block (RFC 9113 6.2, 6.6, 6.10). */
-enum { H2_HEADERS = 1, H2_PUSH_PROMISE = 5, H2_CONTINUATION = 9 };
 
 static speedy_protocol protocol_of(const load_conn *conn) {
   speedy_protocol protocol = SPEEDY_PROTOCOL_SPDY3_1;
@@ -266,7 +265,8 @@ static void on_frame(speedy_session *s, int sent, int type, uint8_t flags, int32
   load_run *run = conn->run;
   int t = type;
   int block = conn->proto == IO_PROTO_H2
-                  ? (t == H2_HEADERS || t == H2_PUSH_PROMISE || t == H2_CONTINUATION)
+                  ? (t == SPEEDY_H2_FRAME_HEADERS || t == SPEEDY_H2_FRAME_PUSH_PROMISE ||
+                     t == SPEEDY_H2_FRAME_CONTINUATION)
                   : (type == SPEEDY_SPDY_FRAME_SYN_STREAM || type == SPEEDY_SPDY_FRAME_SYN_REPLY ||
                      type == SPEEDY_SPDY_FRAME_HEADERS);
   if (!block) return;

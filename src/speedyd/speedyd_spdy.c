@@ -445,40 +445,26 @@ static int on_stream_close(speedy_session *session, int32_t stream_id, uint32_t 
   return 0;
 }
 
-/* HTTP/2's frame types and flags (RFC 9113 6; PRIORITY_UPDATE: RFC 9218 7.1): on_frame
- * reports a session's own types. */
-enum {
-  H2_DATA = 0x0,
-  H2_HEADERS = 0x1,
-  H2_RST_STREAM = 0x3,
-  H2_SETTINGS = 0x4,
-  H2_PUSH_PROMISE = 0x5,
-  H2_GOAWAY = 0x7,
-  H2_WINDOW_UPDATE = 0x8,
-  H2_CONTINUATION = 0x9,
-  H2_FLAG_END_STREAM = 0x1,
-  H2_FLAG_ACK = 0x1
-};
-
 /* glitch_cost for HTTP/2. libspeedy has its own budgets for empty frames, resets and
  * queued answers; this meter adds the address-wide view. */
 static unsigned glitch_cost_h2(speedyd_spdy_conn *conn, int sent, int type, uint8_t flags,
                                uint32_t length) {
   if (sent) {
-    if (type == H2_DATA) conn->window_updates_owed++;
-    if (type == H2_HEADERS || type == H2_PUSH_PROMISE) conn->window_updates_owed += 2;
-    return type == H2_RST_STREAM;
+    if (type == SPEEDY_H2_FRAME_DATA) conn->window_updates_owed++;
+    if (type == SPEEDY_H2_FRAME_HEADERS || type == SPEEDY_H2_FRAME_PUSH_PROMISE)
+      conn->window_updates_owed += 2;
+    return type == SPEEDY_H2_FRAME_RST_STREAM;
   }
   switch (type) {
-  case H2_DATA:
-    return length == 0 && !(flags & H2_FLAG_END_STREAM);
-  case H2_SETTINGS:
+  case SPEEDY_H2_FRAME_DATA:
+    return length == 0 && !(flags & SPEEDY_H2_FLAG_END_STREAM);
+  case SPEEDY_H2_FRAME_SETTINGS:
     /* The client's first SETTINGS and its ACKs of ours are part of every connection. */
-    return !(flags & H2_FLAG_ACK) && conn->settings_seen++ > 0;
-  case H2_HEADERS:      /* requests; trailers and more are counted in on_begin_headers */
-  case H2_CONTINUATION: /* capped per block by libspeedy */
-  case H2_GOAWAY:
-  case H2_WINDOW_UPDATE: /* charged in on_window_update */
+    return !(flags & SPEEDY_H2_FLAG_ACK) && conn->settings_seen++ > 0;
+  case SPEEDY_H2_FRAME_HEADERS: /* requests; trailers and more are counted in on_begin_headers */
+  case SPEEDY_H2_FRAME_CONTINUATION: /* capped per block by libspeedy */
+  case SPEEDY_H2_FRAME_GOAWAY:
+  case SPEEDY_H2_FRAME_WINDOW_UPDATE: /* charged in on_window_update */
     return 0;
   default:
     return 1; /* PING, PRIORITY, RST_STREAM, PRIORITY_UPDATE, unknown types */

@@ -29,24 +29,25 @@ static void assert_verdict(int got, int want, const char *what) {
 
 Test(h2_frame, s4_1_header_round_trips_and_ignores_the_reserved_bit) {
   uint8_t wire[9];
-  speedy_h2_frame_hd_encode(wire, 0x123456, SPEEDY_H2_HEADERS, 0x25, 0x7ffffffe);
+  speedy_h2_frame_hd_encode(wire, 0x123456, SPEEDY_H2_FRAME_HEADERS, 0x25, 0x7ffffffe);
   static const uint8_t want[9] = {0x12, 0x34, 0x56, 0x01, 0x25, 0x7f, 0xff, 0xff, 0xfe};
   cr_assert_arr_eq(wire, want, 9);
   wire[5] |= 0x80; /* reserved bit set by the peer */
   speedy_h2_frame_hd hd;
   speedy_h2_frame_hd_decode(wire, &hd);
   cr_assert_eq(hd.length, 0x123456);
-  cr_assert_eq(hd.type, SPEEDY_H2_HEADERS);
+  cr_assert_eq(hd.type, SPEEDY_H2_FRAME_HEADERS);
   cr_assert_eq(hd.flags, 0x25);
   cr_assert_eq(hd.stream_id, 0x7ffffffe, "the reserved bit must be ignored on receipt");
 }
 
 Test(h2_frame, s4_2_oversized_frames_altering_connection_state_are_connection_errors) {
   speedy_h2_frame_hd hd;
-  hd = hd_of(20000, SPEEDY_H2_DATA, 0, 1);
+  hd = hd_of(20000, SPEEDY_H2_FRAME_DATA, 0, 1);
   assert_verdict(speedy_h2_frame_too_large(&hd), STREAM(FRAME_SIZE_ERROR), "DATA");
-  static const uint8_t connection_types[] = {SPEEDY_H2_HEADERS, SPEEDY_H2_PUSH_PROMISE,
-                                             SPEEDY_H2_CONTINUATION, SPEEDY_H2_SETTINGS};
+  static const uint8_t connection_types[] = {SPEEDY_H2_FRAME_HEADERS, SPEEDY_H2_FRAME_PUSH_PROMISE,
+                                             SPEEDY_H2_FRAME_CONTINUATION,
+                                             SPEEDY_H2_FRAME_SETTINGS};
   for (size_t i = 0; i < sizeof(connection_types); i++) {
     hd = hd_of(20000, connection_types[i], 0, 1);
     assert_verdict(speedy_h2_frame_too_large(&hd), CONN(FRAME_SIZE_ERROR),
@@ -60,7 +61,7 @@ Test(h2_frame, s4_2_oversized_frames_altering_connection_state_are_connection_er
 
 Test(h2_frame, s6_1_data_padding_is_stripped_and_counted_for_flow_control) {
   static const uint8_t payload[] = {3, 'a', 'b', 0, 0, 0};
-  speedy_h2_frame_hd hd = hd_of(sizeof(payload), SPEEDY_H2_DATA, SPEEDY_H2_FLAG_PADDED, 1);
+  speedy_h2_frame_hd hd = hd_of(sizeof(payload), SPEEDY_H2_FRAME_DATA, SPEEDY_H2_FLAG_PADDED, 1);
   speedy_h2_data data;
   assert_verdict(speedy_h2_decode_data(&hd, payload, &data), 0, "padded DATA");
   cr_assert_eq(data.data_len, 2);
@@ -69,14 +70,14 @@ Test(h2_frame, s6_1_data_padding_is_stripped_and_counted_for_flow_control) {
 }
 
 Test(h2_frame, s6_1_data_on_stream_0_is_a_connection_protocol_error) {
-  speedy_h2_frame_hd hd = hd_of(0, SPEEDY_H2_DATA, 0, 0);
+  speedy_h2_frame_hd hd = hd_of(0, SPEEDY_H2_FRAME_DATA, 0, 0);
   speedy_h2_data data;
   assert_verdict(speedy_h2_decode_data(&hd, NULL, &data), CONN(PROTOCOL_ERROR), "DATA on 0");
 }
 
 Test(h2_frame, s6_1_data_padding_as_long_as_the_payload_is_a_protocol_error) {
   static const uint8_t payload[] = {3, 0, 0};
-  speedy_h2_frame_hd hd = hd_of(sizeof(payload), SPEEDY_H2_DATA, SPEEDY_H2_FLAG_PADDED, 1);
+  speedy_h2_frame_hd hd = hd_of(sizeof(payload), SPEEDY_H2_FRAME_DATA, SPEEDY_H2_FLAG_PADDED, 1);
   speedy_h2_data data;
   assert_verdict(speedy_h2_decode_data(&hd, payload, &data), CONN(PROTOCOL_ERROR), "pad 3 of 3");
   static const uint8_t exact[] = {2, 0, 0};
@@ -86,7 +87,7 @@ Test(h2_frame, s6_1_data_padding_as_long_as_the_payload_is_a_protocol_error) {
 }
 
 Test(h2_frame, s6_1_padded_data_without_a_pad_length_byte_is_a_frame_size_error) {
-  speedy_h2_frame_hd hd = hd_of(0, SPEEDY_H2_DATA, SPEEDY_H2_FLAG_PADDED, 1);
+  speedy_h2_frame_hd hd = hd_of(0, SPEEDY_H2_FRAME_DATA, SPEEDY_H2_FLAG_PADDED, 1);
   speedy_h2_data data;
   assert_verdict(speedy_h2_decode_data(&hd, NULL, &data), CONN(FRAME_SIZE_ERROR), "empty padded");
 }
@@ -95,8 +96,8 @@ Test(h2_frame, s6_1_padded_data_without_a_pad_length_byte_is_a_frame_size_error)
 
 Test(h2_frame, s6_2_headers_with_padding_and_priority_yields_the_fragment) {
   static const uint8_t payload[] = {2, 0x80, 0, 0, 3, 15, 0x82, 0x86, 0, 0};
-  speedy_h2_frame_hd hd =
-      hd_of(sizeof(payload), SPEEDY_H2_HEADERS, SPEEDY_H2_FLAG_PADDED | SPEEDY_H2_FLAG_PRIORITY, 5);
+  speedy_h2_frame_hd hd = hd_of(sizeof(payload), SPEEDY_H2_FRAME_HEADERS,
+                                SPEEDY_H2_FLAG_PADDED | SPEEDY_H2_FLAG_PRIORITY, 5);
   speedy_h2_headers h;
   assert_verdict(speedy_h2_decode_headers(&hd, payload, &h), 0, "HEADERS");
   cr_assert(h.priority.present && h.priority.exclusive);
@@ -107,7 +108,7 @@ Test(h2_frame, s6_2_headers_with_padding_and_priority_yields_the_fragment) {
 }
 
 Test(h2_frame, s6_2_headers_on_stream_0_is_a_connection_protocol_error) {
-  speedy_h2_frame_hd hd = hd_of(1, SPEEDY_H2_HEADERS, SPEEDY_H2_FLAG_END_HEADERS, 0);
+  speedy_h2_frame_hd hd = hd_of(1, SPEEDY_H2_FRAME_HEADERS, SPEEDY_H2_FLAG_END_HEADERS, 0);
   speedy_h2_headers h;
   static const uint8_t payload[] = {0x82};
   assert_verdict(speedy_h2_decode_headers(&hd, payload, &h), CONN(PROTOCOL_ERROR), "on 0");
@@ -115,22 +116,24 @@ Test(h2_frame, s6_2_headers_on_stream_0_is_a_connection_protocol_error) {
 
 Test(h2_frame, s6_2_headers_padding_beyond_the_payload_is_a_protocol_error) {
   static const uint8_t payload[] = {5, 0, 0, 0, 1, 16, 0x82};
-  speedy_h2_frame_hd hd =
-      hd_of(sizeof(payload), SPEEDY_H2_HEADERS, SPEEDY_H2_FLAG_PADDED | SPEEDY_H2_FLAG_PRIORITY, 3);
+  speedy_h2_frame_hd hd = hd_of(sizeof(payload), SPEEDY_H2_FRAME_HEADERS,
+                                SPEEDY_H2_FLAG_PADDED | SPEEDY_H2_FLAG_PRIORITY, 3);
   speedy_h2_headers h;
   assert_verdict(speedy_h2_decode_headers(&hd, payload, &h), CONN(PROTOCOL_ERROR), "pad 5");
 }
 
 Test(h2_frame, s6_2_headers_too_short_for_its_priority_fields_is_a_frame_size_error) {
   static const uint8_t payload[] = {0, 0, 0};
-  speedy_h2_frame_hd hd = hd_of(sizeof(payload), SPEEDY_H2_HEADERS, SPEEDY_H2_FLAG_PRIORITY, 3);
+  speedy_h2_frame_hd hd =
+      hd_of(sizeof(payload), SPEEDY_H2_FRAME_HEADERS, SPEEDY_H2_FLAG_PRIORITY, 3);
   speedy_h2_headers h;
   assert_verdict(speedy_h2_decode_headers(&hd, payload, &h), CONN(FRAME_SIZE_ERROR), "3 bytes");
 }
 
 Test(h2_frame, s5_3_1_headers_depending_on_its_own_stream_is_a_stream_error) {
   static const uint8_t payload[] = {0, 0, 0, 3, 16, 0x82};
-  speedy_h2_frame_hd hd = hd_of(sizeof(payload), SPEEDY_H2_HEADERS, SPEEDY_H2_FLAG_PRIORITY, 3);
+  speedy_h2_frame_hd hd =
+      hd_of(sizeof(payload), SPEEDY_H2_FRAME_HEADERS, SPEEDY_H2_FLAG_PRIORITY, 3);
   speedy_h2_headers h;
   assert_verdict(speedy_h2_decode_headers(&hd, payload, &h), STREAM(PROTOCOL_ERROR), "self");
 }
@@ -140,7 +143,7 @@ Test(h2_frame, s5_3_1_headers_depending_on_its_own_stream_is_a_stream_error) {
 Test(h2_frame, s6_3_priority_of_other_than_5_bytes_is_a_stream_frame_size_error) {
   static const uint8_t payload[6] = {0};
   speedy_h2_priority_fields p;
-  speedy_h2_frame_hd hd = hd_of(6, SPEEDY_H2_PRIORITY, 0, 1);
+  speedy_h2_frame_hd hd = hd_of(6, SPEEDY_H2_FRAME_PRIORITY, 0, 1);
   assert_verdict(speedy_h2_decode_priority(&hd, payload, &p), STREAM(FRAME_SIZE_ERROR), "6");
   hd.length = 4;
   assert_verdict(speedy_h2_decode_priority(&hd, payload, &p), STREAM(FRAME_SIZE_ERROR), "4");
@@ -151,7 +154,7 @@ Test(h2_frame, s6_3_priority_of_other_than_5_bytes_is_a_stream_frame_size_error)
 Test(h2_frame, s6_3_priority_on_stream_0_is_a_connection_protocol_error) {
   static const uint8_t payload[5] = {0, 0, 0, 1, 16};
   speedy_h2_priority_fields p;
-  speedy_h2_frame_hd hd = hd_of(5, SPEEDY_H2_PRIORITY, 0, 0);
+  speedy_h2_frame_hd hd = hd_of(5, SPEEDY_H2_FRAME_PRIORITY, 0, 0);
   assert_verdict(speedy_h2_decode_priority(&hd, payload, &p), CONN(PROTOCOL_ERROR), "on 0");
 }
 
@@ -160,12 +163,12 @@ Test(h2_frame, s6_3_priority_on_stream_0_is_a_connection_protocol_error) {
 Test(h2_frame, s6_4_rst_stream_rules) {
   static const uint8_t payload[5] = {0, 0, 0, 8, 0};
   uint32_t code = 0;
-  speedy_h2_frame_hd hd = hd_of(4, SPEEDY_H2_RST_STREAM, 0, 1);
+  speedy_h2_frame_hd hd = hd_of(4, SPEEDY_H2_FRAME_RST_STREAM, 0, 1);
   assert_verdict(speedy_h2_decode_rst_stream(&hd, payload, &code), 0, "RST_STREAM");
   cr_assert_eq(code, SPEEDY_H2_CANCEL);
   hd.stream_id = 0;
   assert_verdict(speedy_h2_decode_rst_stream(&hd, payload, &code), CONN(PROTOCOL_ERROR), "on 0");
-  hd = hd_of(5, SPEEDY_H2_RST_STREAM, 0, 1);
+  hd = hd_of(5, SPEEDY_H2_FRAME_RST_STREAM, 0, 1);
   assert_verdict(speedy_h2_decode_rst_stream(&hd, payload, &code), CONN(FRAME_SIZE_ERROR), "5");
 }
 
@@ -191,20 +194,20 @@ Test(h2_frame, s6_5_settings_round_trip_in_order) {
 
 Test(h2_frame, s6_5_settings_ack_with_a_payload_is_a_frame_size_error) {
   static const uint8_t payload[6] = {0};
-  speedy_h2_frame_hd hd = hd_of(6, SPEEDY_H2_SETTINGS, SPEEDY_H2_FLAG_ACK, 0);
+  speedy_h2_frame_hd hd = hd_of(6, SPEEDY_H2_FRAME_SETTINGS, SPEEDY_H2_FLAG_ACK, 0);
   assert_verdict(speedy_h2_decode_settings(&hd, payload, 0), CONN(FRAME_SIZE_ERROR), "ACK 6");
   hd.length = 0;
   assert_verdict(speedy_h2_decode_settings(&hd, payload, 0), 0, "empty ACK");
 }
 
 Test(h2_frame, s6_5_settings_on_a_stream_is_a_connection_protocol_error) {
-  speedy_h2_frame_hd hd = hd_of(0, SPEEDY_H2_SETTINGS, 0, 1);
+  speedy_h2_frame_hd hd = hd_of(0, SPEEDY_H2_FRAME_SETTINGS, 0, 1);
   assert_verdict(speedy_h2_decode_settings(&hd, NULL, 0), CONN(PROTOCOL_ERROR), "on 1");
 }
 
 Test(h2_frame, s6_5_settings_length_not_a_multiple_of_6_is_a_frame_size_error) {
   static const uint8_t payload[7] = {0};
-  speedy_h2_frame_hd hd = hd_of(7, SPEEDY_H2_SETTINGS, 0, 0);
+  speedy_h2_frame_hd hd = hd_of(7, SPEEDY_H2_FRAME_SETTINGS, 0, 0);
   assert_verdict(speedy_h2_decode_settings(&hd, payload, 0), CONN(FRAME_SIZE_ERROR), "7");
 }
 
@@ -268,7 +271,7 @@ Test(h2_frame, s6_6_push_promise_round_trip) {
 Test(h2_frame, s6_6_push_promise_on_stream_0_or_promising_an_odd_id_is_a_protocol_error) {
   static const uint8_t even[] = {0, 0, 0, 2}, odd[] = {0, 0, 0, 3}, zero[] = {0, 0, 0, 0};
   speedy_h2_push_promise pp;
-  speedy_h2_frame_hd hd = hd_of(4, SPEEDY_H2_PUSH_PROMISE, SPEEDY_H2_FLAG_END_HEADERS, 0);
+  speedy_h2_frame_hd hd = hd_of(4, SPEEDY_H2_FRAME_PUSH_PROMISE, SPEEDY_H2_FLAG_END_HEADERS, 0);
   assert_verdict(speedy_h2_decode_push_promise(&hd, even, &pp), CONN(PROTOCOL_ERROR), "on 0");
   hd.stream_id = 1;
   assert_verdict(speedy_h2_decode_push_promise(&hd, odd, &pp), CONN(PROTOCOL_ERROR), "odd");
@@ -291,7 +294,7 @@ Test(h2_frame, s6_7_ping_rules) {
   cr_assert_arr_eq(got, opaque, 8);
   hd.stream_id = 1;
   assert_verdict(speedy_h2_decode_ping(&hd, wire + 9, got), CONN(PROTOCOL_ERROR), "on 1");
-  hd = hd_of(7, SPEEDY_H2_PING, 0, 0);
+  hd = hd_of(7, SPEEDY_H2_FRAME_PING, 0, 0);
   assert_verdict(speedy_h2_decode_ping(&hd, wire + 9, got), CONN(FRAME_SIZE_ERROR), "7");
 }
 
@@ -313,9 +316,9 @@ Test(h2_frame, s6_8_goaway_carries_last_stream_id_code_and_debug_data) {
 Test(h2_frame, s6_8_goaway_on_a_stream_or_shorter_than_8_bytes_is_an_error) {
   static const uint8_t payload[8] = {0};
   speedy_h2_goaway g;
-  speedy_h2_frame_hd hd = hd_of(8, SPEEDY_H2_GOAWAY, 0, 1);
+  speedy_h2_frame_hd hd = hd_of(8, SPEEDY_H2_FRAME_GOAWAY, 0, 1);
   assert_verdict(speedy_h2_decode_goaway(&hd, payload, &g), CONN(PROTOCOL_ERROR), "on 1");
-  hd = hd_of(7, SPEEDY_H2_GOAWAY, 0, 0);
+  hd = hd_of(7, SPEEDY_H2_FRAME_GOAWAY, 0, 0);
   assert_verdict(speedy_h2_decode_goaway(&hd, payload, &g), CONN(FRAME_SIZE_ERROR), "7");
 }
 
@@ -324,7 +327,7 @@ Test(h2_frame, s6_8_goaway_on_a_stream_or_shorter_than_8_bytes_is_an_error) {
 Test(h2_frame, s6_9_window_update_of_0_is_a_stream_error_or_on_stream_0_a_connection_error) {
   static const uint8_t zero[4] = {0x80, 0, 0, 0}; /* the reserved bit does not count */
   uint32_t increment;
-  speedy_h2_frame_hd hd = hd_of(4, SPEEDY_H2_WINDOW_UPDATE, 0, 1);
+  speedy_h2_frame_hd hd = hd_of(4, SPEEDY_H2_FRAME_WINDOW_UPDATE, 0, 1);
   assert_verdict(speedy_h2_decode_window_update(&hd, zero, &increment), STREAM(PROTOCOL_ERROR),
                  "stream");
   hd.stream_id = 0;
@@ -335,7 +338,7 @@ Test(h2_frame, s6_9_window_update_of_0_is_a_stream_error_or_on_stream_0_a_connec
 Test(h2_frame, s6_9_window_update_of_other_than_4_bytes_is_a_frame_size_error) {
   static const uint8_t payload[5] = {0, 0, 0, 1, 0};
   uint32_t increment;
-  speedy_h2_frame_hd hd = hd_of(5, SPEEDY_H2_WINDOW_UPDATE, 0, 1);
+  speedy_h2_frame_hd hd = hd_of(5, SPEEDY_H2_FRAME_WINDOW_UPDATE, 0, 1);
   assert_verdict(speedy_h2_decode_window_update(&hd, payload, &increment), CONN(FRAME_SIZE_ERROR),
                  "5");
   uint8_t wire[13];
@@ -348,7 +351,7 @@ Test(h2_frame, s6_9_window_update_of_other_than_4_bytes_is_a_frame_size_error) {
 /* ---- §6.10 CONTINUATION ---- */
 
 Test(h2_frame, s6_10_continuation_on_stream_0_is_a_connection_protocol_error) {
-  speedy_h2_frame_hd hd = hd_of(0, SPEEDY_H2_CONTINUATION, SPEEDY_H2_FLAG_END_HEADERS, 0);
+  speedy_h2_frame_hd hd = hd_of(0, SPEEDY_H2_FRAME_CONTINUATION, SPEEDY_H2_FLAG_END_HEADERS, 0);
   assert_verdict(speedy_h2_decode_continuation(&hd), CONN(PROTOCOL_ERROR), "on 0");
   hd.stream_id = 1;
   assert_verdict(speedy_h2_decode_continuation(&hd), 0, "on 1");
@@ -370,7 +373,7 @@ Test(h2_frame, rfc9218_s7_1_priority_update_round_trip_and_rules) {
   assert_verdict(speedy_h2_decode_priority_update(&hd, wire + 9, &pu), CONN(PROTOCOL_ERROR),
                  "on a stream");
   static const uint8_t zero[4] = {0};
-  hd = hd_of(4, SPEEDY_H2_PRIORITY_UPDATE, 0, 0);
+  hd = hd_of(4, SPEEDY_H2_FRAME_PRIORITY_UPDATE, 0, 0);
   assert_verdict(speedy_h2_decode_priority_update(&hd, zero, &pu), CONN(PROTOCOL_ERROR),
                  "prioritized stream 0");
   hd.length = 3;
@@ -378,7 +381,7 @@ Test(h2_frame, rfc9218_s7_1_priority_update_round_trip_and_rules) {
 }
 
 Test(h2_frame, names_for_traces) {
-  cr_assert_str_eq(speedy_h2_frame_type_name(SPEEDY_H2_WINDOW_UPDATE), "WINDOW_UPDATE");
+  cr_assert_str_eq(speedy_h2_frame_type_name(SPEEDY_H2_FRAME_WINDOW_UPDATE), "WINDOW_UPDATE");
   cr_assert_str_eq(speedy_h2_frame_type_name(0x42), "UNKNOWN");
   cr_assert_str_eq(speedy_h2_setting_name(SPEEDY_H2_SETTINGS_MAX_HEADER_LIST_SIZE),
                    "MAX_HEADER_LIST_SIZE");
