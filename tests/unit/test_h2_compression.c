@@ -1,7 +1,7 @@
 /* test_h2_compression.c — RFC 7541 (HPACK) as an HTTP/2 session lives it (RFC 9113 4.3):
  * decoding errors are connection errors COMPRESSION_ERROR, the dynamic table size follows
  * SETTINGS_HEADER_TABLE_SIZE in both directions at the right moment (RFC 7541 4.2, 6.3),
- * and both ends' tables stay in step across blocks. The codec's own tests are test_hpack.c.
+ * and both ends' tables stay in step across blocks. The codec's own tests are test_hpack*.c.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
