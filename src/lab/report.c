@@ -8,7 +8,8 @@
  * geometric mean of PLT ÷ lower bound; and the share of HTTP/1.1's distance to the bound
  * the configuration recovers. HTTP/1.1 is http1-fcfs (the first configuration when absent).
  * A group whose loads ran with different queue sizes is split by queue. The sweeps over
- * loss, RTT and queue size are found and printed by report_sweep.c.
+ * loss, RTT and queue size are found and printed by report_sweep.c; the loader against
+ * Chromium by report_validate.c.
  */
 #define _GNU_SOURCE
 #include "report.h"
@@ -20,6 +21,7 @@
 
 #include "hdr.h"
 #include "matrix.h"
+#include "report_validate.h"
 #include "run.h"
 
 static size_t intern(char ***list, size_t *n, const char *s) {
@@ -408,6 +410,9 @@ int report_build(const char *results, uint64_t seed, report *r, char *err, size_
   char **left_out_pages = NULL;
   size_t n_left_out_pages = 0;
   int failed = 0;
+  /* Each cell's page load times, for its median (freed once it is known). */
+  double **samples = calloc(n_cells ? n_cells : 1, sizeof *samples);
+  if (samples == NULL) failed = 1;
   json_array_foreach(r->lines, i, line) {
     r->n_loads++;
     group_name(&queues, line, group, sizeof group);
@@ -438,6 +443,13 @@ int report_build(const char *results, uint64_t seed, report *r, char *err, size_
     if (c == r->n_configs) continue;
     report_cell *cell = report_cell_at(r, g, c, p);
     int k = cell->repetitions;
+    double *grown = samples ? realloc(samples[cell - r->cells], (k + 1) * sizeof *grown) : NULL;
+    if (grown == NULL) {
+      failed = 1;
+      continue;
+    }
+    grown[k] = json_number_value(json_object_get(line, "plt_ms"));
+    samples[cell - r->cells] = grown;
     /* Running means over the repetitions. */
 #define MEAN_IN(field, value) cell->field = (cell->field * k + (value)) / (k + 1)
     MEAN_IN(plt_ms, json_number_value(json_object_get(line, "plt_ms")));
@@ -451,6 +463,12 @@ int report_build(const char *results, uint64_t seed, report *r, char *err, size_
     cell->repetitions++;
     cell->present = 1;
   }
+  for (size_t k = 0; samples != NULL && k < n_cells; k++) {
+    if (r->cells[k].repetitions > 0)
+      r->cells[k].plt_median_ms = lab_stats_median(samples[k], (size_t)r->cells[k].repetitions);
+    free(samples[k]);
+  }
+  free(samples);
   queue_groups_free(&queues);
   for (size_t k = 0; k < n_left_out_pages; k++) free(left_out_pages[k]);
   free(left_out_pages);
@@ -639,6 +657,8 @@ void report_print(FILE *out, const report *r) {
     fputc('\n', out);
   }
   print_side_by_side(out, r);
+  if (report_validate_print(out, r) != 0)
+    fprintf(out, "The loader against Chromium: out of memory\n\n");
   print_exclusions(out, r);
   report_sweeps_print(out, r);
   /* Per page. */
@@ -722,8 +742,8 @@ int lab_report_main(int argc, char **argv) {
     case 'h':
       printf("Usage: speedy lab report [--html FILE] [--seed N] RESULTS\n"
              "The experiment's table from the results of 'speedy lab run' (docs/lab.md, "
-             "\"Report\"),\nand a table per loss, RTT or queue size swept on one link "
-             "profile.\n\n"
+             "\"Report\"),\na table per loss, RTT or queue size swept on one link profile, and "
+             "the loader against\nChromium where the results hold both clients.\n\n"
              "  -H, --html FILE  also write a self-contained HTML report with SVG charts\n"
              "  -s, --seed N     bootstrap seed (default 1)\n"
              "  -h, --help       this help\n");

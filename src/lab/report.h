@@ -1,6 +1,7 @@
 /* report.h — `speedy lab report RESULTS [--html FILE]`: the original experiment's table
  * from the results of `speedy lab run` (report.c), the sweeps over loss, RTT and queue size
- * (report_sweep.c), and the self-contained HTML report with SVG charts (report_html.c).
+ * (report_sweep.c), the loader against Chromium (report_validate.c), and the
+ * self-contained HTML report with SVG charts (report_html.c).
  * Internal to those files and the tests.
  */
 #ifndef SPEEDY_LAB_REPORT_H
@@ -17,6 +18,7 @@
 typedef struct report_cell {
   int present;
   double plt_ms, plt_cutoff_ms, bound_ms;
+  double plt_median_ms; /* the median over the repetitions (the loader against Chromium) */
   double request_header_bytes, response_header_bytes;
   int repetitions;
   const json_t *first; /* the first valid load (for the waterfall), owned by report.lines */

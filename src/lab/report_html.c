@@ -9,7 +9,8 @@
  *      line with points per configuration;
  *   4. per page, a waterfall of HTTP/1.1 and one of SPDY (multi-domain) on one time axis,
  *      from the per-resource timings of the first valid load of each (report_waterfall.c).
- * Between the link groups and the sweeps, "Left out of the figures": every exclusion with
+ * Between the link groups and the sweeps, SPDY and HTTP/2 side by side, the loader against
+ * Chromium (report_validate.c) and "Left out of the figures": every exclusion with
  * its reason, as in the text report.
  * Every chart is an <svg> with class "chart" and a <title>; text is XML-escaped. Colours
  * per configuration are style="" properties, not presentation attributes, where a class
@@ -20,6 +21,7 @@
 #include <string.h>
 
 #include "report_html.h"
+#include "report_validate.h"
 
 static const char *const COLOURS[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
                                       "#59a14f", "#edc948", "#b07aa1", "#ff9da7"};
@@ -444,7 +446,7 @@ int report_write_html(const report *r, const char *file) {
           "body{font:14px/1.4 sans-serif;margin:2em;color:#222}table{border-collapse:collapse;"
           "margin:1em 0}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}"
           "th:first-child,td:first-child{text-align:left}\n"
-          ".exclusions td:last-child{text-align:left}\n"
+          ".exclusions td:last-child{text-align:left}.disagree{color:#c0392b}\n"
           ".grid{stroke:#ddd}.one{stroke:#444;stroke-dasharray:4 3}.ci{stroke:#222}"
           ".tick,.label{font-size:11px;fill:#444}.head{font-size:13px;font-weight:bold}"
           ".cdf-line{stroke-width:2}\n"
@@ -485,6 +487,10 @@ int report_write_html(const report *r, const char *file) {
     cdf_chart(f, r, g);
   }
   side_by_side_section(f, r);
+  if (report_validate_html(f, r) != 0) {
+    fclose(f);
+    return -1;
+  }
   exclusions_section(f, r);
   sweep_section(f, r);
   report_html_waterfalls(f, r);

@@ -551,3 +551,117 @@ Test(h2, configurations_of_lines_without_a_config_field_come_from_protocol_and_m
   cr_assert_str_eq(report_config_of(browser), "chromium-h2-coalesced");
   json_decref(browser);
 }
+
+/* ---- the loader against Chromium ------------------------------------------------------- *
+ * tests/lab/data/results-clients.jsonl, three repetitions per load, TLS on:
+ *
+ *   cable, loss 0%  page a  http1-fcfs  loader 1000 1100 5000 (median 1100)  Chromium 1000
+ *                                       1050 1000 (1000): 1.100, within
+ *                           h2-multi    loader 900               Chromium 950 950 940 (950)
+ *                   page b  http1-fcfs  loader 2000              Chromium 2500: 0.800
+ *                           h2-multi    loader 1800              Chromium 2000: 0.900, within
+ *                   page c  http1-fcfs  loader 700               Chromium: every load invalid
+ *                   means   loader h2-multi 1350 < http1-fcfs 1550; Chromium 1475 < 1750
+ *   dsl, loss 0%    page a  http1-fcfs  3000 and 3000; h2-multi 2500 and 3300: the loader
+ *                           puts h2-multi first, Chromium http1-fcfs
+ *   cable, loss 1%  page a  http1-fcfs  the loader only: no pair
+ */
+static report clients;
+
+static void build_clients(void) {
+  const char *src = getenv("SPEEDY_SOURCE_DIR");
+  cr_assert_not_null(src, "SPEEDY_SOURCE_DIR must name the source tree");
+  char path[1024], err[256];
+  snprintf(path, sizeof path, "%s/tests/lab/data/results-clients.jsonl", src);
+  cr_assert_eq(report_build(path, 1, &clients, err, sizeof err), 0, "%s", err);
+}
+
+static void free_clients(void) { report_free(&clients); }
+
+TestSuite(clients, .init = build_clients, .fini = free_clients);
+
+Test(clients, text_has_the_loader_against_chromium_per_pair_order_and_page) {
+  char *text = NULL;
+  size_t size = 0;
+  FILE *out = open_memstream(&text, &size);
+  cr_assert_not_null(out);
+  report_print(out, &clients);
+  fclose(out);
+  char *section = strstr(text, "The loader against Chromium");
+  cr_assert_not_null(section, "%s", text);
+  char *next = strstr(section, "Left out of the figures");
+  cr_assert_not_null(next, "the section comes before the exclusions: %s", text);
+  *next = '\0';
+  cr_assert_not_null(strstr(section, "cable, loss 0%, TLS on     http1-fcfs        2         "
+                                     "1 (50.0%)        0.950"),
+                     "%s", section);
+  cr_assert_not_null(strstr(section, "cable, loss 0%, TLS on     h2-multi          2        "
+                                     "2 (100.0%)        0.924"),
+                     "%s", section);
+  cr_assert_not_null(strstr(section, "dsl, loss 0%, TLS on       h2-multi          1          "
+                                     "0 (0.0%)        0.758"),
+                     "%s", section);
+  cr_assert_null(strstr(section, "cable, loss 1%, TLS on     http1-fcfs"),
+                 "the loader alone is no pair: %s", section);
+  cr_assert_not_null(
+      strstr(section, "  cable, loss 0%, TLS on: h2-multi < http1-fcfs for both (2 pages)"), "%s",
+      section);
+  cr_assert_not_null(strstr(section, "  dsl, loss 0%, TLS on: DISAGREE: speedy load h2-multi < "
+                                     "http1-fcfs, Chromium http1-fcfs < h2-multi (0 of 1 "
+                                     "comparisons alike; 1 page)"),
+                     "%s", section);
+  cr_assert_not_null(strstr(section, "a.har#page 1                                 cable, loss "
+                                     "0%, TLS on     http1-fcfs           1100      1000   1.100 "
+                                     "   yes"),
+                     "the median of 1000, 1100 and 5000: %s", section);
+  cr_assert_not_null(strstr(section, "b.har#page 1                                 cable, loss "
+                                     "0%, TLS on     http1-fcfs           2000      2500   0.800 "
+                                     "    no"),
+                     "%s", section);
+  cr_assert_null(strstr(section, "c.har#page 1                                 cable"),
+                 "c has no valid Chromium load: %s", section);
+  free(text);
+}
+
+Test(clients, html_has_the_same_tables_and_flags_the_disagreement) {
+  char path[] = "/tmp/speedy-clients-html-XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  close(fd);
+  cr_assert_eq(report_write_html(&clients, path), 0);
+  FILE *in = fopen(path, "r");
+  cr_assert_not_null(in);
+  static char page[1 << 18];
+  size_t got = fread(page, 1, sizeof page - 1, in);
+  page[got] = '\0';
+  fclose(in);
+  unlink(path);
+  const char *section = strstr(page, "<h2>The loader against Chromium</h2>");
+  cr_assert_not_null(section, "no section");
+  cr_assert_not_null(strstr(section, "<td>cable, loss 0%, TLS on</td><td>http1-fcfs</td><td>2</td>"
+                                     "<td>1</td><td>50.0%</td><td>0.950</td>"),
+                     "%s", section);
+  cr_assert_not_null(strstr(section, "<td>cable, loss 0%, TLS on</td><td>h2-multi &lt; "
+                                     "http1-fcfs</td><td>h2-multi &lt; http1-fcfs</td><td>2</td>"
+                                     "<td>yes</td>"),
+                     "%s", section);
+  cr_assert_not_null(strstr(section, "<td>dsl, loss 0%, TLS on</td><td>h2-multi &lt; "
+                                     "http1-fcfs</td><td>http1-fcfs &lt; h2-multi</td><td>1</td>"
+                                     "<td><strong class=\"disagree\">no</strong> (0 of 1 alike)"),
+                     "%s", section);
+  cr_assert_not_null(strstr(section, "<td>a.har#page 1</td><td>cable, loss 0%, TLS on</td>"
+                                     "<td>http1-fcfs</td><td>1100</td><td>1000</td><td>1.100</td>"
+                                     "<td>yes</td>"),
+                     "%s", section);
+}
+
+Test(report, no_loader_against_chromium_without_browser_loads) {
+  char *text = NULL;
+  size_t size = 0;
+  FILE *out = open_memstream(&text, &size);
+  cr_assert_not_null(out);
+  report_print(out, &r);
+  fclose(out);
+  cr_assert_null(strstr(text, "The loader against Chromium"), "%s", text);
+  free(text);
+}
