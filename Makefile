@@ -74,15 +74,23 @@ demo: deps
 	  "(h2 with push, h2c), SPDY (plaintext, TLS, push) and HTTP/1.1 (scripts/demo)"
 	@$(call timed,demo,bash scripts/demo $(BUILD_DIR))
 	@echo "make demo: 3/3 the page-load lab on the example corpus (examples/corpus): dsl and" \
-	  "cable, TLS off and on, HTTP/1.1 against SPDY, 1 repetition (docs/lab.md)"
+	  "cable, TLS off and on, HTTP/1.1, SPDY and HTTP/2, 1 repetition; then headless" \
+	  "Chromium loads the same pages over h2 beside speedy load (docs/lab.md)"
 	@if [[ $$(id -u) != 0 || ! -c /dev/net/tun ]]; then \
 	  echo "make demo: skipping the lab: emulated links need root and /dev/net/tun" \
 	    "(run 'sudo make demo')"; \
 	else \
 	  rm -f $(BUILD_DIR)/lab-demo.jsonl; \
 	  $(BUILD_DIR)/src/speedy lab run -o $(BUILD_DIR)/lab-demo.jsonl \
-	    -l dsl,cable --loss 0 --tls off,on -c http1-fcfs,spdy-multi -n 1 --seed 1 \
+	    -l dsl,cable --loss 0 --tls off,on -c http1-fcfs,spdy-multi,h2-multi -n 1 --seed 1 \
 	    --speedyd $(BUILD_DIR)/src/speedyd/speedyd examples/corpus && \
+	  if command -v chromium >/dev/null && [[ -d node_modules/chrome-remote-interface ]]; then \
+	    $(BUILD_DIR)/src/speedy lab run --client chromium -o $(BUILD_DIR)/lab-demo.jsonl \
+	      -l cable --loss 0 --tls on -c h2-multi -n 1 --seed 1 \
+	      --speedyd $(BUILD_DIR)/src/speedyd/speedyd examples/corpus; \
+	  else \
+	    echo "make demo: no chromium or node_modules: the browser's loads are skipped"; \
+	  fi && \
 	  $(BUILD_DIR)/src/speedy lab report --html $(BUILD_DIR)/lab-demo.html \
 	    $(BUILD_DIR)/lab-demo.jsonl && \
 	  echo "make demo: the lab's HTML report: $(BUILD_DIR)/lab-demo.html"; \
