@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "http_err.h"
+#include "http_ows.h"
 
 enum { SEEN_METHOD = 1u << 0, SEEN_PATH = 1u << 1, SEEN_HOST = 1u << 2, SEEN_SCHEME = 1u << 3 };
 
@@ -167,7 +168,10 @@ int http_spdy_response_headers(const http_response *response, http_protocol prot
   for (size_t i = 0; i < response->headers.count; i++) {
     const http_header *h = &response->headers.items[i];
     if (not_sent(protocol, h->name, h->name_len)) continue;
-    list[n++] = (speedy_header){h->name, h->name_len, h->value, h->value_len};
+    const char *value = h->value;
+    size_t value_len = h->value_len;
+    http_trim_ows(&value, &value_len);
+    list[n++] = (speedy_header){h->name, h->name_len, value, value_len};
   }
   out->list = list;
   out->count = n;

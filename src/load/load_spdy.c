@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "http_client.h"
+#include "http_ows.h"
 #include "io_session.h"
 #include "load_int.h"
 
@@ -53,11 +54,13 @@ static int submit(load_conn *conn, int id) {
   for (size_t i = 0; i < r->n_request_headers && n < MAX_SPDY_HEADERS; i++) {
     const load_header *rh = &r->request_headers[i];
     size_t name_len = strlen(rh->name), value_len = strlen(rh->value);
+    const char *value = rh->value;
+    http_trim_ows(&value, &value_len);
     /* an empty value cannot be joined with a repeated name, nor sent over SPDY/2 */
     if (value_len == 0 ||
-        http_client_is_connection_field(protocol, rh->name, name_len, rh->value, value_len))
+        http_client_is_connection_field(protocol, rh->name, name_len, value, value_len))
       continue;
-    h[n++] = (speedy_header){rh->name, name_len, rh->value, value_len};
+    h[n++] = (speedy_header){rh->name, name_len, value, value_len};
   }
   int urgency = load_type_urgency(r->type);
   int32_t stream_id =

@@ -200,6 +200,24 @@ Test(spdy_response, status_outside_three_digits_reaches_spdy_only) {
   }
 }
 
+Test(spdy_response, values_lose_their_surrounding_spaces) {
+  http_response response;
+  http_response_init(&response);
+  http_headers_add_str(&response.headers, "set-cookie", "a=1; expires=Thu, 09-Jan-2014 GMT  ");
+  http_headers_add_str(&response.headers, "x-tab", "\t v \t");
+  for (int h2 = 0; h2 < 2; h2++) {
+    http_spdy_headers out;
+    cr_assert_eq(http_spdy_response_headers(&response, h2 ? HTTP_PROTO_H2 : HTTP_PROTO_SPDY3, &out),
+                 0);
+    cr_assert_eq(out.count, 3);
+    cr_expect_eq(out.list[1].value_len, strlen("a=1; expires=Thu, 09-Jan-2014 GMT"));
+    cr_expect_eq(out.list[2].value_len, 1);
+    cr_expect_eq(out.list[2].value[0], 'v');
+    http_spdy_headers_free(&out);
+  }
+  http_response_free(&response);
+}
+
 Test(spdy_response, more_fields_than_the_inline_list_holds_are_all_listed) {
   http_response response;
   http_response_init(&response);
