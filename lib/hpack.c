@@ -432,8 +432,9 @@ static int table_insert(hpack_table *t, const uint8_t *name, uint32_t name_len,
 
 /* Gives back what the table holds beyond its entries' needs plus some room to grow (an
  * idle session's tables): the octet ring is compacted to its live octets and a quarter
- * more, the descriptor ring to the smallest that holds the entries. Small savings
- * are skipped, so a session going idle and busy again does not copy its table each time.
+ * more, the descriptor ring to the smallest that holds the entries and a quarter more.
+ * Small savings are skipped, so a session going idle and busy again does not copy or
+ * re-index its table each time.
  * A failed allocation leaves the table as it was. */
 static void table_trim(hpack_table *t) {
   if (t->count == 0) {
@@ -448,7 +449,7 @@ static void table_trim(hpack_table *t) {
       speedy_mem_free(t->mem, old);
   }
   uint32_t cap = t->ring_cap;
-  while (cap > RING_MIN && cap / 2 >= t->count) cap /= 2;
+  while (cap > RING_MIN && cap / 2 >= t->count + t->count / 4) cap /= 2;
   if (t->count == 0 && cap == RING_MIN) {
     speedy_mem_free(t->mem, t->ring);
     speedy_mem_free(t->mem, t->name_buckets);
