@@ -7,6 +7,7 @@ void speedy_buf_init(speedy_buf *buf, size_t limit) {
   buf->data = NULL;
   buf->start = buf->end = buf->capacity = 0;
   buf->limit = limit;
+  buf->regrow = 0;
 }
 
 void speedy_buf_free(speedy_buf *buf, speedy_mem *mem) {
@@ -26,7 +27,7 @@ int speedy_buf_reserve(speedy_buf *buf, speedy_mem *mem, size_t n) {
     if (buf->capacity - buf->end >= n) return 0;
   }
   size_t want = used + n;
-  size_t grown = buf->capacity < 256 ? 256 : buf->capacity;
+  size_t grown = buf->capacity >= 256 ? buf->capacity : buf->regrow > 256 ? buf->regrow : 256;
   while (grown < want) grown = grown > SIZE_MAX / 2 ? want : grown * 2;
   if (grown > buf->limit) grown = buf->limit;
   uint8_t *data = speedy_mem_realloc(mem, buf->data, grown);
@@ -50,5 +51,10 @@ void speedy_buf_consume(speedy_buf *buf, size_t n) {
 }
 
 void speedy_buf_shrink(speedy_buf *buf, speedy_mem *mem, size_t keep) {
-  if (buf->start == buf->end && buf->capacity > keep) speedy_buf_free(buf, mem);
+  if (buf->start == buf->end && buf->capacity > keep) {
+    size_t held = buf->capacity;
+    speedy_buf_free(buf, mem);
+    /* Given back for being idle, it comes back as it was; for being too large, small. */
+    buf->regrow = keep > 0 ? 0 : held < SPEEDY_BUF_REGROW_MAX ? held : SPEEDY_BUF_REGROW_MAX;
+  }
 }

@@ -18,7 +18,12 @@ typedef struct speedy_buf {
   size_t end;      /* one past the last byte */
   size_t capacity; /* allocated bytes */
   size_t limit;    /* capacity may never exceed this */
+  size_t regrow;   /* capacity speedy_buf_shrink gave back (see there), or 0 */
 } speedy_buf;
+
+/* A buffer given back when idle comes back in one allocation up to this size, not by
+ * doubling from 256 octets. */
+#define SPEEDY_BUF_REGROW_MAX 16384u
 
 void speedy_buf_init(speedy_buf *buf, size_t limit);
 /* Frees the storage (the speedy_buf itself belongs to its embedder). */
@@ -45,7 +50,8 @@ void speedy_buf_consume(speedy_buf *buf, size_t n);
 /* Empties the buffer, keeping its storage. */
 static inline void speedy_buf_reset(speedy_buf *buf) { buf->start = buf->end = 0; }
 /* Gives storage back when the buffer is empty and holds more than keep bytes, so idle
- * sessions stay small. */
+ * sessions stay small. With keep 0 (given back for being idle, not for being large) the
+ * next growth takes back what it held, up to SPEEDY_BUF_REGROW_MAX, at once. */
 void speedy_buf_shrink(speedy_buf *buf, speedy_mem *mem, size_t keep);
 
 #endif

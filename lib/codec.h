@@ -111,6 +111,9 @@ typedef struct speedy_codec {
   /* Optional: a graceful shutdown (speedy_submit_goaway with OK) in the protocol's way;
    * without it one GOAWAY goes. */
   int (*shutdown)(speedy_session *session);
+  /* Optional: the session has no streams and is between calls (not inside
+   * speedy_session_recv): gives back what only a busy session needs. */
+  void (*idle)(speedy_session *session);
 } speedy_codec;
 
 extern const speedy_codec speedy_codec_spdy2;

@@ -304,8 +304,10 @@ static void trace_sent(speedy_session *session, int type, uint8_t flags, int32_t
   speedy_trace(session, 1, type, flags, stream_id, length, summary);
 }
 
-/* A field block: HPACK-encoded into the scratch buffer, then framed into the output as
- * HEADERS (or PUSH_PROMISE) and CONTINUATION frames of at most the peer's frame size. */
+/* A field block: framed into the output as HEADERS (or PUSH_PROMISE) and CONTINUATION
+ * frames of at most the peer's frame size. A block that surely fits one frame (the usual
+ * case) is HPACK-encoded straight behind its frame header; a larger one goes through the
+ * scratch buffer, given back at once (it would be a busy session's only spare copy). */
 static int serialise_block(speedy_session *session, speedy_outframe *frame) {
   speedy_h2_state *h2 = state(session);
   h2_layout *layout = (h2_layout *)(void *)frame->block;
@@ -323,18 +325,23 @@ static int serialise_block(speedy_session *session, speedy_outframe *frame) {
   size_t max_fragment = session->send_max_frame - (promise ? 4 : 0);
   size_t frames = bound / max_fragment + 1;
   if (bound == 0 || bound > h2->scratch.limit) return SPEEDY_ERR_FRAME_TOO_LARGE;
+  int direct = bound <= max_fragment;
+  size_t first_head = SPEEDY_H2_FRAME_HEADER_LEN + (promise ? 4 : 0);
   /* Room first, in both buffers: once the block is encoded it must go out whole, or the
    * peer's decoder falls out of step. */
   speedy_buf_reset(&h2->scratch);
-  int rv = speedy_buf_reserve(&h2->scratch, &session->mem, bound);
+  int rv = direct ? 0 : speedy_buf_reserve(&h2->scratch, &session->mem, bound);
   if (rv == 0)
     rv = speedy_buf_reserve(&session->outbuf, &session->mem,
                             bound + frames * SPEEDY_H2_FRAME_HEADER_LEN + 4);
   if (rv != 0) return rv;
-  int64_t len =
-      speedy_hpack_encode(h2->encoder, layout->fields, n, speedy_buf_tail(&h2->scratch), bound);
-  if (len < 0) return len == SPEEDY_HPACK_ERR_NOMEM ? SPEEDY_ERR_NOMEM : SPEEDY_ERR_COMPRESSION;
-  const uint8_t *block = speedy_buf_tail(&h2->scratch);
+  uint8_t *block =
+      direct ? speedy_buf_tail(&session->outbuf) + first_head : speedy_buf_tail(&h2->scratch);
+  int64_t len = speedy_hpack_encode(h2->encoder, layout->fields, n, block, bound);
+  if (len < 0) {
+    speedy_buf_shrink(&h2->scratch, &session->mem, 0);
+    return len == SPEEDY_HPACK_ERR_NOMEM ? SPEEDY_ERR_NOMEM : SPEEDY_ERR_COMPRESSION;
+  }
   size_t done = 0;
   int first = 1;
   char summary[64] = "";
@@ -359,13 +366,14 @@ static int serialise_block(speedy_session *session, speedy_outframe *frame) {
     } else {
       head = speedy_h2_encode_continuation_hd(out, on_stream, (uint32_t)take, last);
     }
-    memcpy(out + head, block + done, take);
+    if (!direct) memcpy(out + head, block + done, take);
     speedy_buf_commit(&session->outbuf, head + take);
     trace_sent(session, type, flags, on_stream,
                (uint32_t)(head + take - SPEEDY_H2_FRAME_HEADER_LEN), first ? summary : "");
     done += take;
     first = 0;
   } while (done < (size_t)len);
+  speedy_buf_shrink(&h2->scratch, &session->mem, 0);
   return 0;
 }
 
@@ -380,6 +388,11 @@ static int serialise_settings(speedy_session *session, const speedy_outframe *fr
   }
   uint8_t bytes[SPEEDY_H2_FRAME_HEADER_LEN + 6 * (SPEEDY_SETTINGS_MAX_ID + 1)];
   size_t len = speedy_h2_encode_settings(bytes, ids, values, frame->n_settings, 0);
+  if (h2->sent == NULL) {
+    h2->sent = speedy_mem_malloc(&session->mem,
+                                 SPEEDY_H2_MAX_UNACKED_SETTINGS * sizeof(speedy_h2_sent_settings));
+    if (h2->sent == NULL) return SPEEDY_ERR_NOMEM;
+  }
   int rv = speedy_buf_append(&session->outbuf, &session->mem, bytes, len);
   if (rv != 0) return rv;
   speedy_h2_sent_settings *sent =
@@ -486,12 +499,17 @@ static int check_frame(const speedy_session *session, const speedy_outframe *fra
 int speedy_h2_settings_acked(speedy_session *session) {
   speedy_h2_state *h2 = state(session);
   if (h2->n_sent == 0) return 0; /* an acknowledgement we did not ask for: ignored */
-  speedy_h2_sent_settings *sent = &h2->sent[h2->sent_head];
+  speedy_h2_sent_settings sent = h2->sent[h2->sent_head];
   h2->sent_head = (uint8_t)((h2->sent_head + 1) % SPEEDY_H2_MAX_UNACKED_SETTINGS);
   h2->n_sent--;
-  for (size_t i = 0; i < sent->n; i++) {
-    uint32_t v = sent->settings[i].value;
-    switch (sent->settings[i].id) {
+  if (h2->n_sent == 0) {
+    speedy_mem_free(&session->mem, h2->sent);
+    h2->sent = NULL;
+    h2->sent_head = 0;
+  }
+  for (size_t i = 0; i < sent.n; i++) {
+    uint32_t v = sent.settings[i].value;
+    switch (sent.settings[i].id) {
     case SPEEDY_SETTINGS_HEADER_TABLE_SIZE:
       speedy_hpack_decoder_set_max_table_size(h2->decoder, v);
       break;
@@ -506,7 +524,7 @@ int speedy_h2_settings_acked(speedy_session *session) {
     }
   }
   /* MAX_CONCURRENT_STREAMS and INITIAL_WINDOW_SIZE: the core's. */
-  speedy_session_apply_local_settings(session, sent->settings, sent->n);
+  speedy_session_apply_local_settings(session, sent.settings, sent.n);
   return 0;
 }
 
@@ -576,6 +594,26 @@ static void codec_free(speedy_session *session) {
   speedy_buf_free(&h2->fields, &session->mem);
   speedy_buf_free(&h2->scratch, &session->mem);
   speedy_mem_free(&session->mem, h2->idle);
+  speedy_mem_free(&session->mem, h2->sent);
+}
+
+/* An idle connection keeps its HPACK tables' entries, not the buffers of the messages it
+ * carried. */
+static void trim_idle(speedy_session *session) {
+  speedy_h2_state *h2 = state(session);
+  speedy_buf_shrink(&h2->fields, &session->mem, 0);
+  speedy_buf_shrink(&h2->scratch, &session->mem, 0);
+  speedy_hpack_decoder_trim(h2->decoder);
+  speedy_hpack_encoder_trim(h2->encoder);
+  if (h2->n_sent == 0) { /* a SETTINGS that could not be serialised */
+    speedy_mem_free(&session->mem, h2->sent);
+    h2->sent = NULL;
+  }
+  if (h2->n_idle == 0 && h2->idle != NULL) {
+    speedy_mem_free(&session->mem, h2->idle);
+    h2->idle = NULL;
+    h2->cap_idle = 0;
+  }
 }
 
 static int start(speedy_session *session) {
@@ -637,4 +675,5 @@ const speedy_codec speedy_h2_codec = {
     .tick = tick,
     .check_frame = check_frame,
     .shutdown = graceful_shutdown,
+    .idle = trim_idle,
 };

@@ -91,8 +91,9 @@ typedef struct speedy_h2_state {
   speedy_buf fields; /* the block's decoded fields: u32 name length, u32 value length, bytes */
   /* Our settings as acknowledged, and those in flight. */
   uint32_t recv_max_frame;
-  uint8_t local_push; /* client: the server may push (our ENABLE_PUSH as acknowledged) */
-  speedy_h2_sent_settings sent[SPEEDY_H2_MAX_UNACKED_SETTINGS];
+  uint8_t local_push;            /* client: the server may push (our ENABLE_PUSH as acknowledged) */
+  speedy_h2_sent_settings *sent; /* SPEEDY_H2_MAX_UNACKED_SETTINGS of them while n_sent > 0,
+                                  * else NULL: they are a rare frame's */
   uint8_t sent_head, n_sent;
   /* The peer's settings. */
   uint8_t peer_push; /* server: the client accepts pushes */

@@ -824,6 +824,14 @@ int64_t speedy_h2_codec_recv(speedy_session *session, const uint8_t *data, size_
     }
     case SPEEDY_H2_RECV_PAYLOAD: {
       size_t have = speedy_buf_len(&session->inbuf);
+      if (have == 0 && len - pos >= h2->frame.length) {
+        /* The whole payload is in the caller's bytes: read in place, never copied. */
+        const uint8_t *payload = h2->frame.length > 0 ? data + pos : h2->head;
+        pos += h2->frame.length;
+        h2->recv_state = SPEEDY_H2_RECV_HEAD;
+        rv = process_frame(session, payload);
+        break;
+      }
       size_t take = h2->frame.length - have;
       if (take > len - pos) take = len - pos;
       if (take > 0) {

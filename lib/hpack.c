@@ -254,6 +254,8 @@ typedef struct hpack_table {
 
 #define RING_MIN 16u
 #define DATA_MIN 512u
+/* table_trim gives back no less than this many octets of the octet ring. */
+#define TRIM_SLACK 512u
 
 static void table_init(hpack_table *t, speedy_mem *mem, uint32_t max_size, int indexed) {
   memset(t, 0, sizeof *t);
@@ -284,6 +286,11 @@ static inline int table_live(const hpack_table *t, uint32_t number) {
   return (uint32_t)(t->inserted - 1 - number) < t->count;
 }
 
+/* The octets of the entries' names and values (no gaps, no overhead). */
+static inline size_t table_octets(const hpack_table *t) {
+  return t->size - (size_t)t->count * SPEEDY_HPACK_ENTRY_OVERHEAD;
+}
+
 static void table_evict_oldest(hpack_table *t) {
   hpack_entry *e = table_entry_by_number(t, t->inserted - t->count);
   t->size -= (size_t)e->name_len + e->value_len + SPEEDY_HPACK_ENTRY_OVERHEAD;
@@ -311,9 +318,9 @@ static void buckets_link(hpack_table *t, uint32_t number) {
   t->field_buckets[e->field_hash & mask] = number;
 }
 
-/* Doubles the descriptor ring (and the buckets), keeping every entry's number. */
-static int table_grow_ring(hpack_table *t) {
-  uint32_t cap = t->ring_cap ? t->ring_cap * 2 : RING_MIN;
+/* Gives the descriptor ring (and the buckets) cap slots, a power of two no smaller than
+ * the entry count, keeping every entry's number. */
+static int table_resize_ring(hpack_table *t, uint32_t cap) {
   hpack_entry *ring = speedy_mem_malloc(t->mem, (size_t)cap * sizeof *ring);
   if (ring == NULL) return SPEEDY_HPACK_ERR_NOMEM;
   uint32_t *names = NULL, *fields = NULL;
@@ -384,7 +391,7 @@ static int table_insert(hpack_table *t, const uint8_t *name, uint32_t name_len,
   }
   while (t->size + entry_size > t->max_size) table_evict_oldest(t);
   if (t->count + 1 > t->ring_cap) {
-    int rc = table_grow_ring(t);
+    int rc = table_resize_ring(t, t->ring_cap ? t->ring_cap * 2 : RING_MIN);
     if (rc != 0) return rc;
   }
   uint8_t *old = NULL;
@@ -399,9 +406,12 @@ static int table_insert(hpack_table *t, const uint8_t *name, uint32_t name_len,
     at = 0; /* the rest of the ring is a gap until the entries before it leave */
     t->span += t->data_cap - t->head + len;
   } else {
-    size_t live = t->span; /* an upper bound of the live octets: enough to size the ring */
+    size_t need = table_octets(t) + len;
     size_t cap = t->data_cap ? t->data_cap * 2 : DATA_MIN;
-    while (cap < live + len) cap *= 2;
+    while (cap < need) cap *= 2;
+    /* The entries never hold more octets than the table's maximum (each counts 32 more):
+     * a ring that large always fits them once compacted. */
+    if (cap > t->max_size) cap = t->max_size > need ? t->max_size : need;
     int rc = table_regrow_data(t, cap, &old);
     if (rc != 0) return rc;
     at = t->head;
@@ -418,6 +428,38 @@ static int table_insert(hpack_table *t, const uint8_t *name, uint32_t name_len,
   t->size += entry_size;
   if (t->indexed) buckets_link(t, number);
   return 0;
+}
+
+/* Gives back what the table holds beyond its entries' needs plus some room to grow (an
+ * idle session's tables): the octet ring is compacted to its live octets and a quarter
+ * more, the descriptor ring to the smallest that holds the entries and a quarter more.
+ * Small savings are skipped, so a session going idle and busy again does not copy or
+ * re-index its table each time.
+ * A failed allocation leaves the table as it was. */
+static void table_trim(hpack_table *t) {
+  if (t->count == 0) {
+    speedy_mem_free(t->mem, t->data);
+    t->data = NULL;
+    t->data_cap = t->head = t->span = 0;
+  } else {
+    size_t octets = table_octets(t);
+    size_t want = (octets + octets / 4 + 63) & ~(size_t)63;
+    uint8_t *old = NULL;
+    if (want + TRIM_SLACK <= t->data_cap && table_regrow_data(t, want, &old) == 0)
+      speedy_mem_free(t->mem, old);
+  }
+  uint32_t cap = t->ring_cap;
+  while (cap > RING_MIN && cap / 2 >= t->count + t->count / 4) cap /= 2;
+  if (t->count == 0 && cap == RING_MIN) {
+    speedy_mem_free(t->mem, t->ring);
+    speedy_mem_free(t->mem, t->name_buckets);
+    speedy_mem_free(t->mem, t->field_buckets);
+    t->ring = NULL;
+    t->name_buckets = t->field_buckets = NULL;
+    t->ring_cap = 0;
+  } else if (cap < t->ring_cap) {
+    (void)table_resize_ring(t, cap);
+  }
 }
 
 static void table_field(const hpack_table *t, uint32_t i, speedy_hpack_field *out) {
@@ -461,6 +503,7 @@ struct speedy_hpack_decoder {
   /* Huffman-decoded strings. */
   uint8_t *scratch;
   size_t scratch_cap;
+  size_t scratch_regrow; /* scratch_cap before speedy_hpack_decoder_trim gave it back */
 };
 
 /* Strings are capped well below what size arithmetic on 32-bit machines can hold. */
@@ -510,6 +553,19 @@ void speedy_hpack_decoder_set_max_string_length(speedy_hpack_decoder *d, uint32_
   d->max_string = len < MAX_STRING_LIMIT ? len : MAX_STRING_LIMIT;
 }
 
+void speedy_hpack_decoder_trim(speedy_hpack_decoder *d) {
+  if (d->scratch_cap > 0) d->scratch_regrow = d->scratch_cap < 16384 ? d->scratch_cap : 16384;
+  speedy_mem_free(d->mem, d->scratch);
+  d->scratch = NULL;
+  d->scratch_cap = 0;
+  if (d->held_len == 0) {
+    speedy_mem_free(d->mem, d->held);
+    d->held = NULL;
+    d->held_cap = 0;
+  }
+  table_trim(&d->table);
+}
+
 size_t speedy_hpack_decoder_entries(const speedy_hpack_decoder *d) { return d->table.count; }
 size_t speedy_hpack_decoder_table_size(const speedy_hpack_decoder *d) { return d->table.size; }
 uint32_t speedy_hpack_decoder_table_max(const speedy_hpack_decoder *d) { return d->table.max_size; }
@@ -551,7 +607,7 @@ static int string_header(const speedy_hpack_decoder *d, const uint8_t *in, size_
 /* Makes the scratch buffer at least n octets. */
 static int scratch_reserve(speedy_hpack_decoder *d, size_t n) {
   if (n <= d->scratch_cap) return 0;
-  size_t cap = d->scratch_cap ? d->scratch_cap : 256;
+  size_t cap = d->scratch_cap ? d->scratch_cap : d->scratch_regrow ? d->scratch_regrow : 256;
   while (cap < n) cap *= 2;
   uint8_t *p = speedy_mem_realloc(d->mem, d->scratch, cap);
   if (p == NULL) return SPEEDY_HPACK_ERR_NOMEM;
@@ -809,6 +865,8 @@ int speedy_hpack_encoder_set_initial_table_size(speedy_hpack_encoder *e, uint32_
 void speedy_hpack_encoder_set_huffman(speedy_hpack_encoder *e, speedy_hpack_huffman mode) {
   e->huffman = mode;
 }
+
+void speedy_hpack_encoder_trim(speedy_hpack_encoder *e) { table_trim(&e->table); }
 
 size_t speedy_hpack_encoder_entries(const speedy_hpack_encoder *e) { return e->table.count; }
 size_t speedy_hpack_encoder_table_size(const speedy_hpack_encoder *e) { return e->table.size; }

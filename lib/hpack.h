@@ -135,6 +135,11 @@ void speedy_hpack_decoder_set_max_string_length(speedy_hpack_decoder *d, uint32_
 int speedy_hpack_decode(speedy_hpack_decoder *d, const uint8_t *in, size_t len, int end_of_block,
                         speedy_hpack_emit_fn emit, void *user);
 
+/* Gives back memory an idle connection does not need: buffers for Huffman-decoded strings
+ * (and for a cut representation, when none is held), and what the dynamic table holds
+ * beyond its entries plus room to grow. Between calls to speedy_hpack_decode only. */
+void speedy_hpack_decoder_trim(speedy_hpack_decoder *d);
+
 /* The dynamic table, for tests and debugging: entries (0 the newest), the size in octets
  * counted as RFC 7541 4.1 does, and the maximum in force. */
 size_t speedy_hpack_decoder_entries(const speedy_hpack_decoder *d);
@@ -192,6 +197,10 @@ size_t speedy_hpack_encode_bound(const speedy_hpack_encoder *e, const speedy_hpa
  * encoder is then out of step with its peer and returns NOMEM on every later call). */
 int64_t speedy_hpack_encode(speedy_hpack_encoder *e, const speedy_hpack_field *fields,
                             size_t n_fields, uint8_t *out, size_t out_len);
+
+/* Gives back what the dynamic table holds beyond its entries plus room to grow (an idle
+ * connection's encoder). */
+void speedy_hpack_encoder_trim(speedy_hpack_encoder *e);
 
 /* The encoder's dynamic table, as for the decoder (tests compare the two). */
 size_t speedy_hpack_encoder_entries(const speedy_hpack_encoder *e);

@@ -201,6 +201,12 @@ static void budget_init(speedy_budget *budget, uint32_t burst, uint32_t rate, in
   budget->refilled_ns = now_ns;
 }
 
+void speedy_session_trim_idle(speedy_session *session) {
+  if (session->n_streams != 0 || session->in_recv) return;
+  speedy_buf_shrink(&session->inbuf, &session->mem, 0);
+  if (session->codec->idle != NULL) session->codec->idle(session);
+}
+
 void speedy_trace(speedy_session *session, int sent, int type, uint8_t flags, int32_t stream_id,
                   uint32_t length, const char *summary) {
   if (session->callbacks.on_frame != NULL)

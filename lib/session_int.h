@@ -329,6 +329,12 @@ void speedy_session_apply_local_settings(speedy_session *session, const speedy_s
 int speedy_setting_slot(uint32_t id);
 /* Takes a token from a budget, refilled by the application's clock. 1: taken; 0: empty. */
 int speedy_budget_take(speedy_session *session, speedy_budget *budget);
+/* With no streams, and outside speedy_session_recv (whose callbacks run while input
+ * buffers are in use): gives back the empty input buffer and what the codec keeps only
+ * for busy sessions, so idle sessions stay small. (The output buffer is given back when
+ * the application takes the last bytes: a client that just read a response is about to
+ * send its next request.) */
+void speedy_session_trim_idle(speedy_session *session);
 /* Frame trace, if the application asked for it. */
 void speedy_trace(speedy_session *session, int sent, int type, uint8_t flags, int32_t stream_id,
                   uint32_t length, const char *summary);

@@ -219,5 +219,6 @@ int64_t speedy_session_recv(speedy_session *session, const uint8_t *data, size_t
   session->in_recv = 1;
   int64_t rv = session->codec->recv(session, data, len);
   session->in_recv = 0;
+  speedy_session_trim_idle(session);
   return rv;
 }

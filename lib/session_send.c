@@ -317,8 +317,9 @@ int64_t speedy_session_peek_output(speedy_session *session, const uint8_t **out,
 void speedy_session_consume_output(speedy_session *session, size_t n) {
   size_t len = speedy_buf_len(&session->outbuf);
   speedy_buf_consume(&session->outbuf, n < len ? n : len);
-  /* Idle sessions give their output buffer back; busy ones keep it for reuse. */
+  /* Idle sessions give their buffers back; busy ones keep them for reuse. */
   if (session->n_streams == 0) speedy_buf_shrink(&session->outbuf, &session->mem, 0);
+  speedy_session_trim_idle(session);
 }
 
 int64_t speedy_session_send(speedy_session *session, uint8_t *buf, size_t cap) {

@@ -239,6 +239,28 @@ static int conn_setup_tls(io_conn *c, const char *server_name) {
   return 0;
 }
 
+/* A memory BIO keeps the largest buffer it ever held (the handshake's flights, a burst of
+ * records) after it is read empty; an idle connection gives it back by swapping in a
+ * fresh BIO, which allocates only when bytes come. */
+static int conn_renew_bio(io_conn *c, int read_side) {
+  BIO *bio = read_side ? c->rbio : c->wbio;
+  BUF_MEM *held = NULL;
+  if (BIO_ctrl_pending(bio) > 0 || BIO_get_mem_ptr(bio, &held) != 1 || held == NULL ||
+      held->max == 0)
+    return 0;
+  BIO *fresh = BIO_new(BIO_s_mem());
+  if (!fresh) return UV_ENOMEM;
+  BIO_set_mem_eof_return(fresh, -1);
+  if (read_side) {
+    SSL_set0_rbio(c->ssl, fresh); /* frees the old one */
+    c->rbio = fresh;
+  } else {
+    SSL_set0_wbio(c->ssl, fresh);
+    c->wbio = fresh;
+  }
+  return 0;
+}
+
 /* The protocol is known: report it and let bytes flow. */
 static void conn_open(io_conn *c, io_proto proto, io_negotiation how) {
   c->proto = proto;
@@ -301,7 +323,10 @@ static void conn_deliver(io_conn *c) {
       continue;
     }
     int err = SSL_get_error(c->ssl, n);
-    if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) break;
+    if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
+      if (conn_renew_bio(c, 1) != 0) conn_finish(c, UV_ENOMEM);
+      break;
+    }
     if (err == SSL_ERROR_ZERO_RETURN) { /* close_notify */
       c->clean_eof = 1;
       if (c->cb.on_eof) {
@@ -606,7 +631,7 @@ static int conn_drain_wbio(io_conn *c) {
     if (n <= 0) break;
     c->out_wire.len += (size_t)n;
   }
-  return 0;
+  return conn_renew_bio(c, 0);
 }
 
 /* The queued file range is done (or dropped): what was appended after it comes next. */
