@@ -705,6 +705,41 @@ Test(h2_priority_9218, rfc9218_s4_2_incremental_streams_share_others_go_in_order
   }
 }
 
+/* RFC 9218 4.2 whatever order the answers come in: non-incremental ones by stream id,
+ * each whole, and the incremental one after them. */
+Test(h2_priority_9218, rfc9218_s4_2_answers_submitted_out_of_order_go_in_id_order) {
+  h2_rig rig;
+  server(&rig);
+  h2_field in_order[] = REQUEST4("priority", "u=3");
+  h2_field incremental[] = REQUEST4("priority", "u=3, i");
+  h2_rig_headers(&rig, 1, 0x1, in_order, 5);
+  h2_rig_headers(&rig, 3, 0x1, in_order, 5);
+  h2_rig_headers(&rig, 5, 0x1, in_order, 5);
+  h2_rig_headers(&rig, 7, 0x1, incremental, 5);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  static const int32_t submitted[] = {7, 5, 1, 3};
+  /* Within the connection's first window: 3 x 16,400 (two frames each) + 16,000. */
+  for (size_t i = 0; i < 4; i++)
+    cr_assert_eq(
+        speedy_submit_response(rig.peer->session, submitted[i],
+                               (speedy_header[]){{":status", 7, "200", 3}}, 1, test_body_read,
+                               test_peer_body(rig.peer, NULL, submitted[i] == 7 ? 16000 : 16400)),
+        0);
+  h2_output out;
+  h2_output_take(&out, &rig);
+  int32_t order[16];
+  size_t n = 0;
+  for (size_t i = 0; i < out.n && n < 16; i++)
+    if (out.frames[i].hd.type == DATA) order[n++] = out.frames[i].hd.stream_id;
+  static const int32_t expected[] = {1, 1, 3, 3, 5, 5, 7};
+  cr_assert_eq(n, 7, "%zu DATA frames, expected 7", n);
+  for (size_t i = 0; i < n; i++)
+    cr_assert_eq(order[i], expected[i], "DATA frame %zu was stream %d, expected %d", i,
+                 (int)order[i], (int)expected[i]);
+  h2_output_free(&out);
+  h2_rig_close(&rig);
+}
+
 /* 5.1.1 with RFC 9218 7.1: priorities buffered for ids the client skipped are dropped when
  * a higher stream opens (those streams are closed), so they do not fill the table. */
 Test(h2_priority_9218, rfc9218_s7_1_priorities_of_skipped_ids_are_dropped) {
