@@ -185,6 +185,36 @@ Test(h2_http, s8_2_an_upper_case_field_name_is_malformed) {
   expect_malformed_request(f, 5, "upper-case name");
 }
 
+/* Names are checked through a table: every octet at the first, a middle and the last
+ * position of a name is accepted exactly when 8.2.1 allows it (no 0x00-0x20, upper case
+ * or 0x7f-0xff; a colon only first, as a pseudo-header field's). */
+Test(h2_http, s8_2_1_every_octet_of_a_name_is_judged_by_the_rule) {
+  for (unsigned c = 0; c < 256; c++) {
+    int allowed = c > 0x20 && c < 0x7f && !(c >= 'A' && c <= 'Z');
+    for (size_t at = 0; at < 3; at++) {
+      uint8_t name[3] = {'x', 'y', 'z'};
+      name[at] = (uint8_t)c;
+      speedy_h2_message m;
+      speedy_h2_message_begin(&m, SPEEDY_H2_MSG_TRAILERS);
+      int rv = speedy_h2_message_field(&m, name, sizeof name, (const uint8_t *)"v", 1);
+      /* A leading colon makes a pseudo-header field, which trailers may not carry. */
+      int expected_ok = allowed && c != ':';
+      cr_assert_eq(rv == 0, expected_ok, "octet 0x%02x at %zu: %s", c, at,
+                   rv == 0 ? "accepted" : m.why);
+      if (c == ':' && at == 0)
+        cr_assert_str_eq(m.why, "pseudo-header field in trailers", "a leading colon: %s", m.why);
+    }
+  }
+  speedy_h2_message m;
+  speedy_h2_message_begin(&m, SPEEDY_H2_MSG_RESPONSE);
+  cr_assert_neq(speedy_h2_message_field(&m, (const uint8_t *)":", 1, (const uint8_t *)"v", 1), 0,
+                "a lone colon is no name");
+  speedy_h2_message_begin(&m, SPEEDY_H2_MSG_RESPONSE);
+  cr_assert_eq(
+      speedy_h2_message_field(&m, (const uint8_t *)":status", 7, (const uint8_t *)"200", 3), 0,
+      ":status: %s", m.why);
+}
+
 Test(h2_http, s8_2_1_a_field_value_with_a_newline_is_malformed) {
   h2_field f[] = REQUEST4("x-evil", "a\nb");
   expect_malformed_request(f, 5, "LF in a value");
