@@ -554,7 +554,8 @@ static void on_frame(speedy_session *session, int sent, int type, uint8_t flags,
   (void)session, (void)summary;
   speedyd_spdy_conn *conn = user;
   charge_glitches(conn, glitch_cost(conn, sent, type, flags, length));
-  if (!sent || stream_id == 0) return;
+  /* The bytes a stream sent are for the access log only: no lookup per frame without one. */
+  if (!sent || stream_id == 0 || conn->base->server->access_log == NULL) return;
   sd_stream *s = stream_get(user, stream_id);
   if (s != NULL)
     s->bytes_out += speedy_session_data_header_length(conn->session) + (uint64_t)length;
