@@ -24,16 +24,25 @@ void speedy_h2_message_begin(speedy_h2_message *m, speedy_h2_message_kind kind) 
   m->priority.urgency = SPEEDY_PRIORITY_DEFAULT_URGENCY;
 }
 
+/* 8.2.1: the octets a field name may hold after its first: none of 0x00-0x20, upper case,
+ * 0x7f-0xff or the colon. A table, so that the loop below is one load per octet (names
+ * are checked on every field sent and received). */
+#define NAME_OCTET(c) ((c) > 0x20 && (c) < 0x7f && !((c) >= 0x41 && (c) <= 0x5a) && (c) != ':')
+#define NAME_OCTETS4(c) NAME_OCTET(c), NAME_OCTET(c + 1), NAME_OCTET(c + 2), NAME_OCTET(c + 3)
+#define NAME_OCTETS16(c)                                                                           \
+  NAME_OCTETS4(c), NAME_OCTETS4(c + 4), NAME_OCTETS4(c + 8), NAME_OCTETS4(c + 12)
+#define NAME_OCTETS64(c)                                                                           \
+  NAME_OCTETS16(c), NAME_OCTETS16(c + 16), NAME_OCTETS16(c + 32), NAME_OCTETS16(c + 48)
+static const uint8_t name_octet_ok[256] = {NAME_OCTETS64(0), NAME_OCTETS64(64), NAME_OCTETS64(128),
+                                           NAME_OCTETS64(192)};
+
 /* 8.2.1: no 0x00-0x20, no upper case, no 0x7f-0xff; a colon only as a pseudo-header
- * field's first character. */
+ * field's first character (and not alone). */
 static int name_valid(const uint8_t *name, size_t len) {
-  if (len == 0) return 0;
-  for (size_t i = 0; i < len; i++) {
-    uint8_t c = name[i];
-    if (c <= 0x20 || (c >= 0x41 && c <= 0x5a) || c >= 0x7f) return 0;
-    if (c == ':' && i > 0) return 0;
-  }
-  return !(len == 1 && name[0] == ':');
+  if (len == 0 || (len == 1 && name[0] == ':')) return 0;
+  unsigned ok = 1;
+  for (size_t i = name[0] == ':'; i < len; i++) ok &= name_octet_ok[name[i]];
+  return ok != 0;
 }
 
 /* 1 when one of the eight octets of w is b. (w ^ b...) has a zero octet exactly then, and

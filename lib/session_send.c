@@ -20,9 +20,14 @@ void speedy_sched_add(speedy_session *session, speedy_stream *stream) {
   int u = stream->urgency;
   stream->data_state = SPEEDY_DATA_ACTIVE;
   speedy_stream *before = NULL; /* insert before this one; NULL: at the tail */
-  if (!stream->incremental)
-    for (before = session->sched_head[u]; before != NULL; before = before->sched_next)
-      if (before->incremental || before->id > stream->id) break;
+  if (!stream->incremental) {
+    /* From the tail back: answers mostly become ready in id order, so a new one usually
+     * goes last (a scan from the head cost a walk of every active stream per answer). */
+    speedy_stream *after = session->sched_tail[u];
+    while (after != NULL && (after->incremental || after->id > stream->id))
+      after = after->sched_prev;
+    before = after != NULL ? after->sched_next : session->sched_head[u];
+  }
   stream->sched_next = before;
   stream->sched_prev = before != NULL ? before->sched_prev : session->sched_tail[u];
   if (stream->sched_prev != NULL)

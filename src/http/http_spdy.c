@@ -142,6 +142,10 @@ static int not_sent(http_protocol protocol, const char *name, size_t len) {
                                        http_headers_name_equal(name, len, "te"));
 }
 
+int http_spdy_response_field_sent(http_protocol protocol, const char *name, size_t len) {
+  return len > 0 && !not_sent(protocol, name, len);
+}
+
 int http_spdy_response_headers(const http_response *response, http_protocol protocol,
                                http_spdy_headers *out) {
   out->list = NULL;

@@ -37,6 +37,10 @@
 /* 1 when name (any case) is a field SPDY forbids: connection, host, keep-alive,
  * proxy-connection, transfer-encoding. */
 int http_spdy_is_connection_header(const char *name, size_t len);
+/* 1 when a response field named name goes on the wire of protocol (0: a pseudo-header
+ * name, a connection-specific field, or one of HTTP/2's forbidden ones). A field sent
+ * over HTTP/2 is sent over every SPDY version too. */
+int http_spdy_response_field_sent(http_protocol protocol, const char *name, size_t len);
 
 /* Feeds one received request header (from on_header) into request. Returns 0 or the
  * sticky error (http_request.h); an error here is answered after the block ends. */

@@ -19,6 +19,10 @@
  * check stands for MS milliseconds: hits within it skip the fstatat, and a file changed
  * meanwhile is served as it was for at most that long.
  *
+ * SPDY and HTTP/2 answers need no copy of the fields: each entry keeps them laid out
+ * once as the list the engine takes (:status 200, the fields, then Date and Server, which
+ * point at speedyd_serve_date's buffer), so a hit submits that list as it is.
+ *
  * Memory: entries (bytes + headers) stay within max_bytes, least recently used evicted
  * first. An entry is reference-counted: a response still sending it keeps it alive after
  * eviction. One cache per worker process (no sharing, no locks).
@@ -30,7 +34,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "http_date.h"
 #include "http_mime.h"
+#include "http_spdy.h"
 #include "speedyd.h"
 
 #define CACHE_BUCKETS 1024u
@@ -50,6 +56,10 @@ struct cache_entry {
   struct timespec mtime, ctime;
   int64_t checked_ns; /* when the file was last found unchanged (monotonic) */
   http_headers headers;
+  /* The SPDY/HTTP/2 head: :status, headers' fields, Date, Server (NULL: a field whose
+   * sending differs between protocols; such an entry is answered through headers). */
+  speedy_header *wire_fields;
+  size_t n_wire_fields;
   uint8_t *data;
   size_t charge;
   unsigned refs; /* 1 while in the cache, +1 per body borrowing data */
@@ -73,6 +83,7 @@ static void entry_unref(void *context) {
   cache_entry *e = context;
   if (--e->refs > 0) return;
   http_headers_free(&e->headers);
+  free(e->wire_fields);
   free(e->data);
   free(e->key);
   free(e);
@@ -141,15 +152,25 @@ static int cacheable_request(const speedyd_server *server, const http_request *r
   if (request->method == NULL || request->path == NULL ||
       (strcmp(request->method, "GET") != 0 && strcmp(request->method, "HEAD") != 0))
     return -1;
-  for (size_t i = 0; i < sizeof(bypass) / sizeof(bypass[0]); i++)
-    if (http_headers_get(&request->headers, bypass[i]) != NULL) return -1;
+  /* One pass over the request's fields (names are lower-case): only names beginning as
+   * a bypass name does are compared. */
+  const char *accept_encoding = NULL;
+  for (size_t i = 0; i < request->headers.count; i++) {
+    const http_header *h = &request->headers.items[i];
+    if (h->name[0] == 'a' && accept_encoding == NULL &&
+        http_headers_name_equal(h->name, h->name_len, "accept-encoding"))
+      accept_encoding = h->value;
+    if (h->name[0] != 'r' && h->name[0] != 'i') continue;
+    for (size_t k = 0; k < sizeof(bypass) / sizeof(bypass[0]); k++)
+      if (http_headers_name_equal(h->name, h->name_len, bypass[k])) return -1;
+  }
   int trailing_slash = 0;
   if (http_docroot_decode_path(request->path, http_request_path_length(request), rel, cap,
                                &trailing_slash) != 0 ||
       trailing_slash || rel[0] == '\0')
     return -1;
   if (server->config.gzip && http_mime_compressible(http_mime_type(rel)) &&
-      http_static_accepts_gzip(http_headers_get(&request->headers, "accept-encoding")))
+      http_static_accepts_gzip(accept_encoding))
     return -1; /* this client may get gzip: http_static decides */
   return 0;
 }
@@ -167,10 +188,9 @@ static int same_file(const cache_entry *e, const struct stat *st) {
          st->st_ctim.tv_nsec == e->ctime.tv_nsec;
 }
 
-static int answer_from(cache_entry *e, const http_request *request, http_response *response) {
-  http_response_reset(response, 200);
-  if (http_headers_append_all(&response->headers, &e->headers) != 0) return -1;
-  if (strcmp(request->method, "HEAD") == 0) return 0; /* headers only, as http_static */
+/* The body of an answer from e (none for HEAD: headers only, as http_static). */
+static int body_from(cache_entry *e, const http_request *request, http_response *response) {
+  if (strcmp(request->method, "HEAD") == 0) return 0;
   http_body *body;
   e->refs++;
   if (http_body_new_borrowed(&body, e->data, (size_t)e->size, entry_unref, e) != 0)
@@ -179,37 +199,92 @@ static int answer_from(cache_entry *e, const http_request *request, http_respons
   return 0;
 }
 
-int speedyd_file_cache_serve(speedyd_server *server, const http_request *request,
-                             http_response *response) {
+static int answer_from(cache_entry *e, const http_request *request, http_response *response) {
+  http_response_reset(response, 200);
+  if (http_headers_append_all(&response->headers, &e->headers) != 0) return -1;
+  return body_from(e, request, response);
+}
+
+/* The fresh entry for request, or NULL (not cacheable, not cached, changed or gone). */
+static cache_entry *lookup(speedyd_server *server, const http_request *request) {
   speedyd_file_cache *cache = server->file_cache;
   char rel[CACHE_REL_MAX];
-  if (cache == NULL || cacheable_request(server, request, rel, sizeof(rel)) != 0) return 0;
+  if (cache == NULL || cacheable_request(server, request, rel, sizeof(rel)) != 0) return NULL;
   size_t len = strlen(request->path);
   uint64_t hash = hash_key(request->path, len);
   cache_entry *e = entry_find(cache, request->path, len, hash);
   if (e == NULL) {
     cache->misses++;
-    return 0;
+    return NULL;
   }
-  if (left_to_sendfile(request, (uint64_t)e->size)) return 0;
+  if (left_to_sendfile(request, (uint64_t)e->size)) return NULL;
   int64_t now = cache->valid_ns > 0 ? speedyd_now_ns() : 0;
   if (cache->valid_ns == 0 || now - e->checked_ns >= cache->valid_ns) {
     struct stat st;
     if (fstatat(server->docroot.dir_fd, rel, &st, 0) != 0 || !same_file(e, &st)) {
       entry_remove(cache, e); /* changed or gone: http_static answers, and may refill */
       cache->misses++;
-      return 0;
+      return NULL;
     }
     e->checked_ns = now;
   }
+  return e;
+}
+
+static void hit(speedyd_file_cache *cache, cache_entry *e) {
+  lru_unlink(cache, e);
+  lru_push_front(cache, e);
+  cache->hits++;
+}
+
+int speedyd_file_cache_serve(speedyd_server *server, const http_request *request,
+                             http_response *response) {
+  cache_entry *e = lookup(server, request);
+  if (e == NULL) return 0;
   if (answer_from(e, request, response) != 0) {
     http_response_reset(response, 200); /* let http_static answer instead */
     return 0;
   }
-  lru_unlink(cache, e);
-  lru_push_front(cache, e);
-  cache->hits++;
+  hit(server->file_cache, e);
   return 1;
+}
+
+int speedyd_file_cache_serve_fields(speedyd_server *server, const http_request *request,
+                                    http_response *response, const speedy_header **fields,
+                                    size_t *n_fields) {
+  cache_entry *e = lookup(server, request);
+  if (e == NULL || e->wire_fields == NULL) return 0;
+  http_response_reset(response, 200);
+  if (body_from(e, request, response) != 0) return 0;
+  (void)speedyd_serve_date(); /* this second's date in the buffer the list points at */
+  *fields = e->wire_fields;
+  *n_fields = e->n_wire_fields;
+  hit(server->file_cache, e);
+  return 1;
+}
+
+/* Lays out e's SPDY/HTTP/2 head once (see cache_entry); leaves wire_fields NULL when a
+ * field would not go out the same over every protocol, or when there is no memory. */
+static void prepare_wire_fields(cache_entry *e) {
+  const http_headers *headers = &e->headers;
+  speedy_header *list = calloc(headers->count + 3, sizeof(*list));
+  if (list == NULL) return;
+  size_t n = 0;
+  list[n++] = (speedy_header){":status", 7, "200", 3};
+  for (size_t i = 0; i < headers->count; i++) {
+    const http_header *h = &headers->items[i];
+    if (!http_spdy_response_field_sent(HTTP_PROTO_H2, h->name, h->name_len)) {
+      free(list);
+      return;
+    }
+    /* speedyd_serve_common_headers replaces these (there are none from http_static). */
+    if (strcmp(h->name, "date") == 0 || strcmp(h->name, "server") == 0) continue;
+    list[n++] = (speedy_header){h->name, h->name_len, h->value, h->value_len};
+  }
+  list[n++] = (speedy_header){"date", 4, speedyd_serve_date(), HTTP_DATE_SIZE - 1};
+  list[n++] = (speedy_header){"server", 6, SPEEDYD_SERVER_FIELD, sizeof(SPEEDYD_SERVER_FIELD) - 1};
+  e->wire_fields = list;
+  e->n_wire_fields = n;
 }
 
 void speedyd_file_cache_store(speedyd_server *server, const http_request *request,
@@ -250,7 +325,9 @@ void speedyd_file_cache_store(speedyd_server *server, const http_request *reques
     ok = http_headers_add(&e->headers, h->name, h->name_len, h->value, h->value_len) == 0;
     header_bytes += h->name_len + h->value_len + 32;
   }
-  e->charge = sizeof(*e) + key_len + (size_t)length + header_bytes;
+  if (ok) prepare_wire_fields(e);
+  e->charge = sizeof(*e) + key_len + (size_t)length + header_bytes +
+              (response->headers.count + 3) * sizeof(speedy_header);
   if (!ok || e->charge > cache->max_bytes) {
     entry_unref(e);
     return;

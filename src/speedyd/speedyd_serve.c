@@ -41,8 +41,21 @@ void speedyd_serve_static(speedyd_server *server, const http_request *request,
     speedyd_file_cache_store(server, request, response);
 }
 
-void speedyd_serve_common_headers(http_response *response) {
-  /* Formatted once a second, not once an answer (one process, one thread: no lock). */
+int speedyd_serve_static_fields(speedyd_server *server, const http_request *request,
+                                http_response *response, const speedy_header **fields,
+                                size_t *n_fields) {
+  *fields = NULL;
+  *n_fields = 0;
+  if (!speedyd_serve_is_upload(server, request) && server->replay == NULL &&
+      speedyd_file_cache_serve_fields(server, request, response, fields, n_fields))
+    return 1;
+  speedyd_serve_static(server, request, response);
+  return 0;
+}
+
+const char *speedyd_serve_date(void) {
+  /* Formatted once a second, not once an answer (one process, one thread: no lock), in
+   * one buffer whose address never changes: prepared header lists point at it. */
   static char date[HTTP_DATE_SIZE];
   static time_t date_second = -1;
   time_t now = time(NULL);
@@ -50,7 +63,11 @@ void speedyd_serve_common_headers(http_response *response) {
     http_date_format((int64_t)now, date);
     date_second = now;
   }
+  return date;
+}
+
+void speedyd_serve_common_headers(http_response *response) {
   /* Failure to add these leaves a valid answer without them. */
-  (void)http_headers_set(&response->headers, "date", date);
-  (void)http_headers_set(&response->headers, "server", "speedyd/" SPEEDYD_VERSION);
+  (void)http_headers_set(&response->headers, "date", speedyd_serve_date());
+  (void)http_headers_set(&response->headers, "server", SPEEDYD_SERVER_FIELD);
 }

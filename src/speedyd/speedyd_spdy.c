@@ -277,9 +277,26 @@ static void push_resources(speedyd_spdy_conn *conn, sd_stream *page) {
   }
 }
 
+/* s cannot be answered (rv: why): a reset instead. */
+static void answer_failed(speedyd_spdy_conn *conn, sd_stream *s, int rv) {
+  speedyd_log_error(conn->base->server, io_conn_peer(conn->base->io),
+                    "stream %d: cannot answer: %s", (int)s->id,
+                    rv < -100 ? speedy_strerror(rv) : http_strerror(rv));
+  speedy_submit_rst(conn->session, s->id, SPEEDY_RST_INTERNAL_ERROR);
+}
+
+/* Submits the head fields (n of them) and s->response's body as s's answer. */
+static void submit_answer(speedyd_spdy_conn *conn, sd_stream *s, const speedy_header *fields,
+                          size_t n) {
+  int has_body = s->response.body != NULL;
+  int rv = speedy_submit_response(conn->session, s->id, fields, n,
+                                  has_body ? stream_body_read : NULL, has_body ? s : NULL);
+  if (rv != 0) answer_failed(conn, s, rv);
+  io_conn_want_writable(conn->base->io);
+}
+
 /* Sends s->response as the SYN_REPLY and body of s. */
 static void respond(speedyd_spdy_conn *conn, sd_stream *s) {
-  speedyd_server *server = conn->base->server;
   if (s->responded) return;
   s->responded = 1;
   speedyd_serve_common_headers(&s->response);
@@ -291,18 +308,13 @@ static void respond(speedyd_spdy_conn *conn, sd_stream *s) {
   if (pushing) push_resources(conn, s);
   http_spdy_headers headers;
   int rv = http_spdy_response_headers(&s->response, s->request.protocol, &headers);
-  if (rv == 0) {
-    int has_body = s->response.body != NULL;
-    rv = speedy_submit_response(conn->session, s->id, headers.list, headers.count,
-                                has_body ? stream_body_read : NULL, has_body ? s : NULL);
-    http_spdy_headers_free(&headers);
-  }
   if (rv != 0) {
-    speedyd_log_error(server, io_conn_peer(conn->base->io), "stream %d: cannot answer: %s",
-                      (int)s->id, rv < -100 ? speedy_strerror(rv) : http_strerror(rv));
-    speedy_submit_rst(conn->session, s->id, SPEEDY_RST_INTERNAL_ERROR);
+    answer_failed(conn, s, rv);
+    io_conn_want_writable(conn->base->io);
+    return;
   }
-  io_conn_want_writable(conn->base->io);
+  submit_answer(conn, s, headers.list, headers.count);
+  http_spdy_headers_free(&headers);
 }
 
 static void respond_error(speedyd_spdy_conn *conn, sd_stream *s, int err) {
@@ -387,8 +399,19 @@ static int on_headers_end(speedy_session *session, int32_t stream_id, int end_st
     }
     return 0;
   }
-  /* Everything else is answered now; a body sent with it is read and dropped. */
-  speedyd_serve_static(server, &s->request, &s->response);
+  /* Everything else is answered now; a body sent with it is read and dropped. Without
+   * hints or pushes to add, a cached file's answer comes with its head laid out. */
+  if (!server->config.hint && !server->config.push) {
+    const speedy_header *fields;
+    size_t n_fields;
+    if (speedyd_serve_static_fields(server, &s->request, &s->response, &fields, &n_fields)) {
+      s->responded = 1;
+      submit_answer(conn, s, fields, n_fields);
+      return 0;
+    }
+  } else {
+    speedyd_serve_static(server, &s->request, &s->response);
+  }
   respond(conn, s);
   return 0;
 }
@@ -517,7 +540,8 @@ static void on_frame(speedy_session *session, int sent, int type, uint8_t flags,
   (void)session, (void)summary;
   speedyd_spdy_conn *conn = user;
   charge_glitches(conn, glitch_cost(conn, sent, type, flags, length));
-  if (!sent || stream_id == 0) return;
+  /* The bytes a stream sent are for the access log only: no lookup per frame without one. */
+  if (!sent || stream_id == 0 || conn->base->server->access_log == NULL) return;
   sd_stream *s = stream_get(user, stream_id);
   if (s != NULL)
     s->bytes_out += speedy_session_data_header_length(conn->session) + (uint64_t)length;

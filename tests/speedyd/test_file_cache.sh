@@ -2,7 +2,8 @@
 # test_file_cache.sh — --file-cache: cached answers are the file's bytes, a changed file
 # (same size, new mtime; new size; removed) is noticed at once, HEAD / Range /
 # If-None-Match still get their own answers, a cached file is not opened again, and
-# HTTP/1.1 answers of 16 KiB or more are left to sendfile while SPDY's come from the cache.
+# HTTP/1.1 answers of 16 KiB or more are left to sendfile while SPDY's come from the cache,
+# and SPDY and HTTP/2 answers from the cache carry the fields of the first answer.
 source "$(dirname "$0")/lib.sh" "$@"
 need python3 curl sha256sum
 mkdir -p "$WORK/site"
@@ -71,6 +72,35 @@ check "Range on a cached file: the bytes" "$(sha "$WORK/range")" \
 etag=$(curl -sS --max-time 10 -I "$url/small.bin" | awk -F': ' 'tolower($1) == "etag" {print $2}' | tr -d '\r')
 check "If-None-Match on a cached file: 304" \
   "$(curl -sS --max-time 10 -o /dev/null -w '%{http_code}' -H "If-None-Match: $etag" "$url/small.bin")" 304
+
+# SPDY and HTTP/2 answers from the cache come with their head laid out once: the same
+# fields, in the same order, as the first (uncached) answer gave; Date aside.
+head -c 3000 /dev/urandom >"$WORK/site/h2.bin"
+head -c 3000 /dev/urandom >"$WORK/site/spdy.bin"
+fields() { grep -v -i '^date:' "$1" | tr -d '\r'; }
+for i in 1 2 3; do
+  curl -sS --max-time 10 --http2-prior-knowledge -D "$WORK/h2.head$i" -o "$WORK/got" "$url/h2.bin"
+  check "h2c $i: the file" "$(sha "$WORK/got")" "$(sha "$WORK/site/h2.bin")"
+done
+check_grep "h2c: the first answer over HTTP/2" "^HTTP/2 200" "$WORK/h2.head1"
+check "h2c: a cached answer has the first answer's fields" "$(fields "$WORK/h2.head2")" \
+  "$(fields "$WORK/h2.head1")"
+check "h2c: and the next" "$(fields "$WORK/h2.head3")" "$(fields "$WORK/h2.head1")"
+check_grep "h2c: Date on a cached answer" "^date: " "$WORK/h2.head3"
+check_grep "h2c: Server on a cached answer" "^server: speedyd/" "$WORK/h2.head3"
+check "h2c HEAD of a cached file: no body" "$(curl -sS --max-time 10 --http2-prior-knowledge \
+  -I -o /dev/null -w '%{size_download}' "$url/h2.bin")" 0
+check_grep "h2c HEAD of a cached file: its length" "content-length: 3000" \
+  <(curl -sS --max-time 10 --http2-prior-knowledge -I "$url/h2.bin")
+if [ -x "$SPEEDY" ]; then
+  for i in 1 2; do
+    "$SPEEDY" get -s -i --spdy=3.1 -o "$WORK/spdy.out$i" "$url/spdy.bin"
+    sed -n '1,/^\r*$/p' "$WORK/spdy.out$i" >"$WORK/spdy.head$i"
+  done
+  check_grep "SPDY: the first answer's status" "^SPDY/3.1 200 OK" "$WORK/spdy.head1"
+  check "SPDY: a cached answer has the first answer's fields" "$(fields "$WORK/spdy.head2")" \
+    "$(fields "$WORK/spdy.head1")"
+fi
 
 rm "$WORK/site/small.bin"
 check "a removed file is 404, not the cached copy" \

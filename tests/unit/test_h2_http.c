@@ -185,6 +185,36 @@ Test(h2_http, s8_2_an_upper_case_field_name_is_malformed) {
   expect_malformed_request(f, 5, "upper-case name");
 }
 
+/* Names are checked through a table: every octet at the first, a middle and the last
+ * position of a name is accepted exactly when 8.2.1 allows it (no 0x00-0x20, upper case
+ * or 0x7f-0xff; a colon only first, as a pseudo-header field's). */
+Test(h2_http, s8_2_1_every_octet_of_a_name_is_judged_by_the_rule) {
+  for (unsigned c = 0; c < 256; c++) {
+    int allowed = c > 0x20 && c < 0x7f && !(c >= 'A' && c <= 'Z');
+    for (size_t at = 0; at < 3; at++) {
+      uint8_t name[3] = {'x', 'y', 'z'};
+      name[at] = (uint8_t)c;
+      speedy_h2_message m;
+      speedy_h2_message_begin(&m, SPEEDY_H2_MSG_TRAILERS);
+      int rv = speedy_h2_message_field(&m, name, sizeof name, (const uint8_t *)"v", 1);
+      /* A leading colon makes a pseudo-header field, which trailers may not carry. */
+      int expected_ok = allowed && c != ':';
+      cr_assert_eq(rv == 0, expected_ok, "octet 0x%02x at %zu: %s", c, at,
+                   rv == 0 ? "accepted" : m.why);
+      if (c == ':' && at == 0)
+        cr_assert_str_eq(m.why, "pseudo-header field in trailers", "a leading colon: %s", m.why);
+    }
+  }
+  speedy_h2_message m;
+  speedy_h2_message_begin(&m, SPEEDY_H2_MSG_RESPONSE);
+  cr_assert_neq(speedy_h2_message_field(&m, (const uint8_t *)":", 1, (const uint8_t *)"v", 1), 0,
+                "a lone colon is no name");
+  speedy_h2_message_begin(&m, SPEEDY_H2_MSG_RESPONSE);
+  cr_assert_eq(
+      speedy_h2_message_field(&m, (const uint8_t *)":status", 7, (const uint8_t *)"200", 3), 0,
+      ":status: %s", m.why);
+}
+
 Test(h2_http, s8_2_1_a_field_value_with_a_newline_is_malformed) {
   h2_field f[] = REQUEST4("x-evil", "a\nb");
   expect_malformed_request(f, 5, "LF in a value");
@@ -703,6 +733,41 @@ Test(h2_priority_9218, rfc9218_s4_2_incremental_streams_share_others_go_in_order
     h2_output_free(&out);
     h2_rig_close(&rig);
   }
+}
+
+/* RFC 9218 4.2 whatever order the answers come in: non-incremental ones by stream id,
+ * each whole, and the incremental one after them. */
+Test(h2_priority_9218, rfc9218_s4_2_answers_submitted_out_of_order_go_in_id_order) {
+  h2_rig rig;
+  server(&rig);
+  h2_field in_order[] = REQUEST4("priority", "u=3");
+  h2_field incremental[] = REQUEST4("priority", "u=3, i");
+  h2_rig_headers(&rig, 1, 0x1, in_order, 5);
+  h2_rig_headers(&rig, 3, 0x1, in_order, 5);
+  h2_rig_headers(&rig, 5, 0x1, in_order, 5);
+  h2_rig_headers(&rig, 7, 0x1, incremental, 5);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  static const int32_t submitted[] = {7, 5, 1, 3};
+  /* Within the connection's first window: 3 x 16,400 (two frames each) + 16,000. */
+  for (size_t i = 0; i < 4; i++)
+    cr_assert_eq(
+        speedy_submit_response(rig.peer->session, submitted[i],
+                               (speedy_header[]){{":status", 7, "200", 3}}, 1, test_body_read,
+                               test_peer_body(rig.peer, NULL, submitted[i] == 7 ? 16000 : 16400)),
+        0);
+  h2_output out;
+  h2_output_take(&out, &rig);
+  int32_t order[16];
+  size_t n = 0;
+  for (size_t i = 0; i < out.n && n < 16; i++)
+    if (out.frames[i].hd.type == DATA) order[n++] = out.frames[i].hd.stream_id;
+  static const int32_t expected[] = {1, 1, 3, 3, 5, 5, 7};
+  cr_assert_eq(n, 7, "%zu DATA frames, expected 7", n);
+  for (size_t i = 0; i < n; i++)
+    cr_assert_eq(order[i], expected[i], "DATA frame %zu was stream %d, expected %d", i,
+                 (int)order[i], (int)expected[i]);
+  h2_output_free(&out);
+  h2_rig_close(&rig);
 }
 
 /* 5.1.1 with RFC 9218 7.1: priorities buffered for ids the client skipped are dropped when
