@@ -286,6 +286,8 @@ void speedy_stream_free_all(speedy_session *session);
 /* How a stream no longer in the table ended, if the session still remembers: 1 and
  * *reset_by_us, or 0. */
 int speedy_stream_closed_recently(const speedy_session *session, int32_t id, int *reset_by_us);
+/* Remembers id as reset by us though no stream of that id existed (refused, malformed). */
+void speedy_stream_remember_reset(speedy_session *session, int32_t id);
 
 /* ---- session_send.c: scheduler ---- */
 void speedy_sched_add(speedy_session *session, speedy_stream *stream);

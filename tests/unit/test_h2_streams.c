@@ -405,6 +405,25 @@ Test(h2_concurrency, s5_1_2_streams_beyond_our_limit_are_refused) {
   h2_rig_close(&rig);
 }
 
+/* 5.1: after our RST_STREAM, frames the peer had already sent on the stream are ignored —
+ * also on a stream refused before it opened: its request's DATA, sent before the client
+ * saw the refusal, draws no RST_STREAM STREAM_CLOSED (found by fuzz_h2_roundtrip: a client
+ * that opened streams before our SETTINGS arrived). */
+Test(h2_concurrency, s5_1_data_in_flight_on_a_refused_stream_is_ignored) {
+  speedy_options *options = raw_options_new();
+  speedy_options_set_max_concurrent_streams(options, 1);
+  h2_rig rig;
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, options, 0);
+  speedy_options_del(options);
+  h2_rig_get(&rig, 1, "/", 0);
+  h2_rig_get(&rig, 3, "/upload", 1);
+  h2_expect_rst(&rig, h2_rig_feed(&rig, 0), 3, SPEEDY_H2_REFUSED_STREAM, "a second stream");
+  for (int i = 0; i < 3; i++)
+    h2_data(&rig.in, 3, i == 2 ? SPEEDY_H2_FLAG_END_STREAM : 0, NULL, 10, 0);
+  h2_expect_quiet(&rig, h2_rig_feed(&rig, 0), "DATA sent before the refusal was seen");
+  h2_rig_close(&rig);
+}
+
 Test(h2_concurrency, s5_1_2_our_requests_wait_for_the_peers_limit) {
   h2_rig rig;
   h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
