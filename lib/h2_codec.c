@@ -268,6 +268,9 @@ static int prepare_block(speedy_session *session, speedy_block_role role,
     return SPEEDY_ERR_INVALID_HEADER;
   }
   (*out)->head_request = message.method == SPEEDY_H2_METHOD_HEAD;
+  /* RFC 9110 6.4.1: a 204 or 304 has no content, and the peer resets DATA after one. */
+  (*out)->no_content =
+      role == SPEEDY_BLOCK_RESPONSE && (message.status == 204 || message.status == 304);
   return 0;
 }
 
@@ -288,6 +291,8 @@ static int prepare_push(speedy_session *session, const speedy_header *request, s
   if (rv == 0 && message.status < 200) {
     speedy_outframe_free(session, *open);
     rv = SPEEDY_ERR_INVALID_HEADER;
+  } else if (rv == 0) {
+    (*open)->no_content = message.status == 204 || message.status == 304;
   }
   if (rv != 0) {
     speedy_outframe_free(session, *promise);

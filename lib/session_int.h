@@ -136,6 +136,7 @@ struct speedy_outframe {
   uint8_t n_settings;
   uint8_t has_value;    /* SETTINGS_ACK: value is a table size to apply then; PING: opaque */
   uint8_t head_request; /* a request with the HEAD method (its response has no content) */
+  uint8_t no_content;   /* HTTP/2: a 204 or 304 response, which no DATA may follow */
   int32_t stream_id;
   int32_t associated_id; /* pushes and promises: the stream they belong to */
   uint32_t reason;       /* RST, GOAWAY: speedy_rst_status */

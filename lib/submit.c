@@ -121,6 +121,10 @@ int speedy_submit_response(speedy_session *session, int32_t stream_id, const spe
   speedy_outframe *reply = NULL;
   int rv = prepare(session, SPEEDY_BLOCK_RESPONSE, headers, n_headers, &reply);
   if (rv != 0) return rv;
+  if (read_fn != NULL && reply->no_content) { /* the peer would reset the stream */
+    speedy_outframe_free(session, reply);
+    return SPEEDY_ERR_INVALID_HEADER;
+  }
   reply->stream_id = stream_id;
   reply->end_stream = read_fn == NULL;
   rv = speedy_queue_control(session, reply, 0);
@@ -152,7 +156,7 @@ int32_t speedy_submit_push(speedy_session *session, int32_t associated_id, int u
   rv = session->codec->prepare_push(session, request_headers, n_request, response_headers,
                                     n_response, &promise, &open);
   if (rv != 0) return rv;
-  rv = can_open_stream(session);
+  rv = read_fn != NULL && open->no_content ? SPEEDY_ERR_INVALID_HEADER : can_open_stream(session);
   if (rv != 0) {
     speedy_outframe_free(session, open);
     if (promise != NULL) speedy_outframe_free(session, promise);
