@@ -32,7 +32,7 @@ typedef struct rt_state {
   int resets_submitted;
   int h2;                          /* SPEEDY_PROTOCOL_H2 */
   int untracked;                   /* a stream found no slot in streams[] */
-  int zero_window[2];              /* the client / server set INITIAL_WINDOW_SIZE 0 */
+  int small_window[2];             /* the client / server set INITIAL_WINDOW_SIZE below 65,535 */
   uint8_t trailers[RT_MAX_BODIES]; /* HTTP/2: the body ends with trailers */
   int64_t now;
 } rt_state;
@@ -415,8 +415,8 @@ static void op_h2_settings(fuzz_input *in) {
   }
   if (speedy_submit_settings(ep->session, 0, settings, n) != 0) return;
   for (size_t i = 0; i < n; i++)
-    if (settings[i].id == SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE && settings[i].value == 0)
-      rt.zero_window[ep->role == SPEEDY_ROLE_CLIENT ? 0 : 1] = 1;
+    if (settings[i].id == SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE && settings[i].value < 65535)
+      rt.small_window[ep->role == SPEEDY_ROLE_CLIENT ? 0 : 1] = 1;
 }
 
 static void op_priority_update(fuzz_input *in) {
@@ -465,12 +465,13 @@ static void op_consume(fuzz_input *in) {
 static void finish_streams(void) {
   /* Every body's bytes are ready now: one resume must take each to its end. */
   for (size_t i = 0; i < rt.n_bodies; i++) rt.bodies[i].defer_every = 0;
-  /* A side that set INITIAL_WINDOW_SIZE 0 opens each window itself: automatic flow control
-   * only gives back what was received, and nothing can be. */
+  /* A side that set a small INITIAL_WINDOW_SIZE opens each window itself: automatic flow
+   * control only gives back what was received — nothing with 0, a byte per round trip with
+   * 1, more rounds than the pump runs for a large body. */
   for (size_t i = 0; i < rt.n_streams; i++) {
-    if (rt.zero_window[0])
+    if (rt.small_window[0])
       (void)speedy_submit_window_update(rt.client.session, rt.streams[i].id, 1 << 20);
-    if (rt.zero_window[1])
+    if (rt.small_window[1])
       (void)speedy_submit_window_update(rt.server.session, rt.streams[i].id, 1 << 20);
   }
   for (size_t i = 0; i < rt.n_streams; i++) {
