@@ -18,6 +18,7 @@ typedef struct rt_stream {
   int has_request_body, has_response_body;
   uint64_t request_len, response_len; /* bytes the client / the server will send */
   int responded;
+  int windows_opened; /* finish_streams: bit 0 the client's window, bit 1 the server's */
 } rt_stream;
 
 typedef struct rt_state {
@@ -465,39 +466,58 @@ static void op_consume(fuzz_input *in) {
 static void finish_streams(void) {
   /* Every body's bytes are ready now: one resume must take each to its end. */
   for (size_t i = 0; i < rt.n_bodies; i++) rt.bodies[i].defer_every = 0;
-  /* A side that set a small INITIAL_WINDOW_SIZE opens each window itself: automatic flow
-   * control only gives back what was received — nothing with 0, a byte per round trip with
-   * 1, more rounds than the pump runs for a large body. */
-  for (size_t i = 0; i < rt.n_streams; i++) {
-    if (rt.small_window[0])
-      (void)speedy_submit_window_update(rt.client.session, rt.streams[i].id, 1 << 20);
-    if (rt.small_window[1])
-      (void)speedy_submit_window_update(rt.server.session, rt.streams[i].id, 1 << 20);
-  }
-  for (size_t i = 0; i < rt.n_streams; i++) {
-    rt_stream *s = &rt.streams[i];
-    if ((s->id & 1) == 0 || s->responded) continue;
-    speedy_header headers[2];
-    size_t n = response_head(headers);
-    int rv = speedy_submit_response(rt.server.session, s->id, headers, n, NULL, NULL);
-    if (rv == 0)
-      s->responded = 1;                       /* response_len stays 0: no body */
-    else if (rv == SPEEDY_ERR_INVALID_HEADER) /* larger than the client's header list size */
-      (void)speedy_submit_rst(rt.server.session, s->id, SPEEDY_RST_REFUSED_STREAM);
-  }
-  for (int i = 0; i < 8; i++) {
+  /* Streams waiting for a concurrency slot reach the server only as others end: rounds of
+   * answering and pumping until a round finds nothing left to do. */
+  for (size_t round = 0; round < rt.n_streams + 8; round++) {
+    int acted = 0;
+    for (size_t i = 0; i < rt.n_streams; i++) {
+      rt_stream *s = &rt.streams[i];
+      /* A side that set a small INITIAL_WINDOW_SIZE opens each window itself: automatic
+       * flow control only gives back what was received — nothing with 0, a byte per round
+       * trip with 1, more rounds than the pump runs for a large body. */
+      for (int side = 0; side < 2; side++) {
+        speedy_session *session = side == 0 ? rt.client.session : rt.server.session;
+        if (rt.small_window[side] && !(s->windows_opened & (1 << side)) &&
+            speedy_submit_window_update(session, s->id, 1 << 20) == 0) {
+          s->windows_opened |= 1 << side;
+          acted = 1;
+        }
+      }
+      if ((s->id & 1) == 0 || s->responded) continue;
+      speedy_header headers[2];
+      size_t n = response_head(headers);
+      int rv = speedy_submit_response(rt.server.session, s->id, headers, n, NULL, NULL);
+      if (rv == 0) {
+        s->responded = 1; /* response_len stays 0: no body */
+        acted = 1;
+      } else if (rv == SPEEDY_ERR_INVALID_HEADER) { /* over the client's header list size */
+        (void)speedy_submit_rst(rt.server.session, s->id, SPEEDY_RST_REFUSED_STREAM);
+        s->responded = 1;
+        acted = 1;
+      }
+    }
     resume_all();
     pump(65536, 10000);
+    if (!acted && round >= 8) break;
   }
   if (rt.untracked || speedy_session_pending_streams(rt.client.session) > 0 ||
       speedy_session_pending_streams(rt.server.session) > 0)
     return;
   uint32_t client_open = speedy_session_open_streams(rt.client.session);
   uint32_t server_open = speedy_session_open_streams(rt.server.session);
-  if (client_open > 0 || server_open > 0)
+  if (client_open > 0 || server_open > 0) {
+    for (size_t i = 0; i < rt.n_streams; i++) {
+      int32_t id = rt.streams[i].id;
+      int64_t client_window = speedy_session_send_window(rt.client.session, id);
+      int64_t server_window = speedy_session_send_window(rt.server.session, id);
+      if (client_window >= 0 || server_window >= 0)
+        fprintf(stderr, "open: stream %d, send windows: client %lld, server %lld\n", (int)id,
+                (long long)client_window, (long long)server_window);
+    }
     fuzz_fail("streams that never end: %u open on the client, %u on the server\nclient "
               "events:\n%s\nserver events:\n%s",
               client_open, server_open, rt.client.log.text, rt.server.log.text);
+  }
 }
 
 static void run_ops(fuzz_input *in) {
