@@ -297,8 +297,15 @@ int speedy_submit_settings(speedy_session *session, uint8_t frame_flags,
   if (rv != 0) return rv;
   /* Our own limits apply from now on (the peer learns them with this frame), unless the
    * protocol has the peer acknowledge them first. */
-  if (!session->caps.settings_acked)
+  if (!session->caps.settings_acked) {
     speedy_session_apply_local_settings(session, settings, n_settings);
+  } else {
+    /* The peer applies a larger window as it reads the frame, before we see its ACK. */
+    for (size_t i = 0; i < n_settings; i++)
+      if (settings[i].id == SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE &&
+          settings[i].value > session->max_local_initial_window)
+        session->max_local_initial_window = settings[i].value;
+  }
   return 0;
 }
 
@@ -334,7 +341,13 @@ int speedy_submit_window_update(speedy_session *session, int32_t stream_id, uint
   speedy_stream *stream = speedy_stream_find(session, stream_id);
   if (stream == NULL) return SPEEDY_ERR_STREAM_NOT_FOUND;
   if (stream->waiting_slot) return SPEEDY_ERR_INVALID_STATE; /* not on the wire yet */
-  if (stream->recv_window + delta > SPEEDY_MAX_WINDOW_SIZE) return SPEEDY_ERR_WINDOW_OVERFLOW;
+  /* The peer may already apply a larger INITIAL_WINDOW_SIZE we announced (HTTP/2: before
+   * its acknowledgement reaches us; SPDY: after we lowered it): its view of the window is
+   * larger than ours by the difference, and must not pass 2^31-1 either (6.9.1). */
+  int64_t slack = (int64_t)session->max_local_initial_window - session->local_initial_window;
+  if (slack < 0) slack = 0;
+  if (stream->recv_window + slack + delta > SPEEDY_MAX_WINDOW_SIZE)
+    return SPEEDY_ERR_WINDOW_OVERFLOW;
   int rv = speedy_queue_window_update(session, stream_id, delta);
   if (rv == 0) stream->recv_window += delta;
   return rv;
