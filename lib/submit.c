@@ -318,12 +318,13 @@ int speedy_submit_priority_update(speedy_session *session, int32_t stream_id, ui
   speedy_stream *stream = speedy_stream_find(session, stream_id);
   if (stream == NULL || speedy_session_is_peer_id(session, stream_id))
     return SPEEDY_ERR_STREAM_NOT_FOUND;
-  speedy_outframe *frame = speedy_outframe_new(session, SPEEDY_OUT_PRIORITY_UPDATE, 0);
-  if (frame == NULL) return SPEEDY_ERR_NOMEM;
-  frame->stream_id = stream_id;
-  frame->urgency = urgency;
-  frame->flags = incremental ? 1 : 0;
-  return speedy_queue_control(session, frame, 0);
+  /* Not for an idle stream of the peer's count (RFC 9218 7.1 lets it refuse more than its
+   * MAX_CONCURRENT_STREAMS of them): a waiting stream's goes out after its HEADERS. */
+  if (stream->waiting_slot) {
+    stream->priority_owed = (uint8_t)(0x80 | (incremental ? 8 : 0) | urgency);
+    return 0;
+  }
+  return speedy_queue_priority_update(session, stream_id, urgency, incremental);
 }
 
 int speedy_submit_window_update(speedy_session *session, int32_t stream_id, uint32_t delta) {

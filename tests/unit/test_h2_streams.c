@@ -452,6 +452,47 @@ Test(h2_concurrency, s5_1_2_our_requests_wait_for_the_peers_limit) {
   h2_rig_close(&rig);
 }
 
+/* RFC 9218 7.1: a server may count idle streams named by PRIORITY_UPDATE against its
+ * MAX_CONCURRENT_STREAMS (ours ends the connection past it). A stream of ours still
+ * waiting for a slot is idle to the server: its PRIORITY_UPDATE goes out after its
+ * HEADERS, as speedy.h says (found by fuzz_h2_roundtrip: with the server's limit at 0 the
+ * frame went at once and drew GOAWAY PROTOCOL_ERROR). */
+Test(h2_concurrency, rfc9218_s7_1_priority_update_of_a_waiting_stream_follows_its_headers) {
+  h2_rig rig;
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
+  h2_settings(&rig.in, (uint16_t[]){0x3}, (uint32_t[]){1}, 1);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  h2_output out;
+  h2_output_take(&out, &rig);
+  h2_output_free(&out);
+  speedy_header h[] = {{":method", 7, "GET", 3},
+                       {":scheme", 7, "https", 5},
+                       {":authority", 10, "a", 1},
+                       {":path", 5, "/", 1}};
+  cr_assert_eq(speedy_submit_request(rig.peer->session, 3, h, 4, NULL, NULL, NULL), 1);
+  cr_assert_eq(speedy_submit_request(rig.peer->session, 3, h, 4, NULL, NULL, NULL), 3);
+  cr_assert_eq(speedy_submit_priority_update(rig.peer->session, 3, 1, 1), 0);
+  h2_output_take(&out, &rig);
+  cr_assert_eq(h2_output_count(&out, HEADERS), 1);
+  cr_assert_eq(h2_output_count(&out, 0x10), 0, "nothing for stream 3 before its HEADERS");
+  h2_output_free(&out);
+  h2_rig_response(&rig, 1, "204", -1, 1);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  h2_output_take(&out, &rig);
+  size_t headers = out.n, update = out.n;
+  for (size_t i = 0; i < out.n; i++) {
+    if (out.frames[i].hd.type == HEADERS && out.frames[i].hd.stream_id == 3) headers = i;
+    if (out.frames[i].hd.type == 0x10) update = i;
+  }
+  cr_assert_lt(headers, out.n, "stream 3 opened");
+  cr_assert_lt(update, out.n, "its PRIORITY_UPDATE went");
+  cr_assert_gt(update, headers, "after the HEADERS");
+  cr_assert_eq(out.frames[update].hd.length, 4 + 6);
+  cr_assert_eq(memcmp(out.frames[update].payload, "\0\0\0\3u=1, i", 10), 0);
+  h2_output_free(&out);
+  h2_rig_close(&rig);
+}
+
 /* ---- 6.1 DATA --------------------------------------------------------------------------- */
 
 Test(h2_data, s6_1_data_on_stream_0_is_protocol_error) {
