@@ -511,6 +511,25 @@ int speedy_h2_settings_acked(speedy_session *session) {
   }
   /* MAX_CONCURRENT_STREAMS and INITIAL_WINDOW_SIZE: the core's. */
   speedy_session_apply_local_settings(session, sent->settings, sent->n);
+  /* The largest window the peer may still believe: ours now, or one announced and not yet
+   * acknowledged, in flight or still queued (a larger one acknowledged and lowered since
+   * no longer counts). */
+  uint32_t largest = session->local_initial_window;
+  for (uint8_t k = 0; k < h2->n_sent; k++) {
+    const speedy_h2_sent_settings *later =
+        &h2->sent[(h2->sent_head + k) % SPEEDY_H2_MAX_UNACKED_SETTINGS];
+    for (size_t i = 0; i < later->n; i++)
+      if (later->settings[i].id == SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE &&
+          later->settings[i].value > largest)
+        largest = later->settings[i].value;
+  }
+  for (const speedy_outframe *f = session->ctrl_head; f != NULL; f = f->next)
+    if (f->kind == SPEEDY_OUT_SETTINGS)
+      for (size_t i = 0; i < f->n_settings; i++)
+        if (f->settings[i].id == SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE &&
+            f->settings[i].value > largest)
+          largest = f->settings[i].value;
+  session->max_local_initial_window = largest;
   return 0;
 }
 
