@@ -478,6 +478,12 @@ static int check_frame(const speedy_session *session, const speedy_outframe *fra
   if (frame->kind == SPEEDY_OUT_RST && !speedy_session_is_peer_id(session, frame->stream_id) &&
       frame->stream_id > session->highest_local_on_wire)
     return SPEEDY_ERR_STREAM_CLOSED;
+  /* Nor a PRIORITY_UPDATE: the peer may count idle streams against its concurrency limit
+   * (RFC 9218 7.1). A waiting stream's follows its HEADERS; one whose HEADERS was dropped
+   * (a GOAWAY arrived meanwhile) has nothing to prioritise. */
+  if (frame->kind == SPEEDY_OUT_PRIORITY_UPDATE &&
+      frame->stream_id > session->highest_local_on_wire)
+    return SPEEDY_ERR_STREAM_CLOSED;
   /* The client turned push off since the promise was submitted. */
   if (frame->kind == SPEEDY_OUT_HEADERS && frame->role == SPEEDY_BLOCK_PROMISE &&
       !session->wire.h2.peer_push)

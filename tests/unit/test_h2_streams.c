@@ -493,6 +493,33 @@ Test(h2_concurrency, rfc9218_s7_1_priority_update_of_a_waiting_stream_follows_it
   h2_rig_close(&rig);
 }
 
+/* ... and when a GOAWAY refuses the stream before its HEADERS goes, its PRIORITY_UPDATE
+ * does not go either (found by fuzz_h2_roundtrip: the slot and the GOAWAY came in one
+ * read; the update went alone, for a stream idle to the server). */
+Test(h2_concurrency, rfc9218_s7_1_no_priority_update_for_a_stream_refused_before_its_headers) {
+  h2_rig rig;
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
+  h2_settings(&rig.in, (uint16_t[]){0x3}, (uint32_t[]){0}, 1);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  h2_output out;
+  h2_output_take(&out, &rig);
+  h2_output_free(&out);
+  speedy_header h[] = {{":method", 7, "GET", 3},
+                       {":scheme", 7, "https", 5},
+                       {":authority", 10, "a", 1},
+                       {":path", 5, "/", 1}};
+  cr_assert_eq(speedy_submit_request(rig.peer->session, 3, h, 4, NULL, NULL, NULL), 1);
+  cr_assert_eq(speedy_submit_priority_update(rig.peer->session, 1, 0, 0), 0);
+  h2_settings(&rig.in, (uint16_t[]){0x3}, (uint32_t[]){5}, 1);
+  h2_goaway(&rig.in, 0, 0, "");
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  h2_output_take(&out, &rig);
+  cr_assert_eq(h2_output_count(&out, HEADERS), 0);
+  cr_assert_eq(h2_output_count(&out, 0x10), 0, "no PRIORITY_UPDATE for a stream never opened");
+  h2_output_free(&out);
+  h2_rig_close(&rig);
+}
+
 /* ---- 6.1 DATA --------------------------------------------------------------------------- */
 
 Test(h2_data, s6_1_data_on_stream_0_is_protocol_error) {
