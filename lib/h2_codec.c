@@ -484,6 +484,11 @@ static int check_frame(const speedy_session *session, const speedy_outframe *fra
   if (frame->kind == SPEEDY_OUT_PRIORITY_UPDATE &&
       frame->stream_id > session->highest_local_on_wire)
     return SPEEDY_ERR_STREAM_CLOSED;
+  /* Nor a WINDOW_UPDATE: on a stream idle to the peer it is a connection error (6.9). */
+  if (frame->kind == SPEEDY_OUT_WINDOW_UPDATE && frame->stream_id != 0 &&
+      !speedy_session_is_peer_id(session, frame->stream_id) &&
+      frame->stream_id > session->highest_local_on_wire)
+    return SPEEDY_ERR_STREAM_CLOSED;
   /* The client turned push off since the promise was submitted. */
   if (frame->kind == SPEEDY_OUT_HEADERS && frame->role == SPEEDY_BLOCK_PROMISE &&
       !session->wire.h2.peer_push)
