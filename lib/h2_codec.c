@@ -269,6 +269,9 @@ static int prepare_block(speedy_session *session, speedy_block_role role,
     return SPEEDY_ERR_INVALID_HEADER;
   }
   (*out)->head_request = message.method == SPEEDY_H2_METHOD_HEAD;
+  /* RFC 9110 6.4.1: a 204 or 304 has no content, and the peer resets DATA after one. */
+  (*out)->no_content =
+      role == SPEEDY_BLOCK_RESPONSE && (message.status == 204 || message.status == 304);
   return 0;
 }
 
@@ -289,6 +292,8 @@ static int prepare_push(speedy_session *session, const speedy_header *request, s
   if (rv == 0 && message.status < 200) {
     speedy_outframe_free(session, *open);
     rv = SPEEDY_ERR_INVALID_HEADER;
+  } else if (rv == 0) {
+    (*open)->no_content = message.status == 204 || message.status == 304;
   }
   if (rv != 0) {
     speedy_outframe_free(session, *promise);
@@ -487,6 +492,17 @@ static int check_frame(const speedy_session *session, const speedy_outframe *fra
   if (frame->kind == SPEEDY_OUT_RST && !speedy_session_is_peer_id(session, frame->stream_id) &&
       frame->stream_id > session->highest_local_on_wire)
     return SPEEDY_ERR_STREAM_CLOSED;
+  /* Nor a PRIORITY_UPDATE: the peer may count idle streams against its concurrency limit
+   * (RFC 9218 7.1). A waiting stream's follows its HEADERS; one whose HEADERS was dropped
+   * (a GOAWAY arrived meanwhile) has nothing to prioritise. */
+  if (frame->kind == SPEEDY_OUT_PRIORITY_UPDATE &&
+      frame->stream_id > session->highest_local_on_wire)
+    return SPEEDY_ERR_STREAM_CLOSED;
+  /* Nor a WINDOW_UPDATE: on a stream idle to the peer it is a connection error (6.9). */
+  if (frame->kind == SPEEDY_OUT_WINDOW_UPDATE && frame->stream_id != 0 &&
+      !speedy_session_is_peer_id(session, frame->stream_id) &&
+      frame->stream_id > session->highest_local_on_wire)
+    return SPEEDY_ERR_STREAM_CLOSED;
   /* The client turned push off since the promise was submitted. */
   if (frame->kind == SPEEDY_OUT_HEADERS && frame->role == SPEEDY_BLOCK_PROMISE &&
       !session->wire.h2.peer_push)
@@ -525,6 +541,25 @@ int speedy_h2_settings_acked(speedy_session *session) {
   }
   /* MAX_CONCURRENT_STREAMS and INITIAL_WINDOW_SIZE: the core's. */
   speedy_session_apply_local_settings(session, sent.settings, sent.n);
+  /* The largest window the peer may still believe: ours now, or one announced and not yet
+   * acknowledged, in flight or still queued (a larger one acknowledged and lowered since
+   * no longer counts). */
+  uint32_t largest = session->local_initial_window;
+  for (uint8_t k = 0; k < h2->n_sent; k++) {
+    const speedy_h2_sent_settings *later =
+        &h2->sent[(h2->sent_head + k) % SPEEDY_H2_MAX_UNACKED_SETTINGS];
+    for (size_t i = 0; i < later->n; i++)
+      if (later->settings[i].id == SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE &&
+          later->settings[i].value > largest)
+        largest = later->settings[i].value;
+  }
+  for (const speedy_outframe *f = session->ctrl_head; f != NULL; f = f->next)
+    if (f->kind == SPEEDY_OUT_SETTINGS)
+      for (size_t i = 0; i < f->n_settings; i++)
+        if (f->settings[i].id == SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE &&
+            f->settings[i].value > largest)
+          largest = f->settings[i].value;
+  session->max_local_initial_window = largest;
   return 0;
 }
 

@@ -41,7 +41,12 @@ static int connection_error(speedy_session *session, uint32_t code, const char *
 static int stream_error(speedy_session *session, int32_t stream_id, uint32_t code) {
   if (!speedy_budget_take(session, &session->reset_budget))
     return connection_error(session, SPEEDY_H2_ENHANCE_YOUR_CALM, "too many stream resets");
-  return speedy_session_reset_stream(session, stream_id, speedy_h2_reason_of(code));
+  int known = speedy_stream_find(session, stream_id) != NULL;
+  int rv = speedy_session_reset_stream(session, stream_id, speedy_h2_reason_of(code));
+  /* 5.1: frames the peer sent before it saw our RST_STREAM are ignored, also on a stream
+   * refused or reset before it was ever opened (DATA after a REFUSED_STREAM request). */
+  if (rv == 0 && !known) speedy_stream_remember_reset(session, stream_id);
+  return rv;
 }
 
 /* A decoder's verdict (h2_frame.h). */
@@ -86,6 +91,12 @@ static stream_status classify(speedy_session *session, int32_t id, speedy_stream
                                              : id > session->highest_local_on_wire)
     return STREAM_IDLE;
   (void)speedy_stream_closed_recently(session, id, reset_by_us);
+  /* 6.8: a peer's stream above the last id of our GOAWAY was ignored, not refused: frames
+   * the peer sent on it before it saw the GOAWAY are discarded as for a stream we reset,
+   * never answered with RST_STREAM (one per DATA frame in flight) or a connection error. */
+  if (session->goaway_sent && speedy_session_is_peer_id(session, id) &&
+      id > session->last_recv_stream_id)
+    *reset_by_us = 1;
   return STREAM_CLOSED;
 }
 

@@ -50,6 +50,16 @@ int speedy_queue_control(speedy_session *session, speedy_outframe *frame, int pe
   return 0;
 }
 
+int speedy_queue_priority_update(speedy_session *session, int32_t stream_id, uint8_t urgency,
+                                 int incremental) {
+  speedy_outframe *frame = speedy_outframe_new(session, SPEEDY_OUT_PRIORITY_UPDATE, 0);
+  if (frame == NULL) return SPEEDY_ERR_NOMEM;
+  frame->stream_id = stream_id;
+  frame->urgency = urgency;
+  frame->flags = incremental ? 1 : 0;
+  return speedy_queue_control(session, frame, 0);
+}
+
 int speedy_queue_rst(speedy_session *session, int32_t stream_id, uint32_t reason, int peer_owed) {
   speedy_outframe *frame = speedy_outframe_new(session, SPEEDY_OUT_RST, 0);
   if (frame == NULL) return SPEEDY_ERR_NOMEM;
@@ -442,6 +452,11 @@ int speedy_session_start_pending(speedy_session *session) {
     if (stream != NULL) stream->waiting_slot = 0;
     int rv = speedy_queue_control(session, pending->syn, 0);
     speedy_mem_free(&session->mem, pending);
+    if (rv == 0 && stream != NULL && stream->priority_owed) { /* after the HEADERS */
+      rv = speedy_queue_priority_update(session, stream->id, stream->priority_owed & 7,
+                                        (stream->priority_owed >> 3) & 1);
+      stream->priority_owed = 0;
+    }
     if (rv != 0) return rv;
   }
   return 0;

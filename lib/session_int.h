@@ -108,6 +108,8 @@ struct speedy_stream {
   uint8_t waiting_slot;    /* ours, its opening frame waits for a concurrency slot */
   uint8_t head_request;    /* client: we asked with HEAD (the response has no content) */
   uint8_t no_content;      /* the received message may not carry content (204, 304, HEAD) */
+  uint8_t priority_owed;   /* waiting_slot: 0x80 | incremental << 3 | urgency, a
+                            * PRIORITY_UPDATE to send after its opening HEADERS */
   uint32_t headers_queued; /* header-bearing frames queued, not yet serialised: a stream
                             * done in both directions closes only when they are out */
   int64_t content_length;  /* received content-length, -1 when none */
@@ -136,6 +138,7 @@ struct speedy_outframe {
   uint8_t n_settings;
   uint8_t has_value;    /* SETTINGS_ACK: value is a table size to apply then; PING: opaque */
   uint8_t head_request; /* a request with the HEAD method (its response has no content) */
+  uint8_t no_content;   /* HTTP/2: a 204 or 304 response, which no DATA may follow */
   int32_t stream_id;
   int32_t associated_id; /* pushes and promises: the stream they belong to */
   uint32_t reason;       /* RST, GOAWAY: speedy_rst_status */
@@ -286,6 +289,8 @@ void speedy_stream_free_all(speedy_session *session);
 /* How a stream no longer in the table ended, if the session still remembers: 1 and
  * *reset_by_us, or 0. */
 int speedy_stream_closed_recently(const speedy_session *session, int32_t id, int *reset_by_us);
+/* Remembers id as reset by us though no stream of that id existed (refused, malformed). */
+void speedy_stream_remember_reset(speedy_session *session, int32_t id);
 
 /* ---- session_send.c: scheduler ---- */
 void speedy_sched_add(speedy_session *session, speedy_stream *stream);
@@ -300,6 +305,9 @@ void speedy_outframe_free(speedy_session *session, speedy_outframe *frame);
  * SPEEDY_ERR_FLOOD (frame freed) when the cap is reached. */
 int speedy_queue_control(speedy_session *session, speedy_outframe *frame, int peer_owed);
 int speedy_queue_rst(speedy_session *session, int32_t stream_id, uint32_t reason, int peer_owed);
+/* HTTP/2 client: queues PRIORITY_UPDATE for one of our streams (RFC 9218 7.1). */
+int speedy_queue_priority_update(speedy_session *session, int32_t stream_id, uint8_t urgency,
+                                 int incremental);
 int speedy_queue_window_update(speedy_session *session, int32_t stream_id, uint32_t delta);
 /* Queues GOAWAY with our last processed peer stream, once (later calls do nothing). */
 int speedy_queue_goaway(speedy_session *session, uint32_t reason, const char *debug);

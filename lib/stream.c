@@ -112,6 +112,13 @@ static void remember_closed(speedy_session *session, const speedy_stream *stream
   session->closed_next++;
 }
 
+void speedy_stream_remember_reset(speedy_session *session, int32_t id) {
+  speedy_closed_record *record = &session->closed[session->closed_next % SPEEDY_CLOSED_MEMORY];
+  record->id = id;
+  record->reset_by_us = 1;
+  session->closed_next++;
+}
+
 int speedy_stream_closed_recently(const speedy_session *session, int32_t id, int *reset_by_us) {
   for (uint32_t i = 0; i < SPEEDY_CLOSED_MEMORY; i++) {
     const speedy_closed_record *record = &session->closed[i];

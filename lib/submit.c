@@ -121,6 +121,10 @@ int speedy_submit_response(speedy_session *session, int32_t stream_id, const spe
   speedy_outframe *reply = NULL;
   int rv = prepare(session, SPEEDY_BLOCK_RESPONSE, headers, n_headers, &reply);
   if (rv != 0) return rv;
+  if (read_fn != NULL && reply->no_content) { /* the peer would reset the stream */
+    speedy_outframe_free(session, reply);
+    return SPEEDY_ERR_INVALID_HEADER;
+  }
   reply->stream_id = stream_id;
   reply->end_stream = read_fn == NULL;
   rv = speedy_queue_control(session, reply, 0);
@@ -152,7 +156,7 @@ int32_t speedy_submit_push(speedy_session *session, int32_t associated_id, int u
   rv = session->codec->prepare_push(session, request_headers, n_request, response_headers,
                                     n_response, &promise, &open);
   if (rv != 0) return rv;
-  rv = can_open_stream(session);
+  rv = read_fn != NULL && open->no_content ? SPEEDY_ERR_INVALID_HEADER : can_open_stream(session);
   if (rv != 0) {
     speedy_outframe_free(session, open);
     if (promise != NULL) speedy_outframe_free(session, promise);
@@ -293,8 +297,15 @@ int speedy_submit_settings(speedy_session *session, uint8_t frame_flags,
   if (rv != 0) return rv;
   /* Our own limits apply from now on (the peer learns them with this frame), unless the
    * protocol has the peer acknowledge them first. */
-  if (!session->caps.settings_acked)
+  if (!session->caps.settings_acked) {
     speedy_session_apply_local_settings(session, settings, n_settings);
+  } else {
+    /* The peer applies a larger window as it reads the frame, before we see its ACK. */
+    for (size_t i = 0; i < n_settings; i++)
+      if (settings[i].id == SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE &&
+          settings[i].value > session->max_local_initial_window)
+        session->max_local_initial_window = settings[i].value;
+  }
   return 0;
 }
 
@@ -307,12 +318,13 @@ int speedy_submit_priority_update(speedy_session *session, int32_t stream_id, ui
   speedy_stream *stream = speedy_stream_find(session, stream_id);
   if (stream == NULL || speedy_session_is_peer_id(session, stream_id))
     return SPEEDY_ERR_STREAM_NOT_FOUND;
-  speedy_outframe *frame = speedy_outframe_new(session, SPEEDY_OUT_PRIORITY_UPDATE, 0);
-  if (frame == NULL) return SPEEDY_ERR_NOMEM;
-  frame->stream_id = stream_id;
-  frame->urgency = urgency;
-  frame->flags = incremental ? 1 : 0;
-  return speedy_queue_control(session, frame, 0);
+  /* Not for an idle stream of the peer's count (RFC 9218 7.1 lets it refuse more than its
+   * MAX_CONCURRENT_STREAMS of them): a waiting stream's goes out after its HEADERS. */
+  if (stream->waiting_slot) {
+    stream->priority_owed = (uint8_t)(0x80 | (incremental ? 8 : 0) | urgency);
+    return 0;
+  }
+  return speedy_queue_priority_update(session, stream_id, urgency, incremental);
 }
 
 int speedy_submit_window_update(speedy_session *session, int32_t stream_id, uint32_t delta) {
@@ -330,7 +342,13 @@ int speedy_submit_window_update(speedy_session *session, int32_t stream_id, uint
   speedy_stream *stream = speedy_stream_find(session, stream_id);
   if (stream == NULL) return SPEEDY_ERR_STREAM_NOT_FOUND;
   if (stream->waiting_slot) return SPEEDY_ERR_INVALID_STATE; /* not on the wire yet */
-  if (stream->recv_window + delta > SPEEDY_MAX_WINDOW_SIZE) return SPEEDY_ERR_WINDOW_OVERFLOW;
+  /* The peer may already apply a larger INITIAL_WINDOW_SIZE we announced (HTTP/2: before
+   * its acknowledgement reaches us; SPDY: after we lowered it): its view of the window is
+   * larger than ours by the difference, and must not pass 2^31-1 either (6.9.1). */
+  int64_t slack = (int64_t)session->max_local_initial_window - session->local_initial_window;
+  if (slack < 0) slack = 0;
+  if (stream->recv_window + slack + delta > SPEEDY_MAX_WINDOW_SIZE)
+    return SPEEDY_ERR_WINDOW_OVERFLOW;
   int rv = speedy_queue_window_update(session, stream_id, delta);
   if (rv == 0) stream->recv_window += delta;
   return rv;

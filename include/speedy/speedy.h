@@ -614,7 +614,8 @@ SPEEDY_API int32_t speedy_submit_request(speedy_session *session, int urgency,
                                          void *stream_user);
 
 /* Server: answers stream_id. headers must include :status and :version (HTTP/2: :status,
- * three digits, not 1xx). read_fn == NULL means no body. */
+ * three digits, not 1xx; SPEEDY_ERR_INVALID_HEADER for a 204 or 304 with a body, which
+ * has no content in HTTP/2, RFC 9110 6.4.1). read_fn == NULL means no body. */
 SPEEDY_API int speedy_submit_response(speedy_session *session, int32_t stream_id,
                                       const speedy_header *headers, size_t n_headers,
                                       speedy_data_read_fn read_fn, void *source);

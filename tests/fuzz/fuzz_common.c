@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "h2_codec.h"
+#include "h2_frame.h"
 #include "hdblock.h"
 
 void fuzz_fail(const char *fmt, ...) {
@@ -439,7 +441,17 @@ static void cb_frame(speedy_session *s, int sent, int type, uint8_t flags, int32
   if (summary == NULL) fuzz_fail("on_frame: summary is NULL");
   if (sent) {
     /* Output timing depends on when the harness calls send: counted, not logged. */
-    if (type == SPEEDY_SPDY_FRAME_RST_STREAM) {
+    /* RST_STREAM and GOAWAY have the same type numbers in SPDY and HTTP/2. */
+    if (type == SPEEDY_SPDY_FRAME_RST_STREAM && ep->protocol == SPEEDY_PROTOCOL_H2) {
+      /* "stream=N error=NAME" with HTTP/2's name: counted under the neutral status. */
+      const char *st = strstr(summary, "error=");
+      uint32_t code = 0;
+      if (st != NULL) {
+        for (uint32_t c = 1; c <= SPEEDY_H2_HTTP_1_1_REQUIRED; c++)
+          if (strcmp(st + 6, speedy_h2_error_name(c)) == 0) code = speedy_h2_reason_of(c);
+      }
+      ep->rst_sent[code]++;
+    } else if (type == SPEEDY_SPDY_FRAME_RST_STREAM) {
       const char *st = strstr(summary, "status=");
       uint32_t code = 0;
       if (st != NULL) {
@@ -453,7 +465,8 @@ static void cb_frame(speedy_session *s, int sent, int type, uint8_t flags, int32
     return;
   }
   fuzz_log_add(&ep->log, "recv %s flags=%u stream=%d length=%u %s",
-               speedy_spdy_frame_type_name(type), flags, (int)id, length, summary);
+               speedy_protocol_frame_type_name(ep->protocol, type), flags, (int)id, length,
+               summary);
 }
 
 int fuzz_endpoint_open(fuzz_endpoint *ep, speedy_protocol protocol, speedy_role role,

@@ -133,8 +133,9 @@ struct fuzz_endpoint {
     int32_t id;
     uint64_t bytes;
   } rx[256];
-  int rx_overflow;       /* a stream found no slot: byte counts are incomplete */
-  uint64_t rst_sent[16]; /* RST_STREAM frames we sent, by status (sent trace) */
+  int rx_overflow; /* a stream found no slot: byte counts are incomplete */
+  uint64_t rst_sent[SPEEDY_RST_HTTP_1_1_REQUIRED + 1]; /* RST_STREAM frames we sent, by
+                                                        * neutral status (sent trace) */
   uint64_t goaway_sent_status[3];
   uint64_t goaway_sent;
   uint64_t callbacks;

@@ -20,5 +20,10 @@
 #include "fuzz_common.h"
 
 void fuzz_roundtrip_run(fuzz_input *in, int strict);
+/* The same between two HTTP/2 sessions (fuzz_h2_roundtrip): requests with a method from
+ * the input, 1xx responses, bodies that end with trailers, HTTP/2's settings, PRIORITY_UPDATE,
+ * GOAWAY with any reason and debug data. Strict also requires every stream to end once
+ * the server has answered every request and both sides are pumped dry. */
+void fuzz_roundtrip_run_h2(fuzz_input *in, int strict);
 
 #endif

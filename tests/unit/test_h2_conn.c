@@ -723,6 +723,28 @@ Test(h2_goaway, s6_8_graceful_shutdown_warns_then_names_the_last_stream) {
   h2_rig_close(&rig);
 }
 
+/* 6.8: a request that crossed our GOAWAY is ignored, and so is the rest of it — its DATA and
+ * trailers, sent before the client saw the GOAWAY — without a RST_STREAM per frame (a body
+ * in flight would exhaust the owed-frame cap: found by fuzz_h2_roundtrip) or a connection
+ * error for the trailers. */
+Test(h2_goaway, s6_8_data_and_trailers_of_an_ignored_stream_are_discarded) {
+  h2_rig rig;
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, NULL, 0);
+  h2_rig_get(&rig, 1, "/", 0);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  cr_assert_eq(speedy_submit_goaway(rig.peer->session, SPEEDY_RST_INTERNAL_ERROR, NULL, 0), 0);
+  h2_output out;
+  h2_output_take(&out, &rig);
+  h2_output_free(&out);
+  h2_rig_get(&rig, 3, "/crossed", 1); /* with a body */
+  for (int i = 0; i < 40; i++) h2_data(&rig.in, 3, 0, NULL, 16, i % 2 ? 3 : 0);
+  h2_field trailers[] = {{"x-checksum", "0"}};
+  h2_rig_headers(&rig, 3, SPEEDY_H2_FLAG_END_STREAM, trailers, 1);
+  h2_expect_quiet(&rig, h2_rig_feed(&rig, 0), "the rest of a stream after GOAWAY");
+  cr_assert(!test_log_has(rig.peer, "begin 3 request"));
+  h2_rig_close(&rig);
+}
+
 /* 6.8: a stream above our last-stream-id is ignored, but its block still updates HPACK. */
 Test(h2_goaway, s6_8_ignored_streams_still_update_the_hpack_table) {
   h2_rig rig;

@@ -332,6 +332,47 @@ Test(h2_flow, s6_9_3_our_window_reduction_holds_from_the_acknowledgement) {
   h2_rig_close(&rig);
 }
 
+/* 6.9.1, 6.9.2: the peer applies our larger INITIAL_WINDOW_SIZE when it reads the SETTINGS,
+ * before we see its ACK; a WINDOW_UPDATE submitted meanwhile must fit the window the peer
+ * then has, or the peer resets the stream with FLOW_CONTROL_ERROR (found by
+ * fuzz_h2_roundtrip: our client raised its window to 2^31-1 and opened a stream's window). */
+Test(h2_flow, s6_9_1_window_update_counts_our_unacknowledged_larger_initial_window) {
+  h2_rig rig;
+  server(&rig);
+  h2_rig_get(&rig, 1, "/", 1);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  speedy_setting s = {SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, 0x7fffffff};
+  cr_assert_eq(speedy_submit_settings(rig.peer->session, 0, &s, 1), 0);
+  cr_assert_eq(speedy_submit_window_update(rig.peer->session, 1, 20000), SPEEDY_ERR_WINDOW_OVERFLOW,
+               "the peer's window would pass 2^31-1");
+  h2_output out;
+  h2_output_take(&out, &rig);
+  cr_assert_eq(h2_output_count(&out, 0x8), 0, "no WINDOW_UPDATE went out");
+  h2_output_free(&out);
+  h2_rig_close(&rig);
+}
+
+/* ... and once a lower window is acknowledged, the larger one before it no longer counts. */
+Test(h2_flow, s6_9_1_window_update_forgets_a_larger_window_acknowledged_and_lowered) {
+  h2_rig rig;
+  server(&rig);
+  h2_rig_get(&rig, 1, "/", 1);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  uint32_t windows[] = {0x7fffffff, 0};
+  for (int i = 0; i < 2; i++) {
+    speedy_setting s = {SPEEDY_SETTINGS_INITIAL_WINDOW_SIZE, 0, windows[i]};
+    cr_assert_eq(speedy_submit_settings(rig.peer->session, 0, &s, 1), 0);
+    h2_output out;
+    h2_output_take(&out, &rig);
+    h2_output_free(&out);
+    h2_settings_ack(&rig.in);
+    h2_expect_quiet(&rig, h2_rig_feed(&rig, 0), "the ACK");
+  }
+  cr_assert_eq(speedy_submit_window_update(rig.peer->session, 1, 1 << 20), 0,
+               "the peer's window is 0 now: 1 MiB fits");
+  h2_rig_close(&rig);
+}
+
 Test(h2_flow, s6_9_data_for_a_closed_stream_still_counts_on_the_connection) {
   h2_rig rig;
   server(&rig);

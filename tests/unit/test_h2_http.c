@@ -590,6 +590,39 @@ Test(h2_http, s8_1_only_trailers_may_follow_a_head) {
   h2_rig_close(&rig);
 }
 
+/* RFC 9110 6.4.1: a 204 or 304 has no content, and a client resets DATA after one (8.1.1):
+ * a body with such a status is refused when submitted, not sent to be reset (found by
+ * fuzz_h2_roundtrip: a speedy server's 204 with a body drew PROTOCOL_ERROR from a speedy
+ * client). */
+Test(h2_http, s8_1_1_a_204_or_304_response_with_a_body_is_refused_at_submit) {
+  h2_rig rig;
+  server(&rig);
+  h2_rig_get(&rig, 1, "/", 0);
+  h2_rig_get(&rig, 3, "/", 0);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  speedy_header no_content[] = {{":status", 7, "204", 3}};
+  speedy_header not_modified[] = {{":status", 7, "304", 3}};
+  speedy_header request[] = {
+      {":scheme", 7, "https", 5}, {":authority", 10, "example.org", 11}, {":path", 5, "/p", 2}};
+  test_body *body = test_peer_body(rig.peer, NULL, 10);
+  cr_assert_eq(speedy_submit_response(rig.peer->session, 1, no_content, 1, test_body_read, body),
+               SPEEDY_ERR_INVALID_HEADER);
+  cr_assert_eq(speedy_submit_response(rig.peer->session, 1, not_modified, 1, test_body_read, body),
+               SPEEDY_ERR_INVALID_HEADER);
+  cr_assert_lt(speedy_submit_push(rig.peer->session, 1, 3, request, 3, no_content, 1,
+                                  test_body_read, body, NULL),
+               0, "a pushed 204 with a body");
+  cr_assert_eq(speedy_submit_response(rig.peer->session, 1, no_content, 1, NULL, NULL), 0,
+               "without a body it goes");
+  cr_assert_eq(speedy_submit_response(rig.peer->session, 3, not_modified, 1, NULL, NULL), 0);
+  h2_output out;
+  h2_output_take(&out, &rig);
+  cr_assert_eq(h2_output_count(&out, HEADERS), 2);
+  cr_assert_eq(h2_output_count(&out, DATA), 0);
+  h2_output_free(&out);
+  h2_rig_close(&rig);
+}
+
 /* ---- RFC 9218 priorities ---------------------------------------------------------------- */
 
 /* Answers streams 1 and 3 with 30,000 octets each and returns the stream of the first DATA

@@ -405,6 +405,25 @@ Test(h2_concurrency, s5_1_2_streams_beyond_our_limit_are_refused) {
   h2_rig_close(&rig);
 }
 
+/* 5.1: after our RST_STREAM, frames the peer had already sent on the stream are ignored —
+ * also on a stream refused before it opened: its request's DATA, sent before the client
+ * saw the refusal, draws no RST_STREAM STREAM_CLOSED (found by fuzz_h2_roundtrip: a client
+ * that opened streams before our SETTINGS arrived). */
+Test(h2_concurrency, s5_1_data_in_flight_on_a_refused_stream_is_ignored) {
+  speedy_options *options = raw_options_new();
+  speedy_options_set_max_concurrent_streams(options, 1);
+  h2_rig rig;
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, options, 0);
+  speedy_options_del(options);
+  h2_rig_get(&rig, 1, "/", 0);
+  h2_rig_get(&rig, 3, "/upload", 1);
+  h2_expect_rst(&rig, h2_rig_feed(&rig, 0), 3, SPEEDY_H2_REFUSED_STREAM, "a second stream");
+  for (int i = 0; i < 3; i++)
+    h2_data(&rig.in, 3, i == 2 ? SPEEDY_H2_FLAG_END_STREAM : 0, NULL, 10, 0);
+  h2_expect_quiet(&rig, h2_rig_feed(&rig, 0), "DATA sent before the refusal was seen");
+  h2_rig_close(&rig);
+}
+
 Test(h2_concurrency, s5_1_2_our_requests_wait_for_the_peers_limit) {
   h2_rig rig;
   h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
@@ -429,6 +448,74 @@ Test(h2_concurrency, s5_1_2_our_requests_wait_for_the_peers_limit) {
   cr_assert_geq(h2_rig_feed(&rig, 0), 0);
   h2_output_take(&out, &rig);
   cr_assert_not_null(h2_output_find(&out, HEADERS, 3), "the second once the first closed");
+  h2_output_free(&out);
+  h2_rig_close(&rig);
+}
+
+/* RFC 9218 7.1: a server may count idle streams named by PRIORITY_UPDATE against its
+ * MAX_CONCURRENT_STREAMS (ours ends the connection past it). A stream of ours still
+ * waiting for a slot is idle to the server: its PRIORITY_UPDATE goes out after its
+ * HEADERS, as speedy.h says (found by fuzz_h2_roundtrip: with the server's limit at 0 the
+ * frame went at once and drew GOAWAY PROTOCOL_ERROR). */
+Test(h2_concurrency, rfc9218_s7_1_priority_update_of_a_waiting_stream_follows_its_headers) {
+  h2_rig rig;
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
+  h2_settings(&rig.in, (uint16_t[]){0x3}, (uint32_t[]){1}, 1);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  h2_output out;
+  h2_output_take(&out, &rig);
+  h2_output_free(&out);
+  speedy_header h[] = {{":method", 7, "GET", 3},
+                       {":scheme", 7, "https", 5},
+                       {":authority", 10, "a", 1},
+                       {":path", 5, "/", 1}};
+  cr_assert_eq(speedy_submit_request(rig.peer->session, 3, h, 4, NULL, NULL, NULL), 1);
+  cr_assert_eq(speedy_submit_request(rig.peer->session, 3, h, 4, NULL, NULL, NULL), 3);
+  cr_assert_eq(speedy_submit_priority_update(rig.peer->session, 3, 1, 1), 0);
+  h2_output_take(&out, &rig);
+  cr_assert_eq(h2_output_count(&out, HEADERS), 1);
+  cr_assert_eq(h2_output_count(&out, 0x10), 0, "nothing for stream 3 before its HEADERS");
+  h2_output_free(&out);
+  h2_rig_response(&rig, 1, "204", -1, 1);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  h2_output_take(&out, &rig);
+  size_t headers = out.n, update = out.n;
+  for (size_t i = 0; i < out.n; i++) {
+    if (out.frames[i].hd.type == HEADERS && out.frames[i].hd.stream_id == 3) headers = i;
+    if (out.frames[i].hd.type == 0x10) update = i;
+  }
+  cr_assert_lt(headers, out.n, "stream 3 opened");
+  cr_assert_lt(update, out.n, "its PRIORITY_UPDATE went");
+  cr_assert_gt(update, headers, "after the HEADERS");
+  cr_assert_eq(out.frames[update].hd.length, 4 + 6);
+  cr_assert_eq(memcmp(out.frames[update].payload, "\0\0\0\3u=1, i", 10), 0);
+  h2_output_free(&out);
+  h2_rig_close(&rig);
+}
+
+/* ... and when a GOAWAY refuses the stream before its HEADERS goes, its PRIORITY_UPDATE
+ * does not go either (found by fuzz_h2_roundtrip: the slot and the GOAWAY came in one
+ * read; the update went alone, for a stream idle to the server). */
+Test(h2_concurrency, rfc9218_s7_1_no_priority_update_for_a_stream_refused_before_its_headers) {
+  h2_rig rig;
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
+  h2_settings(&rig.in, (uint16_t[]){0x3}, (uint32_t[]){0}, 1);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  h2_output out;
+  h2_output_take(&out, &rig);
+  h2_output_free(&out);
+  speedy_header h[] = {{":method", 7, "GET", 3},
+                       {":scheme", 7, "https", 5},
+                       {":authority", 10, "a", 1},
+                       {":path", 5, "/", 1}};
+  cr_assert_eq(speedy_submit_request(rig.peer->session, 3, h, 4, NULL, NULL, NULL), 1);
+  cr_assert_eq(speedy_submit_priority_update(rig.peer->session, 1, 0, 0), 0);
+  h2_settings(&rig.in, (uint16_t[]){0x3}, (uint32_t[]){5}, 1);
+  h2_goaway(&rig.in, 0, 0, "");
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  h2_output_take(&out, &rig);
+  cr_assert_eq(h2_output_count(&out, HEADERS), 0);
+  cr_assert_eq(h2_output_count(&out, 0x10), 0, "no PRIORITY_UPDATE for a stream never opened");
   h2_output_free(&out);
   h2_rig_close(&rig);
 }
