@@ -85,6 +85,9 @@ typedef struct speedy_codec {
    * SPEEDY_ERR_INVALID_HEADER for what the protocol forbids. */
   int (*prepare_block)(speedy_session *session, speedy_block_role role,
                        const speedy_header *headers, size_t n_headers, speedy_outframe **out);
+  /* A final response from a prepared set (takes a reference to it); NULL: the codec
+   * takes the set's fields through prepare_block. */
+  int (*prepare_fieldset)(speedy_session *session, speedy_fieldset *set, speedy_outframe **out);
   /* A push: *promise (NULL when the protocol has none) goes out at once, *open when the
    * peer's concurrency limit allows. */
   int (*prepare_push)(speedy_session *session, const speedy_header *request, size_t n_request,

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fieldset.h"
 #include "session_int.h"
 
 static speedy_h2_state *state(speedy_session *session) { return &session->wire.h2; }
@@ -275,6 +276,21 @@ static int prepare_block(speedy_session *session, speedy_block_role role,
   return 0;
 }
 
+/* A final response from a prepared set: the frame holds a reference instead of a copy
+ * (fieldset.c checked the fields once, as lay_out would). */
+static int prepare_fieldset(speedy_session *session, speedy_fieldset *set, speedy_outframe **out) {
+  if (set->list_size > state(session)->peer_max_header_list) return SPEEDY_ERR_INVALID_HEADER;
+  speedy_outframe *frame = speedy_outframe_new(session, SPEEDY_OUT_HEADERS, 0);
+  if (frame == NULL) return SPEEDY_ERR_NOMEM;
+  frame->role = SPEEDY_BLOCK_RESPONSE;
+  frame->n_headers = set->n;
+  frame->no_content = set->no_content;
+  speedy_fieldset_retain(set);
+  frame->fieldset = set;
+  *out = frame;
+  return 0;
+}
+
 static int prepare_push(speedy_session *session, const speedy_header *request, size_t n_request,
                         const speedy_header *response, size_t n_response, speedy_outframe **promise,
                         speedy_outframe **open) {
@@ -315,17 +331,27 @@ static void trace_sent(speedy_session *session, int type, uint8_t flags, int32_t
  * scratch buffer, given back at once (it would be a busy session's only spare copy). */
 static int serialise_block(speedy_session *session, speedy_outframe *frame) {
   speedy_h2_state *h2 = state(session);
-  h2_layout *layout = (h2_layout *)(void *)frame->block;
-  size_t n = layout->n_fields;
+  const speedy_hpack_field *fields;
+  const speedy_hpack_hint *hints = NULL;
+  size_t n;
   char priority[8];
-  /* RFC 9218: a request's urgency, unless the application gave a priority field. */
-  if (frame->role == SPEEDY_BLOCK_REQUEST && frame->urgency != SPEEDY_PRIORITY_DEFAULT_URGENCY &&
-      !layout->has_priority) {
-    snprintf(priority, sizeof(priority), "u=%u", (unsigned)frame->urgency);
-    layout->fields[n++] = (speedy_hpack_field){(const uint8_t *)"priority", 8,
-                                               (const uint8_t *)priority, strlen(priority), 0};
+  if (frame->fieldset != NULL) {
+    fields = frame->fieldset->fields;
+    hints = frame->fieldset->hints;
+    n = frame->fieldset->n;
+  } else {
+    h2_layout *layout = (h2_layout *)(void *)frame->block;
+    n = layout->n_fields;
+    /* RFC 9218: a request's urgency, unless the application gave a priority field. */
+    if (frame->role == SPEEDY_BLOCK_REQUEST && frame->urgency != SPEEDY_PRIORITY_DEFAULT_URGENCY &&
+        !layout->has_priority) {
+      snprintf(priority, sizeof(priority), "u=%u", (unsigned)frame->urgency);
+      layout->fields[n++] = (speedy_hpack_field){(const uint8_t *)"priority", 8,
+                                                 (const uint8_t *)priority, strlen(priority), 0};
+    }
+    fields = layout->fields;
   }
-  size_t bound = speedy_hpack_encode_bound(h2->encoder, layout->fields, n);
+  size_t bound = speedy_hpack_encode_bound(h2->encoder, fields, n);
   int promise = frame->role == SPEEDY_BLOCK_PROMISE;
   size_t max_fragment = session->send_max_frame - (promise ? 4 : 0);
   size_t frames = bound / max_fragment + 1;
@@ -342,7 +368,7 @@ static int serialise_block(speedy_session *session, speedy_outframe *frame) {
   if (rv != 0) return rv;
   uint8_t *block =
       direct ? speedy_buf_tail(&session->outbuf) + first_head : speedy_buf_tail(&h2->scratch);
-  int64_t len = speedy_hpack_encode(h2->encoder, layout->fields, n, block, bound);
+  int64_t len = speedy_hpack_encode_hinted(h2->encoder, fields, hints, n, block, bound);
   if (len < 0) {
     speedy_buf_shrink(&h2->scratch, &session->mem, 0);
     return len == SPEEDY_HPACK_ERR_NOMEM ? SPEEDY_ERR_NOMEM : SPEEDY_ERR_COMPRESSION;
@@ -701,6 +727,7 @@ const speedy_codec speedy_h2_codec = {
     .recv = speedy_h2_codec_recv,
     .recv_in_frame = speedy_h2_codec_recv_in_frame,
     .prepare_block = prepare_block,
+    .prepare_fieldset = prepare_fieldset,
     .prepare_push = prepare_push,
     .serialise = serialise,
     .data_header = data_header,

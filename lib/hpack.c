@@ -986,16 +986,62 @@ static uint8_t *put_string(const speedy_hpack_encoder *e, uint8_t *out, const ui
   return out + len;
 }
 
-/* Encodes one field at out; returns the end. *rc gets 0 or SPEEDY_HPACK_ERR_NOMEM. */
-static uint8_t *encode_field(speedy_hpack_encoder *e, const speedy_hpack_field *f, uint8_t *out,
-                             int *rc) {
-  hpack_table *t = &e->table;
+/* The octets put_string writes for s in mode SHORTER. */
+static size_t literal_length(const uint8_t *s, size_t len) {
+  size_t huffman_len = len > 0 ? speedy_hpack_huffman_length(s, len) : 0;
+  size_t body = huffman_len > 0 && huffman_len < len ? huffman_len : len;
+  uint8_t prefix[8];
+  return speedy_hpack_int_encode(prefix, (uint32_t)body, 7, 0) + body;
+}
+
+size_t speedy_hpack_hint_storage(const speedy_hpack_field *f) {
+  if (f->name_len > UINT32_MAX / 2 || f->value_len > UINT32_MAX / 2) return 0;
+  return literal_length(f->name, f->name_len) + literal_length(f->value, f->value_len);
+}
+
+void speedy_hpack_hint_init(const speedy_hpack_field *f, speedy_hpack_hint *hint,
+                            uint8_t *storage) {
+  static const speedy_hpack_encoder shorter = {.huffman = SPEEDY_HPACK_HUFFMAN_SHORTER};
   unsigned name_index;
-  unsigned full = static_find(f->name, f->name_len, f->value, f->value_len, &name_index);
-  int never = policy_sensitive(f);
+  memset(hint, 0, sizeof(*hint));
+  hint->static_full =
+      (uint16_t)static_find(f->name, f->name_len, f->value, f->value_len, &name_index);
+  hint->static_name = (uint16_t)name_index;
+  hint->sensitive = (uint8_t)policy_sensitive(f);
+  hint->unique_value = (uint8_t)policy_unique_value(f);
+  hint->name_hash = hash_bytes(0, f->name, f->name_len);
+  hint->field_hash = hash_bytes(hint->name_hash, f->value, f->value_len);
+  uint8_t *end = put_string(&shorter, storage, f->name, f->name_len);
+  hint->name_literal = storage;
+  hint->name_literal_len = (uint32_t)(end - storage);
+  hint->value_literal = end;
+  hint->value_literal_len = (uint32_t)(put_string(&shorter, end, f->value, f->value_len) - end);
+}
+
+/* Encodes one field at out (with its hint, or NULL); returns the end. *rc gets 0 or
+ * SPEEDY_HPACK_ERR_NOMEM. */
+static uint8_t *encode_field(speedy_hpack_encoder *e, const speedy_hpack_field *f,
+                             const speedy_hpack_hint *hint, uint8_t *out, int *rc) {
+  hpack_table *t = &e->table;
+  unsigned name_index, full;
+  int never;
+  uint32_t name_hash, field_hash;
+  if (hint != NULL) {
+    full = hint->static_full;
+    name_index = hint->static_name;
+    never = hint->sensitive;
+  } else {
+    full = static_find(f->name, f->name_len, f->value, f->value_len, &name_index);
+    never = policy_sensitive(f);
+  }
   if (full != 0 && !never) return out + speedy_hpack_int_encode(out, full, 7, 0x80);
-  uint32_t name_hash = hash_bytes(0, f->name, f->name_len);
-  uint32_t field_hash = hash_bytes(name_hash, f->value, f->value_len);
+  if (hint != NULL) {
+    name_hash = hint->name_hash;
+    field_hash = hint->field_hash;
+  } else {
+    name_hash = hash_bytes(0, f->name, f->name_len);
+    field_hash = hash_bytes(name_hash, f->value, f->value_len);
+  }
   if (!never) {
     int64_t i = dynamic_find(t, f, field_hash, 0);
     if (i >= 0)
@@ -1016,13 +1062,23 @@ static uint8_t *encode_field(speedy_hpack_encoder *e, const speedy_hpack_field *
     index = 0;
   else
     index = entry_size <= (size_t)t->max_size / 4 * 3 &&
-            (!policy_unique_value(f) || t->size + entry_size <= t->max_size);
+            (!(hint != NULL ? hint->unique_value : policy_unique_value(f)) ||
+             t->size + entry_size <= t->max_size);
   if (index)
     out += speedy_hpack_int_encode(out, name_index, 6, 0x40);
   else
     out += speedy_hpack_int_encode(out, name_index, 4, never ? 0x10 : 0x00);
-  if (name_index == 0) out = put_string(e, out, f->name, f->name_len);
-  out = put_string(e, out, f->value, f->value_len);
+  if (hint != NULL && e->huffman == SPEEDY_HPACK_HUFFMAN_SHORTER) {
+    if (name_index == 0) {
+      memcpy(out, hint->name_literal, hint->name_literal_len);
+      out += hint->name_literal_len;
+    }
+    memcpy(out, hint->value_literal, hint->value_literal_len);
+    out += hint->value_literal_len;
+  } else {
+    if (name_index == 0) out = put_string(e, out, f->name, f->name_len);
+    out = put_string(e, out, f->value, f->value_len);
+  }
   if (index)
     *rc = table_insert(t, f->name, (uint32_t)f->name_len, f->value, (uint32_t)f->value_len,
                        name_hash, field_hash);
@@ -1070,6 +1126,12 @@ static uint8_t *put_size_updates(speedy_hpack_encoder *e, uint8_t *out) {
 
 int64_t speedy_hpack_encode(speedy_hpack_encoder *e, const speedy_hpack_field *fields,
                             size_t n_fields, uint8_t *out, size_t out_len) {
+  return speedy_hpack_encode_hinted(e, fields, NULL, n_fields, out, out_len);
+}
+
+int64_t speedy_hpack_encode_hinted(speedy_hpack_encoder *e, const speedy_hpack_field *fields,
+                                   const speedy_hpack_hint *hints, size_t n_fields, uint8_t *out,
+                                   size_t out_len) {
   if (e->error != 0) return e->error;
   if (n_fields > 0 && fields == NULL) return SPEEDY_HPACK_ERR_INVALID_ARGUMENT;
   size_t bound = speedy_hpack_encode_bound(e, fields, n_fields);
@@ -1079,7 +1141,7 @@ int64_t speedy_hpack_encode(speedy_hpack_encoder *e, const speedy_hpack_field *f
   uint8_t *p = put_size_updates(e, out);
   for (size_t i = 0; i < n_fields; i++) {
     int rc = 0;
-    p = encode_field(e, &fields[i], p, &rc);
+    p = encode_field(e, &fields[i], hints != NULL ? &hints[i] : NULL, p, &rc);
     if (rc != 0) {
       e->error = rc;
       return rc;

@@ -198,6 +198,35 @@ size_t speedy_hpack_encode_bound(const speedy_hpack_encoder *e, const speedy_hpa
 int64_t speedy_hpack_encode(speedy_hpack_encoder *e, const speedy_hpack_field *fields,
                             size_t n_fields, uint8_t *out, size_t out_len);
 
+/* ---- Prepared fields ----------------------------------------------------------------
+ * What the encoder works out for a field whatever its table holds: the static table's
+ * matches, the policy's verdicts, the hashes the dynamic table is searched by, and the
+ * name and value as string literals (Huffman-coded when that is shorter, as the default
+ * mode writes them). A field sent many times (a cached response's head) is prepared once
+ * and encoded with speedy_hpack_encode_hinted, which writes the same octets as
+ * speedy_hpack_encode and changes the table the same way, without hashing, searching
+ * the static table or Huffman-coding again. */
+typedef struct speedy_hpack_hint {
+  uint32_t name_hash, field_hash;
+  uint16_t static_full, static_name; /* static index of the field, of its name (0: none) */
+  uint8_t sensitive;                 /* sent never indexed */
+  uint8_t unique_value;              /* a name whose values seldom repeat */
+  const uint8_t *name_literal;       /* name and value as literals (length prefix first); */
+  const uint8_t *value_literal;      /* the name's only when the static table lacks it */
+  uint32_t name_literal_len, value_literal_len;
+} speedy_hpack_hint;
+
+/* The octets speedy_hpack_hint_init stores for f's literals (0 when f cannot be encoded:
+ * a name or value of 2^32 octets or more). */
+size_t speedy_hpack_hint_storage(const speedy_hpack_field *f);
+/* Prepares f: *hint points into storage (speedy_hpack_hint_storage(f) octets) and at
+ * nothing else, so f's own octets may go; storage must outlive the hint. */
+void speedy_hpack_hint_init(const speedy_hpack_field *f, speedy_hpack_hint *hint, uint8_t *storage);
+/* speedy_hpack_encode, with hints[i] prepared from fields[i] (hints may be NULL). */
+int64_t speedy_hpack_encode_hinted(speedy_hpack_encoder *e, const speedy_hpack_field *fields,
+                                   const speedy_hpack_hint *hints, size_t n_fields, uint8_t *out,
+                                   size_t out_len);
+
 /* Gives back what the dynamic table holds beyond its entries plus room to grow (an idle
  * connection's encoder). */
 void speedy_hpack_encoder_trim(speedy_hpack_encoder *e);

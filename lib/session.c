@@ -25,6 +25,7 @@ speedy_outframe *speedy_outframe_new(speedy_session *session, int kind, size_t e
 }
 
 void speedy_outframe_free(speedy_session *session, speedy_outframe *frame) {
+  speedy_fieldset_release(frame->fieldset);
   speedy_mem_free(&session->mem, frame);
 }
 

@@ -140,13 +140,15 @@ struct speedy_outframe {
   uint8_t head_request; /* a request with the HEAD method (its response has no content) */
   uint8_t no_content;   /* HTTP/2: a 204 or 304 response, which no DATA may follow */
   int32_t stream_id;
-  int32_t associated_id; /* pushes and promises: the stream they belong to */
-  uint32_t reason;       /* RST, GOAWAY: speedy_rst_status */
-  uint32_t value;        /* delta, ping id, last stream id, table size */
-  uint8_t opaque[8];     /* HTTP/2 PING payload */
-  uint8_t *block;        /* laid-out header list or debug data (after the record) */
-  size_t block_len;      /* 0 and NULL for fixed frames */
-  size_t n_headers;      /* fields submitted (for the trace) */
+  int32_t associated_id;     /* pushes and promises: the stream they belong to */
+  uint32_t reason;           /* RST, GOAWAY: speedy_rst_status */
+  uint32_t value;            /* delta, ping id, last stream id, table size */
+  uint8_t opaque[8];         /* HTTP/2 PING payload */
+  uint8_t *block;            /* laid-out header list or debug data (after the record) */
+  speedy_fieldset *fieldset; /* HEADERS of a prepared response: a reference, released
+                                with the frame */
+  size_t block_len;          /* 0 and NULL for fixed frames */
+  size_t n_headers;          /* fields submitted (for the trace) */
   speedy_setting settings[SPEEDY_SETTINGS_MAX_ID + 1];
 };
 

@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "fieldset.h"
 #include "session_int.h"
 
 /* Fields the codec cannot even look at. */
@@ -110,8 +111,10 @@ int32_t speedy_submit_request(speedy_session *session, int urgency, const speedy
   return open_local_stream(session, syn, NULL, urgency, read_fn, source, stream_user);
 }
 
-int speedy_submit_response(speedy_session *session, int32_t stream_id, const speedy_header *headers,
-                           size_t n_headers, speedy_data_read_fn read_fn, void *source) {
+/* Answers stream_id with headers, or with set when it is not NULL. */
+static int respond(speedy_session *session, int32_t stream_id, const speedy_header *headers,
+                   size_t n_headers, speedy_fieldset *set, speedy_data_read_fn read_fn,
+                   void *source) {
   if (session == NULL) return SPEEDY_ERR_INVALID_ARGUMENT;
   if (session->role != SPEEDY_ROLE_SERVER) return SPEEDY_ERR_INVALID_STATE;
   speedy_stream *stream = speedy_stream_find(session, stream_id);
@@ -119,7 +122,13 @@ int speedy_submit_response(speedy_session *session, int32_t stream_id, const spe
   if (stream->locally_initiated || stream->reply_done) return SPEEDY_ERR_INVALID_STATE;
   if (stream->local_closed) return SPEEDY_ERR_STREAM_CLOSED;
   speedy_outframe *reply = NULL;
-  int rv = prepare(session, SPEEDY_BLOCK_RESPONSE, headers, n_headers, &reply);
+  int rv;
+  if (set != NULL && session->codec->prepare_fieldset != NULL)
+    rv = session->codec->prepare_fieldset(session, set, &reply);
+  else if (set != NULL)
+    rv = prepare(session, SPEEDY_BLOCK_RESPONSE, set->headers, set->n, &reply);
+  else
+    rv = prepare(session, SPEEDY_BLOCK_RESPONSE, headers, n_headers, &reply);
   if (rv != 0) return rv;
   if (read_fn != NULL && reply->no_content) { /* the peer would reset the stream */
     speedy_outframe_free(session, reply);
@@ -138,6 +147,18 @@ int speedy_submit_response(speedy_session *session, int32_t stream_id, const spe
     stream->local_closed = 1; /* closes for good once the response is serialised */
   }
   return 0;
+}
+
+int speedy_submit_response(speedy_session *session, int32_t stream_id, const speedy_header *headers,
+                           size_t n_headers, speedy_data_read_fn read_fn, void *source) {
+  return respond(session, stream_id, headers, n_headers, NULL, read_fn, source);
+}
+
+int speedy_submit_response_fieldset(speedy_session *session, int32_t stream_id,
+                                    speedy_fieldset *set, speedy_data_read_fn read_fn,
+                                    void *source) {
+  if (set == NULL) return SPEEDY_ERR_INVALID_ARGUMENT;
+  return respond(session, stream_id, NULL, 0, set, read_fn, source);
 }
 
 int32_t speedy_submit_push(speedy_session *session, int32_t associated_id, int urgency,

@@ -602,8 +602,9 @@ SPEEDY_API int speedy_session_consume(speedy_session *session, int32_t stream_id
 
 /* ---- Submitting frames ------------------------------------------------------------- */
 
-/* Client: opens a stream with a request. headers must include :method, :path, :version,
- * :host and :scheme (HTTP/2: :method, :scheme, :authority, :path; CONNECT is refused).
+/* Client: opens a stream with a request. headers must include :method, :scheme,
+ * :authority and :path, HTTP/2's names whatever the protocol (the SPDY codec maps them;
+ * CONNECT is refused).
  * read_fn == NULL means no body (FIN on the SYN_STREAM). Returns the new stream id (> 0) or
  * a negative error. The stream may wait in a queue while the peer's
  * MAX_CONCURRENT_STREAMS is reached; its id is assigned now. HTTP/2: an urgency other
@@ -613,12 +614,39 @@ SPEEDY_API int32_t speedy_submit_request(speedy_session *session, int urgency,
                                          speedy_data_read_fn read_fn, void *source,
                                          void *stream_user);
 
-/* Server: answers stream_id. headers must include :status and :version (HTTP/2: :status,
- * three digits, not 1xx; SPEEDY_ERR_INVALID_HEADER for a 204 or 304 with a body, which
- * has no content in HTTP/2, RFC 9110 6.4.1). read_fn == NULL means no body. */
+/* Server: answers stream_id. headers must include :status, three digits, not 1xx (SPDY
+ * adds :version and the reason phrase); SPEEDY_ERR_INVALID_HEADER for a 204 or 304 with
+ * a body over HTTP/2, which has no content (RFC 9110 6.4.1). read_fn == NULL means no
+ * body. */
 SPEEDY_API int speedy_submit_response(speedy_session *session, int32_t stream_id,
                                       const speedy_header *headers, size_t n_headers,
                                       speedy_data_read_fn read_fn, void *source);
+
+/* ---- Prepared responses ------------------------------------------------------------
+ * A server that sends the same response head many times (a cached file's status, type,
+ * length and validators) can check and lay it out once. speedy_fieldset_new copies
+ * fields and checks them as speedy_submit_response checks a final response over HTTP/2
+ * (RFC 9113 section 8: lower-case names, valid values, :status of 200-599, no
+ * connection-specific fields); SPEEDY_ERR_INVALID_HEADER when they fail, else *out gets
+ * a set with one reference, which speedy_fieldset_release drops. A set never changes and
+ * may be submitted by any number of sessions, in any thread: each submission holds a
+ * reference until its frame is sent or dropped, so a set may be released right after
+ * submitting. Its memory comes from malloc (a set belongs to no session, so no
+ * session's allocator hook sees it).
+ *
+ * speedy_submit_response_fieldset answers stream_id with the set's fields, as
+ * speedy_submit_response would with them. Over HTTP/2 nothing is checked, copied or
+ * hashed again and HPACK's string literals are coded once (the block is the same octets
+ * speedy_submit_response would send); over SPDY the set's fields take the path of
+ * speedy_submit_response. SPEEDY_ERR_INVALID_HEADER when the peer's
+ * SETTINGS_MAX_HEADER_LIST_SIZE is below the set's size, or for a 204 or 304 with a
+ * body. */
+typedef struct speedy_fieldset speedy_fieldset;
+SPEEDY_API int speedy_fieldset_new(const speedy_header *fields, size_t n, speedy_fieldset **out);
+SPEEDY_API void speedy_fieldset_release(speedy_fieldset *set);
+SPEEDY_API int speedy_submit_response_fieldset(speedy_session *session, int32_t stream_id,
+                                               speedy_fieldset *set, speedy_data_read_fn read_fn,
+                                               void *source);
 
 /* Server: pushes a resource associated with the open stream associated_id.
  * request_headers carry :scheme, :host and :path; response_headers carry :status and

@@ -243,14 +243,13 @@ int speedyd_serve_is_upload(const speedyd_server *server, const http_request *re
 void speedyd_serve_static(speedyd_server *server, const http_request *request,
                           http_response *response);
 /* speedyd_serve_static for a SPDY or HTTP/2 stream that gets nothing but its answer (no
- * hints or pushes to add): a file cache hit comes as a ready header list in *fields
- * (:status, the file's fields, Date and Server, as http_spdy_response_headers would lay
- * out the same answer; the cache's, valid until the next call into it) and response gets
- * only its status and body. Returns 1 then; 0 with *fields NULL when it answered as
+ * hints or pushes to add): a file cache hit comes as a prepared head in *set (:status,
+ * the file's fields, Date and Server, as http_spdy_response_headers would lay out the
+ * same answer; the cache's reference: the caller submits it and keeps none) and response
+ * gets only its status and body. Returns 1 then; 0 when it answered as
  * speedyd_serve_static does. */
 int speedyd_serve_static_fields(speedyd_server *server, const http_request *request,
-                                http_response *response, const speedy_header **fields,
-                                size_t *n_fields);
+                                http_response *response, speedy_fieldset **set);
 /* An error answer for err (http_err_status) into response. */
 void speedyd_serve_error(http_response *response, int err);
 /* The value of Server, and Date's value now (HTTP_DATE_SIZE - 1 characters in a buffer
@@ -274,12 +273,11 @@ void speedyd_file_cache_del(speedyd_file_cache *cache);
  * would answer. Returns 1 when it did, 0 to serve normally. */
 int speedyd_file_cache_serve(speedyd_server *server, const http_request *request,
                              http_response *response);
-/* speedyd_file_cache_serve with the answer's head as a ready SPDY/HTTP/2 header list
- * (see speedyd_serve_static_fields) instead of fields copied into response. Returns 1
- * when it answered; 0 when the cache cannot (then response is as it was given). */
+/* speedyd_file_cache_serve with the answer's head as a prepared set (see
+ * speedyd_serve_static_fields) instead of fields copied into response. Returns 1 when it
+ * answered; 0 when the cache cannot (then response is as it was given). */
 int speedyd_file_cache_serve_fields(speedyd_server *server, const http_request *request,
-                                    http_response *response, const speedy_header **fields,
-                                    size_t *n_fields);
+                                    http_response *response, speedy_fieldset **set);
 /* After http_static_serve: keeps a copy of a cacheable answer (and switches response's
  * body to that copy). */
 void speedyd_file_cache_store(speedyd_server *server, const http_request *request,

@@ -60,6 +60,10 @@ struct cache_entry {
    * sending differs between protocols; such an entry is answered through headers). */
   speedy_header *wire_fields;
   size_t n_wire_fields;
+  /* wire_fields prepared for the engine (speedy_fieldset_new) with the Date of
+   * fieldset_date; made again when the second changes. NULL until the first answer. */
+  speedy_fieldset *fieldset;
+  char fieldset_date[HTTP_DATE_SIZE];
   uint8_t *data;
   size_t charge;
   unsigned refs; /* 1 while in the cache, +1 per body borrowing data */
@@ -84,6 +88,7 @@ static void entry_unref(void *context) {
   if (--e->refs > 0) return;
   http_headers_free(&e->headers);
   free(e->wire_fields);
+  speedy_fieldset_release(e->fieldset);
   free(e->data);
   free(e->key);
   free(e);
@@ -249,16 +254,28 @@ int speedyd_file_cache_serve(speedyd_server *server, const http_request *request
   return 1;
 }
 
+/* e's fieldset with this second's Date (speedy_fieldset_new checks and prepares a head
+ * once a second per entry, not once an answer). NULL when there is no memory. */
+static speedy_fieldset *current_fieldset(cache_entry *e) {
+  const char *date = speedyd_serve_date(); /* the buffer wire_fields' Date points at */
+  if (e->fieldset != NULL && memcmp(e->fieldset_date, date, HTTP_DATE_SIZE) == 0)
+    return e->fieldset;
+  speedy_fieldset_release(e->fieldset);
+  e->fieldset = NULL;
+  if (speedy_fieldset_new(e->wire_fields, e->n_wire_fields, &e->fieldset) != 0) return NULL;
+  memcpy(e->fieldset_date, date, HTTP_DATE_SIZE);
+  return e->fieldset;
+}
+
 int speedyd_file_cache_serve_fields(speedyd_server *server, const http_request *request,
-                                    http_response *response, const speedy_header **fields,
-                                    size_t *n_fields) {
+                                    http_response *response, speedy_fieldset **set) {
   cache_entry *e = lookup(server, request);
   if (e == NULL || e->wire_fields == NULL) return 0;
+  speedy_fieldset *current = current_fieldset(e);
+  if (current == NULL) return 0;
   http_response_reset(response, 200);
   if (body_from(e, request, response) != 0) return 0;
-  (void)speedyd_serve_date(); /* this second's date in the buffer the list points at */
-  *fields = e->wire_fields;
-  *n_fields = e->n_wire_fields;
+  *set = current;
   hit(server->file_cache, e);
   return 1;
 }
@@ -326,8 +343,9 @@ void speedyd_file_cache_store(speedyd_server *server, const http_request *reques
     header_bytes += h->name_len + h->value_len + 32;
   }
   if (ok) prepare_wire_fields(e);
-  e->charge = sizeof(*e) + key_len + (size_t)length + header_bytes +
-              (response->headers.count + 3) * sizeof(speedy_header);
+  /* the head twice (headers, fieldset with its literals) and the lists' records */
+  e->charge = sizeof(*e) + key_len + (size_t)length + 3 * header_bytes +
+              (response->headers.count + 3) * (2 * sizeof(speedy_header) + 96);
   if (!ok || e->charge > cache->max_bytes) {
     entry_unref(e);
     return;

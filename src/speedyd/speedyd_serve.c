@@ -42,12 +42,10 @@ void speedyd_serve_static(speedyd_server *server, const http_request *request,
 }
 
 int speedyd_serve_static_fields(speedyd_server *server, const http_request *request,
-                                http_response *response, const speedy_header **fields,
-                                size_t *n_fields) {
-  *fields = NULL;
-  *n_fields = 0;
+                                http_response *response, speedy_fieldset **set) {
+  *set = NULL;
   if (!speedyd_serve_is_upload(server, request) && server->replay == NULL &&
-      speedyd_file_cache_serve_fields(server, request, response, fields, n_fields))
+      speedyd_file_cache_serve_fields(server, request, response, set))
     return 1;
   speedyd_serve_static(server, request, response);
   return 0;

@@ -285,12 +285,16 @@ static void answer_failed(speedyd_spdy_conn *conn, sd_stream *s, int rv) {
   speedy_submit_rst(conn->session, s->id, SPEEDY_RST_INTERNAL_ERROR);
 }
 
-/* Submits the head fields (n of them) and s->response's body as s's answer. */
+/* Submits the head — fields (n of them), or set when it is not NULL — and s->response's
+ * body as s's answer. */
 static void submit_answer(speedyd_spdy_conn *conn, sd_stream *s, const speedy_header *fields,
-                          size_t n) {
+                          size_t n, speedy_fieldset *set) {
   int has_body = s->response.body != NULL;
-  int rv = speedy_submit_response(conn->session, s->id, fields, n,
-                                  has_body ? stream_body_read : NULL, has_body ? s : NULL);
+  speedy_data_read_fn read_fn = has_body ? stream_body_read : NULL;
+  int rv =
+      set != NULL
+          ? speedy_submit_response_fieldset(conn->session, s->id, set, read_fn, has_body ? s : NULL)
+          : speedy_submit_response(conn->session, s->id, fields, n, read_fn, has_body ? s : NULL);
   if (rv != 0) answer_failed(conn, s, rv);
   io_conn_want_writable(conn->base->io);
 }
@@ -313,7 +317,7 @@ static void respond(speedyd_spdy_conn *conn, sd_stream *s) {
     io_conn_want_writable(conn->base->io);
     return;
   }
-  submit_answer(conn, s, headers.list, headers.count);
+  submit_answer(conn, s, headers.list, headers.count, NULL);
   http_spdy_headers_free(&headers);
 }
 
@@ -402,11 +406,10 @@ static int on_headers_end(speedy_session *session, int32_t stream_id, int end_st
   /* Everything else is answered now; a body sent with it is read and dropped. Without
    * hints or pushes to add, a cached file's answer comes with its head laid out. */
   if (!server->config.hint && !server->config.push) {
-    const speedy_header *fields;
-    size_t n_fields;
-    if (speedyd_serve_static_fields(server, &s->request, &s->response, &fields, &n_fields)) {
+    speedy_fieldset *set;
+    if (speedyd_serve_static_fields(server, &s->request, &s->response, &set)) {
       s->responded = 1;
-      submit_answer(conn, s, fields, n_fields);
+      submit_answer(conn, s, NULL, 0, set);
       return 0;
     }
   } else {

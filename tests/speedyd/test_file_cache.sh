@@ -3,7 +3,8 @@
 # (same size, new mtime; new size; removed) is noticed at once, HEAD / Range /
 # If-None-Match still get their own answers, a cached file is not opened again, and
 # HTTP/1.1 answers of 16 KiB or more are left to sendfile while SPDY's come from the cache,
-# and SPDY and HTTP/2 answers from the cache carry the fields of the first answer.
+# and SPDY and HTTP/2 answers from the cache carry the fields of the first answer (with
+# the Date of when they are sent: the prepared head is made again each second).
 source "$(dirname "$0")/lib.sh" "$@"
 need python3 curl sha256sum
 mkdir -p "$WORK/site"
@@ -88,6 +89,15 @@ check "h2c: a cached answer has the first answer's fields" "$(fields "$WORK/h2.h
 check "h2c: and the next" "$(fields "$WORK/h2.head3")" "$(fields "$WORK/h2.head1")"
 check_grep "h2c: Date on a cached answer" "^date: " "$WORK/h2.head3"
 check_grep "h2c: Server on a cached answer" "^server: speedyd/" "$WORK/h2.head3"
+# The cached head is prepared once a second: a later answer carries the time it was sent.
+date_of() { date -u -d "$(sed -n 's/^date: //p' "$1" | tr -d '\r')" +%s; }
+sleep 1.2
+curl -sS --max-time 10 --http2-prior-knowledge -D "$WORK/h2.head4" -o /dev/null "$url/h2.bin"
+now=$(date -u +%s)
+d3=$(date_of "$WORK/h2.head3") d4=$(date_of "$WORK/h2.head4")
+check "h2c: a cached answer a second later has a later Date" "$((d4 > d3))" 1
+check "h2c: its Date is now (within 2 s)" "$((now - d4 <= 2 && d4 - now <= 2))" 1
+check "h2c: otherwise the same fields" "$(fields "$WORK/h2.head4")" "$(fields "$WORK/h2.head1")"
 check "h2c HEAD of a cached file: no body" "$(curl -sS --max-time 10 --http2-prior-knowledge \
   -I -o /dev/null -w '%{size_download}' "$url/h2.bin")" 0
 check_grep "h2c HEAD of a cached file: its length" "content-length: 3000" \

@@ -649,3 +649,72 @@ Test(hpack, random_fields_through_small_tables_keep_both_ends_in_step) {
   speedy_hpack_decoder_del(d);
   mem_check();
 }
+
+/* Prepared fields (speedy_hpack_hint_init, speedy_hpack_encode_hinted) give the octets
+ * and the table that the same fields give unprepared, block after block, in every
+ * Huffman mode, with flags, the policy's names, static matches and eviction. */
+Test(hpack, prepared_fields_encode_as_the_same_octets_and_table) {
+  static char long_value[2000];
+  memset(long_value, 'x', sizeof(long_value));
+  speedy_hpack_field fields[] = {
+      field_of(":status", "200", 0),
+      field_of(":status", "418", 0),
+      field_of("content-type", "text/html; charset=utf-8", 0),
+      field_of("content-length", "12345", 0),
+      field_of("etag", "\"abc\"", 0),
+      field_of("cookie", "id=1", 0),
+      field_of("cookie", "session=0123456789abcdef0123456789", 0),
+      field_of("authorization", "Basic Zm9vOmJhcg==", 0),
+      field_of("x-custom", "value", SPEEDY_HPACK_NEVER_INDEXED),
+      field_of("x-plain", "no index", SPEEDY_HPACK_NO_INDEX),
+      field_of("x-forced", "index", SPEEDY_HPACK_INDEX),
+      field_of("x-empty", "", 0),
+      field_of("x-long", long_value, 0),
+      field_of("server", "speedyd/0.1.0", 0),
+  };
+  size_t n = sizeof(fields) / sizeof(fields[0]);
+  speedy_hpack_hint hints[sizeof(fields) / sizeof(fields[0])];
+  uint8_t *storage[sizeof(fields) / sizeof(fields[0])];
+  for (size_t i = 0; i < n; i++) {
+    size_t need = speedy_hpack_hint_storage(&fields[i]);
+    cr_assert_gt(need, 0);
+    storage[i] = malloc(need);
+    speedy_hpack_hint_init(&fields[i], &hints[i], storage[i]);
+    cr_assert_eq(hints[i].name_literal_len + hints[i].value_literal_len, need);
+  }
+  speedy_hpack_huffman modes[] = {SPEEDY_HPACK_HUFFMAN_SHORTER, SPEEDY_HPACK_HUFFMAN_ALWAYS,
+                                  SPEEDY_HPACK_HUFFMAN_NEVER};
+  speedy_mem mem;
+  test_alloc_mem(&mem);
+  for (size_t m = 0; m < 3; m++) {
+    speedy_hpack_encoder *plain, *prepared;
+    cr_assert_eq(speedy_hpack_encoder_new(&mem, &plain), 0);
+    cr_assert_eq(speedy_hpack_encoder_new(&mem, &prepared), 0);
+    speedy_hpack_encoder_set_huffman(plain, modes[m]);
+    speedy_hpack_encoder_set_huffman(prepared, modes[m]);
+    /* Blocks of every window of the list, so fields meet each other's entries. */
+    for (size_t start = 0; start < n; start++) {
+      for (size_t len = 1; start + len <= n; len += 3) {
+        size_t bound = speedy_hpack_encode_bound(plain, fields + start, len);
+        uint8_t *a = malloc(bound), *b = malloc(bound);
+        int64_t got_a = speedy_hpack_encode(plain, fields + start, len, a, bound);
+        int64_t got_b =
+            speedy_hpack_encode_hinted(prepared, fields + start, hints + start, len, b, bound);
+        cr_assert_gt(got_a, 0);
+        cr_assert_eq(got_a, got_b, "mode %zu, fields %zu+%zu: %lld octets, prepared %lld", m, start,
+                     len, (long long)got_a, (long long)got_b);
+        cr_assert_eq(memcmp(a, b, (size_t)got_a), 0, "mode %zu, fields %zu+%zu differ", m, start,
+                     len);
+        cr_assert_eq(speedy_hpack_encoder_entries(plain), speedy_hpack_encoder_entries(prepared));
+        cr_assert_eq(speedy_hpack_encoder_table_size(plain),
+                     speedy_hpack_encoder_table_size(prepared));
+        free(a);
+        free(b);
+      }
+    }
+    speedy_hpack_encoder_del(plain);
+    speedy_hpack_encoder_del(prepared);
+  }
+  for (size_t i = 0; i < n; i++) free(storage[i]);
+  cr_assert_eq(test_alloc_live(), 0);
+}
