@@ -10,7 +10,11 @@
 
 #define RT_MAX_STREAMS 128
 #define RT_MAX_BODIES 256
+/* Operations between two full pumps: each makes at most one frame the other side owes an
+ * answer (a PING, a request over its concurrency limit refused, SETTINGS), so fewer than
+ * the flood cap (16 with small limits) keeps a correct peer from reaching it. */
 #define RT_OPS_BETWEEN_PUMPS 32
+#define RT_OPS_BETWEEN_PUMPS_SMALL 12
 
 /* A stream either side opened, and what its sender promised to write. */
 typedef struct rt_stream {
@@ -36,6 +40,7 @@ typedef struct rt_state {
   int small_window[2];             /* the client / server set INITIAL_WINDOW_SIZE below 65,535 */
   uint8_t trailers[RT_MAX_BODIES]; /* HTTP/2: the body ends with trailers */
   int64_t now;
+  int ops_between_pumps; /* RT_OPS_BETWEEN_PUMPS or, with small limits, _SMALL */
 } rt_state;
 
 static rt_state rt; /* large: kept off the stack */
@@ -579,7 +584,7 @@ static void run_ops(fuzz_input *in) {
       break;
     }
     /* Bound what piles up unsent, so a flood cap is never reached by a correct peer. */
-    if (++since_pump >= RT_OPS_BETWEEN_PUMPS) {
+    if (++since_pump >= rt.ops_between_pumps) {
       pump(65536, 1000);
       since_pump = 0;
     }
@@ -615,6 +620,7 @@ void fuzz_roundtrip_run_h2(fuzz_input *in, int strict) {
   rt.protocol = SPEEDY_PROTOCOL_H2;
   uint8_t cfg = fuzz_u8(in);
   int small = (cfg >> 2) & 1;
+  rt.ops_between_pumps = small ? RT_OPS_BETWEEN_PUMPS_SMALL : RT_OPS_BETWEEN_PUMPS;
   rt.client.manual_flow = (cfg >> 3) & 1;
   rt.server.manual_flow = (cfg >> 4) & 1;
   rt.client.check_pattern = rt.server.check_pattern = 1;
@@ -636,6 +642,7 @@ void fuzz_roundtrip_run(fuzz_input *in, int strict) {
   uint8_t cfg = fuzz_u8(in);
   rt.protocol = fuzz_protocol_of((uint8_t)(cfg & 3));
   int small = (cfg >> 2) & 1;
+  rt.ops_between_pumps = small ? RT_OPS_BETWEEN_PUMPS_SMALL : RT_OPS_BETWEEN_PUMPS;
   rt.client.manual_flow = (cfg >> 3) & 1;
   rt.server.manual_flow = (cfg >> 4) & 1;
   rt.client.check_pattern = rt.server.check_pattern = 1;
