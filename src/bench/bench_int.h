@@ -84,6 +84,7 @@ typedef struct bench_options {
 typedef struct bench_reference {
   int have;
   int have_hash;
+  int hasher_out; /* a request in flight hashes its body to become the reference */
   uint64_t size;
   uint64_t hash;
 } bench_reference;
@@ -126,6 +127,7 @@ typedef struct bench_req {
   int measured;
   int path;
   int hashing;
+  int ref_hasher; /* the one request hashing to give its path the reference hash */
   int status;
   int has_length;
   int32_t stream_id;
