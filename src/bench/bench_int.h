@@ -98,7 +98,11 @@ typedef struct bench_stats {
   uint64_t ok, failed, errors[BENCH_ERR_COUNT];
   uint64_t status_classes[6]; /* responses by status: [1] 1xx ... [5] 5xx, [0] any other */
   uint64_t measured_ok, measured_failed;
-  uint64_t body_bytes;    /* measured, completed */
+  uint64_t body_bytes; /* measured, completed */
+  /* Closed loop with -D: answers completed inside the measured window, whenever sent (as
+   * h2load counts; measured requests sent near its end complete after it, and requests
+   * sent in the warm-up inside it) */
+  uint64_t window_ok, window_body_bytes;
   uint64_t wire_bytes_in; /* plaintext read, all connections, whole run */
   /* SPDY and HTTP/2, whole run, as h2load counts them: response field blocks as received
    * (frame payloads, compressed) and decoded (names plus values), DATA payload bytes */

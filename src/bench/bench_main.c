@@ -489,6 +489,8 @@ static void merge_stats(bench_stats *into, const bench_stats *from, int first) {
   into->measured_ok += from->measured_ok;
   into->measured_failed += from->measured_failed;
   into->body_bytes += from->body_bytes;
+  into->window_ok += from->window_ok;
+  into->window_body_bytes += from->window_body_bytes;
   into->wire_bytes_in += from->wire_bytes_in;
   into->header_bytes_in += from->header_bytes_in;
   into->header_bytes_decoded += from->header_bytes_decoded;

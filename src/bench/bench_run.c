@@ -203,6 +203,10 @@ void bench_request_done(bench_conn *conn, bench_req *req, int64_t now) {
     return;
   }
   st->ok++;
+  if (th->t_stop > 0 && th->opt->rate <= 0 && now >= th->t_measure && now <= th->t_stop) {
+    st->window_ok++;
+    st->window_body_bytes += req->body;
+  }
   if (req->measured) {
     st->measured_ok++;
     st->body_bytes += req->body;
