@@ -128,8 +128,13 @@ int replay_serve(const replay_plan *plan, int host_index, const http_request *re
 /* ---- replay_page.c ---- */
 
 /* Does resource get a page body (a 200 document, style sheet or script of a plan with page
- * bodies, not a redirect)? */
+ * bodies, not a redirect; or a page standing in for a redirect, below)? */
 int replay_page_body_applies(const replay_plan *plan, const replay_resource *resource);
+/* A document whose recorded answer redirects to a page the recording lacks (the page
+ * recorded as missing): with page bodies it is answered 200 with its page body and without
+ * the Location, which would send the browser to a host the replay does not serve. The
+ * loader takes the redirect's answer as the page and goes on to its children the same. */
+int replay_page_stands_in(const replay_plan *plan, const replay_resource *resource);
 /* The text of resource's page body: markup referencing its children in plan order, each at
  * its discover_offset when it has one, padded with spaces to body_size (longer when the
  * references do not fit). *out is malloc'd (free it), *out_len its length. Returns 0 or

@@ -120,11 +120,16 @@ int replay_location(const replay_plan *plan, const replay_resource *target, cons
 /* Copies the resource's answer into response. Returns 0 or HTTP_ERR_NOMEM. */
 static int answer(const replay_plan *plan, const replay_resource *r, const http_request *request,
                   http_response *response) {
-  http_response_reset(response, r->status);
+  int stands_in = replay_page_stands_in(plan, r);
+  http_response_reset(response, stands_in ? 200 : r->status);
   int page_bodies = replay_plan_page_bodies(plan);
   for (size_t i = 0; i < r->response_headers.count; i++) {
     const http_header *h = &r->response_headers.items[i];
     if (page_bodies && replay_page_drops_header(h->name, h->name_len)) continue;
+    /* a redirect whose target the recording lacks would take a browser off the replay */
+    if (page_bodies && r->redirect_to < 0 &&
+        http_headers_name_equal(h->name, h->name_len, "location"))
+      continue;
     if (http_headers_add(&response->headers, h->name, h->name_len, h->value, h->value_len) != 0)
       return HTTP_ERR_NOMEM;
   }
@@ -162,7 +167,7 @@ static int answer(const replay_plan *plan, const replay_resource *r, const http_
         http_headers_set(&response->headers, "location", location) != 0)
       return HTTP_ERR_NOMEM;
   }
-  int no_body = r->body_size == 0 || r->status == 204 || r->status == 304 ||
+  int no_body = (r->body_size == 0 && page == NULL) || r->status == 204 || r->status == 304 ||
                 (request->method != NULL && strcmp(request->method, "HEAD") == 0);
   if (no_body || page != NULL) {
     if (page != NULL && no_body)

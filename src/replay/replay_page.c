@@ -244,10 +244,16 @@ int replay_page_drops_header(const char *name, size_t len) {
   return 0;
 }
 
+int replay_page_stands_in(const replay_plan *plan, const replay_resource *r) {
+  return replay_plan_page_bodies(plan) && r->kind == REPLAY_KIND_DOCUMENT && r->status >= 300 &&
+         r->status <= 399 && r->status != 304 && r->redirect_to < 0;
+}
+
 int replay_page_body_applies(const replay_plan *plan, const replay_resource *r) {
-  return replay_plan_page_bodies(plan) && r->status == 200 && r->redirect_to < 0 &&
-         (r->kind == REPLAY_KIND_DOCUMENT || r->kind == REPLAY_KIND_CSS ||
-          r->kind == REPLAY_KIND_SCRIPT);
+  return (replay_plan_page_bodies(plan) && r->status == 200 && r->redirect_to < 0 &&
+          (r->kind == REPLAY_KIND_DOCUMENT || r->kind == REPLAY_KIND_CSS ||
+           r->kind == REPLAY_KIND_SCRIPT)) ||
+         replay_page_stands_in(plan, r);
 }
 
 const char *replay_page_content_type(const replay_resource *r) {

@@ -16,7 +16,8 @@
   "{\"id\":" #id ",\"host\":" #host ",\"method\":\"GET\",\"path\":\"" path "\",\"type\":\"" type   \
   "\",\"parent\":" #parent ",\"discover_offset\":" #offset ",\"status\":" #status                  \
   ",\"response_headers\":[[\"content-type\",\"application/octet-stream\"],"                        \
-  "[\"x-frame-options\",\"DENY\"]],\"body_size\":" #size ",\"redirect_to\":" #redirect "}"
+  "[\"x-frame-options\",\"DENY\"],[\"location\",\"http://gone.test/\"]],\"body_size\":" #size      \
+  ",\"redirect_to\":" #redirect "}"
 
 /* clang-format off */
 static const char *const resources =
@@ -32,7 +33,9 @@ static const char *const resources =
     RES(9, 0, "/frame", "document", 0, 3500, 302, 0, 10) ","
     RES(10, 0, "/frame2", "document", 9, -1, 200, 200, -1) ","
     RES(11, 0, "/ad", "other", 2, -1, 302, 0, 12) ","
-    RES(12, 0, "/ad2", "document", 11, -1, 200, 100, -1) "]";
+    RES(12, 0, "/ad2", "document", 11, -1, 200, 100, -1) ","
+    RES(13, 1, "/moved", "document", -1, 0, 302, 0, -1) ","
+    RES(14, 1, "/i.png", "image", 13, 0, 200, 10, -1) "]";
 /* clang-format on */
 
 static replay_plan *load(const char *bodies) {
@@ -106,6 +109,7 @@ Test(lab_page_body, css_and_script) {
 
 static char last_acao[64]; /* the last answer's access-control-allow-origin */
 static int last_xfo;       /* did it have x-frame-options? */
+static char last_location[64];
 
 static char *serve(const replay_plan *plan, const char *authority, const char *path, char *type,
                    size_t type_len, size_t *len) {
@@ -123,6 +127,8 @@ static char *serve(const replay_plan *plan, const char *authority, const char *p
   const char *acao = http_headers_get(&response.headers, "access-control-allow-origin");
   snprintf(last_acao, sizeof(last_acao), "%s", acao ? acao : "");
   last_xfo = http_headers_get(&response.headers, "x-frame-options") != NULL;
+  const char *location = http_headers_get(&response.headers, "location");
+  snprintf(last_location, sizeof(last_location), "%s", location ? location : "");
   char *out = malloc(1 << 16);
   *len = 0;
   int eof = 0;
@@ -182,4 +188,23 @@ Test(lab_page_body, bad_bodies_value) {
   replay_plan *plan = NULL;
   cr_assert_eq(replay_plan_parse(&plan, text, strlen(text), "t.json", err, sizeof(err)), -1);
   cr_assert_not_null(strstr(err, "bodies"), "%s", err);
+}
+
+/* A page recorded as a redirect to a page the recording lacks (qq.com's 302 to www.qq.com):
+ * the browser gets the page in its place, not a Location off the replay. */
+Test(lab_page_body, a_redirect_to_a_missing_page_stands_in_for_it) {
+  replay_plan *plan = load(",\"bodies\":\"page\"");
+  cr_assert(replay_page_stands_in(plan, replay_plan_resource(plan, 13)));
+  cr_assert_not(replay_page_stands_in(plan, replay_plan_resource(plan, 9)), "its target is here");
+  char type[64];
+  size_t len;
+  char *html = serve(plan, "cdn.test", "/moved", type, sizeof(type), &len); /* asserts 200 */
+  cr_assert_str_eq(type, "text/html; charset=utf-8");
+  assert_has(html, "src=\"//cdn.test/i.png\"");
+  cr_assert_str_eq(last_location, "", "no Location off the replay");
+  free(html);
+  replay_plan_del(plan);
+  plan = load(""); /* the loader's replay keeps the recorded answer */
+  cr_assert_not(replay_page_stands_in(plan, replay_plan_resource(plan, 13)));
+  replay_plan_del(plan);
 }
