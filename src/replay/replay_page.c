@@ -93,7 +93,9 @@ static void put_id(text *t, const char *before, uint32_t id, const char *after) 
 }
 
 /* The kind a reference to r must have: its final redirect target's (a redirect recorded
- * as "other" that leads to a document is an iframe), else its own. */
+ * as "other" that leads to a document is an iframe), else its own. An image without bytes
+ * (a tracking beacon) is fetched as "other": Chromium cancels an <img> whose answer has
+ * nothing to decode (net::ERR_ABORTED), which would fail the load. */
 static int kind_of(const replay_plan *plan, const replay_resource *r) {
   const replay_resource *t = r;
   for (int hops = 0; t->redirect_to >= 0 && hops < 20; hops++) {
@@ -101,14 +103,21 @@ static int kind_of(const replay_plan *plan, const replay_resource *r) {
     if (next == NULL) break;
     t = next;
   }
-  return t->kind != REPLAY_KIND_OTHER ? t->kind : r->kind;
+  int kind = t->kind != REPLAY_KIND_OTHER ? t->kind : r->kind;
+  if (kind == REPLAY_KIND_IMAGE && t->body_size == 0) kind = REPLAY_KIND_OTHER;
+  return kind;
 }
 
 static int is_get(const replay_resource *r) { return strcmp(r->method, "GET") == 0; }
 
 /* Is c a child that parent's body must reference (not the target its redirect leads to:
- * the browser follows that by itself)? */
+ * the browser follows that by itself)? The page's first resource, when it is a root
+ * document, also references the plan's other roots (resources nothing was found to load:
+ * the loader starts them at once; a browser can only find them in the page). */
 static int is_child(const replay_resource *parent, const replay_resource *c) {
+  if (parent->id == 0 && parent->parent < 0 && parent->kind == REPLAY_KIND_DOCUMENT &&
+      c->parent < 0 && c->id != 0)
+    return 1;
   return c->parent == (int64_t)parent->id && parent->redirect_to != (int64_t)c->id;
 }
 
@@ -117,9 +126,14 @@ static void put_fetch(text *t, const replay_plan *plan, const replay_resource *c
   put_url(t, plan, c, ESC_JS);
   put(t, "\",{method:\"");
   put(t, c->method); /* a token: no escaping needed */
-  /* The body is read: an answer nobody reads stalls once it fills the pipe. */
-  put(t, "\",mode:\"no-cors\",credentials:\"include\"}).then(function(r){return "
-         "r.arrayBuffer();}).catch(function(){});");
+  /* The body is read: an answer nobody reads stalls once it fills the pipe. A GET goes in
+   * CORS mode without credentials (every answer allows any origin in this mode): in
+   * no-cors mode Chromium's opaque-response blocking cancelled empty and untyped answers
+   * (net::ERR_ABORTED, a failed load); other methods stay no-cors (no preflight). */
+  put(t, is_get(c) ? "\",mode:\"cors\",credentials:\"omit\"}).then(function(r){return "
+                     "r.arrayBuffer();}).catch(function(){});"
+                   : "\",mode:\"no-cors\",credentials:\"include\"}).then(function(r){return "
+                     "r.arrayBuffer();}).catch(function(){});");
 }
 
 static void html_child(text *t, const replay_plan *plan, const replay_resource *c) {
@@ -232,13 +246,12 @@ static void script_body(text *t, const replay_plan *plan, const replay_resource 
 }
 
 int replay_page_drops_header(const char *name, size_t len) {
-  static const char *const names[] = {"content-security-policy",
-                                      "content-security-policy-report-only",
-                                      "x-frame-options",
-                                      "content-disposition",
-                                      "cross-origin-embedder-policy",
-                                      "cross-origin-resource-policy",
-                                      "cross-origin-opener-policy"};
+  static const char *const names[] = {
+      "content-security-policy", "content-security-policy-report-only", "x-frame-options",
+      "content-disposition", "cross-origin-embedder-policy", "cross-origin-resource-policy",
+      "cross-origin-opener-policy",
+      /* replaced by "*": fetch() reads in CORS mode */
+      "access-control-allow-origin", "access-control-allow-credentials"};
   for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
     if (strlen(names[i]) == len && strncasecmp(names[i], name, len) == 0) return 1;
   return 0;

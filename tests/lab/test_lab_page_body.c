@@ -16,7 +16,8 @@
   "{\"id\":" #id ",\"host\":" #host ",\"method\":\"GET\",\"path\":\"" path "\",\"type\":\"" type   \
   "\",\"parent\":" #parent ",\"discover_offset\":" #offset ",\"status\":" #status                  \
   ",\"response_headers\":[[\"content-type\",\"application/octet-stream\"],"                        \
-  "[\"x-frame-options\",\"DENY\"],[\"location\",\"http://gone.test/\"]],\"body_size\":" #size      \
+  "[\"x-frame-options\",\"DENY\"],[\"location\",\"http://gone.test/\"],"                           \
+  "[\"access-control-allow-origin\",\"https://origin.test\"]],\"body_size\":" #size                \
   ",\"redirect_to\":" #redirect "}"
 
 /* clang-format off */
@@ -35,7 +36,8 @@ static const char *const resources =
     RES(11, 0, "/ad", "other", 2, -1, 302, 0, 12) ","
     RES(12, 0, "/ad2", "document", 11, -1, 200, 100, -1) ","
     RES(13, 1, "/moved", "document", -1, 0, 302, 0, -1) ","
-    RES(14, 1, "/i.png", "image", 13, 0, 200, 10, -1) "]";
+    RES(14, 1, "/i.png", "image", 13, 0, 200, 10, -1) ","
+    RES(15, 1, "/beacon.gif", "image", 13, 0, 200, 0, -1) "]";
 /* clang-format on */
 
 static replay_plan *load(const char *bodies) {
@@ -174,7 +176,7 @@ Test(lab_page_body, generated_without_the_field) {
   cr_assert_eq(len, 4000);
   cr_assert_null(strstr(html, "<!DOCTYPE"));
   cr_assert_str_eq(type, "application/octet-stream");
-  cr_assert_str_eq(last_acao, "", "plans without page bodies answer as before");
+  cr_assert_str_eq(last_acao, "https://origin.test", "plans without page bodies answer as before");
   cr_assert_eq(last_xfo, 1);
   free(html);
   replay_plan_del(plan);
@@ -201,6 +203,15 @@ Test(lab_page_body, a_redirect_to_a_missing_page_stands_in_for_it) {
   char *html = serve(plan, "cdn.test", "/moved", type, sizeof(type), &len); /* asserts 200 */
   cr_assert_str_eq(type, "text/html; charset=utf-8");
   assert_has(html, "src=\"//cdn.test/i.png\"");
+  /* an image without bytes is fetched, not an <img> Chromium would cancel */
+  assert_has(html,
+             "fetch(\"//cdn.test/beacon.gif\",{method:\"GET\",mode:\"cors\",credentials:\"omit\"}");
+  cr_assert_str_eq(last_acao, "*", "any origin may read it, whatever was recorded");
+  free(html);
+  /* The page's first resource names the plan's other roots (/moved): the loader starts
+   * them at once, a browser only finds them in the page. */
+  html = serve(plan, "a.test", "/", type, sizeof(type), &len);
+  assert_has(html, "<iframe src=\"//cdn.test/moved\"");
   cr_assert_str_eq(last_location, "", "no Location off the replay");
   free(html);
   replay_plan_del(plan);
