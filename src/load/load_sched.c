@@ -62,6 +62,15 @@ load_sched *load_sched_new(const load_plan *plan, load_dispatch dispatch, int si
     e->discovered_ms = e->ready_ms = e->start_ms = e->first_byte_ms = e->end_ms = -1;
     e->connection = -1;
   }
+  /* A browser knows only the page's address at first: the plan's other roots (resources
+   * nothing was found to load) are found in the page, with its first bytes — where the
+   * replay's page bodies name them for Chromium (docs/lab-loader.md, "Discovery"). */
+  if (n > 0 && plan->resources[0].parent < 0 && plan->resources[0].type == LOAD_TYPE_DOCUMENT)
+    for (size_t i = 1; i < n; i++)
+      if (s->gate[i] < 0) {
+        s->gate[i] = 0;
+        s->offset_key[i] = 0;
+      }
   for (size_t i = n; i-- > 0;) { /* the lowest-numbered redirect gates its target */
     int target = plan->resources[i].redirect_to;
     if (target >= 0) {

@@ -65,6 +65,27 @@ Test(load_sched, only_the_roots_are_requestable_at_the_start) {
   load_sched_del(s);
 }
 
+/* Only the page is known at first: other roots are found with its first bytes (a
+ * browser finds them in the page, where the replay names them), unless the page's first
+ * resource is no document (a recording without it: every root starts with the load). */
+Test(load_sched, other_roots_are_found_with_the_pages_first_bytes) {
+  plan_init(3);
+  fx.res[2].parent = -1;
+  load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+  load_sched_start(s, 0);
+  cr_assert_eq(state(s, 2), LOAD_WAITING, "a root other than the page started with the load");
+  load_sched_requested(s, 0, 0, 0);
+  load_sched_headers(s, 0, 200, 7);
+  cr_assert_eq(state(s, 2), LOAD_READY);
+  cr_assert_float_eq(load_sched_entry(s, 2)->discovered_ms, 7, 1e-9);
+  load_sched_del(s);
+  fx.res[0].type = LOAD_TYPE_IMAGE;
+  s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+  load_sched_start(s, 0);
+  cr_assert_eq(state(s, 2), LOAD_READY, "no page: every root starts with the load");
+  load_sched_del(s);
+}
+
 Test(load_sched, html_child_waits_for_its_offset_in_the_parent_body) {
   plan_init(2);
   fx.res[1].discover_offset = 500;
