@@ -141,13 +141,18 @@ static int block_frame(speedy_session *session, speedy_block_role role,
 /* A header list the application gave with HTTP/2's names, in SPDY/3's: :authority becomes
  * :host, :version is added (HTTP/1.1) where SPDY requires it, and a three-digit :status
  * gains its reason phrase. Lists already in SPDY/3's names pass as they are. */
-typedef struct spdy_names {
-  const speedy_header *list; /* the list to lay out: the application's, or fields[] */
-  size_t n;
-  speedy_header *fields; /* allocated when something changed, else NULL */
-} spdy_names;
-
 #define SPDY_STATUS_MAX 64 /* "NNN " and the longest reason phrase */
+/* Lists up to this long are mapped on the stack (a response or request head is); longer
+ * ones in an allocation that lives for the submit call. */
+#define SPDY_NAMES_ON_STACK 32
+
+typedef struct spdy_names {
+  const speedy_header *list; /* the list to lay out: the application's, or a mapped copy */
+  size_t n;
+  speedy_header *fields; /* the copy when allocated, else NULL */
+  speedy_header stack[SPDY_NAMES_ON_STACK + 1];
+  char status[SPDY_STATUS_MAX]; /* "200 OK" */
+} spdy_names;
 
 static int spdy_names_from(speedy_session *session, const speedy_header *headers, size_t n,
                            int request, spdy_names *out) {
@@ -167,10 +172,13 @@ static int spdy_names_from(speedy_session *session, const speedy_header *headers
   int add_version = find_header(headers, n, ":version") == NULL &&
                     (request ? find_header(headers, n, ":method") != NULL : status != NULL);
   if (authority == NULL && reason == NULL && !add_version) return 0;
-  speedy_header *fields =
-      speedy_mem_malloc(&session->mem, (n + 1) * sizeof(speedy_header) + SPDY_STATUS_MAX);
-  if (fields == NULL) return SPEEDY_ERR_NOMEM;
-  char *status_value = (char *)(fields + n + 1);
+  speedy_header *fields = out->stack;
+  if (n > SPDY_NAMES_ON_STACK) {
+    fields = speedy_mem_malloc(&session->mem, (n + 1) * sizeof(speedy_header));
+    if (fields == NULL) return SPEEDY_ERR_NOMEM;
+    out->fields = fields;
+  }
+  char *status_value = out->status;
   size_t k = 0;
   for (size_t i = 0; i < n; i++) {
     fields[k] = headers[i];
@@ -187,7 +195,6 @@ static int spdy_names_from(speedy_session *session, const speedy_header *headers
   if (add_version) fields[k++] = (speedy_header){":version", 8, "HTTP/1.1", 8};
   out->list = fields;
   out->n = k;
-  out->fields = fields;
   return 0;
 }
 

@@ -2,6 +2,7 @@
  * bodies, push, every version. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "pair.h"
@@ -233,4 +234,35 @@ Test(session, deflate_level_alone) {
                lengths[1]);
   speedy_options_del(options);
   cr_assert_eq(test_alloc_live(), 0);
+}
+
+/* A head longer than the codec maps on the stack (32 fields) is mapped to SPDY's names in
+ * an allocation: every field arrives, :status with its reason phrase turned back. */
+static void respond_with_40_fields(test_peer *server, int32_t id) {
+  speedy_header fields[41];
+  static char names[40][8];
+  fields[0] = (speedy_header){":status", 7, "200", 3};
+  for (int i = 0; i < 40; i++) {
+    snprintf(names[i], sizeof(names[i]), "x-f%02d", i);
+    fields[i + 1] = (speedy_header){names[i], strlen(names[i]), "v", 1};
+  }
+  cr_assert_eq(speedy_submit_response(server->session, id, fields, 41, NULL, NULL), 0);
+}
+
+Test(session, a_long_head_is_mapped_to_spdy_names_every_version) {
+  for (size_t v = 0; v < 3; v++) {
+    test_peer *client = test_peer_new(all_versions[v], SPEEDY_ROLE_CLIENT, NULL);
+    test_peer *server = test_peer_new(all_versions[v], SPEEDY_ROLE_SERVER, NULL);
+    server->on_request = respond_with_40_fields;
+    int32_t id = test_get(client, "/long", 3);
+    cr_assert_geq(test_pump(client, server, 65536), 0);
+    char line[64];
+    snprintf(line, sizeof(line), "header %d :status=200", (int)id);
+    cr_assert(test_log_has(client, line), "client log:\n%s", client->log);
+    snprintf(line, sizeof(line), "header %d x-f39=v", (int)id);
+    cr_assert(test_log_has(client, line), "client log:\n%s", client->log);
+    test_peer_del(client);
+    test_peer_del(server);
+    cr_assert_eq(test_alloc_live(), 0);
+  }
 }
