@@ -133,12 +133,19 @@ static int answer(const replay_plan *plan, const replay_resource *r, const http_
     if (http_headers_add(&response->headers, h->name, h->name_len, h->value, h->value_len) != 0)
       return HTTP_ERR_NOMEM;
   }
-  /* A browser fetches fonts (and module scripts) in CORS mode: page bodies let every
-   * origin read every answer, unless the recording says otherwise. */
-  if (replay_plan_page_bodies(plan) &&
-      http_headers_get(&response->headers, "access-control-allow-origin") == NULL &&
-      http_headers_set(&response->headers, "access-control-allow-origin", "*") != 0)
-    return HTTP_ERR_NOMEM;
+  /* A browser fetches fonts and the page bodies' fetch() in CORS mode with credentials:
+   * page bodies let the asking origin read every answer (echoed, as a server that allows
+   * credentials must; "*" when the request names none). Credentials matter: Chromium keeps
+   * uncredentialed requests on connections of their own. */
+  if (page_bodies) {
+    const char *origin = http_headers_get(&request->headers, "origin");
+    int rv = http_headers_set(&response->headers, "access-control-allow-origin",
+                              origin != NULL ? origin : "*");
+    if (rv == 0 && origin != NULL)
+      rv = http_headers_set(&response->headers, "access-control-allow-credentials", "true");
+    if (rv == 0 && origin != NULL) rv = http_headers_add_str(&response->headers, "vary", "Origin");
+    if (rv != 0) return HTTP_ERR_NOMEM;
+  }
   uint64_t size = r->body_size;
   http_body *page = NULL;
   if (replay_page_body_applies(plan, r)) {

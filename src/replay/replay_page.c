@@ -93,9 +93,11 @@ static void put_id(text *t, const char *before, uint32_t id, const char *after) 
 }
 
 /* The kind a reference to r must have: its final redirect target's (a redirect recorded
- * as "other" that leads to a document is an iframe), else its own. An image without bytes
- * (a tracking beacon) is fetched as "other": Chromium cancels an <img> whose answer has
- * nothing to decode (net::ERR_ABORTED), which would fail the load. */
+ * as "other" that leads to a document is an iframe; a document redirect that leads to
+ * "other" is fetched). What Chromium would cancel (net::ERR_ABORTED, a failed load) is
+ * fetched as "other" too: an image without bytes (a tracking beacon: nothing to decode),
+ * a document answered 204 or 205 or without bytes (a frame navigation that ends in no
+ * content is aborted). */
 static int kind_of(const replay_plan *plan, const replay_resource *r) {
   const replay_resource *t = r;
   for (int hops = 0; t->redirect_to >= 0 && hops < 20; hops++) {
@@ -103,8 +105,11 @@ static int kind_of(const replay_plan *plan, const replay_resource *r) {
     if (next == NULL) break;
     t = next;
   }
-  int kind = t->kind != REPLAY_KIND_OTHER ? t->kind : r->kind;
+  int kind = t->kind;
   if (kind == REPLAY_KIND_IMAGE && t->body_size == 0) kind = REPLAY_KIND_OTHER;
+  if (kind == REPLAY_KIND_DOCUMENT && (t->status == 204 || t->status == 205 ||
+                                       (t->body_size == 0 && !replay_page_body_applies(plan, t))))
+    kind = REPLAY_KIND_OTHER;
   return kind;
 }
 
@@ -127,13 +132,13 @@ static void put_fetch(text *t, const replay_plan *plan, const replay_resource *c
   put(t, "\",{method:\"");
   put(t, c->method); /* a token: no escaping needed */
   /* The body is read: an answer nobody reads stalls once it fills the pipe. A GET goes in
-   * CORS mode without credentials (every answer allows any origin in this mode): in
-   * no-cors mode Chromium's opaque-response blocking cancelled empty and untyped answers
-   * (net::ERR_ABORTED, a failed load); other methods stay no-cors (no preflight). */
-  put(t, is_get(c) ? "\",mode:\"cors\",credentials:\"omit\"}).then(function(r){return "
-                     "r.arrayBuffer();}).catch(function(){});"
-                   : "\",mode:\"no-cors\",credentials:\"include\"}).then(function(r){return "
-                     "r.arrayBuffer();}).catch(function(){});");
+   * CORS mode (every answer lets the asking origin read it, credentials included: Chromium
+   * keeps uncredentialed requests on connections of their own): in no-cors mode Chromium's
+   * opaque-response blocking cancelled empty and untyped answers (net::ERR_ABORTED, a
+   * failed load); other methods stay no-cors (no preflight). */
+  put(t, is_get(c) ? "\",mode:\"cors\"" : "\",mode:\"no-cors\"");
+  put(t, ",credentials:\"include\"}).then(function(r){return r.arrayBuffer();})"
+         ".catch(function(){});");
 }
 
 static void html_child(text *t, const replay_plan *plan, const replay_resource *c) {

@@ -37,7 +37,10 @@ static const char *const resources =
     RES(12, 0, "/ad2", "document", 11, -1, 200, 100, -1) ","
     RES(13, 1, "/moved", "document", -1, 0, 302, 0, -1) ","
     RES(14, 1, "/i.png", "image", 13, 0, 200, 10, -1) ","
-    RES(15, 1, "/beacon.gif", "image", 13, 0, 200, 0, -1) "]";
+    RES(15, 1, "/beacon.gif", "image", 13, 0, 200, 0, -1) ","
+    RES(16, 1, "/generate_204", "document", 13, 0, 204, 0, -1) ","
+    RES(17, 1, "/go", "document", 13, 0, 302, 0, 18) ","
+    RES(18, 1, "/plain.txt", "other", 17, -1, 200, 20, -1) "]";
 /* clang-format on */
 
 static replay_plan *load(const char *bodies) {
@@ -112,6 +115,8 @@ Test(lab_page_body, css_and_script) {
 static char last_acao[64]; /* the last answer's access-control-allow-origin */
 static int last_xfo;       /* did it have x-frame-options? */
 static char last_location[64];
+static char last_acac[16];
+static const char *request_origin; /* an Origin field for the next requests, or NULL */
 
 static char *serve(const replay_plan *plan, const char *authority, const char *path, char *type,
                    size_t type_len, size_t *len) {
@@ -120,6 +125,7 @@ static char *serve(const replay_plan *plan, const char *authority, const char *p
   request.method = (char *)"GET";
   request.path = (char *)path;
   request.authority = (char *)authority;
+  if (request_origin != NULL) http_headers_add_str(&request.headers, "origin", request_origin);
   http_response response;
   http_response_init(&response);
   cr_assert_eq(replay_serve(plan, -1, &request, &response), 0);
@@ -129,6 +135,8 @@ static char *serve(const replay_plan *plan, const char *authority, const char *p
   const char *acao = http_headers_get(&response.headers, "access-control-allow-origin");
   snprintf(last_acao, sizeof(last_acao), "%s", acao ? acao : "");
   last_xfo = http_headers_get(&response.headers, "x-frame-options") != NULL;
+  const char *acac = http_headers_get(&response.headers, "access-control-allow-credentials");
+  snprintf(last_acac, sizeof(last_acac), "%s", acac ? acac : "");
   const char *location = http_headers_get(&response.headers, "location");
   snprintf(last_location, sizeof(last_location), "%s", location ? location : "");
   char *out = malloc(1 << 16);
@@ -141,6 +149,7 @@ static char *serve(const replay_plan *plan, const char *authority, const char *p
   }
   out[*len] = '\0';
   http_response_free(&response);
+  http_headers_free(&request.headers);
   return out;
 }
 
@@ -204,9 +213,15 @@ Test(lab_page_body, a_redirect_to_a_missing_page_stands_in_for_it) {
   cr_assert_str_eq(type, "text/html; charset=utf-8");
   assert_has(html, "src=\"//cdn.test/i.png\"");
   /* an image without bytes is fetched, not an <img> Chromium would cancel */
-  assert_has(html,
-             "fetch(\"//cdn.test/beacon.gif\",{method:\"GET\",mode:\"cors\",credentials:\"omit\"}");
+  assert_has(
+      html,
+      "fetch(\"//cdn.test/beacon.gif\",{method:\"GET\",mode:\"cors\",credentials:\"include\"}");
   cr_assert_str_eq(last_acao, "*", "any origin may read it, whatever was recorded");
+  /* frames Chromium would abort are fetched: no content, or a redirect to something not a
+   * page (random bytes as text/plain would be a download) */
+  assert_has(html, "fetch(\"//cdn.test/generate_204\"");
+  assert_has(html, "fetch(\"//cdn.test/go\"");
+  cr_assert_null(strstr(html, "<iframe"), "no frame in:\n%s", html);
   free(html);
   /* The page's first resource names the plan's other roots (/moved): the loader starts
    * them at once, a browser only finds them in the page. */
@@ -217,5 +232,22 @@ Test(lab_page_body, a_redirect_to_a_missing_page_stands_in_for_it) {
   replay_plan_del(plan);
   plan = load(""); /* the loader's replay keeps the recorded answer */
   cr_assert_not(replay_page_stands_in(plan, replay_plan_resource(plan, 13)));
+  replay_plan_del(plan);
+}
+
+/* fetch() and fonts read in CORS mode with credentials (Chromium keeps uncredentialed
+ * requests on connections of their own): the asking origin is echoed and allowed them. */
+Test(lab_page_body, the_asking_origin_may_read_with_credentials) {
+  replay_plan *plan = load(",\"bodies\":\"page\"");
+  char type[64];
+  size_t len;
+  request_origin = "https://a.test";
+  free(serve(plan, "cdn.test", "/e.woff2", type, sizeof(type), &len));
+  cr_assert_str_eq(last_acao, "https://a.test");
+  cr_assert_str_eq(last_acac, "true");
+  request_origin = NULL;
+  free(serve(plan, "cdn.test", "/e.woff2", type, sizeof(type), &len));
+  cr_assert_str_eq(last_acao, "*", "no Origin: any");
+  cr_assert_str_eq(last_acac, "");
   replay_plan_del(plan);
 }

@@ -318,7 +318,13 @@ function result(o, plan, run) {
   const upgraded = [...new Set(run.requests.filter((r) => r.internal && /^http:/.test(r.url))
                                  .map((r) => new URL(r.url).hostname))];
   let reason = '';
-  if (run.outcome === 'timeout') reason = `no load event within ${o.timeout} s`;
+  // A recording without the page's document (its first resource is a script or an image):
+  // a browser can only open that resource, not the page the loader loads.
+  const first = plan.resources.length ? plan.resources[0].type : 'nothing';
+  if (first !== 'document')
+    reason = `the recording lacks the page's document (its first resource is ${first}): ` +
+             'a browser has no page to open';
+  else if (run.outcome === 'timeout') reason = `no load event within ${o.timeout} s`;
   else if (typeof run.outcome === 'string') reason = `navigation failed: ${run.outcome}`;
   else if (!plt || plt <= 0) reason = 'no load event time';
   else if (failed) reason = `${failed} of ${reqs.length} requests failed`;
