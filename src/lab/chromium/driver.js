@@ -318,9 +318,12 @@ function result(o, plan, run) {
   const upgraded = [...new Set(run.requests.filter((r) => r.internal && /^http:/.test(r.url))
                                  .map((r) => new URL(r.url).hostname))];
   let reason = '';
-  // A recording without the page's document (its first resource is a script or an image):
-  // a browser can only open that resource, not the page the loader loads.
-  const first = plan.resources.length ? plan.resources[0].type : 'nothing';
+  // A recording without the page's document (its first resource, after its redirects, is a
+  // script or an image): a browser can only open that resource, not the page the loader loads.
+  let page = plan.resources.length ? plan.resources[0] : null;
+  for (let hops = 0; page && page.redirect_to >= 0 && hops < 20; hops++)
+    page = plan.resources[page.redirect_to]; // a browser follows the first answer's redirects
+  const first = page ? page.type : 'nothing';
   if (first !== 'document')
     reason = `the recording lacks the page's document (its first resource is ${first}): ` +
              'a browser has no page to open';
