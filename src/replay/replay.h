@@ -130,6 +130,13 @@ int replay_serve(const replay_plan *plan, int host_index, const http_request *re
 /* Does resource get a page body (a 200 document, style sheet or script of a plan with page
  * bodies, not a redirect; or a page standing in for a redirect, below)? */
 int replay_page_body_applies(const replay_plan *plan, const replay_resource *resource);
+/* Does resource get an image body: a valid GIF padded to its size (an image of a plan with
+ * page bodies, answered 200, of 40 bytes or more)? Generator bytes are no image: Chromium
+ * stops reading an image it cannot decode, and over HTTP/1.1 closes the connection. */
+int replay_page_image_applies(const replay_plan *plan, const replay_resource *resource);
+/* Byte offset of the image body of size bytes: a 1 x 1 GIF whose comment extension pads
+ * it to size (size >= 40). */
+uint8_t replay_page_image_byte(uint64_t size, uint64_t offset);
 /* A document whose recorded answer redirects to a page the recording lacks (the page
  * recorded as missing): with page bodies it is answered 200 with its page body and without
  * the Location, which would send the browser to a host the replay does not serve. The

@@ -93,6 +93,28 @@ static int64_t page_text_pull(void *context, uint8_t *buf, size_t len, int *eof)
   return (int64_t)n;
 }
 
+/* An image body (replay_page_image_byte): a GIF of the recorded size. */
+typedef struct image_body {
+  uint64_t offset, size;
+} image_body;
+
+static int64_t image_pull(void *context, uint8_t *buf, size_t len, int *eof) {
+  image_body *b = context;
+  uint64_t left = b->size - b->offset;
+  size_t n = left < len ? (size_t)left : len;
+  for (size_t i = 0; i < n; i++) buf[i] = replay_page_image_byte(b->size, b->offset + i);
+  b->offset += n;
+  *eof = b->offset == b->size;
+  return (int64_t)n;
+}
+
+static int image_body_new(http_body **out, const replay_resource *resource) {
+  image_body *b = calloc(1, sizeof(*b));
+  if (b == NULL) return HTTP_ERR_NOMEM;
+  b->size = resource->body_size;
+  return http_body_new_callback(out, image_pull, b, free, (int64_t)b->size);
+}
+
 static int page_body_new(http_body **out, page_text **made, const replay_plan *plan,
                          const replay_resource *resource) {
   page_text *p = calloc(1, sizeof(*p));
@@ -184,7 +206,9 @@ static int answer(const replay_plan *plan, const replay_resource *r, const http_
     return 0;
   }
   http_body *body;
-  if (replay_body_new(&body, plan, r) != 0) return HTTP_ERR_NOMEM;
+  if (replay_page_image_applies(plan, r) ? image_body_new(&body, r) != 0
+                                         : replay_body_new(&body, plan, r) != 0)
+    return HTTP_ERR_NOMEM;
   http_response_set_body(response, body);
   return 0;
 }

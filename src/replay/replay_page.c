@@ -262,6 +262,39 @@ int replay_page_drops_header(const char *name, size_t len) {
   return 0;
 }
 
+int replay_page_image_applies(const replay_plan *plan, const replay_resource *r) {
+  return replay_plan_page_bodies(plan) && r->kind == REPLAY_KIND_IMAGE && r->status == 200 &&
+         r->redirect_to < 0 && r->body_size >= 40;
+}
+
+/* GIF89a, a 1 x 1 screen with a two-colour table; then a comment extension (0x21 0xfe)
+ * whose sub-blocks pad the file; its terminator; one 1 x 1 image and the trailer. */
+static const uint8_t gif_head[21] = {'G', 'I', 'F',  '8',  '9',  'a', 1, 0, 1,    0,   0x80,
+                                     0,   0,   0xff, 0xff, 0xff, 0,   0, 0, 0x21, 0xfe};
+static const uint8_t gif_tail[17] = {0, 0x2c, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x44, 1, 0, 0x3b};
+
+uint8_t replay_page_image_byte(uint64_t size, uint64_t offset) {
+  uint64_t pad = size - sizeof(gif_head) - sizeof(gif_tail); /* the comment's sub-blocks */
+  if (offset < sizeof(gif_head)) return gif_head[offset];
+  uint64_t q = offset - sizeof(gif_head);
+  if (q >= pad) return gif_tail[q - pad];
+  /* Sub-blocks of 256 bytes (a length byte of 255 and 255 bytes); the rest in one, or,
+   * when one byte would be left (a sub-block has at least two), in 255 and 2. */
+  uint64_t full = pad / 256, rest = pad % 256;
+  if (rest == 1) {
+    full--;
+    rest = 257;
+  }
+  if (q < full * 256) return q % 256 == 0 ? 255 : 'x';
+  q -= full * 256;
+  if (rest == 257) {
+    if (q < 255) return q == 0 ? 254 : 'x';
+    q -= 255;
+    return q == 0 ? 1 : 'x';
+  }
+  return q == 0 ? (uint8_t)(rest - 1) : 'x';
+}
+
 int replay_page_stands_in(const replay_plan *plan, const replay_resource *r) {
   return replay_plan_page_bodies(plan) && r->kind == REPLAY_KIND_DOCUMENT && r->status >= 300 &&
          r->status <= 399 && r->status != 304 && r->redirect_to < 0;
