@@ -18,6 +18,18 @@
 
 static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
 
+uint8_t *speedy_field_lay_out(speedy_hpack_field *f, const speedy_header *h, uint8_t *at) {
+  memcpy(at, h->name, h->name_len);
+  f->name = at;
+  f->name_len = h->name_len;
+  at += h->name_len;
+  if (h->value_len > 0) memcpy(at, h->value, h->value_len);
+  f->value = at;
+  f->value_len = h->value_len;
+  f->flags = 0;
+  return at + h->value_len;
+}
+
 int speedy_fieldset_new(const speedy_header *fields, size_t n, speedy_fieldset **out) {
   if (out == NULL || (n > 0 && fields == NULL)) return SPEEDY_ERR_INVALID_ARGUMENT;
   *out = NULL;
@@ -60,15 +72,7 @@ int speedy_fieldset_new(const speedy_header *fields, size_t n, speedy_fieldset *
       const speedy_header *h = &fields[i];
       if (speedy_h2_is_pseudo((const uint8_t *)h->name, h->name_len) != (pass == 0)) continue;
       speedy_hpack_field *f = &set->fields[k];
-      memcpy(at, h->name, h->name_len);
-      f->name = at;
-      f->name_len = h->name_len;
-      at += h->name_len;
-      if (h->value_len > 0) memcpy(at, h->value, h->value_len);
-      f->value = at;
-      f->value_len = h->value_len;
-      at += h->value_len;
-      f->flags = 0;
+      at = speedy_field_lay_out(f, h, at);
       set->headers[i] =
           (speedy_header){(const char *)f->name, f->name_len, (const char *)f->value, f->value_len};
       if (f->name_len == 8 && memcmp(f->name, "priority", 8) == 0) set->has_priority = 1;

@@ -29,6 +29,11 @@ struct speedy_fieldset {
   uint8_t has_priority; /* a priority field among them */
 };
 
+/* Copies h's name and value to at, one after the other, and points f at the copies (no
+ * flags). Returns the end of what was written. Shared by the HTTP/2 codec's lay-out of a
+ * submitted list and speedy_fieldset_new. */
+uint8_t *speedy_field_lay_out(speedy_hpack_field *f, const speedy_header *h, uint8_t *at);
+
 /* Takes one more reference (a submission's). */
 void speedy_fieldset_retain(speedy_fieldset *set);
 

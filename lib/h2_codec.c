@@ -225,15 +225,7 @@ static int lay_out(speedy_session *session, speedy_h2_message_kind kind, speedy_
       int pseudo = speedy_h2_is_pseudo((const uint8_t *)h->name, h->name_len);
       if (pseudo != (pass == 0)) continue;
       speedy_hpack_field *f = &layout->fields[k++];
-      memcpy(at, h->name, h->name_len);
-      f->name = at;
-      f->name_len = h->name_len;
-      at += h->name_len;
-      if (h->value_len > 0) memcpy(at, h->value, h->value_len);
-      f->value = at;
-      f->value_len = h->value_len;
-      at += h->value_len;
-      f->flags = 0;
+      at = speedy_field_lay_out(f, h, at);
       if (name_is(h, "priority")) layout->has_priority = 1;
       speedy_h2_message_field(message, f->name, f->name_len, f->value, f->value_len);
     }
