@@ -116,9 +116,8 @@ int speedy_session_fail(speedy_session *session, int error, uint32_t reason) {
 /* ---- flow control, settings, budgets ----------------------------------------------- */
 
 int speedy_session_return_session_credit(speedy_session *session) {
-  if (session->hold_session_credit ||
-      session->session_recv_unacked < session->options.session_window / 2)
-    return 0;
+  uint64_t window = (uint64_t)session->options.session_window + session->session_recv_granted;
+  if (session->hold_session_credit || session->session_recv_unacked < window / 2) return 0;
   uint32_t delta = session->session_recv_unacked;
   int rv = speedy_queue_window_update(session, 0, delta);
   if (rv != 0) return rv;
@@ -137,7 +136,11 @@ int speedy_session_credit(speedy_session *session, int32_t stream_id, size_t n) 
   speedy_stream *stream = speedy_stream_find(session, stream_id);
   if (stream == NULL || stream->remote_closed) return 0;
   stream->recv_unacked += (uint32_t)n;
-  if (stream->recv_unacked >= session->local_initial_window / 2) {
+  /* Due at half of the window the stream has, not of the initial one: a stream the
+   * application widened would otherwise return every DATA frame with its own
+   * WINDOW_UPDATE, and a peer that has closed the stream meets them as a flood. */
+  if (stream->recv_unacked >=
+      ((uint64_t)session->local_initial_window + stream->recv_granted) / 2) {
     uint32_t delta = stream->recv_unacked;
     /* SPDY/2 has no flow control, but node's spdy-transport applies v3's to v2 and stalls
      * after 64 KiB without WINDOW_UPDATE; other v2 peers ignore the frame type. */
@@ -167,7 +170,7 @@ void speedy_session_apply_local_settings(speedy_session *session, const speedy_s
       for (uint32_t b = 0; b < session->n_buckets; b++)
         for (speedy_stream *s = session->buckets[b]; s != NULL; s = s->hash_next)
           if (!s->remote_closed && s->recv_unacked > 0 &&
-              s->recv_unacked >= session->local_initial_window / 2 &&
+              s->recv_unacked >= ((uint64_t)session->local_initial_window + s->recv_granted) / 2 &&
               speedy_queue_window_update(session, s->id, s->recv_unacked) == 0) {
             s->recv_window += s->recv_unacked;
             s->recv_unacked = 0;
@@ -434,6 +437,13 @@ int speedy_session_resume_data(speedy_session *session, int32_t stream_id) {
 int speedy_session_consume(speedy_session *session, int32_t stream_id, size_t n) {
   if (!session->options.manual_flow_control) return SPEEDY_ERR_INVALID_STATE;
   if (stream_id < 0) return SPEEDY_ERR_INVALID_ARGUMENT;
+  /* From on_data_chunk, for the frame being read: credited with the frame's end, so the
+   * WINDOW_UPDATEs do not depend on where the input was split (as without this option). */
+  if (session->in_data_chunk && stream_id == session->data_stream_id &&
+      n <= UINT32_MAX - session->data_credit) {
+    session->data_credit += (uint32_t)n;
+    return 0;
+  }
   return speedy_session_credit(session, stream_id, n);
 }
 

@@ -117,6 +117,8 @@ struct speedy_stream {
   int64_t send_window;     /* may go negative after SETTINGS */
   int64_t recv_window;     /* what the peer may still send on this stream */
   uint32_t recv_unacked;   /* consumed, not yet returned with WINDOW_UPDATE */
+  uint32_t recv_granted;   /* window the application added beyond the initial one: credit
+                            * returns are due at half of initial + granted */
   speedy_data_read_fn read_fn;
   void *source;
   void *user;
@@ -220,6 +222,7 @@ struct speedy_session {
   int64_t session_send_window;
   int64_t session_recv_window;
   uint32_t session_recv_unacked;
+  uint32_t session_recv_granted; /* added by speedy_submit_window_update(0, ...) */
   uint8_t hold_session_credit;   /* no WINDOW_UPDATE on stream 0 for now (SPDY autodetect) */
   uint32_t local_initial_window; /* our stream receive window in force */
   /* The largest initial window the peer may still believe in: the protocol's default or
@@ -254,6 +257,7 @@ struct speedy_session {
   uint8_t data_deliver;     /* 1: pass DATA payload to the application */
   uint8_t in_recv;          /* inside speedy_session_recv (callbacks answer peer input) */
   uint32_t data_credit;     /* bytes of this DATA frame to credit when it ends */
+  uint8_t in_data_chunk;    /* inside on_data_chunk: consume of this frame waits for its end */
   uint64_t recv_frames;     /* frames whose header was read (speedy_session_recv_frames) */
   uint64_t recv_data_bytes; /* DATA payload bytes read, delivered or not */
 

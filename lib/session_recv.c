@@ -100,7 +100,9 @@ int speedy_session_data_chunk(speedy_session *session, const uint8_t *p, size_t 
     return 0;
   }
   if (session->callbacks.on_data_chunk != NULL && n > 0) {
+    session->in_data_chunk = 1;
     int rv = session->callbacks.on_data_chunk(session, id, p, n, session->user);
+    session->in_data_chunk = 0;
     if (rv == SPEEDY_ERR_PAUSE)
       paused = 1;
     else if (rv != 0)

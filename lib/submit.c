@@ -348,6 +348,10 @@ int speedy_submit_priority_update(speedy_session *session, int32_t stream_id, ui
   return speedy_queue_priority_update(session, stream_id, urgency, incremental);
 }
 
+static uint32_t add_capped(uint32_t a, uint32_t b) {
+  return b > SPEEDY_MAX_WINDOW_SIZE - a ? SPEEDY_MAX_WINDOW_SIZE : a + b;
+}
+
 int speedy_submit_window_update(speedy_session *session, int32_t stream_id, uint32_t delta) {
   if (session == NULL || delta == 0 || delta > SPEEDY_MAX_WINDOW_SIZE || stream_id < 0)
     return SPEEDY_ERR_INVALID_ARGUMENT;
@@ -357,7 +361,10 @@ int speedy_submit_window_update(speedy_session *session, int32_t stream_id, uint
     if (session->session_recv_window + delta > SPEEDY_MAX_WINDOW_SIZE)
       return SPEEDY_ERR_WINDOW_OVERFLOW;
     int rv = speedy_queue_window_update(session, 0, delta);
-    if (rv == 0) session->session_recv_window += delta;
+    if (rv == 0) {
+      session->session_recv_window += delta;
+      session->session_recv_granted = add_capped(session->session_recv_granted, delta);
+    }
     return rv;
   }
   speedy_stream *stream = speedy_stream_find(session, stream_id);
@@ -371,6 +378,9 @@ int speedy_submit_window_update(speedy_session *session, int32_t stream_id, uint
   if (stream->recv_window + slack + delta > SPEEDY_MAX_WINDOW_SIZE)
     return SPEEDY_ERR_WINDOW_OVERFLOW;
   int rv = speedy_queue_window_update(session, stream_id, delta);
-  if (rv == 0) stream->recv_window += delta;
+  if (rv == 0) {
+    stream->recv_window += delta;
+    stream->recv_granted = add_capped(stream->recv_granted, delta);
+  }
   return rv;
 }

@@ -597,7 +597,9 @@ SPEEDY_API size_t speedy_session_memory(const speedy_session *session);
 SPEEDY_API int speedy_session_resume_data(speedy_session *session, int32_t stream_id);
 
 /* Manual flow control: the application has processed n bytes of stream_id's DATA.
- * Credits the stream and the session window and sends WINDOW_UPDATE when due. */
+ * Credits the stream and the session window and sends WINDOW_UPDATE when half of the
+ * window is due. Called from on_data_chunk for that chunk's stream, the credit is given
+ * when the DATA frame ends, so WINDOW_UPDATEs do not depend on how input was split. */
 SPEEDY_API int speedy_session_consume(speedy_session *session, int32_t stream_id, size_t n);
 
 /* ---- Submitting frames ------------------------------------------------------------- */

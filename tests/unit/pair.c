@@ -101,7 +101,6 @@ static int on_headers_end(speedy_session *s, int32_t id, int end_stream, void *u
 
 static int on_data_chunk(speedy_session *s, int32_t id, const uint8_t *data, size_t len,
                          void *user) {
-  (void)s;
   test_peer *peer = user;
   test_stream_rx *rx = test_rx(peer, id);
   if (rx->len + len > rx->cap) {
@@ -120,6 +119,7 @@ static int on_data_chunk(speedy_session *s, int32_t id, const uint8_t *data, siz
   }
   peer->data_order[peer->n_data_order++] = id;
   if (peer->log_data) test_log_add(peer, "data %d %zu", id, len);
+  if (peer->consume_data) cr_assert_eq(speedy_session_consume(s, id, len), 0);
   return peer->pause_data ? SPEEDY_ERR_PAUSE : 0;
 }
 

@@ -74,7 +74,8 @@ struct test_peer {
   size_t response_size;       /* default responder: body size */
   test_body **bodies;         /* bodies handed to sources, freed with the peer */
   size_t n_bodies, cap_bodies;
-  int pause_data; /* on_data_chunk returns SPEEDY_ERR_PAUSE */
+  int pause_data;   /* on_data_chunk returns SPEEDY_ERR_PAUSE */
+  int consume_data; /* on_data_chunk credits the chunk (speedy_session_consume) */
   uint32_t pings_acked;
   int goaway_seen;
   int32_t goaway_last_good;
