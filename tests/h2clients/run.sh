@@ -68,14 +68,51 @@ wait_file() {
   for _ in $(seq 1 100); do [ -s "$1" ] && return 0; sleep 0.05; done
   return 1
 }
+# wait_port PORT PID: 0 once PORT accepts, 2 if PID exited first (the port may have been
+# taken between free_port and the bind: the caller retries), 1 after 10 s.
 wait_port() {
-  for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.05; done
+  for _ in $(seq 1 200); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    kill -0 "$2" 2>/dev/null || return 2
+    sleep 0.05
+  done
   return 1
+}
+# started NAME LOG...: after a peer was started in the background on $PORT, waits for it;
+# returns 2 (start again) if it exited before listening, exits the test if it hangs.
+started() {
+  local name=$1 rc
+  shift
+  PIDS+=($!)
+  wait_port "$PORT" "$!"
+  rc=$?
+  ((rc == 0)) && return 0
+  echo "$name did not start on port $PORT ($( ((rc == 2)) && echo exited || echo timeout))"
+  cat "$@"
+  ((rc == 2)) && return 2
+  echo "FAIL: $name did not start"
+  exit 1
 }
 
 TLS=0
 [ "$MODE" = tls ] && TLS=1
 start_peer() {
+  local rc
+  for _ in 1 2 3; do
+    start_peer_once "$@"
+    rc=$?
+    ((rc == 0)) && break
+  done
+  ((rc == 0)) || { echo "FAIL: $PEER did not start in 3 attempts"; exit 1; }
+  if ((TLS)); then
+    BASE=https://localhost:$PORT
+    PROTO=(--cacert certs/ca.pem) # the default offer: h2 first by ALPN
+  else
+    BASE=http://127.0.0.1:$PORT
+    PROTO=(--proto h2c)
+  fi
+}
+start_peer_once() {
   local extra=("$@")
   case $PEER in
   nghttpd)
@@ -85,8 +122,7 @@ start_peer() {
     else
       nghttpd --no-tls -d www "$PORT" >nghttpd.log 2>&1 &
     fi
-    PIDS+=($!)
-    wait_port "$PORT" || { echo "FAIL: nghttpd did not start"; cat nghttpd.log; exit 1; } ;;
+    started nghttpd nghttpd.log || return 2 ;;
   h2o)
     PORT=$(free_port)
     {
@@ -100,8 +136,7 @@ start_peer() {
       echo "hosts: {\"default\": {paths: {\"/\": {file.dir: $WORK/www}}}}"
     } >h2o.yaml
     h2o -c h2o.yaml >h2o.log 2>&1 &
-    PIDS+=($!)
-    wait_port "$PORT" || { echo "FAIL: h2o did not start"; cat h2o.log; exit 1; } ;;
+    started h2o h2o.log || return 2 ;;
   nginx)
     PORT=$(free_port)
     mkdir -p nginx/tmp nginx/logs
@@ -125,8 +160,7 @@ http {
 }
 CONF
     nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" -e "$WORK/nginx/logs/error.log" >nginx.log 2>&1 &
-    PIDS+=($!)
-    wait_port "$PORT" || { echo "FAIL: nginx did not start"; cat nginx.log nginx/logs/error.log; exit 1; } ;;
+    started nginx nginx.log nginx/logs/error.log || return 2 ;;
   node)
     local certs=()
     ((TLS)) && certs=(certs/server.pem certs/server.key)
@@ -142,13 +176,6 @@ CONF
     wait_file port || { echo "FAIL: h2_server.py did not start"; cat python.log; exit 1; }
     PORT=$(cat port) ;;
   esac
-  if ((TLS)); then
-    BASE=https://localhost:$PORT
-    PROTO=(--cacert certs/ca.pem) # the default offer: h2 first by ALPN
-  else
-    BASE=http://127.0.0.1:$PORT
-    PROTO=(--proto h2c)
-  fi
 }
 
 # speedy NAME ARGS...: bounded by 30 s; stdout and stderr in NAME.out / NAME.err; sets RC.
