@@ -247,6 +247,7 @@ struct speedy_session {
   size_t nocopy_len;
   uint8_t nocopy_header[SPEEDY_MAX_DATA_HEADER_LEN];
   void *nocopy_source;
+  size_t nocopy_written;     /* octets on_send_data wrote during this fill of the output */
   uint8_t send_holding;      /* speedy_session_send holds copied bytes not yet written */
   int32_t reading_stream_id; /* the stream whose read_fn is running */
 

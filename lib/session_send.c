@@ -168,7 +168,9 @@ static speedy_stream *next_data_stream(const speedy_session *session) {
 }
 
 /* Hands a zero-copy frame to the application. A stream whose last frame this was closes
- * only now, because on_stream_close may free the source on_send_data still needs. */
+ * only now, because on_stream_close may free the source on_send_data still needs. The
+ * octets the application wrote count towards what speedy_session_peek_output was asked
+ * for (session->nocopy_written), so zero-copy output is bounded like copied output. */
 static int emit_nocopy(speedy_session *session) {
   int32_t id = session->nocopy_stream_id;
   session->nocopy_stream_id = 0;
@@ -176,6 +178,7 @@ static int emit_nocopy(speedy_session *session) {
   if (session->callbacks.on_send_data(session, id, session->nocopy_header, session->nocopy_len,
                                       session->nocopy_source, session->user) != 0)
     return SPEEDY_ERR_CALLBACK_FAILURE;
+  session->nocopy_written += session->caps.data_header_len + session->nocopy_len;
   speedy_stream *stream = speedy_stream_find(session, id);
   return stream != NULL ? speedy_stream_close_if_done(session, stream) : 0;
 }
@@ -279,11 +282,12 @@ static int produce_data(speedy_session *session) {
 /* ---- public output API ------------------------------------------------------------- */
 
 static int fill_output(speedy_session *session, size_t want) {
+  session->nocopy_written = 0;
   if (nocopy_can_emit(session)) {
     int rv = emit_nocopy(session);
     if (rv != 0) return rv;
   }
-  while (speedy_buf_len(&session->outbuf) < want) {
+  while (speedy_buf_len(&session->outbuf) + session->nocopy_written < want) {
     /* A zero-copy DATA frame the application has not written yet comes before anything
      * queued after it (trailers submitted from its read callback, say). */
     if (session->nocopy_stream_id != 0) break;

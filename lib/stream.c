@@ -101,7 +101,12 @@ static void unlink_stream(speedy_session *session, speedy_stream *stream) {
   else
     session->n_remote_open--;
   if (stream->data_state == SPEEDY_DATA_ACTIVE) speedy_sched_remove(session, stream);
-  if (session->nocopy_stream_id == stream->id) session->nocopy_stream_id = 0;
+  /* A zero-copy frame not yet handed to the application never goes out: the connection
+   * window it took is given back (the peer will not count it). */
+  if (session->nocopy_stream_id == stream->id) {
+    session->nocopy_stream_id = 0;
+    if (session->caps.session_window) session->session_send_window += (int64_t)session->nocopy_len;
+  }
 }
 
 /* Remembers how the stream ended, for frames that arrive after it is gone. */

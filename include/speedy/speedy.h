@@ -522,12 +522,15 @@ SPEEDY_API void speedy_session_del(speedy_session *session);
 SPEEDY_API int64_t speedy_session_recv(speedy_session *session, const uint8_t *data, size_t len);
 
 /* Copies up to `cap` bytes of output into buf. Returns the count (0: nothing to send
- * now) or a negative fatal error. */
+ * now) or a negative fatal error. Octets written by on_send_data during the call count
+ * towards cap (a zero-copy session may return 0 having written them: ask
+ * speedy_session_want_write whether more is due). */
 SPEEDY_API int64_t speedy_session_send(speedy_session *session, uint8_t *buf, size_t cap);
 
 /* Zero-copy output: points *out at up to `max` pending bytes inside the library and
  * returns their count (0: nothing to send). The bytes stay valid until the next call
- * into the session; mark what was written with speedy_session_consume_output. */
+ * into the session; mark what was written with speedy_session_consume_output. As with
+ * speedy_session_send, octets on_send_data wrote during the call count towards max. */
 SPEEDY_API int64_t speedy_session_peek_output(speedy_session *session, const uint8_t **out,
                                               size_t max);
 SPEEDY_API void speedy_session_consume_output(speedy_session *session, size_t n);

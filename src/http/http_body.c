@@ -178,6 +178,14 @@ int64_t http_body_remaining(const http_body *body) {
   return (int64_t)body->remaining;
 }
 
+int http_body_memory_span(const http_body *body, const uint8_t **data, size_t *len) {
+  if (body == NULL || body->kind != BODY_MEMORY || body->remaining > SIZE_MAX)
+    return HTTP_ERR_INVALID_ARGUMENT;
+  *data = body->data + body->position;
+  *len = (size_t)body->remaining;
+  return 0;
+}
+
 int http_body_file_range(const http_body *body, int *fd, uint64_t *offset, uint64_t *length) {
   if (body == NULL || body->kind != BODY_FILE) return HTTP_ERR_INVALID_ARGUMENT;
   if (fd != NULL) *fd = body->fd;

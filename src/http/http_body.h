@@ -55,6 +55,12 @@ int64_t http_body_length(const http_body *body);
 /* Bytes not yet read (a file range's or memory body's), or -1 when unknown. */
 int64_t http_body_remaining(const http_body *body);
 
+/* When the body is bytes in memory: points *data at the next unread byte and sets *len to
+ * the count still unread; returns 0 (the bytes stay valid until the body is freed). A
+ * writer may send them itself and report them with http_body_advance. Otherwise
+ * HTTP_ERR_INVALID_ARGUMENT. */
+int http_body_memory_span(const http_body *body, const uint8_t **data, size_t *len);
+
 /* When the body is a range of a file: the fd, the offset of the next unsent byte and the
  * count still to send; returns 0. Otherwise HTTP_ERR_INVALID_ARGUMENT. The fd stays
  * owned by the body. */

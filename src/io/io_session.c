@@ -53,13 +53,22 @@ io_pump_result io_session_pump(io_conn *conn, speedy_session *session, size_t ro
     size_t take = unbounded ? IO_SESSION_SLICE : room;
     if (slice != 0 && take > slice) take = slice;
     const uint8_t *p;
+    /* A zero-copy body's frames are written into conn by on_send_data during the peek. */
+    size_t unsent_before = io_conn_unsent(conn);
     int64_t n = speedy_session_peek_output(session, &p, take);
+    size_t unsent_after = io_conn_unsent(conn);
+    size_t written = unsent_after > unsent_before ? unsent_after - unsent_before : 0;
+    moved += written;
+    if (!unbounded) room -= written < room ? written : room;
     if (n < 0) {
       if (error != NULL) *error = (int)n;
       result = IO_PUMP_SESSION_ERROR;
       break;
     }
-    if (n == 0) break;
+    if (n == 0) {
+      if (written > 0) continue;
+      break;
+    }
     if (io_conn_write(conn, p, (size_t)n) != 0) {
       result = IO_PUMP_WRITE_ERROR;
       break;

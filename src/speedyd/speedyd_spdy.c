@@ -76,6 +76,8 @@ typedef struct speedyd_spdy_conn {
 
 /* Most output taken from the engine at a time. */
 #define SD_OUTPUT_SLICE 16384u
+/* DATA frames of a body in memory at least this long skip the engine's output buffer. */
+#define SD_NOCOPY_MIN 4096u
 
 /* HEADERS frames after the request on one stream: beyond this the stream is reset. */
 #define SD_MAX_HEADER_FRAMES 8
@@ -95,8 +97,9 @@ struct sd_stream {
   http_response response;
   http_upload *upload;
   uint64_t body_in, body_out, bytes_out;
-  uint64_t charged;  /* bytes of the connection's budget this stream holds */
-  int header_frames; /* HEADERS frames received after the request */
+  uint64_t charged;         /* bytes of the connection's budget this stream holds */
+  int header_frames;        /* HEADERS frames received after the request */
+  const uint8_t *unwritten; /* a zero-copy DATA frame's payload, written by on_send_data */
 };
 
 /* ---- streams ---- */
@@ -152,10 +155,25 @@ static sd_stream *stream_get(speedyd_spdy_conn *conn, int32_t id) {
   return speedy_session_get_stream_user_data(conn->session, id);
 }
 
-/* The body of a response, pulled by the engine (counts what was sent). */
+/* The body of a response, pulled by the engine (counts what was sent). A body in memory
+ * (the file cache's) is not copied into the engine's output: the frame's payload goes from
+ * the body straight into the connection (on_send_data), when the frame is large enough
+ * for that to save more than the extra writes cost. */
 static int64_t stream_body_read(speedy_session *session, int32_t stream_id, uint8_t *buf,
                                 size_t len, uint32_t *flags, void *source, void *user) {
   sd_stream *s = source;
+  const uint8_t *span;
+  size_t left;
+  if (len >= SD_NOCOPY_MIN && http_body_memory_span(s->response.body, &span, &left) == 0 &&
+      left >= SD_NOCOPY_MIN) {
+    size_t n = left < len ? left : len;
+    s->unwritten = span;
+    http_body_advance(s->response.body, n);
+    if (n == left) *flags |= SPEEDY_DATA_FLAG_EOF;
+    *flags |= SPEEDY_DATA_FLAG_NO_COPY;
+    s->body_out += n;
+    return (int64_t)n;
+  }
   int64_t n = http_spdy_body_read(session, stream_id, buf, len, flags, s->response.body, user);
   if (n > 0) s->body_out += (uint64_t)n;
   if (n < 0 && n != SPEEDY_ERR_DEFERRED) {
@@ -164,6 +182,19 @@ static int64_t stream_body_read(speedy_session *session, int32_t stream_id, uint
                       s->request.path ? "the response" : "a push", http_strerror((int)n));
   }
   return n;
+}
+
+/* A zero-copy DATA frame's turn (stream_body_read): its header, then its payload. */
+static int on_send_data(speedy_session *session, int32_t stream_id, const uint8_t *frame_header,
+                        size_t length, void *source, void *user) {
+  (void)stream_id;
+  speedyd_spdy_conn *conn = user;
+  sd_stream *s = source;
+  if (s == NULL || s->unwritten == NULL) return -1;
+  int rv = io_conn_write(conn->base->io, frame_header, speedy_session_data_header_length(session));
+  if (rv == 0) rv = io_conn_write(conn->base->io, s->unwritten, length);
+  s->unwritten = NULL;
+  return rv == 0 ? 0 : -1;
 }
 
 /* FNV-1a over the authority and the path: identifies a pushed resource. */
@@ -776,6 +807,7 @@ int speedyd_spdy_start(speedyd_conn *c, speedy_protocol protocol) {
     speedy_callbacks_set_on_stream_close(cb, on_stream_close);
     speedy_callbacks_set_on_frame(cb, on_frame);
     speedy_callbacks_set_on_window_update(cb, on_window_update);
+    speedy_callbacks_set_on_send_data(cb, on_send_data);
     speedy_options_set_data_frame_size(options, server->config.data_frame_size);
     speedy_options_set_max_concurrent_streams(options, server->config.max_streams);
     (void)speedy_options_set_deflate_level(options, server->config.header_compression);

@@ -399,6 +399,31 @@ Test(spdy_response, body_adapter_maps_eof_not_ready_and_errors) {
   http_body_del(body);
 }
 
+static int64_t never_ready(void *context, uint8_t *buf, size_t len, int *eof);
+
+/* A body in memory shows its unread bytes for a zero-copy writer; advancing moves them
+ * on; a file or callback body has none to show. */
+Test(spdy_response, a_memory_body_shows_its_unread_bytes) {
+  http_body *body;
+  cr_assert_eq(http_body_new_memory(&body, "hello", 5), 0);
+  const uint8_t *span;
+  size_t left;
+  cr_assert_eq(http_body_memory_span(body, &span, &left), 0);
+  cr_expect_eq(left, 5);
+  cr_expect_eq(memcmp(span, "hello", 5), 0);
+  http_body_advance(body, 3);
+  cr_assert_eq(http_body_memory_span(body, &span, &left), 0);
+  cr_expect_eq(left, 2);
+  cr_expect_eq(memcmp(span, "lo", 2), 0);
+  http_body_advance(body, 9);
+  cr_assert_eq(http_body_memory_span(body, &span, &left), 0);
+  cr_expect_eq(left, 0);
+  http_body_del(body);
+  cr_assert_eq(http_body_new_callback(&body, never_ready, NULL, NULL, -1), 0);
+  cr_expect_eq(http_body_memory_span(body, &span, &left), HTTP_ERR_INVALID_ARGUMENT);
+  http_body_del(body);
+}
+
 static int64_t never_ready(void *context, uint8_t *buf, size_t len, int *eof) {
   (void)context, (void)buf, (void)len, (void)eof;
   return HTTP_ERR_NOT_READY;

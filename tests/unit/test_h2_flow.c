@@ -443,3 +443,64 @@ Test(h2_flow, s6_9_data_for_a_closed_stream_still_counts_on_the_connection) {
   cr_assert_eq(speedy_session_recv_window(rig.peer->session, 0), 65535 - 10000);
   h2_rig_close(&rig);
 }
+
+/* ---- zero-copy DATA (SPEEDY_DATA_FLAG_NO_COPY) -------------------------------------- */
+
+static uint8_t nocopy_bytes[100 * 1024];
+
+static void respond_nocopy(h2_rig *rig, int32_t id) {
+  test_body *body = test_peer_body(rig->peer, nocopy_bytes, sizeof(nocopy_bytes));
+  cr_assert_eq(speedy_submit_response(rig->peer->session, id,
+                                      (speedy_header[]){{":status", 7, "200", 3}}, 1,
+                                      test_body_read_nocopy, body),
+               0);
+}
+
+/* What on_send_data writes counts towards what the caller asked for: asked for one octet
+ * at a time, a session writes one DATA frame per call, not every frame its windows allow
+ * (which would defeat a server's bound on unsent output). */
+Test(h2_flow, zero_copy_output_is_bounded_by_what_was_asked_for) {
+  h2_rig rig;
+  server(&rig);
+  h2_rig_get(&rig, 1, "/", 0);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  respond_nocopy(&rig, 1);
+  speedy_session *session = rig.peer->session;
+  const uint8_t *p;
+  int64_t n;
+  while ((n = speedy_session_peek_output(session, &p, 1)) > 0)
+    speedy_session_consume_output(session, 1); /* the HEADERS frame, an octet at a time */
+  cr_assert_eq(n, 0);
+  cr_assert_eq(rig.peer->side_len, 9 + 16384, "on_send_data wrote %zu octets", rig.peer->side_len);
+  cr_assert(speedy_session_want_write(session), "more DATA is due");
+  cr_assert_eq(speedy_session_peek_output(session, &p, 1), 0);
+  cr_assert_eq(rig.peer->side_len, 2 * (9 + 16384));
+  h2_rig_close(&rig);
+}
+
+/* A zero-copy frame still waiting for its turn when its stream is reset never goes out:
+ * the connection window it took comes back, or every such reset would shrink the window
+ * for good (the peer never counts octets it never received). */
+Test(h2_flow, s6_9_a_dropped_zero_copy_frame_gives_its_connection_window_back) {
+  h2_rig rig;
+  server(&rig);
+  h2_rig_get(&rig, 1, "/", 0);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  speedy_session *session = rig.peer->session;
+  int64_t window = speedy_session_send_window(session, 0);
+  respond_nocopy(&rig, 1);
+  const uint8_t *p;
+  cr_assert_gt(speedy_session_peek_output(session, &p, 65536), 0); /* HEADERS, DATA waits */
+  cr_assert_eq(rig.peer->side_len, 0);
+  cr_assert_eq(speedy_session_send_window(session, 0), window - 16384);
+  h2_rst_stream(&rig.in, 1, SPEEDY_H2_CANCEL);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  cr_assert_eq(speedy_session_send_window(session, 0), window, "%lld of %lld",
+               (long long)speedy_session_send_window(session, 0), (long long)window);
+  h2_output out;
+  h2_output_take(&out, &rig);
+  cr_assert_null(h2_output_find(&out, DATA, 1), "no DATA after the reset");
+  h2_output_free(&out);
+  cr_assert_eq(rig.peer->side_len, 0);
+  h2_rig_close(&rig);
+}
