@@ -163,7 +163,10 @@ int speedy_stream_close(speedy_session *session, speedy_stream *stream, uint32_t
 }
 
 int speedy_stream_close_if_done(speedy_session *session, speedy_stream *stream) {
-  if (stream->local_closed && stream->remote_closed && stream->headers_queued == 0)
+  /* A last zero-copy DATA frame not yet written keeps the stream: its END_STREAM is still
+   * to go out (emit_nocopy closes it after). */
+  if (stream->local_closed && stream->remote_closed && stream->headers_queued == 0 &&
+      session->nocopy_stream_id != stream->id)
     return speedy_stream_close(session, stream, SPEEDY_RST_NONE);
   return 0;
 }

@@ -13,6 +13,9 @@ worst fetch, the server's CPU use during the attack (share of one core), its RSS
 the attack starts), and what the server told the attacker. The first row, the control,
 attacks nothing: it only keeps one core as busy as the Python attacker does, which on a
 2-core machine slows the legitimate client by itself (--only control runs it alone).
+--pin puts the attacker on a core of its own (CPU 1), as if on its own machine, and
+speedyd and the legitimate client on CPU 0: the server's share of the damage, without
+the attacker's CPU taken from the client on a 2-core machine.
 Prints one table; the figures
 are in docs/performance.md, "HTTP/2 attacks seen from outside".
 """
@@ -60,9 +63,20 @@ def cpu_ms(pid):
     return (int(fields[11]) + int(fields[12])) * 1000.0 / os.sysconf("SC_CLK_TCK")
 
 
+def on_cpu(cpu, attack):
+    """The attack, run in a thread pinned to one CPU (its threads inherit it)."""
+    def pinned(server, stop, stats, **kwargs):
+        os.sched_setaffinity(0, {cpu})
+        return attack(server, stop, stats, **kwargs)
+    return pinned
+
+
 def bench_one(args, name, attack, server_args):
     tls = "tls" in server_args
     server = A.Server(args.speedyd, [a for a in server_args if a != "tls"], tls=tls)
+    if args.pin:
+        os.sched_setaffinity(server.proc.pid, {0})
+        attack = on_cpu(1, attack)
     if tls:
         url, proto = "https://127.0.0.1:%d/index.html" % server.tls_port, "h2"
     else:
@@ -98,13 +112,21 @@ def main():
     parser.add_argument("--speedy", required=True)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--only")
+    parser.add_argument("--pin", action="store_true",
+                        help="attacker on CPU 1; speedyd and the legitimate client on CPU 0")
     args = parser.parse_args()
+    if args.pin:
+        if len(os.sched_getaffinity(0)) < 2:
+            print("bench/attacks/h2.py: --pin needs two CPUs", file=sys.stderr)
+            return 1
+        os.sched_setaffinity(0, {0})  # the legitimate client's processes inherit it
     if run_attacks.H2 is None:
         print("bench/attacks/h2.py: needs hpack and hyperframe (run with /usr/bin/python3)",
               file=sys.stderr)
         return 1
     print("speedyd under HTTP/2 attack: the legitimate client's fetch of a 2 KiB page "
-          "(speedy get --proto h2c, own process each time)")
+          "(speedy get --proto h2c, own process each time)%s" %
+          ("; attacker on CPU 1, speedyd and the client on CPU 0" if args.pin else ""))
     print("%-30s %7s %7s %8s %8s %7s %7s %8s  %-5s %s" % (
         "attack", "idle ms", "load ms", "slowdown", "worst ms", "srv CPU", "RSS MiB", "peak MiB",
         "alive", "what the attacker was told"))

@@ -113,6 +113,8 @@ typedef struct fuzz_body {
   uint64_t len, offset;
   uint32_t defer_every; /* 0: never; n: every n-th read answers SPEEDY_ERR_DEFERRED */
   uint32_t reads;
+  int nocopy;           /* reads set SPEEDY_DATA_FLAG_NO_COPY: on_send_data writes the bytes */
+  uint64_t nocopy_from; /* offset of the zero-copy frame's first byte */
 } fuzz_body;
 
 #define FUZZ_ENDPOINT_BODIES 64
@@ -146,6 +148,9 @@ struct fuzz_endpoint {
   void (*close_hook)(struct fuzz_endpoint *ep, int32_t stream_id, uint32_t status,
                      uint64_t bytes_received);
   void *hook_user;
+  /* What on_send_data wrote (zero-copy DATA frames): it goes out before the bytes the same
+   * speedy_session_send call returns. */
+  fuzz_buf side;
 };
 
 /* The byte a generated body has at offset off of stream id. */

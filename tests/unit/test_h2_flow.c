@@ -504,3 +504,34 @@ Test(h2_flow, s6_9_a_dropped_zero_copy_frame_gives_its_connection_window_back) {
   cr_assert_eq(rig.peer->side_len, 0);
   h2_rig_close(&rig);
 }
+
+/* A request body's last zero-copy frame, still waiting behind the HEADERS frame when the
+ * whole response arrives, keeps its stream until it is written: the END_STREAM it carries
+ * must reach the server (found by fuzz_h2_roundtrip with zero-copy bodies; the stream was
+ * closed and the frame dropped, and the server waited for the body's end for ever). */
+Test(h2_flow, s8_1_a_last_zero_copy_frame_goes_out_after_the_response_ended) {
+  h2_rig rig;
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
+  speedy_session *session = rig.peer->session;
+  test_body *body = test_peer_body(rig.peer, nocopy_bytes, 1000);
+  speedy_header post[] = {{":method", 7, "POST", 4},
+                          {":scheme", 7, "https", 5},
+                          {":authority", 10, "example.test", 12},
+                          {":path", 5, "/upload", 7}};
+  int32_t id = speedy_submit_request(session, 3, post, 4, test_body_read_nocopy, body, NULL);
+  cr_assert_gt(id, 0);
+  const uint8_t *p;
+  int64_t n = speedy_session_peek_output(session, &p, 65536); /* HEADERS; the DATA waits */
+  cr_assert_gt(n, 0);
+  cr_assert_eq(rig.peer->side_len, 0);
+  h2_rig_response(&rig, (uint32_t)id, "200", 0, 1);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  cr_assert_eq(speedy_session_open_streams(session), 1, "the stream waits for its last frame");
+  speedy_session_consume_output(session, (size_t)n);
+  (void)speedy_session_peek_output(session, &p, 65536);
+  cr_assert_eq(rig.peer->side_len, 9 + 1000, "on_send_data wrote %zu", rig.peer->side_len);
+  cr_assert_eq(rig.peer->side[3], DATA);
+  cr_assert_eq(rig.peer->side[4] & 0x1, 0x1, "END_STREAM");
+  cr_assert_eq(speedy_session_open_streams(session), 0, "closed once written");
+  h2_rig_close(&rig);
+}
