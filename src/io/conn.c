@@ -3,7 +3,8 @@
  *
  * Output path: io_conn_write appends plaintext to out_plain; once per loop turn a uv_idle
  * handle flushes: with TLS the plaintext is cut into records (small ones while the
- * connection is young) and the ciphertext collected in out_wire; then the bytes waiting
+ * connection is young), the ciphertext appended to out_wire as the SSL writes it (a
+ * BIO of our own, io_tls_wire_bio_new: no memory BIO to copy it from); then the bytes waiting
  * are written at once (uv_try_write) and only what the socket did not take moves into
  * `inflight` for one uv_write. One write is in flight at a time, so
  * io_conn_room() sees everything the kernel has not taken yet; with TCP_NOTSENT_LOWAT the
@@ -226,7 +227,7 @@ static int conn_setup_tls(io_conn *c, const char *server_name) {
   c->ssl = io_tls_ssl_new(c->tls, server_name, c->detail, sizeof(c->detail));
   if (!c->ssl) return IO_ERR_TLS;
   c->rbio = BIO_new(BIO_s_mem());
-  c->wbio = BIO_new(BIO_s_mem());
+  c->wbio = io_tls_wire_bio_new(c->tls, &c->out_wire);
   if (!c->rbio || !c->wbio) {
     BIO_free(c->rbio);
     BIO_free(c->wbio);
@@ -234,30 +235,24 @@ static int conn_setup_tls(io_conn *c, const char *server_name) {
     return UV_ENOMEM;
   }
   BIO_set_mem_eof_return(c->rbio, -1);
-  BIO_set_mem_eof_return(c->wbio, -1);
   SSL_set_bio(c->ssl, c->rbio, c->wbio);
   return 0;
 }
 
 /* A memory BIO keeps the largest buffer it ever held (the handshake's flights, a burst of
- * records) after it is read empty; an idle connection gives it back by swapping in a
- * fresh BIO, which allocates only when bytes come. */
-static int conn_renew_bio(io_conn *c, int read_side) {
-  BIO *bio = read_side ? c->rbio : c->wbio;
+ * records) after it is read empty; an idle connection gives the read side's back by
+ * swapping in a fresh BIO, which allocates only when bytes come. (The write side appends
+ * to out_wire directly: io_tls_wire_bio_new.) */
+static int conn_renew_rbio(io_conn *c) {
   BUF_MEM *held = NULL;
-  if (BIO_ctrl_pending(bio) > 0 || BIO_get_mem_ptr(bio, &held) != 1 || held == NULL ||
+  if (BIO_ctrl_pending(c->rbio) > 0 || BIO_get_mem_ptr(c->rbio, &held) != 1 || held == NULL ||
       held->max == 0)
     return 0;
   BIO *fresh = BIO_new(BIO_s_mem());
   if (!fresh) return UV_ENOMEM;
   BIO_set_mem_eof_return(fresh, -1);
-  if (read_side) {
-    SSL_set0_rbio(c->ssl, fresh); /* frees the old one */
-    c->rbio = fresh;
-  } else {
-    SSL_set0_wbio(c->ssl, fresh);
-    c->wbio = fresh;
-  }
+  SSL_set0_rbio(c->ssl, fresh); /* frees the old one */
+  c->rbio = fresh;
   return 0;
 }
 
@@ -324,7 +319,7 @@ static void conn_deliver(io_conn *c) {
     }
     int err = SSL_get_error(c->ssl, n);
     if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
-      if (conn_renew_bio(c, 1) != 0) conn_finish(c, UV_ENOMEM);
+      if (conn_renew_rbio(c) != 0) conn_finish(c, UV_ENOMEM);
       break;
     }
     if (err == SSL_ERROR_ZERO_RETURN) { /* close_notify */
@@ -621,19 +616,6 @@ static int conn_encrypt(io_conn *c) {
   return 0;
 }
 
-/* Moves the ciphertext the SSL produced into out_wire. */
-static int conn_drain_wbio(io_conn *c) {
-  size_t pending;
-  while ((pending = BIO_ctrl_pending(c->wbio)) > 0) {
-    int rv = io_buf_reserve(&c->out_wire, pending);
-    if (rv) return rv;
-    int n = BIO_read(c->wbio, c->out_wire.data + c->out_wire.len, (int)pending);
-    if (n <= 0) break;
-    c->out_wire.len += (size_t)n;
-  }
-  return conn_renew_bio(c, 0);
-}
-
 /* The queued file range is done (or dropped): what was appended after it comes next. */
 static void conn_file_done(io_conn *c) {
   close(c->file_fd);
@@ -711,7 +693,6 @@ static void conn_flush(io_conn *c) {
       ERR_clear_error();
       (void)SSL_shutdown(c->ssl); /* best effort: queue close_notify */
     }
-    if (rv == 0) rv = conn_drain_wbio(c);
     if (rv) {
       conn_finish(c, rv);
       return;

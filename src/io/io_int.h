@@ -33,11 +33,17 @@ struct io_tls {
   unsigned flags;
   uint8_t protocols[IO_MAX_PROTOCOL_LIST]; /* ALPN wire format, our preference order */
   unsigned protocols_len;
+  BIO_METHOD *wire; /* io_tls_wire_bio_new's */
 };
 
 /* Creates the SSL of one connection (client: with SNI and host name checks for
  * server_name). Returns NULL and fills err on failure. */
 SSL *io_tls_ssl_new(io_tls *tls, const char *server_name, char *err, size_t err_len);
+
+/* A write-only BIO for an SSL's output that appends the ciphertext to out (a connection's
+ * out_wire) as it is produced: no memory BIO in between to copy it out of. NULL without
+ * memory. The BIO does not own out. */
+BIO *io_tls_wire_bio_new(io_tls *tls, io_buf *out);
 
 /* What a finished handshake negotiated. */
 void io_tls_negotiated(SSL *ssl, io_proto *proto, io_negotiation *how);
