@@ -126,6 +126,15 @@ int speedy_session_return_session_credit(speedy_session *session) {
   return 0;
 }
 
+/* Credit is returned once half of the window the stream has is due: half of the initial
+ * window plus what the application granted, not of the initial one alone. A stream the
+ * application widened would otherwise return every DATA frame with its own
+ * WINDOW_UPDATE, and a peer that has closed the stream meets them as a flood. */
+static int credit_due(const speedy_session *session, const speedy_stream *stream) {
+  return stream->recv_unacked >=
+         ((uint64_t)session->local_initial_window + stream->recv_granted) / 2;
+}
+
 int speedy_session_credit(speedy_session *session, int32_t stream_id, size_t n) {
   if (n == 0) return 0;
   if (session->caps.session_window) {
@@ -136,11 +145,7 @@ int speedy_session_credit(speedy_session *session, int32_t stream_id, size_t n) 
   speedy_stream *stream = speedy_stream_find(session, stream_id);
   if (stream == NULL || stream->remote_closed) return 0;
   stream->recv_unacked += (uint32_t)n;
-  /* Due at half of the window the stream has, not of the initial one: a stream the
-   * application widened would otherwise return every DATA frame with its own
-   * WINDOW_UPDATE, and a peer that has closed the stream meets them as a flood. */
-  if (stream->recv_unacked >=
-      ((uint64_t)session->local_initial_window + stream->recv_granted) / 2) {
+  if (credit_due(session, stream)) {
     uint32_t delta = stream->recv_unacked;
     /* SPDY/2 has no flow control, but node's spdy-transport applies v3's to v2 and stalls
      * after 64 KiB without WINDOW_UPDATE; other v2 peers ignore the frame type. */
@@ -169,8 +174,7 @@ void speedy_session_apply_local_settings(speedy_session *session, const speedy_s
        * now, or a peer whose window went negative would wait for it forever. */
       for (uint32_t b = 0; b < session->n_buckets; b++)
         for (speedy_stream *s = session->buckets[b]; s != NULL; s = s->hash_next)
-          if (!s->remote_closed && s->recv_unacked > 0 &&
-              s->recv_unacked >= ((uint64_t)session->local_initial_window + s->recv_granted) / 2 &&
+          if (!s->remote_closed && s->recv_unacked > 0 && credit_due(session, s) &&
               speedy_queue_window_update(session, s->id, s->recv_unacked) == 0) {
             s->recv_window += s->recv_unacked;
             s->recv_unacked = 0;

@@ -264,7 +264,7 @@ static int produce_data(speedy_session *session) {
   if (eof) {
     speedy_sched_remove(session, stream);
     if (fin) stream->local_closed = 1;
-    if (fin && !(flags & SPEEDY_DATA_FLAG_NO_COPY)) { /* else: closed once the frame is written */
+    if (fin) { /* a zero-copy frame still to be written keeps it open (close_if_done) */
       rv = speedy_stream_close_if_done(session, stream);
       if (rv != 0) return rv;
     }

@@ -482,9 +482,12 @@ static int cb_send_data(speedy_session *s, int32_t id, const uint8_t *frame_head
   if (body == NULL || !body->nocopy || length > body->offset - body->nocopy_from)
     fuzz_fail("on_send_data for %zu bytes of stream %d that no read left out", length, (int)id);
   fuzz_put(&ep->side, frame_header, speedy_session_data_header_length(s));
-  for (size_t i = 0; i < length; i++) {
-    uint8_t byte = fuzz_pattern_byte(id, body->nocopy_from + i);
-    fuzz_put(&ep->side, &byte, 1);
+  uint8_t chunk[512];
+  for (size_t done = 0; done < length;) {
+    size_t n = length - done < sizeof(chunk) ? length - done : sizeof(chunk);
+    for (size_t i = 0; i < n; i++) chunk[i] = fuzz_pattern_byte(id, body->nocopy_from + done + i);
+    fuzz_put(&ep->side, chunk, n);
+    done += n;
   }
   return 0;
 }

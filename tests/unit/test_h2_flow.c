@@ -38,13 +38,18 @@ static uint64_t data_sent(const h2_output *out, int32_t stream_id) {
   return sum;
 }
 
+/* The server answers stream id with size bytes of data (NULL: a pattern) read by read. */
+static void respond_body(h2_rig *rig, int32_t id, const uint8_t *data, size_t size,
+                         speedy_data_read_fn read) {
+  test_body *body = test_peer_body(rig->peer, data, size);
+  cr_assert_eq(speedy_submit_response(rig->peer->session, id,
+                                      (speedy_header[]){{":status", 7, "200", 3}}, 1, read, body),
+               0);
+}
+
 /* The server answers stream id with a body of size. */
 static void respond_with(h2_rig *rig, int32_t id, size_t size) {
-  test_body *body = test_peer_body(rig->peer, NULL, size);
-  cr_assert_eq(speedy_submit_response(rig->peer->session, id,
-                                      (speedy_header[]){{":status", 7, "200", 3}}, 1,
-                                      test_body_read, body),
-               0);
+  respond_body(rig, id, NULL, size, test_body_read);
 }
 
 /* ---- WINDOW_UPDATE ---------------------------------------------------------------------- */
@@ -449,11 +454,7 @@ Test(h2_flow, s6_9_data_for_a_closed_stream_still_counts_on_the_connection) {
 static uint8_t nocopy_bytes[100 * 1024];
 
 static void respond_nocopy(h2_rig *rig, int32_t id) {
-  test_body *body = test_peer_body(rig->peer, nocopy_bytes, sizeof(nocopy_bytes));
-  cr_assert_eq(speedy_submit_response(rig->peer->session, id,
-                                      (speedy_header[]){{":status", 7, "200", 3}}, 1,
-                                      test_body_read_nocopy, body),
-               0);
+  respond_body(rig, id, nocopy_bytes, sizeof(nocopy_bytes), test_body_read_nocopy);
 }
 
 /* What on_send_data writes counts towards what the caller asked for: asked for one octet
