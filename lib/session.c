@@ -441,10 +441,18 @@ int speedy_session_resume_data(speedy_session *session, int32_t stream_id) {
 int speedy_session_consume(speedy_session *session, int32_t stream_id, size_t n) {
   if (!session->options.manual_flow_control) return SPEEDY_ERR_INVALID_STATE;
   if (stream_id < 0) return SPEEDY_ERR_INVALID_ARGUMENT;
+  /* Only what was delivered and not yet consumed: more would widen the peer's windows
+   * past what it sent (and past 2^31-1, a FLOW_CONTROL_ERROR). A closed stream's bytes
+   * were credited to the connection when it closed. */
+  speedy_stream *stream = speedy_stream_find(session, stream_id);
+  if (stream == NULL) return 0;
+  if (n > stream->recv_held) n = stream->recv_held;
+  if (n == 0) return 0;
+  stream->recv_held -= (uint32_t)n;
+  session->session_recv_held -= (uint32_t)n;
   /* From on_data_chunk, for the frame being read: credited with the frame's end, so the
    * WINDOW_UPDATEs do not depend on where the input was split (as without this option). */
-  if (session->in_data_chunk && stream_id == session->data_stream_id &&
-      n <= UINT32_MAX - session->data_credit) {
+  if (session->in_data_chunk && stream_id == session->data_stream_id) {
     session->data_credit += (uint32_t)n;
     return 0;
   }

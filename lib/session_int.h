@@ -119,6 +119,7 @@ struct speedy_stream {
   uint32_t recv_unacked;   /* consumed, not yet returned with WINDOW_UPDATE */
   uint32_t recv_granted;   /* window the application added beyond the initial one: credit
                             * returns are due at half of initial + granted */
+  uint32_t recv_held;      /* manual flow control: DATA delivered, not yet consumed */
   speedy_data_read_fn read_fn;
   void *source;
   void *user;
@@ -222,6 +223,7 @@ struct speedy_session {
   int64_t session_send_window;
   int64_t session_recv_window;
   uint32_t session_recv_unacked;
+  uint32_t session_recv_held;    /* manual flow control: DATA delivered, not yet consumed */
   uint32_t session_recv_granted; /* added by speedy_submit_window_update(0, ...) */
   uint8_t hold_session_credit;   /* no WINDOW_UPDATE on stream 0 for now (SPDY autodetect) */
   uint32_t local_initial_window; /* our stream receive window in force */

@@ -99,6 +99,13 @@ int speedy_session_data_chunk(speedy_session *session, const uint8_t *p, size_t 
     session->data_credit += (uint32_t)n; /* dead stream: only the session window */
     return 0;
   }
+  /* Manual flow control: what the application may consume (speedy_session_consume credits
+   * no more, or the peer's window would pass what it sent and 2^31-1). */
+  if (session->options.manual_flow_control) {
+    speedy_stream *stream = speedy_stream_find(session, id);
+    stream->recv_held += (uint32_t)n;
+    session->session_recv_held += (uint32_t)n;
+  }
   if (session->callbacks.on_data_chunk != NULL && n > 0) {
     session->in_data_chunk = 1;
     int rv = session->callbacks.on_data_chunk(session, id, p, n, session->user);
@@ -108,8 +115,7 @@ int speedy_session_data_chunk(speedy_session *session, const uint8_t *p, size_t 
     else if (rv != 0)
       return fail_callback(session);
   }
-  if (!session->options.manual_flow_control || speedy_stream_find(session, id) == NULL)
-    session->data_credit += (uint32_t)n;
+  if (!session->options.manual_flow_control) session->data_credit += (uint32_t)n;
   return paused ? SPEEDY_ERR_PAUSE : 0;
 }
 

@@ -140,6 +140,16 @@ int speedy_stream_close(speedy_session *session, speedy_stream *stream, uint32_t
   int was_local = stream->locally_initiated;
   remember_closed(session, stream);
   unlink_stream(session, stream);
+  /* Manual flow control: DATA the application never consumed still took the connection
+   * window; the peer gets it back now, or a connection could stall on dead streams. */
+  int credit = 0;
+  if (stream->recv_held > 0) {
+    session->session_recv_held -= stream->recv_held;
+    if (session->caps.session_window) {
+      session->session_recv_unacked += stream->recv_held;
+      credit = speedy_session_return_session_credit(session);
+    }
+  }
   /* The stream is gone from the table (nothing can act on it any more), but its user
    * data stays readable during on_stream_close, so the application can free it there.
    * Closes nest when the callback closes other streams: save and restore. */
@@ -154,6 +164,7 @@ int speedy_stream_close(speedy_session *session, speedy_stream *stream, uint32_t
     rv = SPEEDY_ERR_CALLBACK_FAILURE;
   session->closing_stream_id = outer_id;
   session->closing_stream_user = outer_user;
+  if (rv == 0) rv = credit;
   /* A slot opened: streams waiting for one may start. */
   if (was_local && session->pending_head != NULL) {
     int start = speedy_session_start_pending(session);

@@ -602,7 +602,10 @@ SPEEDY_API int speedy_session_resume_data(speedy_session *session, int32_t strea
 /* Manual flow control: the application has processed n bytes of stream_id's DATA.
  * Credits the stream and the session window and sends WINDOW_UPDATE when half of the
  * window is due. Called from on_data_chunk for that chunk's stream, the credit is given
- * when the DATA frame ends, so WINDOW_UPDATEs do not depend on how input was split. */
+ * when the DATA frame ends, so WINDOW_UPDATEs do not depend on how input was split.
+ * n is capped at the bytes delivered and not yet consumed (more would widen the peer's
+ * window past what it sent). DATA of a stream that closes unconsumed goes back to the
+ * connection window when it closes; consuming a closed stream's bytes does nothing. */
 SPEEDY_API int speedy_session_consume(speedy_session *session, int32_t stream_id, size_t n);
 
 /* ---- Submitting frames ------------------------------------------------------------- */

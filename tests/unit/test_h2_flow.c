@@ -246,6 +246,62 @@ Test(h2_flow, s6_9_manual_flow_control_credits_only_what_the_application_consume
   h2_rig_close(&rig);
 }
 
+/* The application can consume only what it was given: more would widen the peer's window
+ * past what it sent, and past 2^31-1 a strict peer resets the stream (found by
+ * fuzz_h2_roundtrip: a client that had announced a 2^31-1 window consumed bytes of a
+ * stream with no DATA yet, and its WINDOW_UPDATE overflowed the server's window). */
+Test(h2_flow, s6_9_1_manual_credit_is_capped_at_the_data_received) {
+  speedy_options *options = raw_options_new();
+  speedy_options_set_manual_flow_control(options, 1);
+  h2_rig rig;
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, options, 0);
+  speedy_options_del(options);
+  h2_rig_get(&rig, 1, "/", 1);
+  h2_rig_get(&rig, 3, "/", 1);
+  h2_data(&rig.in, 1, 0, NULL, 16384, 0);
+  h2_data(&rig.in, 1, 0, NULL, 16384, 0);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  h2_output out;
+  h2_output_take(&out, &rig);
+  h2_output_free(&out);
+  cr_assert_eq(speedy_session_consume(rig.peer->session, 3, 40000), 0, "nothing received");
+  cr_assert_eq(speedy_session_consume(rig.peer->session, 1, 40000), 0);
+  cr_assert_eq(speedy_session_consume(rig.peer->session, 1, 40000), 0, "all consumed");
+  h2_output_take(&out, &rig);
+  cr_assert_eq(credit(&out, 3), 0);
+  cr_assert_eq(credit(&out, 1), 32768, "%llu", (unsigned long long)credit(&out, 1));
+  cr_assert_eq(credit(&out, 0), 32768, "%llu", (unsigned long long)credit(&out, 0));
+  h2_output_free(&out);
+  cr_assert_eq(speedy_session_recv_window(rig.peer->session, 1), 65535);
+  h2_rig_close(&rig);
+}
+
+/* DATA of a stream that closes before the application consumed it still took the
+ * connection window: the peer gets it back when the stream closes, or the connection
+ * would stall on dead streams. Consuming it afterwards does nothing. */
+Test(h2_flow, s6_9_unconsumed_data_of_a_closed_stream_returns_to_the_connection) {
+  speedy_options *options = raw_options_new();
+  speedy_options_set_manual_flow_control(options, 1);
+  h2_rig rig;
+  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, options, 0);
+  speedy_options_del(options);
+  h2_rig_get(&rig, 1, "/", 1);
+  h2_data(&rig.in, 1, 0, NULL, 16384, 0);
+  h2_data(&rig.in, 1, 0, NULL, 16384, 0);
+  h2_rst_stream(&rig.in, 1, 0x8);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  h2_output out;
+  h2_output_take(&out, &rig);
+  cr_assert_eq(credit(&out, 0), 32768, "%llu", (unsigned long long)credit(&out, 0));
+  h2_output_free(&out);
+  cr_assert_eq(speedy_session_consume(rig.peer->session, 1, 32768), 0);
+  h2_output_take(&out, &rig);
+  cr_assert_eq(credit(&out, 0), 0, "credited twice");
+  h2_output_free(&out);
+  cr_assert_eq(speedy_session_recv_window(rig.peer->session, 0), 65535);
+  h2_rig_close(&rig);
+}
+
 /* Credit the application gives from on_data_chunk goes back with the frame's end, so the
  * WINDOW_UPDATEs do not depend on how the input was cut (found by fuzz_split). */
 Test(h2_flow, s6_9_manual_credit_from_the_data_callback_does_not_depend_on_input_cuts) {
