@@ -24,19 +24,28 @@ enum { SEEN_METHOD = 1u << 0, SEEN_PATH = 1u << 1, SEEN_HOST = 1u << 2, SEEN_SCH
  * CONNECT, which libspeedy refuses before us). */
 typedef struct pseudo_name {
   const char *name;
+  size_t len;
   unsigned bit;
 } pseudo_name;
-static const pseudo_name request_pseudo[] = {{":method", SEEN_METHOD},
-                                             {":path", SEEN_PATH},
-                                             {":authority", SEEN_HOST},
-                                             {":scheme", SEEN_SCHEME}};
+static const pseudo_name request_pseudo[] = {{":method", 7, SEEN_METHOD},
+                                             {":path", 5, SEEN_PATH},
+                                             {":authority", 10, SEEN_HOST},
+                                             {":scheme", 7, SEEN_SCHEME}};
 
 int http_spdy_is_connection_header(const char *name, size_t len) {
-  static const char *const names[] = {"connection", "host", "keep-alive", "proxy-connection",
-                                      "transfer-encoding"};
-  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-    if (http_headers_name_equal(name, len, names[i])) return 1;
-  return 0;
+  switch (len) { /* by length first: every field of every request passes here */
+  case 4:
+    return http_headers_name_equal(name, len, "host");
+  case 10:
+    return http_headers_name_equal(name, len, "connection") ||
+           http_headers_name_equal(name, len, "keep-alive");
+  case 16:
+    return http_headers_name_equal(name, len, "proxy-connection");
+  case 17:
+    return http_headers_name_equal(name, len, "transfer-encoding");
+  default:
+    return 0;
+  }
 }
 
 static int remember(http_request *request, int rv) {
@@ -75,8 +84,9 @@ int http_spdy_request_header(http_request *request, const speedy_header *header)
   int h2 = request->protocol == HTTP_PROTO_H2;
   if (name_len > 0 && name[0] == ':') {
     unsigned bit = 0;
-    for (size_t i = 0; i < sizeof(request_pseudo) / sizeof(request_pseudo[0]); i++)
-      if (http_headers_name_equal(name, name_len, request_pseudo[i].name))
+    for (size_t i = 0; i < sizeof(request_pseudo) / sizeof(request_pseudo[0]) && bit == 0; i++)
+      if (name_len == request_pseudo[i].len &&
+          http_headers_name_equal(name, name_len, request_pseudo[i].name))
         bit = request_pseudo[i].bit;
     if (bit == 0 || (request->pseudo_seen & bit)) /* unknown, or a second value */
       return remember(request, HTTP_ERR_BAD_REQUEST);

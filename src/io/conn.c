@@ -1029,9 +1029,13 @@ void io_conn_pause_read(io_conn *c, int pause) {
 }
 
 void io_conn_set_idle_timeout(io_conn *c, uint32_t ms) {
+  uint32_t before = c->idle_timeout_ms;
   c->idle_timeout_ms = ms;
   if (c->state != STATE_OPEN) return;
   conn_touch(c);
+  /* A timer already due no later than the new deadline stays: when it fires, on_timer
+   * arms it again for the rest (servers call this on every request). */
+  if (ms != 0 && before != 0 && ms >= before && uv_is_active((uv_handle_t *)&c->timer)) return;
   conn_arm_timer(c, ms);
 }
 

@@ -475,6 +475,7 @@ def idle_connections(server, stop, stats, total=10000, sources=40):
             _count(stats, "connect_failed")
             break
     stats["opened"] = len(socks)
+    stats["ready"] = True  # the harness fetches once the flood is in place
     stop.wait()
     closed = 0
     for s in socks:
