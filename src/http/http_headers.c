@@ -38,7 +38,9 @@ static char *carve(http_headers *headers, size_t n) {
     c->used += n;
     return p;
   }
-  size_t cap = c == NULL ? CHUNK_FIRST : (c->cap < CHUNK_MAX ? c->cap * 2 : CHUNK_MAX);
+  size_t cap = c == NULL || c->cap < CHUNK_FIRST / 2 ? CHUNK_FIRST
+               : c->cap < CHUNK_MAX                  ? c->cap * 2
+                                                     : CHUNK_MAX;
   if (cap < n) cap = n;
   if (cap > SIZE_MAX - sizeof(http_headers_chunk)) return NULL;
   http_headers_chunk *fresh = malloc(sizeof(http_headers_chunk) + cap);
@@ -71,15 +73,51 @@ void http_headers_init(http_headers *headers, size_t max_bytes, size_t max_count
   headers->max_count = max_count;
 }
 
+void http_headers_give_room(http_headers *headers, http_header *items, size_t n_items, void *bytes,
+                            size_t n_bytes) {
+  if (headers->count != 0 || headers->items != NULL || headers->chunks != NULL || items == NULL ||
+      n_items == 0 || bytes == NULL || n_bytes <= sizeof(http_headers_chunk))
+    return;
+  headers->room_items = headers->items = items;
+  headers->room_count = headers->capacity = n_items;
+  http_headers_chunk *chunk = bytes;
+  chunk->next = NULL;
+  chunk->used = 0;
+  chunk->cap = n_bytes - sizeof(http_headers_chunk);
+  headers->room_chunk = headers->chunks = chunk;
+}
+
 void http_headers_free(http_headers *headers) {
   while (headers->chunks != NULL) {
     http_headers_chunk *next = headers->chunks->next;
-    free(headers->chunks);
+    if (headers->chunks != headers->room_chunk) free(headers->chunks);
     headers->chunks = next;
   }
-  free(headers->items);
-  headers->items = NULL;
-  headers->count = headers->capacity = headers->bytes = 0;
+  if (headers->items != headers->room_items) free(headers->items);
+  headers->items = headers->room_items;
+  headers->count = headers->bytes = 0;
+  headers->capacity = headers->room_count;
+  if (headers->room_chunk != NULL) {
+    headers->room_chunk->used = 0;
+    headers->room_chunk->next = NULL;
+    headers->chunks = headers->room_chunk;
+  }
+}
+
+/* Room for capacity entries: the caller's room is copied out, never realloc'ed. */
+static int grow_items(http_headers *headers, size_t capacity) {
+  if (capacity > SIZE_MAX / sizeof(http_header)) return HTTP_ERR_NOMEM;
+  http_header *items;
+  if (headers->items != NULL && headers->items == headers->room_items) {
+    items = malloc(capacity * sizeof(http_header));
+    if (items != NULL) memcpy(items, headers->items, headers->count * sizeof(http_header));
+  } else {
+    items = realloc(headers->items, capacity * sizeof(http_header));
+  }
+  if (items == NULL) return HTTP_ERR_NOMEM;
+  headers->items = items;
+  headers->capacity = capacity;
+  return 0;
 }
 
 static int value_is_clean(const char *value, size_t len) {
@@ -117,12 +155,8 @@ int http_headers_add(http_headers *headers, const char *name, size_t name_len, c
   if (headers->max_count != 0 && headers->count >= headers->max_count)
     return HTTP_ERR_HEADERS_TOO_LARGE;
   if (headers->count == headers->capacity) {
-    size_t capacity = headers->capacity == 0 ? 8 : headers->capacity * 2;
-    if (capacity > SIZE_MAX / sizeof(http_header)) return HTTP_ERR_NOMEM;
-    http_header *items = realloc(headers->items, capacity * sizeof(http_header));
-    if (items == NULL) return HTTP_ERR_NOMEM;
-    headers->items = items;
-    headers->capacity = capacity;
+    rv = grow_items(headers, headers->capacity == 0 ? 8 : headers->capacity * 2);
+    if (rv != 0) return rv;
   }
   char *name_copy = carve(headers, name_len + 1 + value_len + 1);
   if (name_copy == NULL) return HTTP_ERR_NOMEM;
@@ -148,12 +182,8 @@ int http_headers_append_all(http_headers *headers, const http_headers *from) {
     return HTTP_ERR_HEADERS_TOO_LARGE;
   if (from->count > headers->capacity - headers->count) {
     size_t capacity = headers->count + from->count;
-    if (capacity < 8) capacity = 8;
-    if (capacity > SIZE_MAX / sizeof(http_header)) return HTTP_ERR_NOMEM;
-    http_header *items = realloc(headers->items, capacity * sizeof(http_header));
-    if (items == NULL) return HTTP_ERR_NOMEM;
-    headers->items = items;
-    headers->capacity = capacity;
+    rv = grow_items(headers, capacity < 8 ? 8 : capacity);
+    if (rv != 0) return rv;
   }
   char *text = carve(headers, strings);
   if (text == NULL) return HTTP_ERR_NOMEM;

@@ -27,6 +27,10 @@ typedef struct http_headers_chunk http_headers_chunk;
 typedef struct http_headers {
   http_header *items;
   http_headers_chunk *chunks; /* the newest first; names and values are carved from it */
+  /* Room of the caller's (http_headers_give_room), used first and never freed here. */
+  http_header *room_items;
+  size_t room_count;
+  http_headers_chunk *room_chunk;
   size_t count;
   size_t capacity;
   size_t bytes;     /* sum of name and value lengths */
@@ -37,7 +41,14 @@ typedef struct http_headers {
 /* An empty list bounded by max_bytes (names + values) and max_count entries (0: no
  * bound). Allocates nothing. */
 void http_headers_init(http_headers *headers, size_t max_bytes, size_t max_count);
-/* Frees every entry; the list is empty (and still usable) afterwards. */
+/* Gives an empty list room of the caller's to start with: entries for n_items fields
+ * and bytes (aligned as max_align_t, n_bytes of them) for their names and values. Both
+ * stay the caller's and must outlive the list; it allocates only what does not fit. A
+ * server that keeps the room inside its per-request record makes one allocation per
+ * request instead of three. Ignored when the list is not empty or the room too small. */
+void http_headers_give_room(http_headers *headers, http_header *items, size_t n_items, void *bytes,
+                            size_t n_bytes);
+/* Frees every entry; the list is empty (and still usable, with its room) afterwards. */
 void http_headers_free(http_headers *headers);
 
 /* Appends a copy of (name, value), lower-casing the name. Returns 0,

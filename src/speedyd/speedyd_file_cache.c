@@ -148,6 +148,12 @@ void speedyd_file_cache_del(speedyd_file_cache *cache) {
   free(cache);
 }
 
+/* The time validity checks count in: the loop's (read once per loop turn), not a clock
+ * call per request. */
+static int64_t cache_now_ns(const speedyd_server *server) {
+  return server->loop != NULL ? (int64_t)uv_now(server->loop) * 1000000 : speedyd_now_ns();
+}
+
 /* The decoded path of a cacheable request into rel, or -1 when the request must go to
  * http_static (a method, a header or a variant the cache does not keep). */
 static int cacheable_request(const speedyd_server *server, const http_request *request, char *rel,
@@ -223,7 +229,7 @@ static cache_entry *lookup(speedyd_server *server, const http_request *request) 
     return NULL;
   }
   if (left_to_sendfile(request, (uint64_t)e->size)) return NULL;
-  int64_t now = cache->valid_ns > 0 ? speedyd_now_ns() : 0;
+  int64_t now = cache->valid_ns > 0 ? cache_now_ns(server) : 0;
   if (cache->valid_ns == 0 || now - e->checked_ns >= cache->valid_ns) {
     struct stat st;
     if (fstatat(server->docroot.dir_fd, rel, &st, 0) != 0 || !same_file(e, &st)) {
@@ -358,7 +364,7 @@ void speedyd_file_cache_store(speedyd_server *server, const http_request *reques
   e->size = st.st_size;
   e->mtime = st.st_mtim;
   e->ctime = st.st_ctim;
-  e->checked_ns = cache->valid_ns > 0 ? speedyd_now_ns() : 0;
+  e->checked_ns = cache->valid_ns > 0 ? cache_now_ns(server) : 0;
   while (cache->used + e->charge > cache->max_bytes && cache->lru_tail != NULL)
     entry_remove(cache, cache->lru_tail);
   e->hash_next = cache->buckets[hash % CACHE_BUCKETS];

@@ -1,6 +1,7 @@
 /* test_http_headers.c — the header field list (src/http/http_headers.c): bounds, names,
  * removal, joining, and that strings carved from its chunks stay put and intact. */
 #include <criterion/criterion.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -161,4 +162,49 @@ Test(http_headers, append_all_copies_every_field_in_order_within_the_bounds) {
   http_headers_free(&to);
   http_headers_free(&small);
   http_headers_free(&few);
+}
+
+/* Room given by the caller is used first, outgrown without losing a field, never freed
+ * by the list, and given back by http_headers_free for the next use. */
+Test(http_headers, a_list_uses_the_callers_room_first_and_keeps_it) {
+  http_header items[4];
+  _Alignas(max_align_t) char text[128];
+  http_headers h;
+  http_headers_init(&h, 0, 0);
+  http_headers_give_room(&h, items, 4, text, sizeof(text));
+  cr_assert_eq(h.items, items);
+  cr_assert_eq(http_headers_add_str(&h, "Accept", "*/*"), 0);
+  cr_assert_eq(http_headers_add_str(&h, "user-agent", "test"), 0);
+  cr_assert_eq(h.items, items, "two fields fit the room");
+  cr_assert(h.items[0].name >= text && h.items[0].name < text + sizeof(text), "in the room");
+  char long_value[200];
+  memset(long_value, 'x', sizeof(long_value) - 1);
+  long_value[sizeof(long_value) - 1] = '\0';
+  for (int i = 0; i < 6; i++) { /* past both rooms */
+    char name[16];
+    snprintf(name, sizeof(name), "x-%d", i);
+    cr_assert_eq(http_headers_add_str(&h, name, i == 3 ? long_value : "v"), 0);
+  }
+  cr_assert_neq(h.items, items, "outgrown");
+  cr_assert_eq(h.count, 8);
+  cr_assert_str_eq(http_headers_get(&h, "accept"), "*/*");
+  cr_assert_str_eq(http_headers_get(&h, "user-agent"), "test");
+  cr_assert_str_eq(http_headers_get(&h, "x-3"), long_value);
+  cr_assert_str_eq(http_headers_get(&h, "x-5"), "v");
+  http_headers_free(&h); /* frees what it allocated, not the room (ASan would say) */
+  cr_assert_eq(h.items, items, "the room again");
+  cr_assert_eq(h.count, 0);
+  cr_assert_eq(http_headers_add_str(&h, "a", "b"), 0);
+  cr_assert_eq(h.items, items);
+  cr_assert(h.items[0].name >= text && h.items[0].name < text + sizeof(text));
+  http_headers_free(&h);
+  /* A list that is not empty, or a room too small for a chunk, is left alone. */
+  http_headers other;
+  http_headers_init(&other, 0, 0);
+  http_headers_give_room(&other, items, 4, text, 8);
+  cr_assert_null(other.items);
+  cr_assert_eq(http_headers_add_str(&other, "a", "b"), 0);
+  http_headers_give_room(&other, items, 4, text, sizeof(text));
+  cr_assert_neq(other.items, items);
+  http_headers_free(&other);
 }
