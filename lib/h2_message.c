@@ -36,12 +36,35 @@ void speedy_h2_message_begin(speedy_h2_message *m, speedy_h2_message_kind kind) 
 static const uint8_t name_octet_ok[256] = {NAME_OCTETS64(0), NAME_OCTETS64(64), NAME_OCTETS64(128),
                                            NAME_OCTETS64(192)};
 
+/* Word-at-a-time tests on the eight octets of w (each exact as a yes/no): one of them is
+ * b; one is below n (n <= 0x80). */
+static int word_has_octet(uint64_t w, uint8_t b);
+static int word_has_below(uint64_t w, uint8_t n) {
+  const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+  return ((w - ones * n) & ~w & highs) != 0;
+}
+
+/* 1 when one of the eight octets of w may not be in a field name after its first (see
+ * name_octet_ok): 0x80-0xff, 0x7f, ':', 0x00-0x20 or upper case. */
+static int word_has_bad_name_octet(uint64_t w) {
+  const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+  if (w & highs) return 1;
+  uint64_t upper = (w + ones * (0x80 - 'A')) & ~(w + ones * (0x7f - 'Z')) & highs;
+  return upper != 0 || word_has_octet(w, 0x7f) || word_has_octet(w, ':') || word_has_below(w, 0x21);
+}
+
 /* 8.2.1: no 0x00-0x20, no upper case, no 0x7f-0xff; a colon only as a pseudo-header
- * field's first character (and not alone). */
+ * field's first character (and not alone). Eight octets at a time, then one by one. */
 static int name_valid(const uint8_t *name, size_t len) {
   if (len == 0 || (len == 1 && name[0] == ':')) return 0;
+  size_t i = name[0] == ':';
+  for (; len - i >= 8; i += 8) {
+    uint64_t w;
+    memcpy(&w, name + i, 8);
+    if (word_has_bad_name_octet(w)) return 0;
+  }
   unsigned ok = 1;
-  for (size_t i = name[0] == ':'; i < len; i++) ok &= name_octet_ok[name[i]];
+  for (; i < len; i++) ok &= name_octet_ok[name[i]];
   return ok != 0;
 }
 
@@ -80,17 +103,36 @@ static int equal_nocase(const uint8_t *a, size_t len, const char *b) {
   return 1;
 }
 
-/* FNV-1a over the lower-cased value: the request's authority, remembered without a copy so
- * that a later host field can be compared with it (8.3.1). A collision could only let a
- * differing host through, which the rule allows (it is a SHOULD). */
+/* The eight octets of w with ASCII upper case made lower case: bit 5 is set in each octet
+ * from 'A' to 'Z' (an octet with its high bit set is left alone). */
+static uint64_t word_lower(uint64_t w) {
+  const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+  uint64_t low7 = w & (ones * 0x7f);
+  uint64_t at_least_a = low7 + ones * (0x80 - 'A'); /* high bit: octet >= 'A' */
+  uint64_t above_z = low7 + ones * (0x7f - 'Z');    /* high bit: octet > 'Z' */
+  uint64_t upper = at_least_a & ~above_z & ~w & highs;
+  return w | (upper >> 2);
+}
+
+/* A hash of the lower-cased value, eight octets at a time: the request's authority,
+ * remembered without a copy so that a later host field can be compared with it (8.3.1).
+ * Values differing in one octet never collide (each step is a bijection of the state); a
+ * collision otherwise could only let a differing host through, which the rule allows
+ * (it is a SHOULD). */
 static uint64_t authority_hash(const uint8_t *value, size_t len) {
-  uint64_t h = 0xcbf29ce484222325u;
-  for (size_t i = 0; i < len; i++) {
-    uint8_t c = value[i];
-    if (c >= 'A' && c <= 'Z') c = (uint8_t)(c - 'A' + 'a');
-    h = (h ^ c) * 0x100000001b3u;
+  uint64_t h = 0xcbf29ce484222325u ^ len;
+  size_t i = 0;
+  for (; len - i >= 8; i += 8) {
+    uint64_t w;
+    memcpy(&w, value + i, 8);
+    h = (h ^ word_lower(w)) * 0x100000001b3u;
   }
-  return h ^ len;
+  if (i < len) {
+    uint64_t w = 0;
+    memcpy(&w, value + i, len - i);
+    h = (h ^ word_lower(w)) * 0x100000001b3u;
+  }
+  return h;
 }
 
 static int pseudo_field(speedy_h2_message *m, const uint8_t *name, size_t name_len,

@@ -185,14 +185,16 @@ Test(h2_http, s8_2_an_upper_case_field_name_is_malformed) {
   expect_malformed_request(f, 5, "upper-case name");
 }
 
-/* Names are checked through a table: every octet at the first, a middle and the last
- * position of a name is accepted exactly when 8.2.1 allows it (no 0x00-0x20, upper case
- * or 0x7f-0xff; a colon only first, as a pseudo-header field's). */
+/* Names are checked eight octets at a time, then through a table: every octet at every
+ * position of a 19-octet name (two words and a tail) is accepted exactly when 8.2.1 allows
+ * it (no 0x00-0x20, upper case or 0x7f-0xff; a colon only first, as a pseudo-header
+ * field's). */
 Test(h2_http, s8_2_1_every_octet_of_a_name_is_judged_by_the_rule) {
   for (unsigned c = 0; c < 256; c++) {
     int allowed = c > 0x20 && c < 0x7f && !(c >= 'A' && c <= 'Z');
-    for (size_t at = 0; at < 3; at++) {
-      uint8_t name[3] = {'x', 'y', 'z'};
+    for (size_t at = 0; at < 19; at++) {
+      uint8_t name[19];
+      memcpy(name, "x-name-of-19-octets", sizeof(name));
       name[at] = (uint8_t)c;
       speedy_h2_message m;
       speedy_h2_message_begin(&m, SPEEDY_H2_MSG_TRAILERS);
@@ -380,14 +382,31 @@ Test(h2_http, s8_3_1_a_host_that_differs_from_authority_is_malformed) {
   expect_malformed_request(f, 5, "host b.example, :authority a.example");
 }
 
+/* Every single-octet difference is seen, whatever its place (the comparison works on
+ * eight octets at a time). */
+Test(h2_http, s8_3_1_a_host_differing_in_one_octet_anywhere_is_malformed) {
+  const char *authority = "www.example.org:8443";
+  for (size_t at = 0; at < strlen(authority); at++) {
+    char host[32];
+    snprintf(host, sizeof(host), "%s", authority);
+    host[at] = host[at] == 'x' ? 'y' : 'x';
+    h2_field f[] = {{":method", "GET"},
+                    {":scheme", "https"},
+                    {":authority", authority},
+                    {":path", "/"},
+                    {"host", host}};
+    expect_malformed_request(f, 5, host);
+  }
+}
+
 Test(h2_http, s8_3_1_a_host_equal_to_authority_is_accepted) {
   h2_rig rig;
   server(&rig);
   h2_field f[] = {{":method", "GET"},
                   {":scheme", "https"},
-                  {":authority", "A.example:8443"},
+                  {":authority", "A.example-of-Mixed-case.ORG:8443"},
                   {":path", "/"},
-                  {"host", "a.EXAMPLE:8443"}};
+                  {"host", "a.EXAMPLE-of-mixed-CASE.org:8443"}};
   h2_rig_headers(&rig, 1, 0x5, f, 5);
   h2_expect_quiet(&rig, h2_rig_feed(&rig, 0), "host names are compared without case");
   h2_rig_close(&rig);
