@@ -317,6 +317,25 @@ static void trace_sent(speedy_session *session, int type, uint8_t flags, int32_t
   speedy_trace(session, 1, type, flags, stream_id, length, summary);
 }
 
+/* Keeps block as set's encoding while the encoder stays where it is (serialise_block). */
+static void remember_block(speedy_h2_state *h2, speedy_fieldset *set, const uint8_t *block,
+                           size_t len) {
+  if (h2->memo_set != set) {
+    speedy_fieldset_retain(set);
+    speedy_fieldset_release(h2->memo_set);
+    h2->memo_set = set;
+  }
+  speedy_hpack_encoder_mark(h2->encoder, &h2->memo_mark);
+  memcpy(h2->memo, block, len);
+  h2->memo_len = (uint32_t)len;
+}
+
+static void forget_block(speedy_h2_state *h2) {
+  speedy_fieldset_release(h2->memo_set);
+  h2->memo_set = NULL;
+  h2->memo_len = 0;
+}
+
 /* A field block: framed into the output as HEADERS (or PUSH_PROMISE) and CONTINUATION
  * frames of at most the peer's frame size. A block that surely fits one frame (the usual
  * case) is HPACK-encoded straight behind its frame header; a larger one goes through the
@@ -360,10 +379,22 @@ static int serialise_block(speedy_session *session, speedy_outframe *frame) {
   if (rv != 0) return rv;
   uint8_t *block =
       direct ? speedy_buf_tail(&session->outbuf) + first_head : speedy_buf_tail(&h2->scratch);
-  int64_t len = speedy_hpack_encode_hinted(h2->encoder, fields, hints, n, block, bound);
-  if (len < 0) {
-    speedy_buf_shrink(&h2->scratch, &session->mem, 0);
-    return len == SPEEDY_HPACK_ERR_NOMEM ? SPEEDY_ERR_NOMEM : SPEEDY_ERR_COMPRESSION;
+  int64_t len;
+  if (frame->fieldset != NULL && frame->fieldset == h2->memo_set &&
+      speedy_hpack_encoder_at_mark(h2->encoder, &h2->memo_mark)) {
+    memcpy(block, h2->memo, h2->memo_len); /* the encoding would be these octets again */
+    len = h2->memo_len;
+  } else {
+    speedy_hpack_mark before;
+    speedy_hpack_encoder_mark(h2->encoder, &before);
+    len = speedy_hpack_encode_hinted(h2->encoder, fields, hints, n, block, bound);
+    if (len < 0) {
+      speedy_buf_shrink(&h2->scratch, &session->mem, 0);
+      return len == SPEEDY_HPACK_ERR_NOMEM ? SPEEDY_ERR_NOMEM : SPEEDY_ERR_COMPRESSION;
+    }
+    if (frame->fieldset != NULL && (size_t)len <= sizeof(h2->memo) &&
+        speedy_hpack_encoder_at_mark(h2->encoder, &before))
+      remember_block(h2, frame->fieldset, block, (size_t)len);
   }
   size_t done = 0;
   int first = 1;
@@ -642,6 +673,7 @@ static int init(speedy_session *session) {
 
 static void codec_free(speedy_session *session) {
   speedy_h2_state *h2 = state(session);
+  forget_block(h2);
   speedy_hpack_encoder_del(h2->encoder);
   speedy_hpack_decoder_del(h2->decoder);
   speedy_buf_free(&h2->fields, &session->mem);
@@ -658,6 +690,7 @@ static void trim_idle(speedy_session *session) {
   speedy_buf_shrink(&h2->scratch, &session->mem, 0);
   speedy_hpack_decoder_trim(h2->decoder);
   speedy_hpack_encoder_trim(h2->encoder);
+  forget_block(h2);      /* an idle connection does not keep a field set alive */
   if (h2->n_sent == 0) { /* a SETTINGS that could not be serialised */
     speedy_mem_free(&session->mem, h2->sent);
     h2->sent = NULL;

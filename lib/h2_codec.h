@@ -75,6 +75,9 @@ typedef struct speedy_h2_idle_priority {
   speedy_priority priority;
 } speedy_h2_idle_priority;
 
+/* The longest field block kept for reuse (speedy_h2_state.memo). */
+#define SPEEDY_H2_MEMO_MAX 96
+
 typedef struct speedy_h2_state {
   speedy_hpack_encoder *encoder;
   speedy_hpack_decoder *decoder;
@@ -100,6 +103,13 @@ typedef struct speedy_h2_state {
   uint32_t peer_max_header_list;
   /* Output: an encoded field block on its way into frames. */
   speedy_buf scratch;
+  /* The last field set (speedy_fieldset, retained) whose encoding left the encoder as it
+   * was, and that block: the next answer from the same set, with the encoder still at the
+   * mark, is the same octets (a cached file's head, answer after answer). */
+  struct speedy_fieldset *memo_set;
+  speedy_hpack_mark memo_mark;
+  uint32_t memo_len;
+  uint8_t memo[SPEEDY_H2_MEMO_MAX];
   /* Graceful shutdown: the PING sent after GOAWAY(2^31-1) is out. */
   uint8_t shutdown_ping;
   /* Priorities of streams not open yet (PRIORITY_UPDATE before HEADERS): at most our

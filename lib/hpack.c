@@ -868,6 +868,25 @@ void speedy_hpack_encoder_set_huffman(speedy_hpack_encoder *e, speedy_hpack_huff
 
 void speedy_hpack_encoder_trim(speedy_hpack_encoder *e) { table_trim(&e->table); }
 
+void speedy_hpack_encoder_mark(const speedy_hpack_encoder *e, speedy_hpack_mark *out) {
+  memset(out, 0, sizeof(*out));
+  out->inserted = e->table.inserted;
+  out->count = e->table.count;
+  out->max_size = e->table.max_size;
+  out->limit = e->limit;
+  out->peer_max = e->peer_max;
+  out->smallest_peer = e->smallest_peer;
+  out->update_pending = e->update_pending;
+  out->huffman = (int)e->huffman;
+  out->error = e->error;
+}
+
+int speedy_hpack_encoder_at_mark(const speedy_hpack_encoder *e, const speedy_hpack_mark *mark) {
+  speedy_hpack_mark now;
+  speedy_hpack_encoder_mark(e, &now);
+  return memcmp(&now, mark, sizeof(now)) == 0;
+}
+
 size_t speedy_hpack_encoder_entries(const speedy_hpack_encoder *e) { return e->table.count; }
 size_t speedy_hpack_encoder_table_size(const speedy_hpack_encoder *e) { return e->table.size; }
 uint32_t speedy_hpack_encoder_table_max(const speedy_hpack_encoder *e) { return e->table.max_size; }

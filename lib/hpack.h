@@ -178,6 +178,16 @@ void speedy_hpack_encoder_set_peer_max_table_size(speedy_hpack_encoder *e, uint3
 int speedy_hpack_encoder_set_initial_table_size(speedy_hpack_encoder *e, uint32_t size);
 void speedy_hpack_encoder_set_huffman(speedy_hpack_encoder *e, speedy_hpack_huffman mode);
 
+/* What an encoding depends on besides the fields: an encoder whose mark is unchanged
+ * encodes the same fields into the same octets (the table's entries, its size, the size
+ * updates owed and the policy's settings). */
+typedef struct speedy_hpack_mark {
+  uint32_t inserted, count, max_size, limit, peer_max, smallest_peer;
+  int update_pending, huffman, error;
+} speedy_hpack_mark;
+void speedy_hpack_encoder_mark(const speedy_hpack_encoder *e, speedy_hpack_mark *out);
+int speedy_hpack_encoder_at_mark(const speedy_hpack_encoder *e, const speedy_hpack_mark *mark);
+
 /* The most octets speedy_hpack_encode can write for these fields (0 on overflow: the list
  * cannot be encoded). */
 size_t speedy_hpack_encode_bound(const speedy_hpack_encoder *e, const speedy_hpack_field *fields,
