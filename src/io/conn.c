@@ -308,7 +308,7 @@ static void conn_deliver(io_conn *c) {
     if (c->state != STATE_OPEN || c->user_paused) return;
   }
   if (!c->ssl) return;
-  uint8_t plain[READ_CHUNK];
+  uint8_t plain[READ_CHUNK] IO_UNINITIALIZED; /* SSL_read fills what it returns */
   while (c->state == STATE_OPEN && !c->user_paused) {
     ERR_clear_error();
     int n = SSL_read(c->ssl, plain, sizeof(plain));

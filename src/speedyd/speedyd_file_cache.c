@@ -219,7 +219,7 @@ static int answer_from(cache_entry *e, const http_request *request, http_respons
 /* The fresh entry for request, or NULL (not cacheable, not cached, changed or gone). */
 static cache_entry *lookup(speedyd_server *server, const http_request *request) {
   speedyd_file_cache *cache = server->file_cache;
-  char rel[CACHE_REL_MAX];
+  char rel[CACHE_REL_MAX] IO_UNINITIALIZED; /* written by the path decoder before use */
   if (cache == NULL || cacheable_request(server, request, rel, sizeof(rel)) != 0) return NULL;
   size_t len = strlen(request->path);
   uint64_t hash = hash_key(request->path, len);
