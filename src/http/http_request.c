@@ -106,7 +106,7 @@ int http_request_add_header(http_request *request, const char *name, size_t name
   if (name == NULL || (value == NULL && value_len > 0))
     return remember(request, HTTP_ERR_INVALID_ARGUMENT);
   if (name_len > 0 && name[0] == ':') return remember(request, HTTP_ERR_BAD_REQUEST);
-  if (http_headers_name_equal(name, name_len, "content-length")) {
+  if (name_len == 14 && http_headers_name_equal(name, name_len, "content-length")) {
     int64_t n;
     int rv = parse_content_length(value, value_len, &n);
     if (rv != 0) return remember(request, rv);
@@ -114,7 +114,7 @@ int http_request_add_header(http_request *request, const char *name, size_t name
       return remember(request, HTTP_ERR_BAD_REQUEST); /* two different lengths */
     request->content_length = n;
   }
-  if (http_headers_name_equal(name, name_len, "cookie")) {
+  if (name_len == 6 && http_headers_name_equal(name, name_len, "cookie")) {
     /* SPDY/3 3.2.1 (and RFC 6265 5.4): several Cookie values become one, "; "-joined. */
     for (size_t i = 0; i < request->headers.count; i++) {
       if (strcmp(request->headers.items[i].name, "cookie") == 0)
@@ -123,7 +123,7 @@ int http_request_add_header(http_request *request, const char *name, size_t name
     }
   }
   if ((request->protocol == HTTP_PROTO_HTTP10 || request->protocol == HTTP_PROTO_HTTP11) &&
-      http_headers_name_equal(name, name_len, "host")) {
+      name_len == 4 && http_headers_name_equal(name, name_len, "host")) {
     /* RFC 7230 5.4: two Host fields are a 400; an absolute-form target set earlier
      * wins over Host. */
     if (http_headers_get(&request->headers, "host") != NULL)

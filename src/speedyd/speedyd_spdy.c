@@ -43,6 +43,7 @@ typedef struct speedyd_spdy_conn {
   speedyd_conn *base;
   speedy_session *session;
   sd_stream *streams; /* every stream with user data, for cleanup */
+  sd_stream *last;    /* the stream stream_get found last (callbacks come field by field) */
   int peer_eof;
   int closing; /* fatal error or finished: flush and close */
   int goaway_sent;
@@ -151,6 +152,7 @@ static sd_stream *stream_new(speedyd_spdy_conn *conn, int32_t id) {
 
 static void stream_del(sd_stream *s) {
   speedyd_spdy_conn *conn = s->conn;
+  if (conn->last == s) conn->last = NULL;
   if (s->prev != NULL)
     s->prev->next = s->next;
   else
@@ -164,7 +166,10 @@ static void stream_del(sd_stream *s) {
 }
 
 static sd_stream *stream_get(speedyd_spdy_conn *conn, int32_t id) {
-  return speedy_session_get_stream_user_data(conn->session, id);
+  if (conn->last != NULL && conn->last->id == id) return conn->last;
+  sd_stream *s = speedy_session_get_stream_user_data(conn->session, id);
+  if (s != NULL) conn->last = s;
+  return s;
 }
 
 /* The body of a response, pulled by the engine (counts what was sent). A body in memory
