@@ -123,7 +123,7 @@ static void conn_deliver(io_conn *c);
 int io_buf_reserve(io_buf *buf, size_t more) {
   if (more <= buf->cap - buf->len) return 0;
   if (more > SIZE_MAX / 2 - buf->len) return UV_ENOMEM;
-  size_t cap = buf->cap ? buf->cap : 4096;
+  size_t cap = buf->cap ? buf->cap : buf->regrow ? buf->regrow : 4096;
   while (cap - buf->len < more) cap *= 2;
   uint8_t *data = realloc(buf->data, cap);
   if (!data) return UV_ENOMEM;
@@ -153,7 +153,13 @@ void io_buf_drop(io_buf *buf, size_t n) {
 void io_buf_free(io_buf *buf) {
   free(buf->data);
   buf->data = NULL;
-  buf->len = buf->cap = 0;
+  buf->len = buf->cap = buf->regrow = 0;
+}
+
+void io_buf_release(io_buf *buf) {
+  size_t cap = buf->cap;
+  io_buf_free(buf);
+  buf->regrow = cap <= BUF_KEEP_MAX ? cap : 0;
 }
 
 /* Frees an empty buffer's memory when it grew large (one big response must not pin
@@ -756,11 +762,11 @@ static void conn_release_buffers(io_conn *c) {
   if (c->state != STATE_OPEN || c->write_active || c->file_fd >= 0 || c->want_writable) return;
   if (c->out_plain.len || c->out_wire.len || c->inflight.len || c->in_hold.len || c->out_after.len)
     return;
-  io_buf_free(&c->out_plain);
-  io_buf_free(&c->out_wire);
-  io_buf_free(&c->inflight);
-  io_buf_free(&c->in_hold);
-  io_buf_free(&c->out_after);
+  io_buf_release(&c->out_plain);
+  io_buf_release(&c->out_wire);
+  io_buf_release(&c->inflight);
+  io_buf_release(&c->in_hold);
+  io_buf_release(&c->out_after);
 }
 
 /* The once-per-turn work: held input, on_writable, then one flush. */

@@ -16,6 +16,7 @@ typedef struct io_buf {
   uint8_t *data;
   size_t len;
   size_t cap;
+  size_t regrow; /* released for being idle (io_buf_release): the size it comes back at */
 } io_buf;
 
 /* Makes room for `more` bytes after len; returns 0 or UV_ENOMEM. */
@@ -24,6 +25,10 @@ int io_buf_append(io_buf *buf, const void *data, size_t len);
 /* Drops the first n bytes (n <= len). */
 void io_buf_drop(io_buf *buf, size_t n);
 void io_buf_free(io_buf *buf);
+/* Frees an empty buffer's memory, remembering its size for the next reserve (a busy
+ * connection's output buffer is released after every turn that empties it; grown again by
+ * doubling from 4 KiB, it took four reallocations and their copies per turn). */
+void io_buf_release(io_buf *buf);
 
 #define IO_MAX_PROTOCOL_LIST 64 /* wire-format ALPN list: 4 ids fit with room */
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "io.h"
+#include "io_int.h"
 
 static char cert_dir[512];
 
@@ -666,4 +667,24 @@ Test(io, connection_limit_closes_the_extra_connection) {
   uv_close((uv_handle_t *)&w.deadline, NULL);
   uv_run(&w.loop, UV_RUN_DEFAULT);
   cr_expect_eq(uv_loop_close(&w.loop), 0);
+}
+
+/* An output buffer released for being idle comes back at the size it had (one allocation
+ * for a busy connection's next turn, not a doubling from 4 KiB); freed, it starts small. */
+Test(io_buf, a_released_buffer_comes_back_at_its_size) {
+  io_buf b = {0};
+  static uint8_t bytes[50000];
+  cr_assert_eq(io_buf_append(&b, bytes, sizeof(bytes)), 0);
+  size_t grown = b.cap;
+  cr_assert_geq(grown, sizeof(bytes));
+  b.len = 0;
+  io_buf_release(&b);
+  cr_assert_null(b.data);
+  cr_assert_eq(b.cap, 0);
+  cr_assert_eq(io_buf_reserve(&b, 10), 0);
+  cr_assert_eq(b.cap, grown, "came back at %zu, had %zu", b.cap, grown);
+  io_buf_free(&b);
+  cr_assert_eq(io_buf_reserve(&b, 10), 0);
+  cr_assert_eq(b.cap, 4096);
+  io_buf_free(&b);
 }
