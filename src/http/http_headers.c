@@ -144,11 +144,14 @@ static int account(http_headers *headers, size_t len) {
   return 0;
 }
 
-int http_headers_add(http_headers *headers, const char *name, size_t name_len, const char *value,
-                     size_t value_len) {
+/* Appends a copy; `checked`: the caller vouches for the name (lower case, clean) and the
+ * value (clean), so neither is scanned again. */
+static int add_field(http_headers *headers, const char *name, size_t name_len, const char *value,
+                     size_t value_len, int checked) {
   if (name == NULL || (value == NULL && value_len > 0)) return HTTP_ERR_INVALID_ARGUMENT;
-  if (!name_is_clean(name, name_len) || !value_is_clean(value, value_len))
+  if (!checked && (!name_is_clean(name, name_len) || !value_is_clean(value, value_len)))
     return HTTP_ERR_BAD_REQUEST;
+  if (checked && name_len == 0) return HTTP_ERR_BAD_REQUEST;
   if (name_len > SIZE_MAX / 2 - value_len) return HTTP_ERR_HEADERS_TOO_LARGE;
   int rv = account(headers, name_len + value_len);
   if (rv != 0) return rv;
@@ -161,13 +164,26 @@ int http_headers_add(http_headers *headers, const char *name, size_t name_len, c
   char *name_copy = carve(headers, name_len + 1 + value_len + 1);
   if (name_copy == NULL) return HTTP_ERR_NOMEM;
   char *value_copy = name_copy + name_len + 1;
-  for (size_t i = 0; i < name_len; i++) name_copy[i] = ascii_lower(name[i]);
+  if (checked)
+    memcpy(name_copy, name, name_len);
+  else
+    for (size_t i = 0; i < name_len; i++) name_copy[i] = ascii_lower(name[i]);
   name_copy[name_len] = '\0';
   if (value_len > 0) memcpy(value_copy, value, value_len);
   value_copy[value_len] = '\0';
   headers->items[headers->count++] = (http_header){name_copy, name_len, value_copy, value_len, 0};
   headers->bytes += name_len + value_len;
   return 0;
+}
+
+int http_headers_add(http_headers *headers, const char *name, size_t name_len, const char *value,
+                     size_t value_len) {
+  return add_field(headers, name, name_len, value, value_len, 0);
+}
+
+int http_headers_add_checked(http_headers *headers, const char *name, size_t name_len,
+                             const char *value, size_t value_len) {
+  return add_field(headers, name, name_len, value, value_len, 1);
 }
 
 int http_headers_append_all(http_headers *headers, const http_headers *from) {

@@ -56,6 +56,12 @@ void http_headers_free(http_headers *headers);
  * name after its first byte), HTTP_ERR_HEADERS_TOO_LARGE (a bound) or HTTP_ERR_NOMEM. */
 int http_headers_add(http_headers *headers, const char *name, size_t name_len, const char *value,
                      size_t value_len);
+/* http_headers_add for a field its caller has already checked as HTTP/2 requires
+ * (RFC 9113 8.2.1: a lower-case name of allowed octets, a value without NUL, CR or LF;
+ * libspeedy checks every HTTP/2 field it delivers): copied without being scanned again.
+ * The same bounds and errors otherwise. */
+int http_headers_add_checked(http_headers *headers, const char *name, size_t name_len,
+                             const char *value, size_t value_len);
 /* The same for NUL-terminated strings. */
 int http_headers_add_str(http_headers *headers, const char *name, const char *value);
 /* Appends copies of every field of from, in order (they were checked when added there:

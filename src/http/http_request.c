@@ -51,8 +51,9 @@ static int remember(http_request *request, int rv) {
 /* Replaces *field with a copy of value, accounting the line bound. */
 static int set_field(http_request *request, char **field, const char *value, size_t len) {
   if (value == NULL || len == 0) return remember(request, HTTP_ERR_BAD_REQUEST);
-  if (memchr(value, '\0', len) != NULL || memchr(value, '\r', len) != NULL ||
-      memchr(value, '\n', len) != NULL)
+  if (!request->fields_checked &&
+      (memchr(value, '\0', len) != NULL || memchr(value, '\r', len) != NULL ||
+       memchr(value, '\n', len) != NULL))
     return remember(request, HTTP_ERR_BAD_REQUEST);
   size_t old = *field == NULL ? 0 : strlen(*field);
   size_t used = request->line_bytes - old;
@@ -133,6 +134,9 @@ int http_request_add_header(http_request *request, const char *name, size_t name
       if (rv != 0) return rv;
     }
   }
+  if (request->fields_checked)
+    return remember(request,
+                    http_headers_add_checked(&request->headers, name, name_len, value, value_len));
   return remember(request, http_headers_add(&request->headers, name, name_len, value, value_len));
 }
 

@@ -48,6 +48,10 @@ typedef struct http_request {
   int has_body;           /* 1 when a body follows the headers */
   int error;              /* first HTTP_ERR_* seen while filling; 0 when none */
   unsigned pseudo_seen;   /* http_spdy.c's bookkeeping of :method, :path, ... received */
+  /* Set by the caller for fields an HTTP/2 engine delivered: libspeedy has checked them
+   * (RFC 9113 8.2.1: lower-case names of allowed octets, no NUL, CR or LF in values), so
+   * they are copied without being scanned again. 0 (as init leaves it): checked here. */
+  int fields_checked;
 } http_request;
 
 /* An empty request. max_header_bytes / max_headers 0 select the defaults above. */

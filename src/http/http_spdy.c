@@ -84,9 +84,12 @@ int http_spdy_request_header(http_request *request, const speedy_header *header)
   int h2 = request->protocol == HTTP_PROTO_H2;
   if (name_len > 0 && name[0] == ':') {
     unsigned bit = 0;
+    /* Checked names are lower case: compared as octets. */
     for (size_t i = 0; i < sizeof(request_pseudo) / sizeof(request_pseudo[0]) && bit == 0; i++)
       if (name_len == request_pseudo[i].len &&
-          http_headers_name_equal(name, name_len, request_pseudo[i].name))
+          (request->fields_checked
+               ? memcmp(name, request_pseudo[i].name, name_len) == 0
+               : http_headers_name_equal(name, name_len, request_pseudo[i].name)))
         bit = request_pseudo[i].bit;
     if (bit == 0 || (request->pseudo_seen & bit)) /* unknown, or a second value */
       return remember(request, HTTP_ERR_BAD_REQUEST);

@@ -143,6 +143,7 @@ static sd_stream *stream_new(speedyd_spdy_conn *conn, int32_t id) {
   http_request_init(&s->request, proto, conn->base->server->config.max_header_bytes, 0);
   http_headers_give_room(&s->request.headers, s->field_room, SD_FIELD_ROOM, s->text_room,
                          sizeof(s->text_room));
+  s->request.fields_checked = proto == HTTP_PROTO_H2; /* libspeedy checked HTTP/2's */
   http_response_init(&s->response);
   s->next = conn->streams;
   if (conn->streams != NULL) conn->streams->prev = s;

@@ -208,3 +208,19 @@ Test(http_headers, a_list_uses_the_callers_room_first_and_keeps_it) {
   cr_assert_neq(other.items, items);
   http_headers_free(&other);
 }
+
+/* A field the caller has checked is copied as it is; the list's bounds still hold. */
+Test(http_headers, a_checked_field_is_copied_as_given_within_the_bounds) {
+  http_headers h;
+  http_headers_init(&h, 20, 2);
+  cr_assert_eq(http_headers_add_checked(&h, "accept", 6, "*/*", 3), 0);
+  cr_assert_str_eq(h.items[0].name, "accept");
+  cr_assert_str_eq(h.items[0].value, "*/*");
+  cr_assert_eq(http_headers_add_checked(&h, "x", 1, "0123456789abcdef", 16),
+               HTTP_ERR_HEADERS_TOO_LARGE, "the byte bound");
+  cr_assert_eq(http_headers_add_checked(&h, "", 0, "v", 1), HTTP_ERR_BAD_REQUEST);
+  cr_assert_eq(http_headers_add_checked(&h, "a", 1, "b", 1), 0);
+  cr_assert_eq(http_headers_add_checked(&h, "c", 1, "d", 1), HTTP_ERR_HEADERS_TOO_LARGE,
+               "the count bound");
+  http_headers_free(&h);
+}

@@ -42,6 +42,36 @@ Test(spdy_request, complete_header_block_fills_the_request) {
   http_request_free(&request);
 }
 
+/* An HTTP/2 request whose fields libspeedy has checked (fields_checked, as speedyd sets
+ * it) fills the same request without scanning them again; one that is not marked is
+ * still checked here (a CR in a value is a 400). */
+Test(spdy_request, h2_fields_checked_by_the_engine_fill_the_same_request) {
+  for (int checked = 0; checked <= 1; checked++) {
+    http_request request;
+    http_request_init(&request, HTTP_PROTO_H2, 0, 0);
+    request.fields_checked = checked;
+    feed_required(&request);
+    feed(&request, "accept", "*/*");
+    feed(&request, "cookie", "a=1");
+    feed(&request, "cookie", "b=2");
+    feed(&request, "content-length", "0");
+    cr_assert_eq(http_spdy_request_finish(&request, 1), 0, "checked %d", checked);
+    cr_expect_str_eq(request.method, "GET");
+    cr_expect_str_eq(request.path, "/index.html");
+    cr_expect_str_eq(request.authority, "example.com:8443");
+    cr_expect_str_eq(request.scheme, "https");
+    cr_expect_str_eq(http_headers_get(&request.headers, "accept"), "*/*");
+    cr_expect_str_eq(http_headers_get(&request.headers, "cookie"), "a=1; b=2");
+    cr_expect_eq(request.content_length, 0);
+    http_request_free(&request);
+  }
+  http_request request;
+  http_request_init(&request, HTTP_PROTO_H2, 0, 0);
+  feed_required(&request);
+  cr_assert_eq(feed(&request, "x-bad", "a\rb"), HTTP_ERR_BAD_REQUEST, "not marked: checked");
+  http_request_free(&request);
+}
+
 Test(spdy_request, each_missing_required_header_is_a_400) {
   static const char *const names[] = {":method", ":path", ":authority", ":scheme"};
   static const char *const values[] = {"GET", "/", "example.com", "http"};
