@@ -57,14 +57,18 @@ static int word_has_bad_name_octet(uint64_t w) {
  * field's first character (and not alone). Eight octets at a time, then one by one. */
 static int name_valid(const uint8_t *name, size_t len) {
   if (len == 0 || (len == 1 && name[0] == ':')) return 0;
-  size_t i = name[0] == ':';
-  for (; len - i >= 8; i += 8) {
+  size_t start = name[0] == ':';
+  if (len - start >= 8) { /* words, the last one overlapping the one before */
     uint64_t w;
-    memcpy(&w, name + i, 8);
-    if (word_has_bad_name_octet(w)) return 0;
+    for (size_t i = start; len - i >= 8; i += 8) {
+      memcpy(&w, name + i, 8);
+      if (word_has_bad_name_octet(w)) return 0;
+    }
+    memcpy(&w, name + len - 8, 8);
+    return !word_has_bad_name_octet(w);
   }
   unsigned ok = 1;
-  for (; i < len; i++) ok &= name_octet_ok[name[i]];
+  for (size_t i = start; i < len; i++) ok &= name_octet_ok[name[i]];
   return ok != 0;
 }
 
@@ -78,15 +82,23 @@ static int word_has_octet(uint64_t w, uint8_t b) {
 
 /* 8.2.1: no NUL, LF or CR anywhere; no SP or HTAB at either end. Values are most of the
  * octets of every header block sent and received, so they are scanned eight at a time. */
+static int value_has_bad_word(uint64_t w) {
+  return word_has_octet(w, 0) | word_has_octet(w, '\n') | word_has_octet(w, '\r');
+}
+
 static int value_valid(const uint8_t *value, size_t len) {
-  size_t i = 0;
-  for (; len - i >= 8; i += 8) {
+  if (len >= 8) { /* words, the last one overlapping the one before */
     uint64_t w;
-    memcpy(&w, value + i, 8);
-    if (word_has_octet(w, 0) | word_has_octet(w, '\n') | word_has_octet(w, '\r')) return 0;
+    for (size_t i = 0; len - i >= 8; i += 8) {
+      memcpy(&w, value + i, 8);
+      if (value_has_bad_word(w)) return 0;
+    }
+    memcpy(&w, value + len - 8, 8);
+    if (value_has_bad_word(w)) return 0;
+  } else {
+    for (size_t i = 0; i < len; i++)
+      if (value[i] == 0 || value[i] == '\n' || value[i] == '\r') return 0;
   }
-  for (; i < len; i++)
-    if (value[i] == 0 || value[i] == '\n' || value[i] == '\r') return 0;
   if (len > 0 &&
       (value[0] == ' ' || value[0] == '\t' || value[len - 1] == ' ' || value[len - 1] == '\t'))
     return 0;
@@ -127,9 +139,9 @@ static uint64_t authority_hash(const uint8_t *value, size_t len) {
     memcpy(&w, value + i, 8);
     h = (h ^ word_lower(w)) * 0x100000001b3u;
   }
-  if (i < len) {
+  if (i < len) { /* the last octets, little-endian in a word */
     uint64_t w = 0;
-    memcpy(&w, value + i, len - i);
+    for (unsigned k = 0; i + k < len; k++) w |= (uint64_t)value[i + k] << (8 * k);
     h = (h ^ word_lower(w)) * 0x100000001b3u;
   }
   return h;

@@ -185,26 +185,30 @@ Test(h2_http, s8_2_an_upper_case_field_name_is_malformed) {
   expect_malformed_request(f, 5, "upper-case name");
 }
 
-/* Names are checked eight octets at a time, then through a table: every octet at every
- * position of a 19-octet name (two words and a tail) is accepted exactly when 8.2.1 allows
- * it (no 0x00-0x20, upper case or 0x7f-0xff; a colon only first, as a pseudo-header
- * field's). */
+/* Names are checked eight octets at a time (the last word overlapping), shorter ones
+ * through a table: every octet at every position of names of 3, 8, 9, 16 and 19 octets is
+ * accepted exactly when 8.2.1 allows it (no 0x00-0x20, upper case or 0x7f-0xff; a colon
+ * only first, as a pseudo-header field's). */
 Test(h2_http, s8_2_1_every_octet_of_a_name_is_judged_by_the_rule) {
+  static const size_t lengths[] = {3, 8, 9, 16, 19};
   for (unsigned c = 0; c < 256; c++) {
     int allowed = c > 0x20 && c < 0x7f && !(c >= 'A' && c <= 'Z');
-    for (size_t at = 0; at < 19; at++) {
-      uint8_t name[19];
-      memcpy(name, "x-name-of-19-octets", sizeof(name));
-      name[at] = (uint8_t)c;
-      speedy_h2_message m;
-      speedy_h2_message_begin(&m, SPEEDY_H2_MSG_TRAILERS);
-      int rv = speedy_h2_message_field(&m, name, sizeof name, (const uint8_t *)"v", 1);
-      /* A leading colon makes a pseudo-header field, which trailers may not carry. */
-      int expected_ok = allowed && c != ':';
-      cr_assert_eq(rv == 0, expected_ok, "octet 0x%02x at %zu: %s", c, at,
-                   rv == 0 ? "accepted" : m.why);
-      if (c == ':' && at == 0)
-        cr_assert_str_eq(m.why, "pseudo-header field in trailers", "a leading colon: %s", m.why);
+    for (size_t k = 0; k < sizeof(lengths) / sizeof(lengths[0]); k++) {
+      size_t len = lengths[k];
+      for (size_t at = 0; at < len; at++) {
+        uint8_t name[19];
+        memcpy(name, "x-name-of-19-octets", sizeof(name));
+        name[at] = (uint8_t)c;
+        speedy_h2_message m;
+        speedy_h2_message_begin(&m, SPEEDY_H2_MSG_TRAILERS);
+        int rv = speedy_h2_message_field(&m, name, len, (const uint8_t *)"v", 1);
+        /* A leading colon makes a pseudo-header field, which trailers may not carry. */
+        int expected_ok = allowed && c != ':';
+        cr_assert_eq(rv == 0, expected_ok, "octet 0x%02x at %zu of %zu: %s", c, at, len,
+                     rv == 0 ? "accepted" : m.why);
+        if (c == ':' && at == 0)
+          cr_assert_str_eq(m.why, "pseudo-header field in trailers", "a leading colon: %s", m.why);
+      }
     }
   }
   speedy_h2_message m;
