@@ -33,7 +33,10 @@ struct http_body {
   void *context;
   void (*free_context)(void *);
   int finished;
+  int in_room; /* placed in an http_body_room: not freed by http_body_del */
 };
+
+_Static_assert(sizeof(struct http_body) <= HTTP_BODY_ROOM, "HTTP_BODY_ROOM holds a body");
 
 static http_body *body_alloc(body_kind kind) {
   http_body *body = calloc(1, sizeof(*body));
@@ -70,11 +73,21 @@ int http_body_new_memory(http_body **out, const void *data, size_t len) {
   return http_body_new_owned(out, copy, len);
 }
 
-int http_body_new_borrowed(http_body **out, const void *data, size_t len, void (*release)(void *),
-                           void *release_context) {
+static int borrowed(http_body **out, http_body_room *room, const void *data, size_t len,
+                    void (*release)(void *), void *release_context) {
   http_body *body = NULL;
+  int rv = HTTP_ERR_INVALID_ARGUMENT;
   if (out == NULL || (data == NULL && len > 0) || len > INT64_MAX) goto fail;
-  body = body_alloc(BODY_MEMORY);
+  rv = HTTP_ERR_NOMEM;
+  if (room != NULL) {
+    body = (http_body *)(void *)room->bytes;
+    memset(body, 0, sizeof(*body));
+    body->kind = BODY_MEMORY;
+    body->fd = -1;
+    body->in_room = 1;
+  } else {
+    body = body_alloc(BODY_MEMORY);
+  }
   if (body == NULL) goto fail;
   body->data = data;
   body->length = (int64_t)len;
@@ -85,7 +98,21 @@ int http_body_new_borrowed(http_body **out, const void *data, size_t len, void (
   return 0;
 fail:
   if (release != NULL) release(release_context);
-  return out == NULL ? HTTP_ERR_INVALID_ARGUMENT : HTTP_ERR_NOMEM;
+  return rv;
+}
+
+int http_body_new_borrowed(http_body **out, const void *data, size_t len, void (*release)(void *),
+                           void *release_context) {
+  return borrowed(out, NULL, data, len, release, release_context);
+}
+
+int http_body_new_borrowed_in(http_body **out, http_body_room *room, const void *data, size_t len,
+                              void (*release)(void *), void *release_context) {
+  if (room == NULL) {
+    if (release != NULL) release(release_context);
+    return HTTP_ERR_INVALID_ARGUMENT;
+  }
+  return borrowed(out, room, data, len, release, release_context);
 }
 
 int http_body_new_file(http_body **out, int fd, uint64_t offset, uint64_t length) {
@@ -207,5 +234,5 @@ void http_body_del(http_body *body) {
   free(body->owned);
   if (body->release != NULL) body->release(body->release_context);
   if (body->free_context != NULL) body->free_context(body->context);
-  free(body);
+  if (!body->in_room) free(body);
 }

@@ -40,6 +40,18 @@ int http_body_new_file(http_body **out, int fd, uint64_t offset, uint64_t length
  * when the body is freed (also on error). Used for shared cached buffers. */
 int http_body_new_borrowed(http_body **out, const void *data, size_t len,
                            void (*release)(void *release_context), void *release_context);
+/* Room for a body inside another object (an http_response has one): a body placed there
+ * costs no allocation of its own, and is read beside its owner. */
+#define HTTP_BODY_ROOM 128
+typedef union http_body_room {
+  long double align_ld;
+  void *align_p;
+  unsigned char bytes[HTTP_BODY_ROOM];
+} http_body_room;
+/* http_body_new_borrowed with the body placed in room (which must outlive it):
+ * http_body_del then releases the bytes and frees nothing. */
+int http_body_new_borrowed_in(http_body **out, http_body_room *room, const void *data, size_t len,
+                              void (*release)(void *release_context), void *release_context);
 /* Bytes from pull(context, ...); free_context(context) when freed (may be NULL). length
  * is the total when known (Content-Length), -1 otherwise. */
 int http_body_new_callback(http_body **out, http_body_pull_fn pull, void *context,

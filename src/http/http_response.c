@@ -36,6 +36,17 @@ void http_response_set_body(http_response *response, http_body *body) {
   response->body = body;
 }
 
+int http_response_set_borrowed_body(http_response *response, const void *data, size_t len,
+                                    void (*release)(void *), void *release_context) {
+  http_body_del(response->body); /* it may be in the room */
+  response->body = NULL;
+  http_body *body;
+  int rv =
+      http_body_new_borrowed_in(&body, &response->body_room, data, len, release, release_context);
+  if (rv == 0) response->body = body;
+  return rv;
+}
+
 int http_response_set_body_bytes(http_response *response, const char *type, const void *data,
                                  size_t len) {
   http_body *body;

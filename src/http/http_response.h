@@ -18,9 +18,10 @@
 #include "http_headers.h"
 
 typedef struct http_response {
-  int status;           /* 200, 404, ... */
-  http_headers headers; /* lower-case names, unbounded (we write them) */
-  http_body *body;      /* owned; NULL: no body (HEAD, 304, or an empty reply) */
+  int status;               /* 200, 404, ... */
+  http_headers headers;     /* lower-case names, unbounded (we write them) */
+  http_body *body;          /* owned; NULL: no body (HEAD, 304, or an empty reply) */
+  http_body_room body_room; /* where http_response_set_borrowed_body places it */
 } http_response;
 
 /* The reason phrase of a status ("Not Found"), or "Unknown" for codes not in the table. */
@@ -35,6 +36,11 @@ void http_response_reset(http_response *response, int status);
 
 /* Takes ownership of body (freeing any previous one). body may be NULL. */
 void http_response_set_body(http_response *response, http_body *body);
+/* len bytes at data as the body, owned by someone else (release(release_context) when the
+ * body is freed, and on error), placed inside the response: no allocation. Returns 0 or
+ * HTTP_ERR_INVALID_ARGUMENT. The response must not be moved while it has this body. */
+int http_response_set_borrowed_body(http_response *response, const void *data, size_t len,
+                                    void (*release)(void *release_context), void *release_context);
 /* A copy of data as the body, with Content-Type type (NULL: none) and Content-Length. */
 int http_response_set_body_bytes(http_response *response, const char *type, const void *data,
                                  size_t len);

@@ -202,11 +202,9 @@ static int same_file(const cache_entry *e, const struct stat *st) {
 /* The body of an answer from e (none for HEAD: headers only, as http_static). */
 static int body_from(cache_entry *e, const http_request *request, http_response *response) {
   if (strcmp(request->method, "HEAD") == 0) return 0;
-  http_body *body;
   e->refs++;
-  if (http_body_new_borrowed(&body, e->data, (size_t)e->size, entry_unref, e) != 0)
+  if (http_response_set_borrowed_body(response, e->data, (size_t)e->size, entry_unref, e) != 0)
     return -1; /* the release ran */
-  http_response_set_body(response, body);
   return 0;
 }
 
@@ -372,8 +370,6 @@ void speedyd_file_cache_store(speedyd_server *server, const http_request *reques
   lru_push_front(cache, e);
   cache->used += e->charge;
   /* This answer, too, comes from the copy (the file's bytes were just read). */
-  http_body *body;
   e->refs++;
-  if (http_body_new_borrowed(&body, e->data, (size_t)e->size, entry_unref, e) == 0)
-    http_response_set_body(response, body);
+  (void)http_response_set_borrowed_body(response, e->data, (size_t)e->size, entry_unref, e);
 }

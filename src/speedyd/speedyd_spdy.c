@@ -88,7 +88,7 @@ typedef struct speedyd_spdy_conn {
 #define SD_FIELD_CHARGE 64u
 /* Fields and bytes of names and values a stream record holds without an allocation. */
 #define SD_FIELD_ROOM 8
-#define SD_TEXT_ROOM 288
+#define SD_TEXT_ROOM 160
 
 struct sd_stream {
   speedyd_spdy_conn *conn;

@@ -392,3 +392,47 @@ Test(static_files, file_body_exposes_its_range_for_sendfile) {
   cr_expect_eq(eof, 1);
   http_response_free(&response);
 }
+
+/* A borrowed body placed inside its response: read like any memory body, released once
+ * (when replaced, reset or freed), and never freed itself (ASan would say). */
+static int releases;
+static void count_release(void *context) {
+  (void)context;
+  releases++;
+}
+
+Test(static_files, a_borrowed_body_inside_its_response_is_released_once) {
+  static const char bytes[] = "0123456789";
+  http_response response;
+  http_response_init(&response);
+  releases = 0;
+  cr_assert_eq(http_response_set_borrowed_body(&response, bytes, 10, count_release, NULL), 0);
+  cr_assert_not_null(response.body);
+  cr_assert_eq(http_body_length(response.body), 10);
+  const uint8_t *span;
+  size_t left;
+  cr_assert_eq(http_body_memory_span(response.body, &span, &left), 0);
+  cr_assert_eq(left, 10);
+  uint8_t buf[4];
+  int eof = 0;
+  cr_assert_eq(http_body_read(response.body, buf, sizeof(buf), &eof), 4);
+  cr_assert_eq(memcmp(buf, "0123", 4), 0);
+  /* Replaced by another in the same room: the first is released. */
+  cr_assert_eq(http_response_set_borrowed_body(&response, bytes + 5, 5, count_release, NULL), 0);
+  cr_assert_eq(releases, 1);
+  cr_assert_eq(http_body_read(response.body, buf, sizeof(buf), &eof), 4);
+  cr_assert_eq(memcmp(buf, "5678", 4), 0);
+  http_response_reset(&response, 404);
+  cr_assert_eq(releases, 2);
+  cr_assert_null(response.body);
+  cr_assert_eq(http_response_set_borrowed_body(&response, bytes, 10, count_release, NULL), 0);
+  http_response_free(&response);
+  cr_assert_eq(releases, 3);
+  /* Bad arguments release too, and leave no body. */
+  http_response_init(&response);
+  cr_assert_eq(http_response_set_borrowed_body(&response, NULL, 3, count_release, NULL),
+               HTTP_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(releases, 4);
+  cr_assert_null(response.body);
+  http_response_free(&response);
+}
