@@ -657,6 +657,8 @@ static int init(speedy_session *session) {
   memset(h2, 0, sizeof(*h2));
   if (speedy_hpack_encoder_new(&session->mem, &h2->encoder) != 0) return SPEEDY_ERR_NOMEM;
   if (speedy_hpack_decoder_new(&session->mem, &h2->decoder) != 0) return SPEEDY_ERR_NOMEM;
+  /* 8.2.1's octet rules run once per string the peer sends, not per use of an entry. */
+  speedy_hpack_decoder_set_checks(h2->decoder, speedy_h2_name_octets_ok, speedy_h2_value_octets_ok);
   speedy_hpack_decoder_set_max_header_list_size(h2->decoder, o->max_header_block);
   speedy_hpack_decoder_set_max_string_length(h2->decoder, o->max_header_block);
   h2->recv_state =

@@ -160,8 +160,8 @@ static int collect_field(void *user, const speedy_hpack_field *field) {
   speedy_h2_state *h2 = state(session);
   speedy_h2_block *b = &h2->block;
   if (b->fate != SPEEDY_H2_BLOCK_DELIVER || b->message.malformed) return 0;
-  if (speedy_h2_message_field(&b->message, field->name, field->name_len, field->value,
-                              field->value_len) != 0)
+  if (speedy_h2_message_field_judged(&b->message, field->name, field->name_len, field->value,
+                                     field->value_len, field->flags) != 0)
     return 0; /* malformed: the stream is reset once the block is decoded */
   size_t need = 8 + field->name_len + field->value_len;
   int rv = speedy_buf_reserve(&h2->fields, &session->mem, need);

@@ -3,6 +3,8 @@
  */
 #include "h2_message.h"
 
+#include "hpack.h"
+
 #include <stdint.h>
 #include <string.h>
 
@@ -210,10 +212,20 @@ static int content_length_field(speedy_h2_message *m, const uint8_t *value, size
   return 0;
 }
 
+int speedy_h2_name_octets_ok(const uint8_t *name, size_t len) { return name_valid(name, len); }
+int speedy_h2_value_octets_ok(const uint8_t *value, size_t len) { return value_valid(value, len); }
+
 int speedy_h2_message_field(speedy_h2_message *m, const uint8_t *name, size_t name_len,
                             const uint8_t *value, size_t value_len) {
-  if (!name_valid(name, name_len)) return malformed(m, "invalid field name");
-  if (!value_valid(value, value_len)) return malformed(m, "invalid field value");
+  return speedy_h2_message_field_judged(m, name, name_len, value, value_len, 0);
+}
+
+int speedy_h2_message_field_judged(speedy_h2_message *m, const uint8_t *name, size_t name_len,
+                                   const uint8_t *value, size_t value_len, unsigned flags) {
+  if (!(flags & SPEEDY_HPACK_NAME_OK) && !name_valid(name, name_len))
+    return malformed(m, "invalid field name");
+  if (!(flags & SPEEDY_HPACK_VALUE_OK) && !value_valid(value, value_len))
+    return malformed(m, "invalid field value");
   if (name[0] == ':') return pseudo_field(m, name, name_len, value, value_len);
   m->regular_seen = 1;
   /* The names with a rule, told apart by length first (every field passes here). */

@@ -57,6 +57,15 @@ void speedy_h2_message_begin(speedy_h2_message *m, speedy_h2_message_kind kind);
  * message stays malformed; later fields are still accepted for counting). */
 int speedy_h2_message_field(speedy_h2_message *m, const uint8_t *name, size_t name_len,
                             const uint8_t *value, size_t value_len);
+/* The same for a field whose octets HPACK already judged by the checks below (flags:
+ * SPEEDY_HPACK_NAME_OK, SPEEDY_HPACK_VALUE_OK, from hpack.h): what passed is not scanned
+ * again. */
+int speedy_h2_message_field_judged(speedy_h2_message *m, const uint8_t *name, size_t name_len,
+                                   const uint8_t *value, size_t value_len, unsigned flags);
+/* RFC 9113 8.2.1's octet rules for a name and for a value (1: allowed), as the HPACK
+ * decoder's checks (speedy_hpack_decoder_set_checks). */
+int speedy_h2_name_octets_ok(const uint8_t *name, size_t len);
+int speedy_h2_value_octets_ok(const uint8_t *value, size_t len);
 /* After the last field: the pseudo-header fields the kind requires. Returns 0 or -1. */
 int speedy_h2_message_end(speedy_h2_message *m);
 

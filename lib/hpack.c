@@ -234,6 +234,7 @@ typedef struct hpack_entry {
   uint32_t field_hash; /* encoder only */
   uint32_t next_name;  /* encoder only: number of the next older entry in the same bucket */
   uint32_t next_field;
+  uint8_t ok; /* decoder only: SPEEDY_HPACK_NAME_OK | SPEEDY_HPACK_VALUE_OK verdicts */
 } hpack_entry;
 
 typedef struct hpack_table {
@@ -382,7 +383,7 @@ static int table_regrow_data(hpack_table *t, size_t new_cap, uint8_t **old) {
  * but not the new one: the caller must treat the context as broken). */
 static int table_insert(hpack_table *t, const uint8_t *name, uint32_t name_len,
                         const uint8_t *value, uint32_t value_len, uint32_t name_hash,
-                        uint32_t field_hash) {
+                        uint32_t field_hash, uint8_t ok) {
   size_t len = (size_t)name_len + value_len;
   size_t entry_size = len + SPEEDY_HPACK_ENTRY_OVERHEAD;
   if (entry_size > t->max_size) {
@@ -423,7 +424,7 @@ static int table_insert(hpack_table *t, const uint8_t *name, uint32_t name_len,
   t->head = at + len;
   uint32_t number = t->inserted++;
   hpack_entry *e = table_entry_by_number(t, number);
-  *e = (hpack_entry){(uint32_t)at, name_len, value_len, name_hash, field_hash, 0, 0};
+  *e = (hpack_entry){(uint32_t)at, name_len, value_len, name_hash, field_hash, 0, 0, ok};
   t->count++;
   t->size += entry_size;
   if (t->indexed) buckets_link(t, number);
@@ -465,7 +466,7 @@ static void table_trim(hpack_table *t) {
 static void table_field(const hpack_table *t, uint32_t i, speedy_hpack_field *out) {
   const hpack_entry *e = table_entry(t, i);
   const uint8_t *name = t->data + e->offset;
-  *out = (speedy_hpack_field){name, e->name_len, name + e->name_len, e->value_len, 0};
+  *out = (speedy_hpack_field){name, e->name_len, name + e->name_len, e->value_len, e->ok};
 }
 
 static int table_get(const hpack_table *t, size_t i, speedy_hpack_field *out) {
@@ -490,7 +491,8 @@ struct speedy_hpack_decoder {
   int update_needed;         /* a block must start with an update <= smallest_allowed */
   uint32_t max_header_list;
   uint32_t max_string;
-  int error; /* sticky */
+  speedy_hpack_octets_fn name_ok, value_ok; /* speedy_hpack_decoder_set_checks */
+  int error;                                /* sticky */
   int started;
   /* The block being decoded. */
   int field_seen;
@@ -508,6 +510,13 @@ struct speedy_hpack_decoder {
 
 /* Strings are capped well below what size arithmetic on 32-bit machines can hold. */
 #define MAX_STRING_LIMIT (1u << 28)
+
+void speedy_hpack_decoder_set_checks(speedy_hpack_decoder *d, speedy_hpack_octets_fn name_ok,
+                                     speedy_hpack_octets_fn value_ok) {
+  /* Both or neither: a verdict is only ever made by both. */
+  d->name_ok = name_ok != NULL && value_ok != NULL ? name_ok : NULL;
+  d->value_ok = name_ok != NULL && value_ok != NULL ? value_ok : NULL;
+}
 
 int speedy_hpack_decoder_new(speedy_mem *mem, speedy_hpack_decoder **out) {
   if (mem == NULL || out == NULL) return SPEEDY_HPACK_ERR_INVALID_ARGUMENT;
@@ -672,6 +681,8 @@ static int decode_one(speedy_hpack_decoder *d, const uint8_t *in, size_t len, si
     r = speedy_hpack_int_decode(in, len, 7, UINT32_MAX, &index);
     if (r <= 0) goto integer_cut;
     if (index == 0 || lookup(&d->table, index, &f) != 0) return SPEEDY_HPACK_ERR_INDEX;
+    if (index <= SPEEDY_HPACK_STATIC_ENTRIES && d->name_ok != NULL)
+      f.flags = SPEEDY_HPACK_NAME_OK | SPEEDY_HPACK_VALUE_OK;
     int rc = field_begin(d);
     if (rc == 0) rc = emit_field(d, &f, emit, user);
     *used = (size_t)r;
@@ -725,12 +736,23 @@ static int decode_one(speedy_hpack_decoder *d, const uint8_t *in, size_t len, si
   }
   rc = string_value(d, in, &value_ref, &scratch_used, &f.value, &f.value_len);
   if (rc != 0) return rc;
-  f.flags = flags;
+  /* The name's verdict comes with an indexed name (a static one passes), or is made now;
+   * the value's is made now. */
+  unsigned ok = 0;
+  if (d->name_ok != NULL) {
+    if (index == 0)
+      ok = d->name_ok(f.name, f.name_len) ? SPEEDY_HPACK_NAME_OK : 0;
+    else
+      ok = index <= SPEEDY_HPACK_STATIC_ENTRIES ? SPEEDY_HPACK_NAME_OK
+                                                : f.flags & SPEEDY_HPACK_NAME_OK;
+    if (d->value_ok(f.value, f.value_len)) ok |= SPEEDY_HPACK_VALUE_OK;
+  }
+  f.flags = flags | ok;
   rc = emit_field(d, &f, emit, user);
   if (rc != 0) return rc;
   if (indexing) {
-    rc =
-        table_insert(&d->table, f.name, (uint32_t)f.name_len, f.value, (uint32_t)f.value_len, 0, 0);
+    rc = table_insert(&d->table, f.name, (uint32_t)f.name_len, f.value, (uint32_t)f.value_len, 0, 0,
+                      (uint8_t)ok);
     if (rc != 0) return rc;
   }
   *used = value_ref.at + value_ref.len;
@@ -1100,7 +1122,7 @@ static uint8_t *encode_field(speedy_hpack_encoder *e, const speedy_hpack_field *
   }
   if (index)
     *rc = table_insert(t, f->name, (uint32_t)f->name_len, f->value, (uint32_t)f->value_len,
-                       name_hash, field_hash);
+                       name_hash, field_hash, 0);
   return out;
 }
 

@@ -54,6 +54,10 @@ const char *speedy_hpack_strerror(int code);
 /* Encoded: literal with incremental indexing (when it is not already in a table),
  * whatever the policy says; for reproducing a given encoding (RFC 7541 Appendix C). */
 #define SPEEDY_HPACK_INDEX 4u
+/* Decoded: the name / the value passed the decoder's octet checks
+ * (speedy_hpack_decoder_set_checks), now or when its table entry was made. */
+#define SPEEDY_HPACK_NAME_OK 8u
+#define SPEEDY_HPACK_VALUE_OK 16u
 
 /* A header field. Names and values are octets, not NUL-terminated. */
 typedef struct speedy_hpack_field {
@@ -108,6 +112,14 @@ typedef int (*speedy_hpack_emit_fn)(void *user, const speedy_hpack_field *field)
  * SPEEDY_HPACK_ERR_INVALID_ARGUMENT. */
 int speedy_hpack_decoder_new(speedy_mem *mem, speedy_hpack_decoder **out);
 void speedy_hpack_decoder_del(speedy_hpack_decoder *d);
+/* Octet checks for names and values (1: the octets are allowed), run once per string
+ * the peer sends: a field taken from a table carries the verdicts made when its entry was
+ * made (SPEEDY_HPACK_NAME_OK, SPEEDY_HPACK_VALUE_OK), and the static table's fields pass
+ * both. An HTTP/2 session installs RFC 9113 8.2.1's, so a field indexed again and again
+ * is not scanned again. NULL (the default): no checks, no such flags. */
+typedef int (*speedy_hpack_octets_fn)(const uint8_t *octets, size_t len);
+void speedy_hpack_decoder_set_checks(speedy_hpack_decoder *d, speedy_hpack_octets_fn name_ok,
+                                     speedy_hpack_octets_fn value_ok);
 
 /* The SETTINGS_HEADER_TABLE_SIZE we sent, once the peer acknowledged it: size updates
  * above it are errors, and when it falls below the table's current maximum the next

@@ -221,6 +221,35 @@ Test(h2_http, s8_2_1_every_octet_of_a_name_is_judged_by_the_rule) {
       ":status: %s", m.why);
 }
 
+/* The octet rules are judged once per string the peer sends and the verdict kept with
+ * its table entry: a bad value put in the dynamic table makes every request that indexes
+ * it malformed, and a good one indexed later passes without being scanned again. */
+static void h2_raw_block(h2_rig *rig, uint32_t stream_id, const uint8_t *block, size_t len) {
+  h2_frame_header(&rig->in, (uint32_t)len, 0x1, 0x5, stream_id); /* END_STREAM, END_HEADERS */
+  raw_put(&rig->in, block, len);
+}
+
+Test(h2_http, s8_2_1_a_bad_value_indexed_from_the_table_is_malformed_every_time) {
+  h2_rig rig;
+  server(&rig);
+  /* :method GET, :scheme https, :path /, then with incremental indexing :authority "a"
+   * (index 63 once the next is in) and "x-bad: a<CR>b" (index 62). */
+  static const uint8_t first[] = {0x82, 0x87, 0x84, 0x41, 0x01, 'a', 0x40, 0x05, 'x',
+                                  '-',  'b',  'a',  'd',  0x03, 'a', '\r', 'b'};
+  h2_raw_block(&rig, 1, first, sizeof(first));
+  h2_expect_rst(&rig, h2_rig_feed(&rig, 0), 1, SPEEDY_H2_PROTOCOL_ERROR, "a literal bad value");
+  static const uint8_t again[] = {0x82, 0x87, 0x84, 0xbf, 0xbe};
+  h2_raw_block(&rig, 3, again, sizeof(again));
+  h2_expect_rst(&rig, h2_rig_feed(&rig, 0), 3, SPEEDY_H2_PROTOCOL_ERROR, "the bad value indexed");
+  static const uint8_t good[] = {0x82, 0x87, 0x84, 0xbf};
+  h2_raw_block(&rig, 5, good, sizeof(good));
+  h2_expect_quiet(&rig, h2_rig_feed(&rig, 0), "the good authority indexed");
+  cr_assert(!test_log_has(rig.peer, "begin 1 request"));
+  cr_assert(!test_log_has(rig.peer, "begin 3 request"));
+  cr_assert(test_log_has(rig.peer, "begin 5 request"), "log:\n%s", rig.peer->log);
+  h2_rig_close(&rig);
+}
+
 Test(h2_http, s8_2_1_a_field_value_with_a_newline_is_malformed) {
   h2_field f[] = REQUEST4("x-evil", "a\nb");
   expect_malformed_request(f, 5, "LF in a value");
