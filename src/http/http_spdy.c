@@ -33,16 +33,33 @@ static const pseudo_name request_pseudo[] = {{":method", 7, SEEN_METHOD},
                                              {":scheme", 7, SEEN_SCHEME}};
 
 int http_spdy_is_connection_header(const char *name, size_t len) {
-  switch (len) { /* by length first: every field of every request passes here */
+  /* By length and first letter first: every field of every request passes here. */
+  int first = len > 0 ? (name[0] | 0x20) : 0;
+  switch (len) {
   case 4:
-    return http_headers_name_equal(name, len, "host");
+    return first == 'h' && http_headers_name_equal(name, len, "host");
   case 10:
-    return http_headers_name_equal(name, len, "connection") ||
-           http_headers_name_equal(name, len, "keep-alive");
+    return (first == 'c' && http_headers_name_equal(name, len, "connection")) ||
+           (first == 'k' && http_headers_name_equal(name, len, "keep-alive"));
   case 16:
-    return http_headers_name_equal(name, len, "proxy-connection");
+    return first == 'p' && http_headers_name_equal(name, len, "proxy-connection");
   case 17:
-    return http_headers_name_equal(name, len, "transfer-encoding");
+    return first == 't' && http_headers_name_equal(name, len, "transfer-encoding");
+  default:
+    return 0;
+  }
+}
+
+/* The pseudo-header field of a checked HTTP/2 request, by length (libspeedy let only
+ * :method, :scheme, :authority and :path through). */
+static unsigned checked_pseudo_bit(const char *name, size_t len) {
+  switch (len) {
+  case 5:
+    return SEEN_PATH;
+  case 10:
+    return SEEN_HOST;
+  case 7:
+    return name[1] == 'm' ? SEEN_METHOD : SEEN_SCHEME;
   default:
     return 0;
   }
@@ -83,13 +100,10 @@ int http_spdy_request_header(http_request *request, const speedy_header *header)
   size_t name_len = header->name_len, value_len = header->value_len;
   int h2 = request->protocol == HTTP_PROTO_H2;
   if (name_len > 0 && name[0] == ':') {
-    unsigned bit = 0;
-    /* Checked names are lower case: compared as octets. */
+    unsigned bit = request->fields_checked ? checked_pseudo_bit(name, name_len) : 0;
     for (size_t i = 0; i < sizeof(request_pseudo) / sizeof(request_pseudo[0]) && bit == 0; i++)
       if (name_len == request_pseudo[i].len &&
-          (request->fields_checked
-               ? memcmp(name, request_pseudo[i].name, name_len) == 0
-               : http_headers_name_equal(name, name_len, request_pseudo[i].name)))
+          http_headers_name_equal(name, name_len, request_pseudo[i].name))
         bit = request_pseudo[i].bit;
     if (bit == 0 || (request->pseudo_seen & bit)) /* unknown, or a second value */
       return remember(request, HTTP_ERR_BAD_REQUEST);
