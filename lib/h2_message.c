@@ -56,7 +56,7 @@ static int word_has_bad_name_octet(uint64_t w) {
 }
 
 /* 8.2.1: no 0x00-0x20, no upper case, no 0x7f-0xff; a colon only as a pseudo-header
- * field's first character (and not alone). Eight octets at a time, then one by one. */
+ * field's first character (and not alone). Eight octets at a time; short names by table. */
 static int name_valid(const uint8_t *name, size_t len) {
   if (len == 0 || (len == 1 && name[0] == ':')) return 0;
   size_t start = name[0] == ':';
