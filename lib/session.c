@@ -449,7 +449,6 @@ int speedy_session_consume(speedy_session *session, int32_t stream_id, size_t n)
   if (n > stream->recv_held) n = stream->recv_held;
   if (n == 0) return 0;
   stream->recv_held -= (uint32_t)n;
-  session->session_recv_held -= (uint32_t)n;
   /* From on_data_chunk, for the frame being read: credited with the frame's end, so the
    * WINDOW_UPDATEs do not depend on where the input was split (as without this option). */
   if (session->in_data_chunk && stream_id == session->data_stream_id) {

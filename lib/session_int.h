@@ -223,7 +223,6 @@ struct speedy_session {
   int64_t session_send_window;
   int64_t session_recv_window;
   uint32_t session_recv_unacked;
-  uint32_t session_recv_held;    /* manual flow control: DATA delivered, not yet consumed */
   uint32_t session_recv_granted; /* added by speedy_submit_window_update(0, ...) */
   uint8_t hold_session_credit;   /* no WINDOW_UPDATE on stream 0 for now (SPDY autodetect) */
   uint32_t local_initial_window; /* our stream receive window in force */

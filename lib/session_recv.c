@@ -93,19 +93,15 @@ void speedy_session_data_start(speedy_session *session, int32_t stream_id, uint3
 int speedy_session_data_chunk(speedy_session *session, const uint8_t *p, size_t n) {
   int32_t id = session->data_stream_id;
   int paused = 0;
-  if (session->data_deliver && speedy_stream_find(session, id) == NULL)
-    session->data_deliver = 0; /* reset by a callback during this frame */
-  if (!session->data_deliver) {
+  speedy_stream *stream = session->data_deliver ? speedy_stream_find(session, id) : NULL;
+  if (stream == NULL) { /* not delivered, or reset by a callback during this frame */
+    session->data_deliver = 0;
     session->data_credit += (uint32_t)n; /* dead stream: only the session window */
     return 0;
   }
   /* Manual flow control: what the application may consume (speedy_session_consume credits
    * no more, or the peer's window would pass what it sent and 2^31-1). */
-  if (session->options.manual_flow_control) {
-    speedy_stream *stream = speedy_stream_find(session, id);
-    stream->recv_held += (uint32_t)n;
-    session->session_recv_held += (uint32_t)n;
-  }
+  if (session->options.manual_flow_control) stream->recv_held += (uint32_t)n;
   if (session->callbacks.on_data_chunk != NULL && n > 0) {
     session->in_data_chunk = 1;
     int rv = session->callbacks.on_data_chunk(session, id, p, n, session->user);

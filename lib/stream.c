@@ -143,12 +143,9 @@ int speedy_stream_close(speedy_session *session, speedy_stream *stream, uint32_t
   /* Manual flow control: DATA the application never consumed still took the connection
    * window; the peer gets it back now, or a connection could stall on dead streams. */
   int credit = 0;
-  if (stream->recv_held > 0) {
-    session->session_recv_held -= stream->recv_held;
-    if (session->caps.session_window) {
-      session->session_recv_unacked += stream->recv_held;
-      credit = speedy_session_return_session_credit(session);
-    }
+  if (stream->recv_held > 0 && session->caps.session_window) {
+    session->session_recv_unacked += stream->recv_held;
+    credit = speedy_session_return_session_credit(session);
   }
   /* The stream is gone from the table (nothing can act on it any more), but its user
    * data stays readable during on_stream_close, so the application can free it there.

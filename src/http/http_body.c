@@ -38,12 +38,15 @@ struct http_body {
 
 _Static_assert(sizeof(struct http_body) <= HTTP_BODY_ROOM, "HTTP_BODY_ROOM holds a body");
 
+static void body_init(http_body *body, body_kind kind) {
+  memset(body, 0, sizeof(*body));
+  body->kind = kind;
+  body->fd = -1;
+}
+
 static http_body *body_alloc(body_kind kind) {
-  http_body *body = calloc(1, sizeof(*body));
-  if (body != NULL) {
-    body->kind = kind;
-    body->fd = -1;
-  }
+  http_body *body = malloc(sizeof(*body));
+  if (body != NULL) body_init(body, kind);
   return body;
 }
 
@@ -81,9 +84,7 @@ static int borrowed(http_body **out, http_body_room *room, const void *data, siz
   rv = HTTP_ERR_NOMEM;
   if (room != NULL) {
     body = (http_body *)(void *)room->bytes;
-    memset(body, 0, sizeof(*body));
-    body->kind = BODY_MEMORY;
-    body->fd = -1;
+    body_init(body, BODY_MEMORY);
     body->in_room = 1;
   } else {
     body = body_alloc(BODY_MEMORY);

@@ -19,6 +19,14 @@ static uint32_t u32(const uint8_t *p) {
 
 static void server(h2_rig *rig) { h2_rig_open(rig, SPEEDY_ROLE_SERVER, NULL, 0); }
 
+/* A server whose application credits received DATA itself (speedy_session_consume). */
+static void manual_server(h2_rig *rig) {
+  speedy_options *options = raw_options_new();
+  speedy_options_set_manual_flow_control(options, 1);
+  h2_rig_open(rig, SPEEDY_ROLE_SERVER, options, 0);
+  speedy_options_del(options);
+}
+
 /* Sum of the WINDOW_UPDATE increments on stream_id in out. */
 static uint64_t credit(const h2_output *out, int32_t stream_id) {
   uint64_t sum = 0;
@@ -227,11 +235,8 @@ Test(h2_flow, s6_1_padding_counts_against_both_windows_and_is_credited) {
 }
 
 Test(h2_flow, s6_9_manual_flow_control_credits_only_what_the_application_consumed) {
-  speedy_options *options = raw_options_new();
-  speedy_options_set_manual_flow_control(options, 1);
   h2_rig rig;
-  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, options, 0);
-  speedy_options_del(options);
+  manual_server(&rig);
   h2_rig_get(&rig, 1, "/", 1);
   for (int i = 0; i < 3; i++) h2_data(&rig.in, 1, 0, NULL, 16384, 0);
   cr_assert_geq(h2_rig_feed(&rig, 0), 0);
@@ -251,11 +256,8 @@ Test(h2_flow, s6_9_manual_flow_control_credits_only_what_the_application_consume
  * fuzz_h2_roundtrip: a client that had announced a 2^31-1 window consumed bytes of a
  * stream with no DATA yet, and its WINDOW_UPDATE overflowed the server's window). */
 Test(h2_flow, s6_9_1_manual_credit_is_capped_at_the_data_received) {
-  speedy_options *options = raw_options_new();
-  speedy_options_set_manual_flow_control(options, 1);
   h2_rig rig;
-  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, options, 0);
-  speedy_options_del(options);
+  manual_server(&rig);
   h2_rig_get(&rig, 1, "/", 1);
   h2_rig_get(&rig, 3, "/", 1);
   h2_data(&rig.in, 1, 0, NULL, 16384, 0);
@@ -280,11 +282,8 @@ Test(h2_flow, s6_9_1_manual_credit_is_capped_at_the_data_received) {
  * connection window: the peer gets it back when the stream closes, or the connection
  * would stall on dead streams. Consuming it afterwards does nothing. */
 Test(h2_flow, s6_9_unconsumed_data_of_a_closed_stream_returns_to_the_connection) {
-  speedy_options *options = raw_options_new();
-  speedy_options_set_manual_flow_control(options, 1);
   h2_rig rig;
-  h2_rig_open(&rig, SPEEDY_ROLE_SERVER, options, 0);
-  speedy_options_del(options);
+  manual_server(&rig);
   h2_rig_get(&rig, 1, "/", 1);
   h2_data(&rig.in, 1, 0, NULL, 16384, 0);
   h2_data(&rig.in, 1, 0, NULL, 16384, 0);
@@ -306,11 +305,8 @@ Test(h2_flow, s6_9_unconsumed_data_of_a_closed_stream_returns_to_the_connection)
  * WINDOW_UPDATEs do not depend on how the input was cut (found by fuzz_split). */
 Test(h2_flow, s6_9_manual_credit_from_the_data_callback_does_not_depend_on_input_cuts) {
   for (size_t chunk = 0; chunk <= 1; chunk++) {
-    speedy_options *options = raw_options_new();
-    speedy_options_set_manual_flow_control(options, 1);
     h2_rig rig;
-    h2_rig_open(&rig, SPEEDY_ROLE_SERVER, options, 0);
-    speedy_options_del(options);
+    manual_server(&rig);
     rig.peer->consume_data = 1;
     h2_rig_get(&rig, 1, "/", 1);
     cr_assert_geq(h2_rig_feed(&rig, 0), 0);
