@@ -34,6 +34,8 @@ struct http_body {
   void (*free_context)(void *);
   int finished;
   int in_room; /* placed in an http_body_room: not freed by http_body_del */
+  int lent;    /* BODY_MEMORY: data and lent_room octets before it are writable */
+  size_t lent_room;
 };
 
 _Static_assert(sizeof(struct http_body) <= HTTP_BODY_ROOM, "HTTP_BODY_ROOM holds a body");
@@ -211,6 +213,23 @@ int http_body_memory_span(const http_body *body, const uint8_t **data, size_t *l
     return HTTP_ERR_INVALID_ARGUMENT;
   *data = body->data + body->position;
   *len = (size_t)body->remaining;
+  return 0;
+}
+
+int http_body_lend(http_body *body, size_t room) {
+  if (body == NULL || body->kind != BODY_MEMORY) return HTTP_ERR_INVALID_ARGUMENT;
+  body->lent = 1;
+  body->lent_room = room;
+  return 0;
+}
+
+int http_body_lent_span(http_body *body, uint8_t **data, size_t *len, size_t *room) {
+  if (body == NULL || body->kind != BODY_MEMORY || !body->lent || body->remaining > SIZE_MAX)
+    return HTTP_ERR_INVALID_ARGUMENT;
+  /* the owner lent these bytes as writable: only the body's own view of them is const */
+  *data = (uint8_t *)(uintptr_t)(body->data + body->position);
+  *len = (size_t)body->remaining;
+  *room = body->lent_room + (size_t)body->position;
   return 0;
 }
 

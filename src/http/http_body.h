@@ -73,6 +73,18 @@ int64_t http_body_remaining(const http_body *body);
  * HTTP_ERR_INVALID_ARGUMENT. */
 int http_body_memory_span(const http_body *body, const uint8_t **data, size_t *len);
 
+/* The owner of a borrowed memory body says its bytes, and the `room` octets before them,
+ * are writable memory it lends to the body's writer: the writer may change octets before
+ * the span for the moment of one write (a frame header placed just before its payload)
+ * and must put them back before it returns to the event loop. Nothing in this process may
+ * read the bytes meanwhile (bodies are single-threaded). HTTP_ERR_INVALID_ARGUMENT for a
+ * body not in memory. */
+int http_body_lend(http_body *body, size_t room);
+/* http_body_memory_span for a lent body, writable: *room is the count of octets before
+ * *data that may be changed that way (the lent room and what was already read).
+ * HTTP_ERR_INVALID_ARGUMENT when the body is not lent memory. */
+int http_body_lent_span(http_body *body, uint8_t **data, size_t *len, size_t *room);
+
 /* When the body is a range of a file: the fd, the offset of the next unsent byte and the
  * count still to send; returns 0. Otherwise HTTP_ERR_INVALID_ARGUMENT. The fd stays
  * owned by the body. */

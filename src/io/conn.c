@@ -49,6 +49,8 @@ enum conn_state {
 #define READ_CHUNK 16384
 #define BUF_KEEP_MAX (1u << 20)  /* output buffers larger than this are freed when empty */
 #define IO_TLS_DIRECT_MIN 16384u /* TLS writes of a full record or more: encrypted in place */
+#define IO_FRAME_HEAD_MAX 16     /* io_conn_write_framed: the longest head it places */
+#define IO_TLS_FRAMED_MIN 4096u  /* ... and the shortest payload worth a record of its own */
 
 struct io_conn {
   uv_tcp_t tcp;
@@ -1005,6 +1007,32 @@ int io_conn_write(io_conn *c, const void *data, size_t len) {
   int rv = io_buf_append(c->file_fd >= 0 ? &c->out_after : &c->out_plain, data, len);
   if (rv) return rv;
   if (c->state == STATE_OPEN) conn_schedule(c);
+  return 0;
+}
+
+int io_conn_write_framed(io_conn *c, const void *head, size_t head_len, uint8_t *body,
+                         size_t body_len) {
+  if (c->ssl == NULL || c->state != STATE_OPEN || head_len > IO_FRAME_HEAD_MAX ||
+      head_len + body_len > IO_TLS_RECORD_MAX || body_len < IO_TLS_FRAMED_MIN ||
+      c->tls_plain_written < c->config.tls_young_bytes) {
+    int rv = io_conn_write(c, head, head_len);
+    return rv != 0 ? rv : io_conn_write(c, body, body_len);
+  }
+  /* What is pending goes first, in records of its own; then the frame as one record. */
+  int rv = conn_encrypt(c);
+  if (rv == 0) {
+    uint8_t lent[IO_FRAME_HEAD_MAX];
+    uint8_t *frame = body - head_len;
+    memcpy(lent, frame, head_len);
+    memcpy(frame, head, head_len);
+    rv = conn_encrypt_bytes(c, frame, head_len + body_len);
+    memcpy(frame, lent, head_len);
+  }
+  if (rv != 0) {
+    conn_finish(c, rv);
+    return rv;
+  }
+  conn_schedule(c);
   return 0;
 }
 

@@ -202,6 +202,18 @@ void *io_conn_user(const io_conn *conn);
  * exists to prevent. */
 int io_conn_write(io_conn *conn, const void *data, size_t len);
 
+/* The largest TLS record's plaintext (RFC 8446 5.1): a frame header and payload that fit
+ * in it can leave as one record (io_conn_write_framed). */
+#define IO_TLS_RECORD_MAX 16384u
+
+/* io_conn_write(head) then io_conn_write(body), for a frame whose payload is memory the
+ * caller lends: the head_len octets just before body must be writable memory of the
+ * caller's too. Over TLS, when head and body fit in one record, head is placed in those
+ * octets for the moment of encryption and what was there is put back before the call
+ * returns: the frame leaves as one record, its payload not copied. */
+int io_conn_write_framed(io_conn *conn, const void *head, size_t head_len, uint8_t *body,
+                         size_t body_len);
+
 /* Queues length bytes of the file fd from offset, sent after the bytes already appended
  * and before any appended later, with sendfile(2) (no copy through user space). Takes
  * ownership of fd, also on error (pass a dup() of a descriptor you keep). Plaintext

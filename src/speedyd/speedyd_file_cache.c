@@ -42,6 +42,7 @@
 #define CACHE_BUCKETS 1024u
 #define CACHE_ENTRY_MAX (256u * 1024u) /* largest file kept (and max_bytes / 8) */
 #define CACHE_REL_MAX 4096u
+#define CACHE_HEAD_ROOM 16u /* octets lent before an entry's bytes (a frame header's) */
 
 typedef struct cache_entry cache_entry;
 struct cache_entry {
@@ -64,7 +65,10 @@ struct cache_entry {
    * fieldset_date; made again when the second changes. NULL until the first answer. */
   speedy_fieldset *fieldset;
   char fieldset_date[HTTP_DATE_SIZE];
-  uint8_t *data;
+  /* The file's bytes (data) with CACHE_HEAD_ROOM octets before them (memory): the bodies
+   * made from them are lent to their writers (http_body_lend), who place a frame header
+   * just before a payload for the moment of a TLS write. */
+  uint8_t *memory, *data;
   size_t charge;
   unsigned refs; /* 1 while in the cache, +1 per body borrowing data */
 };
@@ -89,7 +93,7 @@ static void entry_unref(void *context) {
   http_headers_free(&e->headers);
   free(e->wire_fields);
   speedy_fieldset_release(e->fieldset);
-  free(e->data);
+  free(e->memory);
   free(e->key);
   free(e);
 }
@@ -205,6 +209,7 @@ static int body_from(cache_entry *e, const http_request *request, http_response 
   e->refs++;
   if (http_response_set_borrowed_body(response, e->data, (size_t)e->size, entry_unref, e) != 0)
     return -1; /* the release ran */
+  (void)http_body_lend(response->body, CACHE_HEAD_ROOM);
   return 0;
 }
 
@@ -330,7 +335,8 @@ void speedyd_file_cache_store(speedyd_server *server, const http_request *reques
   if (e == NULL) return;
   e->refs = 1;
   e->key = malloc(key_len + 1);
-  e->data = malloc(length > 0 ? (size_t)length : 1);
+  e->memory = malloc(CACHE_HEAD_ROOM + (size_t)length);
+  e->data = e->memory != NULL ? e->memory + CACHE_HEAD_ROOM : NULL;
   http_headers_init(&e->headers, 0, 0);
   size_t got = 0;
   while (e->key != NULL && e->data != NULL && got < length) {
@@ -348,7 +354,7 @@ void speedyd_file_cache_store(speedyd_server *server, const http_request *reques
   }
   if (ok) prepare_wire_fields(e);
   /* the head twice (headers, fieldset with its literals) and the lists' records */
-  e->charge = sizeof(*e) + key_len + (size_t)length + 3 * header_bytes +
+  e->charge = sizeof(*e) + key_len + CACHE_HEAD_ROOM + (size_t)length + 3 * header_bytes +
               (response->headers.count + 3) * (2 * sizeof(speedy_header) + 96);
   if (!ok || e->charge > cache->max_bytes) {
     entry_unref(e);
@@ -371,5 +377,6 @@ void speedyd_file_cache_store(speedyd_server *server, const http_request *reques
   cache->used += e->charge;
   /* This answer, too, comes from the copy (the file's bytes were just read). */
   e->refs++;
-  (void)http_response_set_borrowed_body(response, e->data, (size_t)e->size, entry_unref, e);
+  if (http_response_set_borrowed_body(response, e->data, (size_t)e->size, entry_unref, e) == 0)
+    (void)http_body_lend(response->body, CACHE_HEAD_ROOM);
 }

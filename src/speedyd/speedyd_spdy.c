@@ -104,6 +104,7 @@ struct sd_stream {
   uint64_t body_in, body_out, bytes_out;
   uint64_t charged;         /* bytes of the connection's budget this stream holds */
   int header_frames;        /* HEADERS frames received after the request */
+  int unwritten_lent;       /* unwritten is lent memory with room for the frame header */
   const uint8_t *unwritten; /* a zero-copy DATA frame's payload, written by on_send_data */
   /* Room for the request's fields (http_headers_give_room), last and left uninitialised:
    * a typical request's fit, so the record is its only allocation (within glibc's
@@ -181,10 +182,18 @@ static int64_t stream_body_read(speedy_session *session, int32_t stream_id, uint
                                 size_t len, uint32_t *flags, void *source, void *user) {
   sd_stream *s = source;
   const uint8_t *span;
-  size_t left;
+  uint8_t *lent;
+  size_t left, room;
   if (len >= SD_NOCOPY_MIN && http_body_memory_span(s->response.body, &span, &left) == 0 &&
       left >= SD_NOCOPY_MIN) {
     size_t n = left < len ? left : len;
+    /* Over TLS a payload lent with room for its frame header leaves with it as one
+     * record (io_conn_write_framed), when the frame fits one. */
+    size_t head = speedy_session_data_header_length(session);
+    s->unwritten_lent = io_conn_is_tls(s->conn->base->io) &&
+                        http_body_lent_span(s->response.body, &lent, &left, &room) == 0 &&
+                        room >= head;
+    if (s->unwritten_lent && n > IO_TLS_RECORD_MAX - head) n = IO_TLS_RECORD_MAX - head;
     s->unwritten = span;
     http_body_advance(s->response.body, n);
     if (n == left) *flags |= SPEEDY_DATA_FLAG_EOF;
@@ -209,8 +218,13 @@ static int on_send_data(speedy_session *session, int32_t stream_id, const uint8_
   speedyd_spdy_conn *conn = user;
   sd_stream *s = source;
   if (s == NULL || s->unwritten == NULL) return -1;
-  int rv = io_conn_write(conn->base->io, frame_header, speedy_session_data_header_length(session));
-  if (rv == 0) rv = io_conn_write(conn->base->io, s->unwritten, length);
+  size_t head = speedy_session_data_header_length(session);
+  int rv;
+  if (s->unwritten_lent) /* http_body_lent_span said these bytes are writable */
+    rv = io_conn_write_framed(conn->base->io, frame_header, head,
+                              (uint8_t *)(uintptr_t)s->unwritten, length);
+  else if ((rv = io_conn_write(conn->base->io, frame_header, head)) == 0)
+    rv = io_conn_write(conn->base->io, s->unwritten, length);
   s->unwritten = NULL;
   return rv == 0 ? 0 : -1;
 }

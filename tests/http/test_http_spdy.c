@@ -454,6 +454,32 @@ Test(spdy_response, a_memory_body_shows_its_unread_bytes) {
   http_body_del(body);
 }
 
+/* A borrowed body its owner lends shows its unread bytes as writable, with the room
+ * before them: the lent room, then also what was read; a body not lent shows none. */
+Test(spdy_response, a_lent_body_shows_its_bytes_and_the_room_before_them) {
+  static uint8_t memory[16 + 5] = "................hello";
+  http_body *body;
+  cr_assert_eq(http_body_new_borrowed(&body, memory + 16, 5, NULL, NULL), 0);
+  uint8_t *span;
+  size_t left, room;
+  cr_expect_eq(http_body_lent_span(body, &span, &left, &room), HTTP_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(http_body_lend(body, 16), 0);
+  cr_assert_eq(http_body_lent_span(body, &span, &left, &room), 0);
+  cr_expect_eq(span, memory + 16);
+  cr_expect_eq(left, 5);
+  cr_expect_eq(room, 16);
+  http_body_advance(body, 3);
+  cr_assert_eq(http_body_lent_span(body, &span, &left, &room), 0);
+  cr_expect_eq(span, memory + 19);
+  cr_expect_eq(left, 2);
+  cr_expect_eq(room, 19);
+  http_body_del(body);
+  cr_assert_eq(http_body_new_callback(&body, never_ready, NULL, NULL, -1), 0);
+  cr_expect_eq(http_body_lend(body, 16), HTTP_ERR_INVALID_ARGUMENT);
+  cr_expect_eq(http_body_lent_span(body, &span, &left, &room), HTTP_ERR_INVALID_ARGUMENT);
+  http_body_del(body);
+}
+
 static int64_t never_ready(void *context, uint8_t *buf, size_t len, int *eof) {
   (void)context, (void)buf, (void)len, (void)eof;
   return HTTP_ERR_NOT_READY;

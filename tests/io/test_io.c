@@ -66,6 +66,10 @@ typedef struct world {
   const char *raw_bytes; /* sent by the raw client */
   size_t raw_len;
   struct proxy *proxy; /* records TLS record sizes from server to client */
+  /* framed: the server echoes in frames of varying size through io_conn_write_framed, a
+   * 9-octet head and the rest lent from a buffer (the lent octets checked afterwards) */
+  int framed, lent_clobbered;
+  size_t frames, one_record_frames[1024], n_one_record;
 } world;
 
 static uint8_t pattern_byte(size_t i) { return (uint8_t)((i * 2654435761u) >> 24); }
@@ -75,6 +79,30 @@ static void on_deadline(uv_timer_t *t) {
   uv_stop(&w->loop);
 }
 
+/* The echo of data[0..len) in frames (a 9-octet head, the rest lent): their sizes cycle
+ * through several that fit a record and some that do not. */
+static void server_write_framed(world *w, io_conn *conn, const uint8_t *data, size_t len) {
+  static const size_t sizes[] = {16384, 9 + 4096, 9 + 10000, 100, 16385, 20000, 9 + 4095};
+  static uint8_t lent[16 + 20000];
+  static const uint8_t before[16] = "lent, not theirs";
+  while (len > 0) {
+    size_t n = sizes[w->frames++ % (sizeof(sizes) / sizeof(sizes[0]))];
+    if (n > len) n = len;
+    if (n <= 9) {
+      cr_assert_eq(io_conn_write(conn, data, n), 0);
+    } else {
+      memcpy(lent, before, 16);
+      memcpy(lent + 16, data + 9, n - 9);
+      cr_assert_eq(io_conn_write_framed(conn, data, 9, lent + 16, n - 9), 0);
+      if (memcmp(lent, before, 16) != 0) w->lent_clobbered = 1;
+      if (n - 9 >= 4096 && n <= IO_TLS_RECORD_MAX && w->n_one_record < 1024)
+        w->one_record_frames[w->n_one_record++] = n;
+    }
+    data += n;
+    len -= n;
+  }
+}
+
 /* Server: echo, consuming only what there is room to echo; the rest is held by the I/O
  * layer until on_writable resumes reading. */
 static size_t server_read(io_conn *conn, const uint8_t *data, size_t len, void *user) {
@@ -82,7 +110,10 @@ static size_t server_read(io_conn *conn, const uint8_t *data, size_t len, void *
   size_t room = io_conn_room(conn);
   if (room == 0) w->saw_zero_room = 1;
   size_t n = len < room ? len : room;
-  cr_assert_eq(io_conn_write(conn, data, n), 0);
+  if (w->framed)
+    server_write_framed(w, conn, data, n);
+  else
+    cr_assert_eq(io_conn_write(conn, data, n), 0);
   if (n < len) io_conn_want_writable(conn);
   return n;
 }
@@ -553,6 +584,41 @@ Test(io, tls_records_stay_small_while_the_connection_is_young) {
     if (p.records[i] > largest_later) largest_later = p.records[i];
   cr_expect_geq(largest_later, 16384, "after the young phase records grow to 16 KiB (largest %zu)",
                 largest_later);
+}
+
+Test(io, tls_framed_writes_leave_as_one_record_and_give_the_lent_octets_back) {
+  world w;
+  world_init(&w);
+  static proxy p;
+  memset(&p, 0, sizeof(p));
+  w.proxy = &p;
+  w.framed = 1;
+  w.server_config.tls_young_bytes = 0; /* full records from the start */
+  server_tls(&w, NULL, 0, 0);
+  client_tls(&w, "ca.pem", NULL, 0, 0); /* TLS 1.3: 17 octets of type and tag a record */
+  w.to_send = 1u << 20;
+  world_run(&w);
+  cr_assert_eq(w.received, w.to_send, "echo incomplete");
+  cr_expect_not(w.bad_byte, "a frame's head or payload arrived wrong");
+  cr_expect_not(w.lent_clobbered, "the octets before a lent payload were not put back");
+  cr_assert(w.n_one_record > 10, "only %zu frames fit a record", w.n_one_record);
+  /* Every frame that fits a record is one record of its own: found in order. */
+  size_t found = 0;
+  for (size_t i = 0; i < p.n_records && found < w.n_one_record; i++)
+    if (p.records[i] == w.one_record_frames[found] + 17) found++;
+  cr_expect_eq(found, w.n_one_record, "frame %zu of %zu (%zu octets) is not one record", found,
+               w.n_one_record, found < w.n_one_record ? w.one_record_frames[found] : 0);
+}
+
+Test(io, plaintext_framed_writes_arrive_whole) {
+  world w;
+  world_init(&w);
+  w.framed = 1;
+  w.to_send = 1u << 20;
+  world_run(&w);
+  cr_assert_eq(w.received, w.to_send, "echo incomplete");
+  cr_expect_not(w.bad_byte, "a frame's head or payload arrived wrong");
+  cr_expect_not(w.lent_clobbered, "the octets before a lent payload were changed");
 }
 
 Test(io, sniff_tells_spdy_versions_from_http1) {
