@@ -38,7 +38,9 @@ struct io_tls {
   unsigned flags;
   uint8_t protocols[IO_MAX_PROTOCOL_LIST]; /* ALPN wire format, our preference order */
   unsigned protocols_len;
-  BIO_METHOD *wire; /* io_tls_wire_bio_new's */
+  BIO_METHOD *wire;       /* io_tls_wire_bio_new's */
+  uint8_t *hello_padding; /* client: io_tls_client_pad_hello's extension body (zeros) */
+  size_t hello_padding_len;
 };
 
 /* Creates the SSL of one connection (client: with SNI and host name checks for

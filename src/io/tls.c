@@ -390,6 +390,35 @@ int io_tls_client_new(io_tls **out, const char *ca_file, const char *const *prot
   return 0;
 }
 
+/* A GREASE extension type (RFC 8701 2): reserved, never assigned, ignored by servers. */
+#define HELLO_PAD_TYPE 0x3a3a
+
+static int hello_pad_add(SSL *ssl, unsigned type, unsigned context, const unsigned char **out,
+                         size_t *outlen, X509 *x, size_t chainidx, int *alert, void *arg) {
+  (void)ssl, (void)type, (void)context, (void)x, (void)chainidx, (void)alert;
+  const io_tls *tls = arg;
+  *out = tls->hello_padding;
+  *outlen = tls->hello_padding_len;
+  return 1;
+}
+
+int io_tls_client_pad_hello(io_tls *tls, size_t octets) {
+  /* octets counts the extension's type and length too */
+  if (tls == NULL || tls->server || tls->hello_padding != NULL || octets < 4 ||
+      octets > IO_TLS_HELLO_PAD_MAX)
+    return UV_EINVAL;
+  tls->hello_padding_len = octets - 4;
+  tls->hello_padding = calloc(1, tls->hello_padding_len + 1);
+  if (tls->hello_padding == NULL) return UV_ENOMEM;
+  if (SSL_CTX_add_custom_ext(tls->ctx, HELLO_PAD_TYPE, SSL_EXT_CLIENT_HELLO, hello_pad_add, NULL,
+                             tls, NULL, NULL) != 1) {
+    free(tls->hello_padding);
+    tls->hello_padding = NULL;
+    return UV_EINVAL;
+  }
+  return 0;
+}
+
 void io_tls_del(io_tls *tls) {
   if (!tls) return;
   if (tls->ctx && ticket_ring_index >= 0) {
@@ -401,6 +430,7 @@ void io_tls_del(io_tls *tls) {
   }
   SSL_CTX_free(tls->ctx);
   BIO_meth_free(tls->wire);
+  free(tls->hello_padding);
   free(tls);
 }
 

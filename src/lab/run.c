@@ -257,6 +257,8 @@ static int make_matrix(run_state *st) {
   /* Only with the browser: a speedy matrix's line is what it was before --client. */
   if (m->settings != NULL && s->chromium)
     json_object_set_new(m->settings, "client", json_string("chromium"));
+  if (m->settings != NULL && s->hello_padding > 0)
+    json_object_set_new(m->settings, "hello_padding", json_integer(s->hello_padding));
   if (rc != 0 || m->settings == NULL) {
     fprintf(stderr, PROG ": out of memory\n");
     return -1;
@@ -540,6 +542,8 @@ static void usage(void) {
          "                         on h2-multi, h2-single, h2-coalesced and h2-hint)\n"
          "      --dns-rtt MS       emulated DNS: the loader waits MS ms before its first\n"
          "                         connection to each host name (0 to 10000; default 0: none)\n"
+         "      --hello-padding B  the loader adds B octets (4 to 8192) to every TLS ClientHello,\n"
+         "                         as much as Chromium's weighs more (docs/lab.md; default 0)\n"
          "  -c, --configs LIST     http1-fcfs, http1-prio, http1-single, spdy-multi, spdy-single,\n"
          "                         spdy-push, spdy-hint, h2-multi, h2-single, h2-coalesced,\n"
          "                         h2-push, h2-hint, or all (default all)\n"
@@ -590,6 +594,7 @@ int lab_run_main(int argc, char **argv) {
     O_WORK_DIR,
     O_WRITE_SITE,
     O_DNS_RTT,
+    O_HELLO_PADDING,
     O_SHARD,
     O_CLIENT
   };
@@ -601,6 +606,7 @@ int lab_run_main(int argc, char **argv) {
       {"rtt", required_argument, NULL, O_RTT},
       {"tls", required_argument, NULL, O_TLS},
       {"dns-rtt", required_argument, NULL, O_DNS_RTT},
+      {"hello-padding", required_argument, NULL, O_HELLO_PADDING},
       {"shard", required_argument, NULL, O_SHARD},
       {"client", required_argument, NULL, O_CLIENT},
       {"configs", required_argument, NULL, 'c'},
@@ -676,6 +682,11 @@ int lab_run_main(int argc, char **argv) {
       if (cli_parse_u64(optarg, 0, 10000, &v) != 0)
         return cli_option_error(PROG, "dns-rtt", optarg, "whole ms from 0 to 10000");
       s->dns_rtt_ms = (unsigned)v;
+      break;
+    case O_HELLO_PADDING:
+      if (cli_parse_u64(optarg, 4, 8192, &v) != 0)
+        return cli_option_error(PROG, "hello-padding", optarg, "octets from 4 to 8192");
+      s->hello_padding = (unsigned)v;
       break;
     case O_SHARD:
       if (parse_shard(optarg, &st.shard, &st.n_shards) != 0)
@@ -792,6 +803,9 @@ int lab_run_main(int argc, char **argv) {
   if (n_link_profiles == 0) add_profile(&st, "dsl"), add_profile(&st, "cable");
   if (n_loss_values == 0) loss_values[n_loss_values++] = 0, loss_values[n_loss_values++] = 1;
   if (st.n_tls == 0) st.tls[0] = 0, st.tls[1] = 1, st.n_tls = 2;
+  if (s->chromium && s->hello_padding > 0)
+    return cli_usage_error(PROG, "--hello-padding is the loader's: Chromium's ClientHello is "
+                                 "its own (leave it out with --client chromium)");
   if (s->chromium) {
     /* The browser's HTTP/1.1 and HTTP/2 over TLS: no SPDY (dropped long ago), no push
      * (removed in Chrome 106), and its own request order. */

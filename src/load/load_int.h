@@ -38,8 +38,9 @@ typedef struct load_options {
   int tls;        /* --tls */
   const char *cacert;
   int insecure;
-  int npn;         /* --npn: offer the protocol by NPN only (TLS 1.2) */
-  int connections; /* HTTP/1.1 connections per group */
+  int npn;                /* --npn: offer the protocol by NPN only (TLS 1.2) */
+  uint32_t hello_padding; /* --hello-padding: octets added to every ClientHello (0: none) */
+  int connections;        /* HTTP/1.1 connections per group */
   load_dispatch dispatch;
   int pipeline; /* requests in flight per HTTP/1.1 connection (1: none) */
   uint32_t stream_window, session_window;

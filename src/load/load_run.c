@@ -460,6 +460,10 @@ static int make_tls(load_run *run) {
   unsigned flags =
       (opt->insecure ? IO_TLS_INSECURE : 0) | (opt->npn ? IO_TLS_NO_ALPN | IO_TLS_MAX_1_2 : 0);
   int rv = io_tls_client_new(&run->tls, opt->cacert, &protocol, 1, flags, err, sizeof(err));
+  if (rv == 0 && opt->hello_padding) {
+    rv = io_tls_client_pad_hello(run->tls, opt->hello_padding);
+    if (rv) snprintf(err, sizeof(err), "cannot pad the ClientHello: %s", io_strerror(rv));
+  }
   if (rv) {
     fprintf(stderr, "speedy load: %s\n", err[0] ? err : io_strerror(rv));
     return -1;

@@ -276,6 +276,8 @@ typedef struct proxy {
   size_t header_len, body_left;
   uint32_t records[4096]; /* application-data record lengths, in order */
   size_t n_records;
+  uint8_t client_head[5]; /* the client's first record: header, then its full size */
+  size_t client_head_len, client_first_record;
 } proxy;
 
 typedef struct relay_write {
@@ -347,6 +349,11 @@ static void on_up_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
 
 static void on_down_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
   proxy *p = s->data;
+  for (ssize_t i = 0; i < n && p->client_head_len < 5; i++) {
+    p->client_head[p->client_head_len++] = (uint8_t)buf->base[i];
+    if (p->client_head_len == 5)
+      p->client_first_record = 5 + (((size_t)p->client_head[3] << 8) | p->client_head[4]);
+  }
   if (n > 0)
     relay(p, (uv_stream_t *)&p->up, buf->base, (size_t)n);
   else if (n < 0)
@@ -619,6 +626,48 @@ Test(io, plaintext_framed_writes_arrive_whole) {
   cr_assert_eq(w.received, w.to_send, "echo incomplete");
   cr_expect_not(w.bad_byte, "a frame's head or payload arrived wrong");
   cr_expect_not(w.lent_clobbered, "the octets before a lent payload were changed");
+}
+
+/* The ClientHello of a padded client context is exactly that much longer, and the
+ * server ignores the extension: the connection works as before. */
+static size_t hello_size(size_t padding) {
+  world w;
+  world_init(&w);
+  static proxy p;
+  memset(&p, 0, sizeof(p));
+  w.proxy = &p;
+  server_tls(&w, NULL, 0, 0);
+  client_tls(&w, "ca.pem", NULL, 0, 0);
+  if (padding) cr_assert_eq(io_tls_client_pad_hello(w.client_tls, padding), 0);
+  w.to_send = 10000;
+  world_run(&w);
+  cr_expect_eq(w.client_status, 0, "%s: %s", io_strerror(w.client_status), w.client_detail);
+  cr_expect_eq(w.received, w.to_send);
+  cr_expect_not(w.bad_byte);
+  cr_expect_eq(p.client_head[0], 22, "the first record is a handshake record");
+  return p.client_first_record;
+}
+
+Test(io, a_padded_client_hello_weighs_the_padding_more_and_still_connects) {
+  size_t plain = hello_size(0), padded = hello_size(1700);
+  cr_expect(plain > 100 && plain < 1000, "a ClientHello of %zu octets", plain);
+  cr_expect_eq(padded, plain + 1700, "%zu octets padded, %zu not", padded, plain);
+}
+
+Test(io, hello_padding_is_refused_out_of_bounds_on_servers_and_twice) {
+  io_tls *client, *server;
+  char err[256] = "";
+  cr_assert_eq(io_tls_client_new(&client, NULL, NULL, 0, IO_TLS_INSECURE, err, sizeof(err)), 0);
+  cr_expect_eq(io_tls_client_pad_hello(client, 3), UV_EINVAL);
+  cr_expect_eq(io_tls_client_pad_hello(client, IO_TLS_HELLO_PAD_MAX + 1), UV_EINVAL);
+  cr_expect_eq(io_tls_client_pad_hello(client, 4), 0, "an empty extension");
+  cr_expect_eq(io_tls_client_pad_hello(client, 100), UV_EINVAL, "padded already");
+  io_tls_del(client);
+  cr_assert_eq(io_tls_server_new(&server, cert_path("server.pem"), cert_path("server.key"), NULL, 0,
+                                 0, err, sizeof(err)),
+               0, "%s", err);
+  cr_expect_eq(io_tls_client_pad_hello(server, 100), UV_EINVAL);
+  io_tls_del(server);
 }
 
 Test(io, sniff_tells_spdy_versions_from_http1) {

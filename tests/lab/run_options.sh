@@ -46,6 +46,15 @@ bad queue 10 10 "bytes from 1500 to 1073741824, with an optional suffix k or M"
 bad timeout 0 0 "seconds above 0, at most 86400"
 bad seed -3 -3 "a whole number from 0 to 18446744073709551615"
 bad dns-rtt 1.5 1.5 "whole ms from 0 to 10000"
+bad hello-padding 3 3 "octets from 4 to 8192"
+bad hello-padding 8193 8193 "octets from 4 to 8192"
+dry --hello-padding 1700 --tls on -l cable --loss 0 -n 1 "$good" >/dev/null 2>"$tmp/err" ||
+  fail "--hello-padding 1700 was refused: $(cat "$tmp/err")"
+rc=0
+dry --client chromium --hello-padding 1700 --tls on "$good" >/dev/null 2>"$tmp/err" || rc=$?
+[[ $rc == 2 ]] || fail "--hello-padding with --client chromium: exit $rc, want 2"
+grep -qF -- "--hello-padding is the loader's" "$tmp/err" ||
+  fail "--hello-padding with --client chromium: got '$(cat "$tmp/err")'"
 # --client chromium: no SPDY and no push in today's browser; HTTP/2 over TLS only.
 chromium_refused() {
   local want=$1 rc=0

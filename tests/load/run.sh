@@ -179,7 +179,33 @@ tls_http1)
   check invalid=404
   : > log.jsonl; rm -f result.jsonl
   load --http1 --tls --cacert ca.pem $(multi_addrs) || fail "exit $?"
-  check valid discovery once "conns-per-port<=6" protocol=http/1.1 tls ;;
+  check valid discovery once "conns-per-port<=6" protocol=http/1.1 tls
+  # --hello-padding: node's TLS ignores the extension, and the first flight of a
+  # connection (the ClientHello record, read by a listener that then hangs up) is exactly
+  # that much heavier
+  : > log.jsonl; rm -f result.jsonl
+  load --http1 --tls --cacert ca.pem --hello-padding 1700 $(multi_addrs) || fail "exit $?"
+  check valid discovery once "conns-per-port<=6" protocol=http/1.1 tls
+  hello() {
+    rm -f h.port h.size
+    python3 -c '
+import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1); s.settimeout(20)
+open("h.port", "w").write(str(s.getsockname()[1]))
+c, _ = s.accept(); c.settimeout(10); head = b""
+while len(head) < 5: head += c.recv(5 - len(head))
+open("h.size", "w").write(str(5 + int.from_bytes(head[3:5], "big")) if head[0] == 22 else "not a handshake")
+' &
+    local listener=$!
+    for _ in $(seq 100); do [ -s h.port ] && break; sleep 0.05; done
+    "$speedy" load "$plan" --http1 --tls -k --timeout 5 --result /dev/null --single "127.0.0.1:$(cat h.port)" "$@" 2>/dev/null
+    wait $listener
+    cat h.size
+  }
+  plain=$(hello) padded=$(hello --hello-padding 1700)
+  [ -n "$plain" ] && [ "$padded" = $((plain + 1700)) ] ||
+    fail "ClientHello of $plain octets, $padded with --hello-padding 1700"
+  ;;
 tls_npn)
   # --npn: the protocol offered by NPN alone (TLS 1.2), for servers that speak SPDY only
   # there; speedyd replays the plan (node's TLS has no NPN).
@@ -233,6 +259,14 @@ usage)
   [ "$(cat err)" = "speedy load: unknown option '--bogus' (try 'speedy load --help')" ] ||
     fail "--bogus: $(cat err)"
   "$speedy" load "$plan" --single 127.0.0.1:1 --npn 2>/dev/null; [ $? -eq 2 ] || fail "--npn without --tls: want 2"
+  "$speedy" load "$plan" --single 127.0.0.1:1 --hello-padding 100 2>/dev/null; [ $? -eq 2 ] ||
+    fail "--hello-padding without --tls: want 2"
+  for bad in 3 8193 x -1; do
+    "$speedy" load "$plan" --single 127.0.0.1:1 --tls --hello-padding "$bad" 2> err; [ $? -eq 2 ] ||
+      fail "--hello-padding '$bad': want 2"
+    grep -qF "speedy load: bad --hello-padding '$bad': expected bytes, 4 to 8192" err ||
+      fail "--hello-padding '$bad': $(cat err)"
+  done
   printf '{"format": "speedy-lab-plan/1",\n "hosts": [}' > bad.json
   "$speedy" load bad.json --single 127.0.0.1:1 2> err; [ $? -eq 1 ] || fail "bad plan: want 1"
   grep -q "bad.json: line 2" err || fail "bad plan error lacks file and line: $(cat err)"
