@@ -259,6 +259,8 @@ static int make_matrix(run_state *st) {
     json_object_set_new(m->settings, "client", json_string("chromium"));
   if (m->settings != NULL && s->hello_padding > 0)
     json_object_set_new(m->settings, "hello_padding", json_integer(s->hello_padding));
+  if (m->settings != NULL && s->delayable_limit > 0)
+    json_object_set_new(m->settings, "delayable_limit", json_integer(s->delayable_limit));
   if (rc != 0 || m->settings == NULL) {
     fprintf(stderr, PROG ": out of memory\n");
     return -1;
@@ -544,6 +546,8 @@ static void usage(void) {
          "                         connection to each host name (0 to 10000; default 0: none)\n"
          "      --hello-padding B  the loader adds B octets (4 to 8192) to every TLS ClientHello,\n"
          "                         as much as Chromium's weighs more (docs/lab.md; default 0)\n"
+         "      --delayable-limit N  HTTP/1.1: the loader keeps at most N requests for images\n"
+         "                         and scripts in flight, as Chromium does (10; default: none)\n"
          "  -c, --configs LIST     http1-fcfs, http1-prio, http1-single, spdy-multi, spdy-single,\n"
          "                         spdy-push, spdy-hint, h2-multi, h2-single, h2-coalesced,\n"
          "                         h2-push, h2-hint, or all (default all)\n"
@@ -595,6 +599,7 @@ int lab_run_main(int argc, char **argv) {
     O_WRITE_SITE,
     O_DNS_RTT,
     O_HELLO_PADDING,
+    O_DELAYABLE_LIMIT,
     O_SHARD,
     O_CLIENT
   };
@@ -607,6 +612,7 @@ int lab_run_main(int argc, char **argv) {
       {"tls", required_argument, NULL, O_TLS},
       {"dns-rtt", required_argument, NULL, O_DNS_RTT},
       {"hello-padding", required_argument, NULL, O_HELLO_PADDING},
+      {"delayable-limit", required_argument, NULL, O_DELAYABLE_LIMIT},
       {"shard", required_argument, NULL, O_SHARD},
       {"client", required_argument, NULL, O_CLIENT},
       {"configs", required_argument, NULL, 'c'},
@@ -687,6 +693,11 @@ int lab_run_main(int argc, char **argv) {
       if (cli_parse_u64(optarg, 4, 8192, &v) != 0)
         return cli_option_error(PROG, "hello-padding", optarg, "octets from 4 to 8192");
       s->hello_padding = (unsigned)v;
+      break;
+    case O_DELAYABLE_LIMIT:
+      if (cli_parse_u64(optarg, 1, 1000, &v) != 0)
+        return cli_option_error(PROG, "delayable-limit", optarg, "requests from 1 to 1000");
+      s->delayable_limit = (unsigned)v;
       break;
     case O_SHARD:
       if (parse_shard(optarg, &st.shard, &st.n_shards) != 0)
@@ -806,6 +817,9 @@ int lab_run_main(int argc, char **argv) {
   if (s->chromium && s->hello_padding > 0)
     return cli_usage_error(PROG, "--hello-padding is the loader's: Chromium's ClientHello is "
                                  "its own (leave it out with --client chromium)");
+  if (s->chromium && s->delayable_limit > 0)
+    return cli_usage_error(PROG, "--delayable-limit is the loader's: Chromium schedules its "
+                                 "own requests (leave it out with --client chromium)");
   if (s->chromium) {
     /* The browser's HTTP/1.1 and HTTP/2 over TLS: no SPDY (dropped long ago), no push
      * (removed in Chrome 106), and its own request order. */

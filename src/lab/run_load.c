@@ -716,13 +716,15 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   }
   server_argv[s] = NULL;
   /* Loader. */
-  char port_text[16], addr_single[64], repetition[16], timeout[32], dns_rtt[16], hello_padding[16];
+  char port_text[16], addr_single[64], repetition[16], timeout[32], dns_rtt[16], hello_padding[16],
+      delayable_limit[16];
   snprintf(port_text, sizeof port_text, "%d", port);
   snprintf(addr_single, sizeof addr_single, "198.19.0.1:%d", port);
   snprintf(repetition, sizeof repetition, "%d", job->repetition);
   snprintf(timeout, sizeof timeout, "%.0f", settings->timeout_s);
   snprintf(dns_rtt, sizeof dns_rtt, "%u", settings->dns_rtt_ms);
   snprintf(hello_padding, sizeof hello_padding, "%u", settings->hello_padding);
+  snprintf(delayable_limit, sizeof delayable_limit, "%u", settings->delayable_limit);
   /* h2-coalesced: host i at the address of its group, 198.19.0.(group + 1). */
   char(*host_addr)[48] = NULL;
   char *loader_argv[48 + 2 * LAB_PLAN_MAX_HOSTS];
@@ -824,6 +826,11 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   if (settings->hello_padding > 0 && job->tls) {
     loader_argv[l++] = "--hello-padding";
     loader_argv[l++] = hello_padding;
+  }
+  if (settings->delayable_limit > 0 && !lab_config_is_h2(job->config) &&
+      !lab_config_is_spdy(job->config)) {
+    loader_argv[l++] = "--delayable-limit";
+    loader_argv[l++] = delayable_limit;
   }
   loader_argv[l] = NULL;
 loader_ready:;

@@ -42,7 +42,8 @@ typedef struct load_options {
   uint32_t hello_padding; /* --hello-padding: octets added to every ClientHello (0: none) */
   int connections;        /* HTTP/1.1 connections per group */
   load_dispatch dispatch;
-  int pipeline; /* requests in flight per HTTP/1.1 connection (1: none) */
+  int delayable_limit; /* --delayable-limit (HTTP/1.1): 0 none */
+  int pipeline;        /* requests in flight per HTTP/1.1 connection (1: none) */
   uint32_t stream_window, session_window;
   uint32_t timeout_ms;
   const char *har_out;

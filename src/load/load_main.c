@@ -49,6 +49,10 @@ static void usage(FILE *f) {
           "      --connections N      HTTP/1.1 connections per host (default %d, max %d)\n"
           "      --dispatch POLICY    HTTP/1.1 order: fcfs (discovery order, default) or priority\n"
           "                           (document > css, script > font > image > other)\n"
+          "      --delayable-limit N  HTTP/1.1: at most N requests for images and scripts in\n"
+          "                           flight at once across hosts, as Chromium holds low-priority\n"
+          "                           requests to servers without priorities (there 10; 1 to\n"
+          "                           1000; default: no limit)\n"
           "      --pipeline           HTTP/1.1 pipelining, up to --pipeline-depth per connection\n"
           "      --pipeline-depth N   requests in flight per connection (default %d, max %d)\n"
           "      --window BYTES       SPDY/3+ stream receive window (default %u)\n"
@@ -121,6 +125,7 @@ enum {
   OPT_PROTO,
   OPT_CONNECTIONS,
   OPT_DISPATCH,
+  OPT_DELAYABLE_LIMIT,
   OPT_HELLO_PADDING,
   OPT_PIPELINE,
   OPT_PIPELINE_DEPTH,
@@ -149,6 +154,7 @@ static const struct option long_options[] = {
     {"proto", required_argument, NULL, OPT_PROTO},
     {"connections", required_argument, NULL, OPT_CONNECTIONS},
     {"dispatch", required_argument, NULL, OPT_DISPATCH},
+    {"delayable-limit", required_argument, NULL, OPT_DELAYABLE_LIMIT},
     {"pipeline", no_argument, NULL, OPT_PIPELINE},
     {"pipeline-depth", required_argument, NULL, OPT_PIPELINE_DEPTH},
     {"window", required_argument, NULL, OPT_WINDOW},
@@ -275,6 +281,11 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
     case OPT_NPN:
       opt->npn = 1;
       break;
+    case OPT_DELAYABLE_LIMIT:
+      if (parse_uint(optarg, 1, 1000, &v))
+        return cli_option_error(LOAD_PROGRAM, "delayable-limit", optarg, "requests, 1 to 1000");
+      opt->delayable_limit = (int)v;
+      break;
     case OPT_HELLO_PADDING:
       if (parse_uint(optarg, 4, IO_TLS_HELLO_PAD_MAX, &v))
         return cli_option_error(LOAD_PROGRAM, "hello-padding", optarg, "bytes, 4 to 8192");
@@ -333,6 +344,9 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
   if (addr->port && !addr->addr_base)
     return cli_usage_error(LOAD_PROGRAM, "--port goes with --addr-base");
   if (opt->npn && !opt->tls) return cli_usage_error(LOAD_PROGRAM, "--npn goes with --tls");
+  if (opt->delayable_limit && !opt->http1)
+    return cli_usage_error(LOAD_PROGRAM, "--delayable-limit applies to --http1 only (SPDY and "
+                                         "HTTP/2 servers take priorities)");
   if (opt->hello_padding && !opt->tls)
     return cli_usage_error(LOAD_PROGRAM, "--hello-padding goes with --tls");
   if (opt->coalesce && opt->http1)
@@ -447,6 +461,7 @@ int load_main(int argc, char **argv) {
     fprintf(stderr, "speedy load: out of memory\n");
     goto out;
   }
+  load_sched_set_delayable_limit(run.sched, opt.delayable_limit);
   if (load_run_execute(&run) != 0) goto out;
   char reason[600];
   int valid = load_result_check(&run, reason, sizeof(reason));

@@ -426,6 +426,7 @@ void load_run_pump(load_run *run) {
   if (run->finished) return;
   double now = load_now_ms(run);
   load_sched_advance(run->sched, now);
+  load_sched_release(run->sched);
   for (int g = 0; g < run->n_groups; g++) {
     load_group *group = &run->groups[g];
     if (run->opt->http1)

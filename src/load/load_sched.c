@@ -21,7 +21,17 @@ struct load_sched {
   int *children;        /* resource ids sorted by (gate, offset_key, id) */
   size_t *first_child;  /* per resource + 1: start of its run in children */
   uint64_t seq;
+  /* load_sched_set_delayable_limit: 0 off; scratch of load_sched_release */
+  int delayable_limit;
+  int *host_in_flight; /* per host */
+  struct held *held;   /* per resource at most */
 };
+
+/* A held resource in load_sched_release's order. */
+typedef struct held {
+  uint64_t seq;
+  int id;
+} held;
 
 /* A sort key of the children array (qsort has no context argument). */
 typedef struct child_key {
@@ -49,7 +59,10 @@ load_sched *load_sched_new(const load_plan *plan, load_dispatch dispatch, int si
   s->offset_key = malloc(n * sizeof(*s->offset_key));
   s->children = malloc(n * sizeof(*s->children));
   s->first_child = calloc(n + 2, sizeof(*s->first_child));
-  if (!s->entries || !s->gate || !s->offset_key || !s->children || !s->first_child) {
+  s->host_in_flight = calloc(plan->n_hosts + 1, sizeof(*s->host_in_flight));
+  s->held = malloc((n + 1) * sizeof(*s->held));
+  if (!s->entries || !s->gate || !s->offset_key || !s->children || !s->first_child ||
+      !s->host_in_flight || !s->held) {
     load_sched_del(s);
     return NULL;
   }
@@ -104,6 +117,8 @@ void load_sched_del(load_sched *s) {
   free(s->offset_key);
   free(s->children);
   free(s->first_child);
+  free(s->host_in_flight);
+  free(s->held);
   free(s);
 }
 
@@ -123,9 +138,16 @@ const load_entry *load_sched_entry(const load_sched *s, int id) {
   return id >= 0 && (size_t)id < s->plan->n_resources ? &s->entries[id] : NULL;
 }
 
+/* Low priority in Chromium: images and (async) scripts. */
+static int delayable(const load_sched *s, int id) {
+  load_type t = s->plan->resources[id].type;
+  return t == LOAD_TYPE_IMAGE || t == LOAD_TYPE_SCRIPT;
+}
+
 static void make_ready(load_sched *s, int id, double now) {
   load_entry *e = &s->entries[id];
   e->state = LOAD_READY;
+  e->held = s->delayable_limit > 0 && delayable(s, id);
   e->ready_ms = now;
   e->ready_seq = ++s->seq;
 }
@@ -184,6 +206,40 @@ double load_sched_next_wakeup(const load_sched *s) {
   return best;
 }
 
+void load_sched_set_delayable_limit(load_sched *s, int limit) {
+  s->delayable_limit = limit > 0 ? limit : 0;
+}
+
+static int held_cmp(const void *a, const void *b) {
+  const held *x = a, *y = b;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void load_sched_release(load_sched *s) {
+  if (s->delayable_limit == 0) return;
+  size_t n = s->plan->n_resources, n_held = 0;
+  int delayable_in_flight = 0;
+  memset(s->host_in_flight, 0, s->plan->n_hosts * sizeof(*s->host_in_flight));
+  for (size_t i = 0; i < n; i++) {
+    const load_entry *e = &s->entries[i];
+    if (e->state == LOAD_READY && e->held) {
+      s->held[n_held++] = (held){e->ready_seq, (int)i};
+    } else if (e->state == LOAD_ACTIVE || e->state == LOAD_READY) {
+      s->host_in_flight[s->plan->resources[i].host]++;
+      delayable_in_flight += delayable(s, (int)i);
+    }
+  }
+  if (n_held == 0) return;
+  qsort(s->held, n_held, sizeof(*s->held), held_cmp);
+  for (size_t k = 0; k < n_held && delayable_in_flight < s->delayable_limit; k++) {
+    int id = s->held[k].id, host = s->plan->resources[id].host;
+    if (s->host_in_flight[host] >= LOAD_SCHED_HOST_IN_FLIGHT) continue;
+    s->entries[id].held = 0;
+    s->host_in_flight[host]++;
+    delayable_in_flight++;
+  }
+}
+
 /* 1 when a should be requested before b. */
 static int before(const load_sched *s, int a, int b) {
   if (s->dispatch == LOAD_DISPATCH_PRIORITY) {
@@ -198,7 +254,8 @@ int load_sched_peek(const load_sched *s, int group) {
   int best = -1;
   for (size_t i = 0; i < s->plan->n_resources; i++) {
     const load_entry *e = &s->entries[i];
-    if (e->state == LOAD_READY && e->group == group && (best < 0 || before(s, (int)i, best)))
+    if (e->state == LOAD_READY && !e->held && e->group == group &&
+        (best < 0 || before(s, (int)i, best)))
       best = (int)i;
   }
   return best;
@@ -207,7 +264,7 @@ int load_sched_peek(const load_sched *s, int group) {
 size_t load_sched_ready_count(const load_sched *s, int group) {
   size_t n = 0;
   for (size_t i = 0; i < s->plan->n_resources; i++)
-    n += s->entries[i].state == LOAD_READY && s->entries[i].group == group;
+    n += s->entries[i].state == LOAD_READY && !s->entries[i].held && s->entries[i].group == group;
   return n;
 }
 

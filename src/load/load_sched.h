@@ -54,6 +54,7 @@ typedef struct load_entry {
   int hinted;        /* made requestable by an X-Subresources hint */
   int attempts;      /* requests sent (a retry after a dropped connection adds one) */
   int connection;    /* index of the connection it arrived on, -1 */
+  int held;          /* READY but held back by the delayable limit (not offered yet) */
   size_t next_child; /* progress cursor into its discovery list */
   char error[160];
 } load_entry;
@@ -81,9 +82,23 @@ void load_sched_advance(load_sched *sched, double now);
 /* The earliest time a DELAYED resource becomes READY, or -1 when none waits. */
 double load_sched_next_wakeup(const load_sched *sched);
 
+/* Chromium's ResourceScheduler for servers without priorities (HTTP/1.1): requests of low
+ * priority — images and scripts (the replay's pages make every script async) — are
+ * "delayable", and at most `limit` of them are in flight at once across hosts, and none
+ * more to a host that already has LOAD_SCHED_HOST_IN_FLIGHT requests of any kind in flight.
+ * A delayable resource that becomes READY is held until load_sched_release lets it go,
+ * in the order resources became requestable; a held one is not offered by
+ * load_sched_peek. "In flight" counts from release to the end of the response, waiting
+ * for a connection included (Chromium starts a request, then the socket pool queues it).
+ * 0 (the default): nothing is held. Call before load_sched_start. */
+#define LOAD_SCHED_HOST_IN_FLIGHT 6
+void load_sched_set_delayable_limit(load_sched *sched, int limit);
+/* Releases the held resources the limit now allows. Call before asking for requests. */
+void load_sched_release(load_sched *sched);
+
 /* The best READY resource of group by the dispatch policy, or -1. Does not change it. */
 int load_sched_peek(const load_sched *sched, int group);
-/* Number of READY resources in group. */
+/* Number of READY resources in group (held ones are not counted). */
 size_t load_sched_ready_count(const load_sched *sched, int group);
 
 /* A request for id was sent on connection at now (READY → ACTIVE). */

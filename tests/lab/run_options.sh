@@ -47,6 +47,12 @@ bad timeout 0 0 "seconds above 0, at most 86400"
 bad seed -3 -3 "a whole number from 0 to 18446744073709551615"
 bad dns-rtt 1.5 1.5 "whole ms from 0 to 10000"
 bad hello-padding 3 3 "octets from 4 to 8192"
+bad delayable-limit 0 0 "requests from 1 to 1000"
+rc=0
+dry --client chromium --delayable-limit 10 --tls on "$good" >/dev/null 2>"$tmp/err" || rc=$?
+[[ $rc == 2 ]] || fail "--delayable-limit with --client chromium: exit $rc, want 2"
+grep -qF -- "--delayable-limit is the loader's" "$tmp/err" ||
+  fail "--delayable-limit with --client chromium: got '$(cat "$tmp/err")'"
 bad hello-padding 8193 8193 "octets from 4 to 8192"
 dry --hello-padding 1700 --tls on -l cable --loss 0 -n 1 "$good" >/dev/null 2>"$tmp/err" ||
   fail "--hello-padding 1700 was refused: $(cat "$tmp/err")"

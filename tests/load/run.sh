@@ -72,7 +72,30 @@ http1_fcfs)
   start_server --http1
   load --http1 $(multi_addrs) || fail "exit $?"
   check valid discovery once "conns-per-port<=6" "conns-on-port0>=2" fields har \
-    protocol=http/1.1 dispatch=fcfs headers-sent ;;
+    protocol=http/1.1 dispatch=fcfs headers-sent
+  # --delayable-limit 2: never more than two images and scripts between request and end
+  mv result.jsonl unlimited.jsonl; : > log.jsonl
+  load --http1 --delayable-limit 2 $(multi_addrs) || fail "exit $?"
+  check valid discovery once "conns-per-port<=6" protocol=http/1.1
+  python3 - "$plan" unlimited.jsonl result.jsonl <<'EOF2' || fail "--delayable-limit 2 not kept"
+import json, sys
+types = [r["type"] for r in json.load(open(sys.argv[1]))["resources"]]
+def most_in_flight(path):
+    line = json.loads(open(path).read().splitlines()[-1])
+    events = []
+    for r in line["resources"]:
+        if types[r["id"]] in ("image", "script"):
+            events += [(r["start_ms"], 1), (r["end_ms"], -1)]
+    now = most = 0
+    for _, step in sorted(events, key=lambda e: (e[0], e[1])):
+        now += step
+        most = max(most, now)
+    return most
+unlimited, limited = most_in_flight(sys.argv[2]), most_in_flight(sys.argv[3])
+if limited > 2 or unlimited <= 2:
+    sys.exit("at most %d in flight with the limit, %d without" % (limited, unlimited))
+EOF2
+  ;;
 http1_priority)
   start_server --http1
   load --http1 --connections 1 --dispatch priority $(multi_addrs) || fail "exit $?"
@@ -259,6 +282,15 @@ usage)
   [ "$(cat err)" = "speedy load: unknown option '--bogus' (try 'speedy load --help')" ] ||
     fail "--bogus: $(cat err)"
   "$speedy" load "$plan" --single 127.0.0.1:1 --npn 2>/dev/null; [ $? -eq 2 ] || fail "--npn without --tls: want 2"
+  "$speedy" load "$plan" --single 127.0.0.1:1 --delayable-limit 10 2> err; [ $? -eq 2 ] ||
+    fail "--delayable-limit without --http1: want 2"
+  grep -qF -- "--delayable-limit applies to --http1 only" err || fail "--delayable-limit: $(cat err)"
+  for bad in 0 1001 x; do
+    "$speedy" load "$plan" --single 127.0.0.1:1 --http1 --delayable-limit "$bad" 2> err
+    [ $? -eq 2 ] || fail "--delayable-limit '$bad': want 2"
+    grep -qF "speedy load: bad --delayable-limit '$bad': expected requests, 1 to 1000" err ||
+      fail "--delayable-limit '$bad': $(cat err)"
+  done
   "$speedy" load "$plan" --single 127.0.0.1:1 --hello-padding 100 2>/dev/null; [ $? -eq 2 ] ||
     fail "--hello-padding without --tls: want 2"
   for bad in 3 8193 x -1; do

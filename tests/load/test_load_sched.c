@@ -189,6 +189,90 @@ Test(load_sched, fcfs_requests_in_discovery_order_whatever_the_type) {
   load_sched_del(s);
 }
 
+/* Requests everything READY in any group, in dispatch order, releasing held ones first. */
+static int drain_all(load_sched *s, int *order, double now) {
+  int n = 0, id;
+  load_sched_release(s);
+  for (int g = 0; g < load_sched_groups(s); g++)
+    while ((id = load_sched_peek(s, g)) >= 0) {
+      load_sched_requested(s, id, 0, now);
+      order[n++] = id;
+    }
+  return n;
+}
+
+/* Chromium's ResourceScheduler: images and scripts wait while `limit` of them are in
+ * flight (released and not complete); style sheets, fonts and the rest never wait. */
+Test(load_sched, the_delayable_limit_holds_images_and_scripts_not_css_or_fonts) {
+  plan_init(8);
+  load_type types[] = {LOAD_TYPE_DOCUMENT, LOAD_TYPE_IMAGE, LOAD_TYPE_SCRIPT, LOAD_TYPE_IMAGE,
+                       LOAD_TYPE_CSS,      LOAD_TYPE_IMAGE, LOAD_TYPE_FONT,   LOAD_TYPE_OTHER};
+  for (int i = 1; i < 8; i++) {
+    fx.res[i].type = types[i];
+    fx.res[i].discover_offset = 100 * i;
+  }
+  load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+  load_sched_set_delayable_limit(s, 2);
+  load_sched_start(s, 0);
+  load_sched_requested(s, 0, 0, 0);
+  load_sched_body(s, 0, 1000, 5);
+  int order[8];
+  cr_assert_eq(drain_all(s, order, 6), 5, "two delayable ones and the three others");
+  int want[] = {1, 2, 4, 6, 7};
+  for (int i = 0; i < 5; i++) cr_assert_eq(order[i], want[i], "position %d: got %d", i, order[i]);
+  cr_expect(load_sched_entry(s, 3)->held && load_sched_entry(s, 5)->held);
+  cr_expect_eq(drain_all(s, order, 7), 0, "nothing more while two are in flight");
+  load_sched_complete(s, 4, 8); /* a style sheet ending frees nothing */
+  cr_expect_eq(drain_all(s, order, 8), 0);
+  load_sched_complete(s, 2, 9); /* a script ending lets the next image go, in order */
+  cr_assert_eq(drain_all(s, order, 9), 1);
+  cr_expect_eq(order[0], 3);
+  load_sched_fail(s, 1, "reset", 10); /* so does a failure */
+  cr_assert_eq(drain_all(s, order, 10), 1);
+  cr_expect_eq(order[0], 5);
+  load_sched_del(s);
+}
+
+/* A host with six requests in flight gets no delayable one; another host's may pass it. */
+Test(load_sched, a_busy_host_is_skipped_and_the_next_hosts_image_goes) {
+  plan_init(9);
+  for (int i = 1; i < 9; i++) {
+    fx.res[i].type = i <= 6 ? LOAD_TYPE_CSS : LOAD_TYPE_IMAGE;
+    fx.res[i].discover_offset = 10 * i;
+  }
+  fx.res[8].host = 1;
+  load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+  load_sched_set_delayable_limit(s, 10);
+  load_sched_start(s, 0);
+  load_sched_requested(s, 0, 0, 0);
+  load_sched_complete(s, 0, 5); /* host 0: six style sheets, then an image; host 1: an image */
+  int order[9];
+  cr_assert_eq(drain_all(s, order, 6), 7);
+  cr_expect_eq(order[6], 8, "the other host's image, got %d", order[6]);
+  cr_expect(load_sched_entry(s, 7)->held, "host 0 has six in flight");
+  load_sched_complete(s, 1, 7);
+  cr_assert_eq(drain_all(s, order, 7), 1);
+  cr_expect_eq(order[0], 7);
+  load_sched_del(s);
+}
+
+/* Without a limit nothing is held (the default). */
+Test(load_sched, without_a_delayable_limit_nothing_is_held) {
+  plan_init(13);
+  for (int i = 1; i < 13; i++) {
+    fx.res[i].type = LOAD_TYPE_IMAGE;
+    fx.res[i].discover_offset = 0;
+    fx.res[i].host = i % 2;
+  }
+  load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+  load_sched_start(s, 0);
+  load_sched_requested(s, 0, 0, 0);
+  load_sched_body(s, 0, 1, 5);
+  int order[13];
+  cr_expect_eq(drain_all(s, order, 6), 12);
+  load_sched_del(s);
+}
+
 Test(load_sched, priority_dispatch_puts_css_and_script_before_fonts_images_and_others) {
   plan_init(6);
   load_type types[] = {LOAD_TYPE_DOCUMENT, LOAD_TYPE_OTHER,  LOAD_TYPE_IMAGE,
