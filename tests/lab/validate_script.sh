@@ -26,4 +26,43 @@ status=0
 "$script" --build "$tmp" "$tmp/out" "$tmp/page.har" 2>"$tmp/err" || status=$?
 ((status == 1)) || fail "no build: exit $status, want 1"
 grep -q "was not built" "$tmp/err" || fail "no build: $(cat "$tmp/err")"
+
+# A run with a stand-in for speedy (it notes its arguments): the loader, not Chromium, gets
+# the ClientHello padding and the delayable limit; the results are kept xz-compressed, and
+# a run resumes from the compressed files when the plain ones are gone.
+mkdir -p "$tmp/build/src" "$tmp/pages"
+: >"$tmp/pages/page.har"
+cat >"$tmp/build/src/speedy" <<'EOF2'
+#!/bin/bash
+# lab run ... -o FILE ...: appends one line naming the client and its options
+# lab report --html HTML FILE: copies FILE to HTML
+if [[ $1 == lab && $2 == run ]]; then
+  args="$*" out=
+  while (($#)); do [[ $1 == -o ]] && out=$2; shift; done
+  echo "$args" >>"$out"
+elif [[ $1 == lab && $2 == report ]]; then
+  cp "$5" "$4"
+  cat "$5"
+fi
+EOF2
+chmod +x "$tmp/build/src/speedy"
+out=$tmp/validation
+"$script" --build "$tmp/build" -n 1 -l cable --loss 0 "$out" "$tmp/pages" >/dev/null 2>"$tmp/err" ||
+  fail "stand-in run: $(cat "$tmp/err")"
+grep -q -- "--client speedy .*--hello-padding 1700 --delayable-limit 10" "$out/results-speedy.jsonl" ||
+  fail "the loader's options: $(cat "$out/results-speedy.jsonl")"
+! grep -q -- "--hello-padding\|--delayable-limit" "$out/results-chromium.jsonl" ||
+  fail "Chromium got the loader's options: $(cat "$out/results-chromium.jsonl")"
+for client in speedy chromium; do
+  cmp -s <(xz -dc "$out/results-$client.jsonl.xz") "$out/results-$client.jsonl" ||
+    fail "results-$client.jsonl.xz is not the results file"
+done
+grep -qx "results-speedy.jsonl" "$out/.gitignore" || fail ".gitignore: $(cat "$out/.gitignore")"
+rm "$out/results-speedy.jsonl" "$out/results-chromium.jsonl"
+SPEEDY_HELLO_PADDING=0 "$script" --build "$tmp/build" -n 1 -l cable --loss 0 "$out" "$tmp/pages" \
+  >/dev/null 2>"$tmp/err" || fail "resumed run: $(cat "$tmp/err")"
+[[ $(wc -l <"$out/results-speedy.jsonl") == 2 ]] || fail "not resumed from the .xz file"
+tail -n 1 "$out/results-speedy.jsonl" | grep -q -- "--delayable-limit 10" || fail "resumed: no limit"
+! tail -n 1 "$out/results-speedy.jsonl" | grep -q -- "--hello-padding" ||
+  fail "SPEEDY_HELLO_PADDING=0 still padded"
 echo "ok"
