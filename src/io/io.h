@@ -152,7 +152,7 @@ int io_tls_server_new(io_tls **out, const char *cert_file, const char *key_file,
 int io_tls_client_new(io_tls **out, const char *ca_file, const char *const *protocols,
                       size_t n_protocols, unsigned flags, char *err, size_t err_len);
 
-/* Adds `octets` (1 to IO_TLS_HELLO_PAD_MAX) to every ClientHello of this client context:
+/* Adds `octets` (4 to IO_TLS_HELLO_PAD_MAX) to every ClientHello of this client context:
  * an extension of a reserved type servers ignore (GREASE, RFC 8701) whose body is that
  * many zeros less its 4-octet header. For a client whose first flight should weigh what a
  * browser's does (one with a post-quantum key share sends about 2 KB; ours is about 300
