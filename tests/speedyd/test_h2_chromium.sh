@@ -6,11 +6,11 @@
 # (--ignore-certificate-errors-spki-list), so certificate checking stays on for the rest.
 # The page's manifest entries make speedyd (--hint) answer with 103 Early Hints whose Link
 # preloads a style sheet and a script. Asserted from the Network domain: every response
-# came over "h2"; the document's responseReceivedEarlyHints carried the Link; Chromium
-# fetched both resources from the hints (Chromium 156 reports them with initiator
-# "other", once each, not again by the parser; fromEarlyHints is true only when the preload
-# finished first, which depends on load, so it is shown, not asserted); a page
-# without hints, loaded next in the same browser, gets its resources by the parser
+# came over "h2"; the document's responseReceivedEarlyHints, when Chromium reports it,
+# carried the Link; Chromium fetched both resources from the hints (Chromium 156 reports
+# them with initiator "other", once each, not again by the parser; fromEarlyHints is true
+# only when the preload finished first, which depends on load, so it is shown, not
+# asserted); a page without hints, loaded next in the same browser, gets its resources by the parser
 # (initiator "parser", fromEarlyHints false) — the control. Skips (77) without chromium,
 # node or chrome-remote-interface. Bounded: the page loads within 20 s.
 source "$(dirname "$0")/lib.sh" "$@"
@@ -67,10 +67,19 @@ done
 for path in /plain.html /css/plain.css /js/plain.js; do
   check "h2: $path answered 200 over h2" "$(json "$P" "(e => e.status + ' ' + e.protocol)(r['$BASE/plain.html'].find(e => e.url === '$BASE$path'))")" "200 h2"
 done
-check "103: the document got one Early Hints response" "$(req / / '[0].earlyHints')" 1
-check "103: its Link preloads the style sheet and the script" \
-  "$(req / / '[0].earlyHintsLink.replace(/ /g, "")')" \
-  "</css/hinted.css>;rel=preload;as=style,</js/hinted.js>;rel=preload;as=script"
+# Chromium 156 drops Network.responseReceivedEarlyHints on some navigations (1 in 7 as the
+# first page here, 1 in 2 as the second) although it acts on the hints: when it reports
+# the event, the event must be one and carry the Link; the fetches below are the proof
+# that does not depend on it (curl, nghttp, python3-h2 and node check the 103 itself).
+hints=$(req / / '[0].earlyHints')
+if [ "$hints" = undefined ]; then
+  echo "note: Chromium did not report the document's Early Hints event this time"
+else
+  check "103: the document got one Early Hints response" "$hints" 1
+  check "103: its Link preloads the style sheet and the script" \
+    "$(req / / '[0].earlyHintsLink.replace(/ /g, "")')" \
+    "</css/hinted.css>;rel=preload;as=style,</js/hinted.js>;rel=preload;as=script"
+fi
 # Started by the hints (initiator "other", one request each: the parser's use of them was
 # served by the preload). Chromium marks the response fromEarlyHints only when the preload
 # had finished before the parser asked, which depends on the machine's load: shown, not
