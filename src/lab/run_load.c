@@ -908,6 +908,13 @@ loader_ready:;
   json_object_set_new(result, "tcp_syn_retransmits",
                       json_integer((json_int_t)tcp_delta(
                           &before, &after, offsetof(netem_tcp_counters, syn_retrans))));
+  /* Connections the client opened across the link, used or not: its namespace's active
+   * opens less its passive ones, which are loopback (Chromium's DevTools connection). */
+  const netem_tcp_counters *c0 = &before.tcp[NETEM_SIDE_CLIENT],
+                           *c1 = &after.tcp[NETEM_SIDE_CLIENT];
+  json_object_set_new(result, "tcp_connects",
+                      json_integer((json_int_t)((c1->active_opens - c0->active_opens) -
+                                                (c1->passive_opens - c0->passive_opens))));
   json_object_set_new(result, "netem", netem_json(&before, &after, running));
   /* The page's requests that no configuration replays, by reason: the report counts them. */
   if (page->left_out != NULL)

@@ -58,6 +58,8 @@ for d in loads:
     assert d["last_byte_ms"] >= d["lower_bound_ms"] > 0, k
     assert d["config"] in ("http1-fcfs", "http1-single"), k
     assert d["connections"] >= 1 and d["bytes_down"] > 0, k
+    # Sockets opened across the link (DevTools' loopback one not counted), used or not.
+    assert d["tcp_connects"] >= d["connections"], (k, d["tcp_connects"], d["connections"])
     assert all(r["protocol"] == "http/1.1" for r in d["resources"]), k
     n, fetched = d["plan_resources"], d["plan_resources_fetched"]
     assert fetched >= max(1, n - max(1, n // 10)), f"{k}: fetched {fetched} of {n} resources"

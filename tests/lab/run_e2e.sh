@@ -92,6 +92,8 @@ for d in loads:
         assert d["hint"] and d["hinted"] > 0, f"{k}: nothing hinted"
     if d["config"] in ("h2-single", "h2-push", "h2-hint"):
         assert d["mode"] == "single-domain" and d["connections"] == 1, k
+    # The loader opens no connection it does not use; the emulator's side agrees.
+    assert d["tcp_connects"] == d["connections"], (k, d["tcp_connects"], d["connections"])
     if d["config"] == "h2-coalesced":
         assert d["mode"] == "coalesced" and d["uncoalesced_hosts"] == 0, k
     print(f"  {d['page'][:34]:34} {d['config']:12} TLS {'on ' if d['tls'] else 'off'}"
