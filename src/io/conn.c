@@ -1103,6 +1103,8 @@ int io_conn_peer_names(const io_conn *c, const char *name) {
   return c->ssl == NULL || io_tls_peer_names(c->ssl, name);
 }
 
+int io_conn_is_connecting(const io_conn *c) { return c->state == STATE_CONNECTING; }
+
 const char *io_conn_negotiation_hint(const io_conn *c) {
   if (!c->client || !c->ssl || c->how != IO_NEG_TLS_DEFAULT) return "";
   return io_tls_no_protocol_hint(c->tls, c->ssl);

@@ -275,6 +275,8 @@ int io_conn_peer_closed_cleanly(const io_conn *conn);
 
 /* 1 when the connection uses TLS. */
 int io_conn_is_tls(const io_conn *conn);
+/* 1 while a client connection's TCP handshake is in progress (before its TLS one). */
+int io_conn_is_connecting(const io_conn *conn);
 /* After on_open of a client connection: 1 when the peer's verified certificate also names
  * host (another origin may then use the connection: RFC 9113 9.1.1, connection reuse),
  * 0 when it does not. Plaintext: 1 (the address alone decides); no verification

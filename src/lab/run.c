@@ -261,6 +261,8 @@ static int make_matrix(run_state *st) {
     json_object_set_new(m->settings, "hello_padding", json_integer(s->hello_padding));
   if (m->settings != NULL && s->delayable_limit > 0)
     json_object_set_new(m->settings, "delayable_limit", json_integer(s->delayable_limit));
+  if (m->settings != NULL && s->chromium_sockets)
+    json_object_set_new(m->settings, "chromium_sockets", json_true());
   if (rc != 0 || m->settings == NULL) {
     fprintf(stderr, PROG ": out of memory\n");
     return -1;
@@ -548,6 +550,8 @@ static void usage(void) {
          "                         as much as Chromium's weighs more (docs/lab.md; default 0)\n"
          "      --delayable-limit N  HTTP/1.1: the loader keeps at most N requests for images\n"
          "                         and scripts in flight, as Chromium does (10; default: none)\n"
+         "      --chromium-sockets  the loader opens and gives up sockets as Chromium does\n"
+         "                         (preconnect, backup attempts, speedy-load(1))\n"
          "  -c, --configs LIST     http1-fcfs, http1-prio, http1-single, spdy-multi, spdy-single,\n"
          "                         spdy-push, spdy-hint, h2-multi, h2-single, h2-coalesced,\n"
          "                         h2-push, h2-hint, or all (default all)\n"
@@ -600,6 +604,7 @@ int lab_run_main(int argc, char **argv) {
     O_DNS_RTT,
     O_HELLO_PADDING,
     O_DELAYABLE_LIMIT,
+    O_CHROMIUM_SOCKETS,
     O_SHARD,
     O_CLIENT
   };
@@ -613,6 +618,7 @@ int lab_run_main(int argc, char **argv) {
       {"dns-rtt", required_argument, NULL, O_DNS_RTT},
       {"hello-padding", required_argument, NULL, O_HELLO_PADDING},
       {"delayable-limit", required_argument, NULL, O_DELAYABLE_LIMIT},
+      {"chromium-sockets", no_argument, NULL, O_CHROMIUM_SOCKETS},
       {"shard", required_argument, NULL, O_SHARD},
       {"client", required_argument, NULL, O_CLIENT},
       {"configs", required_argument, NULL, 'c'},
@@ -698,6 +704,9 @@ int lab_run_main(int argc, char **argv) {
       if (cli_parse_u64(optarg, 1, 1000, &v) != 0)
         return cli_option_error(PROG, "delayable-limit", optarg, "requests from 1 to 1000");
       s->delayable_limit = (unsigned)v;
+      break;
+    case O_CHROMIUM_SOCKETS:
+      s->chromium_sockets = 1;
       break;
     case O_SHARD:
       if (parse_shard(optarg, &st.shard, &st.n_shards) != 0)
@@ -820,6 +829,9 @@ int lab_run_main(int argc, char **argv) {
   if (s->chromium && s->delayable_limit > 0)
     return cli_usage_error(PROG, "--delayable-limit is the loader's: Chromium schedules its "
                                  "own requests (leave it out with --client chromium)");
+  if (s->chromium && s->chromium_sockets)
+    return cli_usage_error(PROG, "--chromium-sockets is the loader's: Chromium opens its own "
+                                 "(leave it out with --client chromium)");
   if (s->chromium) {
     /* The browser's HTTP/1.1 and HTTP/2 over TLS: no SPDY (dropped long ago), no push
      * (removed in Chrome 106), and its own request order. */

@@ -109,6 +109,7 @@ typedef struct lab_run_settings {
   unsigned dns_rtt_ms;      /* the loader's --dns-rtt (0: no lookups); in the key when not 0 */
   unsigned hello_padding;   /* the loader's --hello-padding (0: none); in settings when not 0 */
   unsigned delayable_limit; /* the loader's --delayable-limit (0: none); in settings when not 0 */
+  int chromium_sockets;     /* the loader's --chromium-sockets; in settings when set */
   double timeout_s;         /* per load */
   double lateness_p99_ms;   /* a link above this is flagged */
   uint64_t seed;            /* order of the loads; recorded */

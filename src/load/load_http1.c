@@ -202,6 +202,7 @@ int load_http1_send(load_conn *conn, int id) {
     run->fetch[id].request_header_bytes = t.len;
     run->request_header_bytes += t.len;
     conn->inflight[conn->n_inflight++] = id;
+    conn->used = 1;
     load_sched_requested(run->sched, id, conn->index, load_now_ms(run));
     if (run->opt->verbose)
       fprintf(stderr, "speedy load: conn %d > #%d %s %s%s\n", conn->index, id, r->method, authority,

@@ -40,6 +40,7 @@ typedef struct load_options {
   int insecure;
   int npn;                /* --npn: offer the protocol by NPN only (TLS 1.2) */
   uint32_t hello_padding; /* --hello-padding: octets added to every ClientHello (0: none) */
+  int chromium_sockets;   /* --chromium-sockets: open and give up sockets as Chromium does */
   int connections;        /* HTTP/1.1 connections per group */
   load_dispatch dispatch;
   int delayable_limit; /* --delayable-limit (HTTP/1.1): 0 none */
@@ -93,6 +94,9 @@ typedef struct load_conn {
   int index; /* connections are numbered in the order they were opened */
   io_proto proto;
   int open, closed, dead;
+  int used;     /* a request was sent on it */
+  int extra;    /* --chromium-sockets: a preconnect or a backup attempt, never given up */
+  int given_up; /* --chromium-sockets: aborted while connecting, the session being found */
   /* HTTP/1.1 */
   llhttp_t parser;
   llhttp_settings_t settings;
@@ -119,6 +123,10 @@ struct load_group {
   load_conn *conns[LOAD_MAX_CONNS];
   int n_conns;
   int opened;
+  load_conn *primary; /* SPDY, HTTP/2: the open connection whose session takes the requests */
+  int known;          /* SPDY, HTTP/2: a connection of the group has opened (the server is
+                         known to speak the protocol) */
+  double backup_ms;   /* --chromium-sockets: when the backup attempt is due, -1 none */
   char error[400];
 };
 
@@ -146,7 +154,9 @@ struct load_run {
   double wall_start; /* seconds since the epoch, for the HAR */
   uv_timer_t deadline, wake;
   int timed_out, finished, closing;
-  int connections;
+  int connections;      /* opened (attempts included) */
+  int connections_used; /* closed after carrying a request */
+  int page_group;       /* the group of the page's own host */
   uint64_t bytes_up, bytes_down;
   uint64_t request_header_bytes, response_header_bytes;
   io_proto negotiated; /* the protocol spoken (the first connection's) */

@@ -66,6 +66,12 @@ static void usage(FILE *f) {
           "      --hello-padding BYTES  add BYTES (4 to %u) to every ClientHello, in an extension\n"
           "                           servers ignore: a browser's first flight with a\n"
           "                           post-quantum key share is about 2 KB, ours about 300 B\n"
+          "Sockets:\n"
+          "      --chromium-sockets   open sockets as Chromium does: two to the page's host at\n"
+          "                           the start, a backup attempt 250 ms into a slow one while\n"
+          "                           requests wait, and (SPDY, HTTP/2) an attempt per waiting\n"
+          "                           request until the server is known to speak the protocol,\n"
+          "                           the rest given up when the first opens\n"
           "Output:\n"
           "      --result FILE        append the result line to FILE (default: stdout)\n"
           "      --har-out FILE       write a HAR 1.2 of the replayed load\n"
@@ -127,6 +133,7 @@ enum {
   OPT_DISPATCH,
   OPT_DELAYABLE_LIMIT,
   OPT_HELLO_PADDING,
+  OPT_CHROMIUM_SOCKETS,
   OPT_PIPELINE,
   OPT_PIPELINE_DEPTH,
   OPT_WINDOW,
@@ -164,6 +171,7 @@ static const struct option long_options[] = {
     {"insecure", no_argument, NULL, 'k'},
     {"npn", no_argument, NULL, OPT_NPN},
     {"hello-padding", required_argument, NULL, OPT_HELLO_PADDING},
+    {"chromium-sockets", no_argument, NULL, OPT_CHROMIUM_SOCKETS},
     {"result", required_argument, NULL, OPT_RESULT},
     {"har-out", required_argument, NULL, OPT_HAR_OUT},
     {"repetition", required_argument, NULL, OPT_REPETITION},
@@ -290,6 +298,9 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
       if (parse_uint(optarg, 4, IO_TLS_HELLO_PAD_MAX, &v))
         return cli_option_error(LOAD_PROGRAM, "hello-padding", optarg, "bytes, 4 to 8192");
       opt->hello_padding = (uint32_t)v;
+      break;
+    case OPT_CHROMIUM_SOCKETS:
+      opt->chromium_sockets = 1;
       break;
     case OPT_RESULT:
       opt->result_file = optarg;

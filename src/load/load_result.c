@@ -82,12 +82,13 @@ int load_result_write(const load_run *run, int valid, const char *reason) {
   char name[600];
   snprintf(name, sizeof(name), "%s#%s", plan->source, plan->page);
   json_t *resources = resources_json(run);
-  json_t *settings = json_pack(
-      "{s:s, s:i, s:i, s:I, s:I, s:b, s:I, s:I}", "loader", "speedy load " SPEEDY_LOAD_VERSION,
-      "connections_per_host", opt->http1 ? opt->connections : 1, "pipeline", opt->pipeline,
-      "stream_window", (json_int_t)opt->stream_window, "session_window",
-      (json_int_t)opt->session_window, "insecure", opt->insecure, "timeout_ms",
-      (json_int_t)opt->timeout_ms, "dns_rtt_ms", (json_int_t)opt->dns_rtt_ms);
+  json_t *settings =
+      json_pack("{s:s, s:i, s:i, s:I, s:I, s:b, s:I, s:I, s:b}", "loader",
+                "speedy load " SPEEDY_LOAD_VERSION, "connections_per_host",
+                opt->http1 ? opt->connections : 1, "pipeline", opt->pipeline, "stream_window",
+                (json_int_t)opt->stream_window, "session_window", (json_int_t)opt->session_window,
+                "insecure", opt->insecure, "timeout_ms", (json_int_t)opt->timeout_ms, "dns_rtt_ms",
+                (json_int_t)opt->dns_rtt_ms, "chromium_sockets", opt->chromium_sockets);
   json_t *o = json_pack(
       "{s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:b, s:n, s:i, s:I, s:b, s:s, s:o, s:o, s:o,"
       " s:I, s:I, s:s, s:i, s:n, s:n, s:n, s:I, s:I, s:i, s:i, s:o, s:o}",
@@ -101,8 +102,8 @@ int load_result_write(const load_run *run, int valid, const char *reason) {
       "plt_ms", ms(plt), "plt_cutoff_ms", ms(plt_cutoff), "ttfb_ms",
       ms(load_sched_entry(run->sched, 0)->first_byte_ms), "bytes_up", (json_int_t)run->bytes_up,
       "bytes_down", (json_int_t)run->bytes_down, "bytes_counted_by", "loader", "connections",
-      run->connections, "tcp_retransmits", "tcp_timeouts", "lower_bound_ms", "request_header_bytes",
-      (json_int_t)run->request_header_bytes, "response_header_bytes",
+      run->connections_used, "tcp_retransmits", "tcp_timeouts", "lower_bound_ms",
+      "request_header_bytes", (json_int_t)run->request_header_bytes, "response_header_bytes",
       (json_int_t)run->response_header_bytes, "pushed", run->pushes, "hinted", run->hints,
       "resources", resources ? resources : json_null(), "settings",
       settings ? settings : json_null());
@@ -110,6 +111,9 @@ int load_result_write(const load_run *run, int valid, const char *reason) {
     fprintf(stderr, "speedy load: cannot build the result\n");
     return -1;
   }
+  /* Every connection opened, the ones that never carried a request included (a late-bound
+   * HTTP/1.1 attempt, --chromium-sockets' preconnects, backups and given-up attempts). */
+  json_object_set_new(o, "connections_opened", json_integer(run->connections));
   /* --coalesce: hosts whose group's certificate did not name them (own connection). */
   if (opt->coalesce) json_object_set_new(o, "uncoalesced_hosts", json_integer(run->uncoalesced));
   char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);

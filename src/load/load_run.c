@@ -12,6 +12,14 @@
  * the loop (never a sleep), one per distinct name, shared by the groups and connections
  * that want it while it runs and cached for the rest of the load, as a browser caches
  * lookups for a page.
+ *
+ * With --chromium-sockets the groups open sockets as Chromium 156's pools do on the lab's
+ * links (its net log, docs/results/validation/NOTES.md): the navigation preconnects two
+ * sockets to the page's host; a group whose attempt is still connecting 250 ms after the
+ * first one of a burst began, while requests wait, starts one more (the pool's backup
+ * job); and before a host is known to speak SPDY or HTTP/2 every waiting request starts an
+ * attempt of its own, up to 6, the ones still connecting given up when the first opens.
+ * Each such socket costs its handshake on the link, mostly upstream.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -21,6 +29,9 @@
 #include <time.h>
 
 #include "load_int.h"
+
+#define LOAD_BACKUP_MS 250   /* Chromium: a connect job's backup after 250 ms */
+#define LOAD_BROWSER_GROUP 6 /* Chromium: sockets per group, attempts included */
 
 double load_now_ms(const load_run *run) { return (double)(uv_hrtime() - run->t0_ns) / 1e6; }
 
@@ -227,6 +238,20 @@ static void uncoalesce_unnamed(load_conn *conn) {
   if (moved) load_sched_set_groups(run->sched, run->host_group, run->n_groups);
 }
 
+/* --chromium-sockets, SPDY and HTTP/2: the group's session is open; the attempts its
+ * waiting requests started are given up (a preconnect or a backup finishes and idles). */
+static void give_up_attempts(load_group *g) {
+  if (!g->run->opt->chromium_sockets) return;
+  for (int i = 0; i < g->n_conns; i++) {
+    load_conn *c = g->conns[i];
+    if (c->open || c->closed || c->extra || c->given_up) continue;
+    c->given_up = 1;
+    io_conn_abort(c->io, UV_ECANCELED); /* its on_close comes from the loop */
+    if (g->run->opt->verbose)
+      fprintf(stderr, "speedy load: connection %d to %s given up\n", c->index, g->server_name);
+  }
+}
+
 static void conn_on_open(io_conn *io, void *user) {
   load_conn *conn = user;
   load_run *run = conn->run;
@@ -261,6 +286,10 @@ static void conn_on_open(io_conn *io, void *user) {
     conn->dead = 1;
     io_conn_abort(io, UV_ENOMEM);
     return;
+  } else if (conn->group->primary == NULL || conn->group->primary->dead) {
+    conn->group->primary = conn;
+    conn->group->known = 1;
+    give_up_attempts(conn->group);
   }
   load_run_pump(run);
 }
@@ -286,7 +315,11 @@ static void conn_on_close(io_conn *io, int status, void *user) {
   conn->closed = 1;
   run->bytes_up += io_conn_bytes_out(io);
   run->bytes_down += io_conn_bytes_in(io);
-  if (!conn->open && status != 0 && !g->error[0]) {
+  run->connections_used += conn->used;
+  if (g->primary == conn) g->primary = NULL;
+  if (conn->given_up) {
+    /* aborted on purpose while connecting: no error */
+  } else if (!conn->open && status != 0 && !g->error[0]) {
     const char *detail = io_conn_error_detail(io);
     snprintf(g->error, sizeof(g->error), "cannot connect to %s: %s%s%s", g->server_name,
              io_strerror(status), detail[0] ? ": " : "", detail);
@@ -312,7 +345,8 @@ static void conn_on_close(io_conn *io, int status, void *user) {
   load_run_pump(run);
 }
 
-static int group_connect(load_group *g) {
+/* Opens a connection of g; extra: a preconnect or backup attempt (--chromium-sockets). */
+static int group_connect(load_group *g, int extra) {
   load_run *run = g->run;
   if (g->n_conns >= LOAD_MAX_CONNS || g->opened >= LOAD_MAX_CONNECTS) return -1;
   load_conn *conn = calloc(1, sizeof(*conn));
@@ -320,6 +354,7 @@ static int group_connect(load_group *g) {
   conn->run = run;
   conn->group = g;
   conn->index = run->connections;
+  conn->extra = extra;
   io_config config;
   io_config_init(&config);
   config.handshake_timeout_ms = run->opt->timeout_ms;
@@ -341,7 +376,45 @@ static int group_connect(load_group *g) {
   }
   g->conns[g->n_conns++] = conn;
   run->connections++;
+  /* Chromium's backup timer starts with a connect job when it is not running already. */
+  if (run->opt->chromium_sockets && !extra && g->backup_ms < 0)
+    g->backup_ms = load_now_ms(run) + LOAD_BACKUP_MS;
+  if (run->opt->verbose && extra)
+    fprintf(stderr, "speedy load: connection %d to %s: %s\n", conn->index, g->server_name,
+            g->opened == 2 && g->index == run->page_group ? "preconnect" : "backup");
   return 0;
+}
+
+/* Attempts of g still connecting (given-up ones not counted). */
+static int connecting_count(const load_group *g) {
+  int n = 0;
+  for (int i = 0; i < g->n_conns; i++)
+    n += !g->conns[i]->open && !g->conns[i]->closed && !g->conns[i]->given_up;
+  return n;
+}
+
+/* 1 when g's oldest attempt still connecting has not finished its TCP handshake: Chromium
+ * backs up a connect job only for that ("the initial TCP connection"), not for TLS. */
+static int oldest_in_tcp_connect(const load_group *g) {
+  const load_conn *oldest = NULL;
+  for (int i = 0; i < g->n_conns; i++) {
+    const load_conn *c = g->conns[i];
+    if (!c->open && !c->closed && !c->given_up && (!oldest || c->index < oldest->index)) oldest = c;
+  }
+  return oldest != NULL && io_conn_is_connecting(oldest->io);
+}
+
+/* --chromium-sockets: the navigation's second socket to the page's host, and the backup
+ * attempt when the group's timer is due while requests (waiting) still have no socket. */
+static void browser_sockets(load_group *g, size_t waiting, int limit) {
+  load_run *run = g->run;
+  if (!run->opt->chromium_sockets) return;
+  int due = g->backup_ms >= 0 && load_now_ms(run) >= g->backup_ms;
+  if (due) g->backup_ms = -1; /* always: a due timer left set would wake the pump at once */
+  if (g->error[0]) return;
+  if (g->index == run->page_group && g->opened == 1 && g->n_conns < limit && group_resolved(g))
+    group_connect(g, 1);
+  if (due && waiting > 0 && g->n_conns < limit && oldest_in_tcp_connect(g)) group_connect(g, 1);
 }
 
 /* A group with no connection left and an error: its waiting resources fail. */
@@ -366,13 +439,13 @@ static void pump_http1(load_group *g) {
   }
   /* 2. more connections while requests outnumber those being set up */
   size_t ready = load_sched_ready_count(sched, g->index);
-  int connecting = 0;
-  for (int i = 0; i < g->n_conns; i++) connecting += !g->conns[i]->open && !g->conns[i]->closed;
+  int connecting = connecting_count(g);
   while ((size_t)connecting < ready && g->n_conns < run->opt->connections && !g->error[0] &&
          group_resolved(g)) {
-    if (group_connect(g) != 0) break;
+    if (group_connect(g, 0) != 0) break;
     connecting++;
   }
+  browser_sockets(g, ready, run->opt->connections);
   /* 3. pipelining: the least busy open connection takes the next one */
   while (run->opt->pipeline > 1 && (id = load_sched_peek(sched, g->index)) >= 0) {
     load_conn *best = NULL;
@@ -387,17 +460,26 @@ static void pump_http1(load_group *g) {
   }
 }
 
+/* One session per group takes every request. Until one is open a connection is being set
+ * up while requests wait; with --chromium-sockets, before the server is known to speak the
+ * protocol, one per waiting request (up to 6). */
 static void pump_spdy(load_group *g) {
   load_run *run = g->run;
-  load_conn *live = NULL;
-  for (int i = 0; i < g->n_conns; i++)
-    if (!g->conns[i]->dead && !g->conns[i]->closed) live = g->conns[i];
-  if (!live) {
-    if (load_sched_ready_count(run->sched, g->index) > 0 && !g->error[0] && group_resolved(g))
-      group_connect(g);
+  load_conn *p = g->primary;
+  if (p != NULL && !p->dead && !p->closed) {
+    g->backup_ms = -1; /* the session takes every request: no backup */
+    load_spdy_submit(p);
     return;
   }
-  if (live->open && live->session) load_spdy_submit(live);
+  size_t ready = load_sched_ready_count(run->sched, g->index);
+  size_t want = run->opt->chromium_sockets && !g->known ? ready : ready > 0;
+  int connecting = connecting_count(g);
+  while ((size_t)connecting < want && g->n_conns < LOAD_BROWSER_GROUP && !g->error[0] &&
+         group_resolved(g)) {
+    if (group_connect(g, 0) != 0) break;
+    connecting++;
+  }
+  browser_sockets(g, ready, LOAD_BROWSER_GROUP);
 }
 
 static void on_wake(uv_timer_t *timer) { load_run_pump(timer->data); }
@@ -440,6 +522,10 @@ void load_run_pump(load_run *run) {
     return;
   }
   double wake = load_sched_next_wakeup(run->sched);
+  for (int g = 0; g < run->n_groups; g++) {
+    double due = run->groups[g].backup_ms;
+    if (due >= 0 && (wake < 0 || due < wake)) wake = due;
+  }
   if (wake >= 0) {
     double wait = wake - load_now_ms(run);
     uv_timer_start(&run->wake, on_wake, wait > 0 ? (uint64_t)ceil(wait) : 0, 0);
@@ -482,6 +568,7 @@ int load_run_execute(load_run *run) {
     load_group *group = &run->groups[g];
     group->run = run;
     group->index = g;
+    group->backup_ms = -1;
     if (opt->single) {
       group->addr = opt->single_addr;
       /* one origin: the page's own host names the connection */
@@ -491,6 +578,7 @@ int load_run_execute(load_run *run) {
       group->server_name = load_plan_server_name(run->plan, (size_t)g);
     }
   }
+  run->page_group = load_host_group(run, run->plan->resources[0].host);
   if (lookups_make(run) != 0) return -1;
   uv_loop_t loop;
   if (uv_loop_init(&loop) != 0) return -1;

@@ -91,7 +91,10 @@ void load_spdy_submit(load_conn *conn) {
     }
     submitted = 1;
   }
-  if (submitted) io_conn_want_writable(conn->io);
+  if (submitted) {
+    conn->used = 1;
+    io_conn_want_writable(conn->io);
+  }
 }
 
 /* ---- Engine callbacks -------------------------------------------------------------- */

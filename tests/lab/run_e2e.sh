@@ -92,8 +92,9 @@ for d in loads:
         assert d["hint"] and d["hinted"] > 0, f"{k}: nothing hinted"
     if d["config"] in ("h2-single", "h2-push", "h2-hint"):
         assert d["mode"] == "single-domain" and d["connections"] == 1, k
-    # The loader opens no connection it does not use; the emulator's side agrees.
-    assert d["tcp_connects"] == d["connections"], (k, d["tcp_connects"], d["connections"])
+    # What the loader opened is what crossed the link; it used them all (no --chromium-sockets).
+    assert d["tcp_connects"] == d["connections_opened"] == d["connections"], \
+        (k, d["tcp_connects"], d["connections_opened"], d["connections"])
     if d["config"] == "h2-coalesced":
         assert d["mode"] == "coalesced" and d["uncoalesced_hosts"] == 0, k
     print(f"  {d['page'][:34]:34} {d['config']:12} TLS {'on ' if d['tls'] else 'off'}"
@@ -114,3 +115,19 @@ grep -Eq '^cable, loss 0%, TLS on +spdy-multi +h2-multi +[0-9]+ ' "$tmp/h2-table
 grep -Eq '^h2-coalesced +HPACK +[1-9][0-9]* +[1-9][0-9]* ' "$tmp/h2-table.txt"
 grep -Eq '^spdy-multi +zlib +[1-9][0-9]* ' "$tmp/h2-table.txt"
 echo "HTTP/2: $((12 * ${#h2_pages[@]})) loads valid, reported beside SPDY"
+
+# --chromium-sockets reaches the loader: the navigation's second socket to the page's host
+# crosses the link (tcp_connects, counted by the client namespace) and carries nothing.
+"$speedy" lab run -o "$tmp/cs.jsonl" -l cable --loss 0 --tls on -c h2-multi,http1-fcfs -n 1 \
+  --seed 3 --chromium-sockets --speedyd "$speedyd" --timeout 60 "$tmp/corpus/synth-tiny.har" \
+  2>"$tmp/cs.err" || { cat "$tmp/cs.err"; exit 1; }
+python3 - "$tmp/cs.jsonl" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert lines[0]["settings"]["chromium_sockets"] is True, lines[0]["settings"]
+for d in lines[1:]:
+    assert d["valid"], f"{d['key']}: invalid: {d['invalid_reason']}"
+    assert d["tcp_connects"] == d["connections_opened"] > d["connections"], \
+        (d["key"], d["tcp_connects"], d["connections_opened"], d["connections"])
+print(f"--chromium-sockets: {len(lines) - 1} loads, sockets opened beyond those used")
+PY

@@ -181,6 +181,69 @@ h2_early_hints)
   start_server --h2 --hint 9
   load --proto h2c $(multi_addrs) || fail "exit $?"
   check valid hinted=9 once protocol=h2 ;;
+chromium_sockets)
+  # --chromium-sockets over node's http2 (TLS), behind slow_relay.py: every TLS handshake
+  # takes 500 ms more, TCP's none. The page's host gets the navigation's two sockets; cdn,
+  # whose first requests wait for a connection, an attempt per waiting request, the ones
+  # still connecting given up when the first opens. Without the option: one per host.
+  certs
+  start_server --h2 --tls server.pem server.key
+  relay() {
+    rm -f r.ports
+    mkfifo r.in.$1
+    python3 "$here/slow_relay.py" --delay 500 --log relay-$1.jsonl $PORTS < r.in.$1 > r.ports.$1 2>> server.err &
+    pids+=($!)
+    exec {rfd}> r.in.$1
+    for _ in $(seq 200); do
+      RPORTS=$(python3 -c 'import json,sys; print(" ".join(map(str, json.load(open(sys.argv[1]))["ports"])))' r.ports.$1 2>/dev/null)
+      [ -n "$RPORTS" ] && return 0
+      sleep 0.05
+    done
+    fail "relay did not start"
+  }
+  relay_addrs() { local i=0; for p in $RPORTS; do printf -- '--host-addr %d=127.0.0.1:%d ' $i "$p"; i=$((i+1)); done; }
+  accepted() { # accepted() RUN PORT_INDEX: connections the relay took on that port
+    python3 -c 'import json,sys; print(sum(1 for l in open(sys.argv[1]) if json.loads(l)["port_index"] == int(sys.argv[2])))' relay-$1.jsonl $2
+  }
+  relay plain
+  load --proto h2 --tls --cacert ca.pem $(relay_addrs) || fail "exit $?"
+  check valid once protocol=h2 connections=2
+  mv result.jsonl plain.jsonl; : > log.jsonl
+  relay model
+  load --proto h2 --tls --cacert ca.pem --chromium-sockets -v $(relay_addrs) || fail "exit $?"
+  check valid once protocol=h2 connections=2
+  sleep 0.5 # the relay logs a connection when it ends
+  [ "$(accepted plain 0) $(accepted plain 1)" = "1 1" ] ||
+    fail "without --chromium-sockets: $(accepted plain 0) and $(accepted plain 1) connections, want 1 and 1"
+  [ "$(accepted model 0)" = 2 ] || fail "page host: $(accepted model 0) connections, want 2"
+  [ "$(accepted model 1)" -ge 2 ] || fail "cdn: $(accepted model 1) connections, want 2 or more"
+  grep -q "to cdn.example.test given up" err || fail "no attempt to cdn given up"
+  python3 - result.jsonl $(( $(accepted model 0) + $(accepted model 1) )) <<'PY' || fail "connections_opened"
+import json, sys
+d = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+assert d["connections_opened"] == int(sys.argv[2]), (d["connections_opened"], sys.argv[2])
+assert d["settings"]["chromium_sockets"] is True
+PY
+  # The backup attempt: the page's host is a listener whose accept queue is full, so the
+  # loader's SYNs go unanswered; 250 ms into the request's attempt one more starts (with the
+  # navigation's second socket: three), none without the option.
+  python3 -c '
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(0)
+filler = socket.create_connection(s.getsockname())
+open("full.port", "w").write(str(s.getsockname()[1]))
+time.sleep(30)
+' &
+  pids+=($!)
+  for _ in $(seq 100); do [ -s full.port ] && break; sleep 0.05; done
+  rm -f result.jsonl
+  load --proto h2 --tls --cacert ca.pem --timeout 1 --single "127.0.0.1:$(cat full.port)"
+  python3 -c 'import json,sys; d=json.load(open("result.jsonl")); sys.exit(d["connections_opened"] != 1)' ||
+    fail "stalled connect without --chromium-sockets: want one connection"
+  rm -f result.jsonl
+  load --proto h2 --tls --cacert ca.pem --timeout 1 --chromium-sockets -v --single "127.0.0.1:$(cat full.port)"
+  python3 -c 'import json,sys; d=json.load(open("result.jsonl")); sys.exit(d["connections_opened"] != 3)' ||
+    fail "stalled connect with --chromium-sockets: want three connections ($(grep -c backup err) backup)" ;;
 hint_requested)
   start_server --hint 9
   load $(multi_addrs) || fail "exit $?"

@@ -137,13 +137,14 @@ function h2HeaderBytes(file) {
 }
 
 async function load(o, plan) {
+  const keepNetLog = process.env.SPEEDY_CHROMIUM_NETLOG;
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'speedy-chromium-'));
   const netLog = path.join(profile, 'netlog.json');
   const args = [
     '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync',
     ...(o.h2 ? [`--log-net-log=${netLog}`, '--net-log-capture-mode=Everything']
-             : ['--disable-http2']),
+             : ['--disable-http2', ...(keepNetLog ? [`--log-net-log=${netLog}`] : [])]),
     // One renderer for every frame (so one DevTools target sees every request), and no
     // automatic https:// attempts for http:// pages (TLS-off runs listen on port 80 only).
     '--disable-features=IsolateOrigins,site-per-process,HttpsUpgrades,HttpsFirstBalancedModeAutoEnable',
@@ -262,6 +263,15 @@ async function load(o, plan) {
     await exited;
     clearTimeout(killer);
     if (o.h2 && ret) ret.h2Headers = h2HeaderBytes(netLog);
+    if (keepNetLog) {
+      // $SPEEDY_CHROMIUM_NETLOG: keep the load's net log (sockets opened, used, closed).
+      const name = `${path.basename(plan.source || "page")}-${o.h2 ? 'h2' : 'http1'}-r${o.repetition}-${process.pid}.json`;
+      try {
+        fs.copyFileSync(netLog, path.join(keepNetLog, name.replace(/[^A-Za-z0-9._-]/g, '_')));
+      } catch (e) {
+        process.stderr.write(`speedy lab chromium driver: net log not kept: ${e.message}\n`);
+      }
+    }
     try {
       // Chromium's helpers may still be writing for a moment after it exits.
       fs.rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
