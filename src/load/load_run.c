@@ -15,11 +15,11 @@
  *
  * With --chromium-sockets the groups open sockets as Chromium 156's pools do on the lab's
  * links (its net log, docs/results/validation/NOTES.md): the navigation preconnects two
- * sockets to the page's host; a group whose attempt is still connecting 250 ms after the
- * first one of a burst began, while requests wait, starts one more (the pool's backup
- * job); and before a host is known to speak SPDY or HTTP/2 every waiting request starts an
- * attempt of its own, up to 6, the ones still connecting given up when the first opens.
- * Each such socket costs its handshake on the link, mostly upstream.
+ * sockets to the page's host; 250 ms after a group's attempt began, if its oldest attempt
+ * still has not finished the TCP handshake while requests wait, one more starts (the
+ * pool's backup job); and before a host is known to speak SPDY or HTTP/2 every waiting
+ * request starts an attempt of its own, up to 6, the ones still connecting given up when
+ * the first opens. Each such socket costs its handshake on the link, mostly upstream.
  */
 #include <math.h>
 #include <stdarg.h>
