@@ -827,8 +827,7 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
     loader_argv[l++] = "--hello-padding";
     loader_argv[l++] = hello_padding;
   }
-  if (settings->delayable_limit > 0 && !lab_config_is_h2(job->config) &&
-      !lab_config_is_spdy(job->config)) {
+  if (settings->delayable_limit > 0) { /* SPDY and HTTP/2 until the server is known */
     loader_argv[l++] = "--delayable-limit";
     loader_argv[l++] = delayable_limit;
   }

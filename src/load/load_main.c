@@ -49,10 +49,10 @@ static void usage(FILE *f) {
           "      --connections N      HTTP/1.1 connections per host (default %d, max %d)\n"
           "      --dispatch POLICY    HTTP/1.1 order: fcfs (discovery order, default) or priority\n"
           "                           (document > css, script > font > image > other)\n"
-          "      --delayable-limit N  HTTP/1.1: at most N requests for images and scripts in\n"
-          "                           flight at once across hosts, as Chromium holds low-priority\n"
-          "                           requests to servers without priorities (there 10; 1 to\n"
-          "                           1000; default: no limit)\n"
+          "      --delayable-limit N  at most N requests for images and scripts in flight at\n"
+          "                           once across hosts not known to take priorities (HTTP/1.1;\n"
+          "                           SPDY, HTTP/2 until a session is open), as Chromium holds\n"
+          "                           them (there 10; 1 to 1000; default: no limit)\n"
           "      --pipeline           HTTP/1.1 pipelining, up to --pipeline-depth per connection\n"
           "      --pipeline-depth N   requests in flight per connection (default %d, max %d)\n"
           "      --window BYTES       SPDY/3+ stream receive window (default %u)\n"
@@ -355,9 +355,6 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
   if (addr->port && !addr->addr_base)
     return cli_usage_error(LOAD_PROGRAM, "--port goes with --addr-base");
   if (opt->npn && !opt->tls) return cli_usage_error(LOAD_PROGRAM, "--npn goes with --tls");
-  if (opt->delayable_limit && !opt->http1)
-    return cli_usage_error(LOAD_PROGRAM, "--delayable-limit applies to --http1 only (SPDY and "
-                                         "HTTP/2 servers take priorities)");
   if (opt->hello_padding && !opt->tls)
     return cli_usage_error(LOAD_PROGRAM, "--hello-padding goes with --tls");
   if (opt->coalesce && opt->http1)

@@ -289,6 +289,7 @@ static void conn_on_open(io_conn *io, void *user) {
   } else if (conn->group->primary == NULL || conn->group->primary->dead) {
     conn->group->primary = conn;
     conn->group->known = 1;
+    load_sched_set_prioritized(run->sched, conn->group->index);
     give_up_attempts(conn->group);
   }
   load_run_pump(run);

@@ -23,8 +23,9 @@ struct load_sched {
   uint64_t seq;
   /* load_sched_set_delayable_limit: 0 off; scratch of load_sched_release */
   int delayable_limit;
-  int *host_in_flight; /* per host */
-  struct held *held;   /* per resource at most */
+  int *host_in_flight;        /* per host */
+  struct held *held;          /* per resource at most */
+  unsigned char *prioritized; /* per group: its server takes priorities (nothing held) */
 };
 
 /* A held resource in load_sched_release's order. */
@@ -61,8 +62,9 @@ load_sched *load_sched_new(const load_plan *plan, load_dispatch dispatch, int si
   s->first_child = calloc(n + 2, sizeof(*s->first_child));
   s->host_in_flight = calloc(plan->n_hosts + 1, sizeof(*s->host_in_flight));
   s->held = malloc((n + 1) * sizeof(*s->held));
+  s->prioritized = calloc(plan->n_hosts + 1, 1); /* groups <= hosts */
   if (!s->entries || !s->gate || !s->offset_key || !s->children || !s->first_child ||
-      !s->host_in_flight || !s->held) {
+      !s->host_in_flight || !s->held || !s->prioritized) {
     load_sched_del(s);
     return NULL;
   }
@@ -119,6 +121,7 @@ void load_sched_del(load_sched *s) {
   free(s->first_child);
   free(s->host_in_flight);
   free(s->held);
+  free(s->prioritized);
   free(s);
 }
 
@@ -215,14 +218,20 @@ static int held_cmp(const void *a, const void *b) {
   return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+void load_sched_set_prioritized(load_sched *s, int group) {
+  if (group >= 0 && group < s->groups) s->prioritized[group] = 1;
+}
+
 void load_sched_release(load_sched *s) {
   if (s->delayable_limit == 0) return;
   size_t n = s->plan->n_resources, n_held = 0;
   int delayable_in_flight = 0;
   memset(s->host_in_flight, 0, s->plan->n_hosts * sizeof(*s->host_in_flight));
   for (size_t i = 0; i < n; i++) {
-    const load_entry *e = &s->entries[i];
-    if (e->state == LOAD_READY && e->held) {
+    load_entry *e = &s->entries[i];
+    if (s->prioritized[e->group]) {
+      e->held = 0; /* a server that takes priorities is sent everything at once */
+    } else if (e->state == LOAD_READY && e->held) {
       s->held[n_held++] = (held){e->ready_seq, (int)i};
     } else if (e->state == LOAD_ACTIVE || e->state == LOAD_READY) {
       s->host_in_flight[s->plan->resources[i].host]++;

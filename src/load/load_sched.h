@@ -82,7 +82,8 @@ void load_sched_advance(load_sched *sched, double now);
 /* The earliest time a DELAYED resource becomes READY, or -1 when none waits. */
 double load_sched_next_wakeup(const load_sched *sched);
 
-/* Chromium's ResourceScheduler for servers without priorities (HTTP/1.1): requests of low
+/* Chromium's ResourceScheduler for servers not known to take priorities (HTTP/1.1, and
+ * HTTP/2 before its first session to the server is open): requests of low
  * priority — images and scripts (the replay's pages make every script async) — are
  * "delayable", and at most `limit` of them are in flight at once across hosts, and none
  * more to a host that already has LOAD_SCHED_HOST_IN_FLIGHT requests of any kind in flight.
@@ -93,6 +94,9 @@ double load_sched_next_wakeup(const load_sched *sched);
  * 0 (the default): nothing is held. Call before load_sched_start. */
 #define LOAD_SCHED_HOST_IN_FLIGHT 6
 void load_sched_set_delayable_limit(load_sched *sched, int limit);
+/* The server of group takes priorities (an HTTP/2 or SPDY session of it is open, so a
+ * browser knows): its resources are no longer held, nor counted in flight. */
+void load_sched_set_prioritized(load_sched *sched, int group);
 /* Releases the held resources the limit now allows. Call before asking for requests. */
 void load_sched_release(load_sched *sched);
 

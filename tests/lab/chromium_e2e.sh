@@ -38,9 +38,24 @@ if "$speedy" lab run --client firefox --dry-run "${pages[0]}" 2>"$tmp/err"; then
   echo "--client firefox was accepted"; exit 1
 fi
 grep -q "speedy or chromium" "$tmp/err" || { cat "$tmp/err"; exit 1; }
-"$speedy" lab run --client chromium -o "$tmp/results.jsonl" -l cable --loss 0 --tls off,on \
+mkdir "$tmp/netlog"
+SPEEDY_CHROMIUM_NETLOG=$tmp/netlog \
+  "$speedy" lab run --client chromium -o "$tmp/results.jsonl" -l cable --loss 0 --tls off,on \
   -n 1 --seed 5 -j 1 --speedyd "$speedyd" --timeout 60 "${pages[@]}" 2>"$tmp/run.err" ||
   { cat "$tmp/run.err"; exit 1; }
+# $SPEEDY_CHROMIUM_NETLOG: one net log per load, each with the sockets to the replay.
+python3 - "$tmp/netlog" "${#pages[@]}" <<'PY'
+import json, os, sys
+files = sorted(os.listdir(sys.argv[1]))
+assert len(files) == 4 * int(sys.argv[2]), files
+for f in files:
+    d = json.load(open(os.path.join(sys.argv[1], f)))
+    types = {v: k for k, v in d["constants"]["logEventTypes"].items()}
+    connects = [e for e in d["events"] if types[e["type"]] == "TCP_CONNECT_ATTEMPT"
+                and e.get("params", {}).get("address", "").startswith("198.")]
+    assert connects, f"{f}: no socket to the replay"
+print(f"{len(files)} net logs kept")
+PY
 # The plans the run replayed, by page id, for the resource counts.
 python3 - "$tmp/results.jsonl" "${#pages[@]}" <<'PY'
 import json, sys

@@ -256,6 +256,33 @@ Test(load_sched, a_busy_host_is_skipped_and_the_next_hosts_image_goes) {
   load_sched_del(s);
 }
 
+/* A server known to take priorities (an HTTP/2 session of it is open) gets its images at
+ * once, and its requests no longer count against the other servers' limit. */
+Test(load_sched, a_server_known_to_take_priorities_is_not_held) {
+  plan_init(7);
+  for (int i = 1; i < 7; i++) {
+    fx.res[i].type = LOAD_TYPE_IMAGE;
+    fx.res[i].discover_offset = 0;
+    fx.res[i].host = i <= 3 ? 0 : 1; /* three images on each host */
+  }
+  load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+  load_sched_set_delayable_limit(s, 1);
+  load_sched_start(s, 0);
+  load_sched_requested(s, 0, 0, 0);
+  load_sched_body(s, 0, 1, 5);
+  int order[7];
+  cr_assert_eq(drain_all(s, order, 6), 1, "one image while no server is known");
+  cr_expect_eq(order[0], 1);
+  load_sched_set_prioritized(s, 0); /* host 0's session is open */
+  cr_assert_eq(drain_all(s, order, 7), 3, "host 0's other two, and host 1's first");
+  cr_expect(order[0] == 2 && order[1] == 3 && order[2] == 4, "got %d %d %d", order[0], order[1],
+            order[2]);
+  cr_expect(load_sched_entry(s, 5)->held && load_sched_entry(s, 6)->held, "host 1 is not known");
+  load_sched_set_prioritized(s, 7); /* not a group: ignored */
+  cr_expect_eq(drain_all(s, order, 8), 0);
+  load_sched_del(s);
+}
+
 /* Without a limit nothing is held (the default). */
 Test(load_sched, without_a_delayable_limit_nothing_is_held) {
   plan_init(13);

@@ -15,6 +15,10 @@
 // browser writes a net log with the TLS plaintext (--net-log-capture-mode=Everything) and
 // the HEADERS, CONTINUATION and PUSH_PROMISE frames in it are counted, frame header
 // included, as speedy load counts its own.
+//
+// $SPEEDY_CHROMIUM_NETLOG=DIR keeps each load's net log in DIR (over HTTP/1.1 too, where
+// none is written otherwise), named after the recording, the protocol and the repetition:
+// the sockets Chromium opened, used and closed (docs/lab.md, "The loader against Chromium").
 'use strict';
 
 const fs = require('fs');
@@ -265,7 +269,8 @@ async function load(o, plan) {
     if (o.h2 && ret) ret.h2Headers = h2HeaderBytes(netLog);
     if (keepNetLog) {
       // $SPEEDY_CHROMIUM_NETLOG: keep the load's net log (sockets opened, used, closed).
-      const name = `${path.basename(plan.source || "page")}-${o.h2 ? 'h2' : 'http1'}-r${o.repetition}-${process.pid}.json`;
+      const name = `${path.basename(plan.source || 'page')}-${o.h2 ? 'h2' : 'http1'}` +
+                   `-r${o.repetition}-${process.pid}.json`;
       try {
         fs.copyFileSync(netLog, path.join(keepNetLog, name.replace(/[^A-Za-z0-9._-]/g, '_')));
       } catch (e) {
