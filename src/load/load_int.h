@@ -124,8 +124,6 @@ struct load_group {
   int n_conns;
   int opened;
   load_conn *primary; /* SPDY, HTTP/2: the open connection whose session takes the requests */
-  int known;          /* SPDY, HTTP/2: a connection of the group has opened (the server is
-                         known to speak the protocol) */
   double backup_ms;   /* --chromium-sockets: when the backup attempt is due, -1 none */
   char error[400];
 };

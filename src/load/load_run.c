@@ -238,13 +238,16 @@ static void uncoalesce_unnamed(load_conn *conn) {
   if (moved) load_sched_set_groups(run->sched, run->host_group, run->n_groups);
 }
 
+/* An attempt still setting up (TCP or TLS), not given up. */
+static int conn_connecting(const load_conn *c) { return !c->open && !c->closed && !c->given_up; }
+
 /* --chromium-sockets, SPDY and HTTP/2: the group's session is open; the attempts its
  * waiting requests started are given up (a preconnect or a backup finishes and idles). */
 static void give_up_attempts(load_group *g) {
   if (!g->run->opt->chromium_sockets) return;
   for (int i = 0; i < g->n_conns; i++) {
     load_conn *c = g->conns[i];
-    if (c->open || c->closed || c->extra || c->given_up) continue;
+    if (!conn_connecting(c) || c->extra) continue;
     c->given_up = 1;
     io_conn_abort(c->io, UV_ECANCELED); /* its on_close comes from the loop */
     if (g->run->opt->verbose)
@@ -288,7 +291,6 @@ static void conn_on_open(io_conn *io, void *user) {
     return;
   } else if (conn->group->primary == NULL || conn->group->primary->dead) {
     conn->group->primary = conn;
-    conn->group->known = 1;
     load_sched_set_prioritized(run->sched, conn->group->index);
     give_up_attempts(conn->group);
   }
@@ -389,8 +391,7 @@ static int group_connect(load_group *g, int extra) {
 /* Attempts of g still connecting (given-up ones not counted). */
 static int connecting_count(const load_group *g) {
   int n = 0;
-  for (int i = 0; i < g->n_conns; i++)
-    n += !g->conns[i]->open && !g->conns[i]->closed && !g->conns[i]->given_up;
+  for (int i = 0; i < g->n_conns; i++) n += conn_connecting(g->conns[i]);
   return n;
 }
 
@@ -400,7 +401,7 @@ static int oldest_in_tcp_connect(const load_group *g) {
   const load_conn *oldest = NULL;
   for (int i = 0; i < g->n_conns; i++) {
     const load_conn *c = g->conns[i];
-    if (!c->open && !c->closed && !c->given_up && (!oldest || c->index < oldest->index)) oldest = c;
+    if (conn_connecting(c) && (!oldest || c->index < oldest->index)) oldest = c;
   }
   return oldest != NULL && io_conn_is_connecting(oldest->io);
 }
@@ -473,7 +474,9 @@ static void pump_spdy(load_group *g) {
     return;
   }
   size_t ready = load_sched_ready_count(run->sched, g->index);
-  size_t want = run->opt->chromium_sockets && !g->known ? ready : ready > 0;
+  /* Known: a session of the group has opened (the scheduler stops holding its requests). */
+  int known = load_sched_is_prioritized(run->sched, g->index);
+  size_t want = run->opt->chromium_sockets && !known ? ready : ready > 0;
   int connecting = connecting_count(g);
   while ((size_t)connecting < want && g->n_conns < LOAD_BROWSER_GROUP && !g->error[0] &&
          group_resolved(g)) {

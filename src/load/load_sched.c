@@ -222,6 +222,10 @@ void load_sched_set_prioritized(load_sched *s, int group) {
   if (group >= 0 && group < s->groups) s->prioritized[group] = 1;
 }
 
+int load_sched_is_prioritized(const load_sched *s, int group) {
+  return group >= 0 && group < s->groups && s->prioritized[group];
+}
+
 void load_sched_release(load_sched *s) {
   if (s->delayable_limit == 0) return;
   size_t n = s->plan->n_resources, n_held = 0;

@@ -97,6 +97,8 @@ void load_sched_set_delayable_limit(load_sched *sched, int limit);
 /* The server of group takes priorities (an HTTP/2 or SPDY session of it is open, so a
  * browser knows): its resources are no longer held, nor counted in flight. */
 void load_sched_set_prioritized(load_sched *sched, int group);
+/* 1 once load_sched_set_prioritized was called for group. */
+int load_sched_is_prioritized(const load_sched *sched, int group);
 /* Releases the held resources the limit now allows. Call before asking for requests. */
 void load_sched_release(load_sched *sched);
 

@@ -28,20 +28,28 @@ plan=$here/plan.json
 fail() { echo "FAIL ($case): $*"; for f in err server.err; do [ -s $f ] && { echo "--- $f"; tail -20 $f; }; done; exit 1; }
 
 # start_server ARGS... — sets PORTS (one per host, or one with --single)
+# ports_of FILE — waits up to 10 s for {"ports":[...]} in FILE and prints the ports
+ports_of() {
+  local ports
+  for _ in $(seq 200); do
+    ports=$(python3 -c 'import json,sys; print(" ".join(map(str, json.load(open(sys.argv[1]))["ports"])))' "$1" 2>/dev/null)
+    [ -n "$ports" ] && { echo "$ports"; return 0; }
+    sleep 0.05
+  done
+  return 1
+}
+
 start_server() {
   mkfifo s.in
   node "$here/server.js" --plan "$plan" --log log.jsonl "$@" < s.in > s.ports 2> server.err &
   pids+=($!)
   exec {fd}> s.in # holds the server's stdin open until we exit
-  for _ in $(seq 200); do
-    PORTS=$(python3 -c 'import json,sys; print(" ".join(map(str, json.load(open("s.ports"))["ports"])))' 2>/dev/null)
-    [ -n "$PORTS" ] && return 0
-    sleep 0.05
-  done
-  fail "server did not start"
+  PORTS=$(ports_of s.ports) || fail "server did not start"
 }
 
-multi_addrs() { local i=0; for p in $PORTS; do printf -- '--host-addr %d=127.0.0.1:%d ' $i "$p"; i=$((i+1)); done; }
+# addrs_of PORT... — --host-addr I=127.0.0.1:PORT for host I, in order
+addrs_of() { local i=0; for p in "$@"; do printf -- '--host-addr %d=127.0.0.1:%d ' $i "$p"; i=$((i+1)); done; }
+multi_addrs() { addrs_of $PORTS; }
 
 certs() {
   q() { "$@" >/dev/null 2>&1 || fail "openssl: $*"; }
@@ -189,19 +197,13 @@ chromium_sockets)
   certs
   start_server --h2 --tls server.pem server.key
   relay() {
-    rm -f r.ports
     mkfifo r.in.$1
     python3 "$here/slow_relay.py" --delay 500 --log relay-$1.jsonl $PORTS < r.in.$1 > r.ports.$1 2>> server.err &
     pids+=($!)
     exec {rfd}> r.in.$1
-    for _ in $(seq 200); do
-      RPORTS=$(python3 -c 'import json,sys; print(" ".join(map(str, json.load(open(sys.argv[1]))["ports"])))' r.ports.$1 2>/dev/null)
-      [ -n "$RPORTS" ] && return 0
-      sleep 0.05
-    done
-    fail "relay did not start"
+    RPORTS=$(ports_of r.ports.$1) || fail "relay did not start"
   }
-  relay_addrs() { local i=0; for p in $RPORTS; do printf -- '--host-addr %d=127.0.0.1:%d ' $i "$p"; i=$((i+1)); done; }
+  relay_addrs() { addrs_of $RPORTS; }
   accepted() { # accepted() RUN PORT_INDEX: connections the relay took on that port
     python3 -c 'import json,sys; print(sum(1 for l in open(sys.argv[1]) if json.loads(l)["port_index"] == int(sys.argv[2])))' relay-$1.jsonl $2
   }

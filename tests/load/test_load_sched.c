@@ -273,7 +273,9 @@ Test(load_sched, a_server_known_to_take_priorities_is_not_held) {
   int order[7];
   cr_assert_eq(drain_all(s, order, 6), 1, "one image while no server is known");
   cr_expect_eq(order[0], 1);
+  cr_assert(!load_sched_is_prioritized(s, 0));
   load_sched_set_prioritized(s, 0); /* host 0's session is open */
+  cr_assert(load_sched_is_prioritized(s, 0) && !load_sched_is_prioritized(s, 1));
   cr_assert_eq(drain_all(s, order, 7), 3, "host 0's other two, and host 1's first");
   cr_expect(order[0] == 2 && order[1] == 3 && order[2] == 4, "got %d %d %d", order[0], order[1],
             order[2]);
