@@ -30,6 +30,7 @@
 
 #include "cli.h"
 #include "har.h"
+#include "io.h" /* IO_TLS_HELLO_PAD_MAX */
 #include "matrix.h"
 #include "netem.h"
 #include "page.h"
@@ -263,6 +264,8 @@ static int make_matrix(run_state *st) {
     json_object_set_new(m->settings, "delayable_limit", json_integer(s->delayable_limit));
   if (m->settings != NULL && s->chromium_sockets)
     json_object_set_new(m->settings, "chromium_sockets", json_true());
+  if (m->settings != NULL && s->chromium_headers)
+    json_object_set_new(m->settings, "chromium_headers", json_true());
   if (rc != 0 || m->settings == NULL) {
     fprintf(stderr, PROG ": out of memory\n");
     return -1;
@@ -546,13 +549,15 @@ static void usage(void) {
          "                         on h2-multi, h2-single, h2-coalesced and h2-hint)\n"
          "      --dns-rtt MS       emulated DNS: the loader waits MS ms before its first\n"
          "                         connection to each host name (0 to 10000; default 0: none)\n"
-         "      --hello-padding B  the loader adds B octets (4 to 8192) to every TLS ClientHello,\n"
+         "      --hello-padding B  the loader adds B octets (4 to %u) to every TLS ClientHello,\n"
          "                         as much as Chromium's weighs more (docs/lab.md; default 0)\n"
          "      --delayable-limit N  the loader keeps at most N requests for images and scripts\n"
          "                         in flight to servers not known to take priorities, as\n"
          "                         Chromium does (10; default: none)\n"
          "      --chromium-sockets  the loader opens and gives up sockets as Chromium does\n"
          "                         (preconnect, backup attempts, speedy-load(1))\n"
+         "      --chromium-headers  the loader sends the request headers Chromium sends\n"
+         "                         (client hints, Sec-Fetch-*, speedy-load(1))\n"
          "  -c, --configs LIST     http1-fcfs, http1-prio, http1-single, spdy-multi, spdy-single,\n"
          "                         spdy-push, spdy-hint, h2-multi, h2-single, h2-coalesced,\n"
          "                         h2-push, h2-hint, or all (default all)\n"
@@ -580,7 +585,8 @@ static void usage(void) {
          "                         'speedy lab merge' joins their results files)\n"
          "      --dry-run          list the loads that would run, in the results' order\n"
          "  -v, --verbose          one line per load\n"
-         "  -h, --help             this help\n");
+         "  -h, --help             this help\n",
+         IO_TLS_HELLO_PAD_MAX);
 }
 
 int lab_run_main(int argc, char **argv) {
@@ -606,6 +612,7 @@ int lab_run_main(int argc, char **argv) {
     O_HELLO_PADDING,
     O_DELAYABLE_LIMIT,
     O_CHROMIUM_SOCKETS,
+    O_CHROMIUM_HEADERS,
     O_SHARD,
     O_CLIENT
   };
@@ -620,6 +627,7 @@ int lab_run_main(int argc, char **argv) {
       {"hello-padding", required_argument, NULL, O_HELLO_PADDING},
       {"delayable-limit", required_argument, NULL, O_DELAYABLE_LIMIT},
       {"chromium-sockets", no_argument, NULL, O_CHROMIUM_SOCKETS},
+      {"chromium-headers", no_argument, NULL, O_CHROMIUM_HEADERS},
       {"shard", required_argument, NULL, O_SHARD},
       {"client", required_argument, NULL, O_CLIENT},
       {"configs", required_argument, NULL, 'c'},
@@ -697,8 +705,9 @@ int lab_run_main(int argc, char **argv) {
       s->dns_rtt_ms = (unsigned)v;
       break;
     case O_HELLO_PADDING:
-      if (cli_parse_u64(optarg, 4, 8192, &v) != 0)
-        return cli_option_error(PROG, "hello-padding", optarg, "octets from 4 to 8192");
+      if (cli_parse_u64(optarg, 4, IO_TLS_HELLO_PAD_MAX, &v) != 0)
+        return cli_option_error(PROG, "hello-padding", optarg, "octets from 4 to %u",
+                                IO_TLS_HELLO_PAD_MAX);
       s->hello_padding = (unsigned)v;
       break;
     case O_DELAYABLE_LIMIT:
@@ -708,6 +717,9 @@ int lab_run_main(int argc, char **argv) {
       break;
     case O_CHROMIUM_SOCKETS:
       s->chromium_sockets = 1;
+      break;
+    case O_CHROMIUM_HEADERS:
+      s->chromium_headers = 1;
       break;
     case O_SHARD:
       if (parse_shard(optarg, &st.shard, &st.n_shards) != 0)
@@ -832,6 +844,9 @@ int lab_run_main(int argc, char **argv) {
                                  "own requests (leave it out with --client chromium)");
   if (s->chromium && s->chromium_sockets)
     return cli_usage_error(PROG, "--chromium-sockets is the loader's: Chromium opens its own "
+                                 "(leave it out with --client chromium)");
+  if (s->chromium && s->chromium_headers)
+    return cli_usage_error(PROG, "--chromium-headers is the loader's: Chromium sends its own "
                                  "(leave it out with --client chromium)");
   if (s->chromium) {
     /* The browser's HTTP/1.1 and HTTP/2 over TLS: no SPDY (dropped long ago), no push

@@ -832,6 +832,7 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
     loader_argv[l++] = delayable_limit;
   }
   if (settings->chromium_sockets) loader_argv[l++] = "--chromium-sockets";
+  if (settings->chromium_headers) loader_argv[l++] = "--chromium-headers";
   loader_argv[l] = NULL;
 loader_ready:;
 

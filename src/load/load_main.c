@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "io_session.h"
 #include "load.h"
+#include "load_browser.h"
 #include "load_int.h"
 
 #define LOAD_PROGRAM "speedy load"
@@ -72,6 +73,10 @@ static void usage(FILE *f) {
           "                           requests wait, and (SPDY, HTTP/2) an attempt per waiting\n"
           "                           request until the server is known to speak the protocol,\n"
           "                           the rest given up when the first opens\n"
+          "Requests:\n"
+          "      --chromium-headers   send the request headers headless Chromium sends for each\n"
+          "                           request in the lab (client hints, Sec-Fetch-*, Referer,\n"
+          "                           no-cache, no cookies) instead of the recorded ones\n"
           "Output:\n"
           "      --result FILE        append the result line to FILE (default: stdout)\n"
           "      --har-out FILE       write a HAR 1.2 of the replayed load\n"
@@ -134,6 +139,7 @@ enum {
   OPT_DELAYABLE_LIMIT,
   OPT_HELLO_PADDING,
   OPT_CHROMIUM_SOCKETS,
+  OPT_CHROMIUM_HEADERS,
   OPT_PIPELINE,
   OPT_PIPELINE_DEPTH,
   OPT_WINDOW,
@@ -172,6 +178,7 @@ static const struct option long_options[] = {
     {"npn", no_argument, NULL, OPT_NPN},
     {"hello-padding", required_argument, NULL, OPT_HELLO_PADDING},
     {"chromium-sockets", no_argument, NULL, OPT_CHROMIUM_SOCKETS},
+    {"chromium-headers", no_argument, NULL, OPT_CHROMIUM_HEADERS},
     {"result", required_argument, NULL, OPT_RESULT},
     {"har-out", required_argument, NULL, OPT_HAR_OUT},
     {"repetition", required_argument, NULL, OPT_REPETITION},
@@ -296,11 +303,15 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
       break;
     case OPT_HELLO_PADDING:
       if (parse_uint(optarg, 4, IO_TLS_HELLO_PAD_MAX, &v))
-        return cli_option_error(LOAD_PROGRAM, "hello-padding", optarg, "bytes, 4 to 8192");
+        return cli_option_error(LOAD_PROGRAM, "hello-padding", optarg, "bytes, 4 to %u",
+                                IO_TLS_HELLO_PAD_MAX);
       opt->hello_padding = (uint32_t)v;
       break;
     case OPT_CHROMIUM_SOCKETS:
       opt->chromium_sockets = 1;
+      break;
+    case OPT_CHROMIUM_HEADERS:
+      opt->chromium_headers = 1;
       break;
     case OPT_RESULT:
       opt->result_file = optarg;
@@ -458,6 +469,11 @@ int load_main(int argc, char **argv) {
   if (load_plan_read(opt.plan_file, &run.plan, err, sizeof(err)) != 0) {
     fprintf(stderr, "speedy load: %s: %s\n", opt.plan_file, err);
     return 1;
+  }
+  if (opt.chromium_headers && load_browser_set_chromium_headers(run.plan, opt.tls) != 0) {
+    fprintf(stderr, "speedy load: out of memory\n");
+    status = 1;
+    goto out;
   }
   status = set_addresses(&opt, &addr, run.plan);
   if (status != 0) goto out;

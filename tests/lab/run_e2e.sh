@@ -118,16 +118,23 @@ echo "HTTP/2: $((12 * ${#h2_pages[@]})) loads valid, reported beside SPDY"
 
 # --chromium-sockets reaches the loader: the navigation's second socket to the page's host
 # crosses the link (tcp_connects, counted by the client namespace) and carries nothing.
+# --chromium-headers too: Chromium's HTTP/1.1 requests weigh about 700 bytes each.
 "$speedy" lab run -o "$tmp/cs.jsonl" -l cable --loss 0 --tls on -c h2-multi,http1-fcfs -n 1 \
-  --seed 3 --chromium-sockets --speedyd "$speedyd" --timeout 60 "$tmp/corpus/synth-tiny.har" \
+  --seed 3 --chromium-sockets --chromium-headers --speedyd "$speedyd" --timeout 60 \
+  "$tmp/corpus/synth-tiny.har" \
   2>"$tmp/cs.err" || { cat "$tmp/cs.err"; exit 1; }
 python3 - "$tmp/cs.jsonl" <<'PY'
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
 assert lines[0]["settings"]["chromium_sockets"] is True, lines[0]["settings"]
+assert lines[0]["settings"]["chromium_headers"] is True, lines[0]["settings"]
 for d in lines[1:]:
     assert d["valid"], f"{d['key']}: invalid: {d['invalid_reason']}"
     assert d["tcp_connects"] == d["connections_opened"] > d["connections"], \
         (d["key"], d["tcp_connects"], d["connections_opened"], d["connections"])
-print(f"--chromium-sockets: {len(lines) - 1} loads, sockets opened beyond those used")
+    if d["protocol"] == "http/1.1":
+        per_request = d["request_header_bytes"] / len(d["resources"])
+        assert 600 < per_request < 900, (d["key"], per_request)
+print(f"--chromium-sockets --chromium-headers: {len(lines) - 1} loads, sockets opened "
+      "beyond those used, Chromium's request headers")
 PY

@@ -66,6 +66,11 @@ dry --client chromium --chromium-sockets --tls on "$good" >/dev/null 2>"$tmp/err
 [[ $rc == 2 ]] || fail "--chromium-sockets with --client chromium: exit $rc, want 2"
 grep -qF -- "--chromium-sockets is the loader's" "$tmp/err" ||
   fail "--chromium-sockets with --client chromium: got '$(cat "$tmp/err")'"
+rc=0
+dry --client chromium --chromium-headers --tls on "$good" >/dev/null 2>"$tmp/err" || rc=$?
+[[ $rc == 2 ]] || fail "--chromium-headers with --client chromium: exit $rc, want 2"
+grep -qF -- "--chromium-headers is the loader's" "$tmp/err" ||
+  fail "--chromium-headers with --client chromium: got '$(cat "$tmp/err")'"
 # --client chromium: no SPDY and no push in today's browser; HTTP/2 over TLS only.
 chromium_refused() {
   local want=$1 rc=0

@@ -189,6 +189,60 @@ h2_early_hints)
   start_server --h2 --hint 9
   load --proto h2c $(multi_addrs) || fail "exit $?"
   check valid hinted=9 once protocol=h2 ;;
+chromium_headers)
+  # --chromium-headers over HTTP/1.1 and h2c (node's http and http2 parse them): the
+  # recording's headers (a user agent of 2011, cookies) give way to what Chromium sends for
+  # each way the page asks: the navigation, elements, a style sheet's url() and @font-face,
+  # fetch(), a redirect as its source. www and cdn.example.test are one site.
+  for proto in http1 h2c; do
+    if [ $proto = http1 ]; then start_server --http1; else start_server --h2; fi
+    args=(--http1); [ $proto = h2c ] && args=(--proto h2c)
+    load "${args[@]}" --chromium-headers $(multi_addrs) || fail "$proto: exit $?"
+    check valid once
+    python3 - "$plan" <<'PY' || fail "$proto: not Chromium's headers"
+import json, sys
+log = [json.loads(l) for l in open("log.jsonl")]
+sent = {e["id"]: e["headers"] for e in log if e["ev"] == "req"}
+www, css = "http://www.example.test/", "http://www.example.test/style.css"
+want = {  # id: site, mode, dest, referer, origin
+    0: ("none", "navigate", "document", None, None),
+    1: ("same-origin", "no-cors", "style", www, None),
+    2: ("same-site", "no-cors", "script", www, None),
+    3: ("same-site", "no-cors", "image", www, None),
+    4: ("same-origin", "cors", "font", css, None),
+    5: ("same-site", "no-cors", "image", www, None),
+    6: ("same-origin", "no-cors", "image", www, None),
+    7: ("same-origin", "no-cors", "image", www, None),
+    8: ("same-site", "cors", "empty", www, "http://www.example.test"),
+    9: ("same-origin", "cors", "empty", www, None),
+}
+for i, (site, mode, dest, referer, origin) in want.items():
+    h = sent[i]
+    got = (h.get("sec-fetch-site"), h.get("sec-fetch-mode"), h.get("sec-fetch-dest"),
+           h.get("referer"), h.get("origin"))
+    assert got == (site, mode, dest, referer, origin), (i, got)
+for i, h in sent.items():
+    assert "HeadlessChrome/156" in h["user-agent"], (i, h["user-agent"])
+    assert "cookie" not in h and h.get("pragma") == "no-cache", (i, h)
+    assert h["accept-encoding"] == "gzip, deflate, br, zstd", (i, h)
+assert sent[0]["sec-fetch-user"] == "?1" and "sec-fetch-user" not in sent[1]
+d = json.loads(open("result.jsonl").read().splitlines()[-1])
+assert d["settings"]["request_headers"] == "chromium", d["settings"]
+PY
+    kill "${pids[@]}" 2>/dev/null; pids=(); rm -f s.in s.ports result.jsonl; : > log.jsonl
+  done
+  # without the option: the recorded ones
+  start_server --http1
+  load --http1 $(multi_addrs) || fail "exit $?"
+  python3 -c '
+import json
+log = [json.loads(l) for l in open("log.jsonl")]
+for e in log:
+    if e["ev"] == "req":
+        assert "Chrome/12.0" in e["ua"] and "sec-fetch-dest" not in e["headers"], e
+d = json.loads(open("result.jsonl").read().splitlines()[-1])
+assert d["settings"]["request_headers"] == "recorded", d["settings"]
+' || fail "the recorded headers were not sent" ;;
 chromium_sockets)
   # --chromium-sockets over node's http2 (TLS), behind slow_relay.py: every TLS handshake
   # takes 500 ms more, TCP's none. The page's host gets the navigation's two sockets; cdn,

@@ -116,7 +116,7 @@ let connections = 0
 function serveHttp1 (hostIndex, scheme) {
   const handler = (req, res) => {
     const r = find(hostIndex, req.headers.host, req.url)
-    log({ ev: 'req', id: r ? r.id : -1, host: req.headers.host, path: req.url, conn: req.socket._loadConn, ua: req.headers['user-agent'] || '' })
+    log({ ev: 'req', id: r ? r.id : -1, host: req.headers.host, path: req.url, conn: req.socket._loadConn, ua: req.headers['user-agent'] || '' , headers: req.headers })
     req.resume()
     req.on('end', () => {
       if (r && r.id === args.stall) return
@@ -204,7 +204,7 @@ function serveH2 (hostIndex, scheme) {
   })
   server.on('stream', (stream, headers) => {
     const r = find(hostIndex, headers[':authority'], headers[':path'])
-    log({ ev: 'req', id: r ? r.id : -1, host: headers[':authority'], path: headers[':path'], conn: stream.session._loadConn, ua: headers['user-agent'] || '' })
+    log({ ev: 'req', id: r ? r.id : -1, host: headers[':authority'], path: headers[':path'], conn: stream.session._loadConn, ua: headers['user-agent'] || '' , headers })
     stream.on('error', () => {})
     stream.resume()
     if (r && r.id === args.stall) return

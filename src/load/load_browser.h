@@ -1,0 +1,27 @@
+/* load_browser.h — the request headers a real browser sends for a plan's resources
+ * (`speedy load --chromium-headers`, docs/lab-loader.md "Request headers").
+ *
+ * Pure: rewrites a parsed plan in memory, no sockets. The loader otherwise sends the
+ * headers of the recording; Chromium in the lab sends its own, about half as long again,
+ * and on a slow uplink those bytes take time.
+ */
+#ifndef SPEEDY_LOAD_BROWSER_H
+#define SPEEDY_LOAD_BROWSER_H
+
+#include "load_plan.h"
+
+/* Replaces every resource's request headers with those headless Chromium 156 sends for the
+ * same request in the lab, where the replay's page bodies decide how each resource is asked
+ * for (docs/lab-replay.md, "Page bodies"): a navigation or a frame, an element, a style
+ * sheet's url() or @font-face, a fetch(). tls picks the scheme of Referer and Origin.
+ * Recorded cookies are dropped (a fresh profile has none). Returns 0, or -1 when out of
+ * memory; the plan stays valid either way (a resource keeps its old headers or gets the
+ * new ones whole) and the caller still frees it with load_plan_del. */
+int load_browser_set_chromium_headers(load_plan *plan, int tls);
+
+/* How the site of host a relates to b's, as Sec-Fetch-Site says it: "same-origin" (same
+ * name and port), "same-site" (same registrable domain; see load_browser.c for how it is
+ * approximated without the public suffix list) or "cross-site". */
+const char *load_browser_site(const load_host *a, const load_host *b);
+
+#endif /* SPEEDY_LOAD_BROWSER_H */
