@@ -266,6 +266,8 @@ static int make_matrix(run_state *st) {
     json_object_set_new(m->settings, "chromium_sockets", json_true());
   if (m->settings != NULL && s->chromium_headers)
     json_object_set_new(m->settings, "chromium_headers", json_true());
+  if (m->settings != NULL && s->boost_images)
+    json_object_set_new(m->settings, "boost_images", json_true());
   if (rc != 0 || m->settings == NULL) {
     fprintf(stderr, PROG ": out of memory\n");
     return -1;
@@ -558,6 +560,8 @@ static void usage(void) {
          "                         (preconnect, backup attempts, speedy-load(1))\n"
          "      --chromium-headers  the loader sends the request headers Chromium sends\n"
          "                         (client hints, Sec-Fetch-*, speedy-load(1))\n"
+         "      --boost-images     with --delayable-limit: the loader stops holding the image\n"
+         "                         elements found when the page paints, as Chromium does\n"
          "  -c, --configs LIST     http1-fcfs, http1-prio, http1-single, spdy-multi, spdy-single,\n"
          "                         spdy-push, spdy-hint, h2-multi, h2-single, h2-coalesced,\n"
          "                         h2-push, h2-hint, or all (default all)\n"
@@ -613,6 +617,7 @@ int lab_run_main(int argc, char **argv) {
     O_DELAYABLE_LIMIT,
     O_CHROMIUM_SOCKETS,
     O_CHROMIUM_HEADERS,
+    O_BOOST_IMAGES,
     O_SHARD,
     O_CLIENT
   };
@@ -628,6 +633,7 @@ int lab_run_main(int argc, char **argv) {
       {"delayable-limit", required_argument, NULL, O_DELAYABLE_LIMIT},
       {"chromium-sockets", no_argument, NULL, O_CHROMIUM_SOCKETS},
       {"chromium-headers", no_argument, NULL, O_CHROMIUM_HEADERS},
+      {"boost-images", no_argument, NULL, O_BOOST_IMAGES},
       {"shard", required_argument, NULL, O_SHARD},
       {"client", required_argument, NULL, O_CLIENT},
       {"configs", required_argument, NULL, 'c'},
@@ -720,6 +726,9 @@ int lab_run_main(int argc, char **argv) {
       break;
     case O_CHROMIUM_HEADERS:
       s->chromium_headers = 1;
+      break;
+    case O_BOOST_IMAGES:
+      s->boost_images = 1;
       break;
     case O_SHARD:
       if (parse_shard(optarg, &st.shard, &st.n_shards) != 0)
@@ -848,6 +857,11 @@ int lab_run_main(int argc, char **argv) {
   if (s->chromium && s->chromium_headers)
     return cli_usage_error(PROG, "--chromium-headers is the loader's: Chromium sends its own "
                                  "(leave it out with --client chromium)");
+  if (s->chromium && s->boost_images)
+    return cli_usage_error(PROG, "--boost-images is the loader's: Chromium schedules its own "
+                                 "requests (leave it out with --client chromium)");
+  if (s->boost_images && s->delayable_limit == 0)
+    return cli_usage_error(PROG, "--boost-images goes with --delayable-limit");
   if (s->chromium) {
     /* The browser's HTTP/1.1 and HTTP/2 over TLS: no SPDY (dropped long ago), no push
      * (removed in Chrome 106), and its own request order. */

@@ -111,6 +111,7 @@ typedef struct lab_run_settings {
   unsigned delayable_limit; /* the loader's --delayable-limit (0: none); in settings when not 0 */
   int chromium_sockets;     /* the loader's --chromium-sockets; in settings when set */
   int chromium_headers;     /* the loader's --chromium-headers; in settings when set */
+  int boost_images;         /* the loader's --boost-images; in settings when set */
   double timeout_s;         /* per load */
   double lateness_p99_ms;   /* a link above this is flagged */
   uint64_t seed;            /* order of the loads; recorded */

@@ -42,6 +42,7 @@ typedef struct load_options {
   uint32_t hello_padding; /* --hello-padding: octets added to every ClientHello (0: none) */
   int chromium_sockets;   /* --chromium-sockets: open and give up sockets as Chromium does */
   int chromium_headers;   /* --chromium-headers: send Chromium's request headers */
+  int boost_images;       /* --boost-images: painted image elements leave the delayable limit */
   int connections;        /* HTTP/1.1 connections per group */
   load_dispatch dispatch;
   int delayable_limit; /* --delayable-limit (HTTP/1.1): 0 none */

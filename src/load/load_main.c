@@ -54,6 +54,10 @@ static void usage(FILE *f) {
           "                           once across hosts not known to take priorities (HTTP/1.1;\n"
           "                           SPDY, HTTP/2 until a session is open), as Chromium holds\n"
           "                           them (there 10; 1 to 1000; default: no limit)\n"
+          "      --boost-images       with --delayable-limit: once the page has painted (its\n"
+          "                           document arriving, its style sheets loaded), the image\n"
+          "                           elements found by then are no longer held, as Chromium\n"
+          "                           raises the priority of the images it has laid out\n"
           "      --pipeline           HTTP/1.1 pipelining, up to --pipeline-depth per connection\n"
           "      --pipeline-depth N   requests in flight per connection (default %d, max %d)\n"
           "      --window BYTES       SPDY/3+ stream receive window (default %u)\n"
@@ -140,6 +144,7 @@ enum {
   OPT_HELLO_PADDING,
   OPT_CHROMIUM_SOCKETS,
   OPT_CHROMIUM_HEADERS,
+  OPT_BOOST_IMAGES,
   OPT_PIPELINE,
   OPT_PIPELINE_DEPTH,
   OPT_WINDOW,
@@ -179,6 +184,7 @@ static const struct option long_options[] = {
     {"hello-padding", required_argument, NULL, OPT_HELLO_PADDING},
     {"chromium-sockets", no_argument, NULL, OPT_CHROMIUM_SOCKETS},
     {"chromium-headers", no_argument, NULL, OPT_CHROMIUM_HEADERS},
+    {"boost-images", no_argument, NULL, OPT_BOOST_IMAGES},
     {"result", required_argument, NULL, OPT_RESULT},
     {"har-out", required_argument, NULL, OPT_HAR_OUT},
     {"repetition", required_argument, NULL, OPT_REPETITION},
@@ -313,6 +319,9 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
     case OPT_CHROMIUM_HEADERS:
       opt->chromium_headers = 1;
       break;
+    case OPT_BOOST_IMAGES:
+      opt->boost_images = 1;
+      break;
     case OPT_RESULT:
       opt->result_file = optarg;
       break;
@@ -366,6 +375,8 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
   if (addr->port && !addr->addr_base)
     return cli_usage_error(LOAD_PROGRAM, "--port goes with --addr-base");
   if (opt->npn && !opt->tls) return cli_usage_error(LOAD_PROGRAM, "--npn goes with --tls");
+  if (opt->boost_images && opt->delayable_limit == 0)
+    return cli_usage_error(LOAD_PROGRAM, "--boost-images goes with --delayable-limit");
   if (opt->hello_padding && !opt->tls)
     return cli_usage_error(LOAD_PROGRAM, "--hello-padding goes with --tls");
   if (opt->coalesce && opt->http1)
@@ -486,6 +497,7 @@ int load_main(int argc, char **argv) {
     goto out;
   }
   load_sched_set_delayable_limit(run.sched, opt.delayable_limit);
+  load_sched_set_image_boost(run.sched, opt.boost_images);
   if (load_run_execute(&run) != 0) goto out;
   char reason[600];
   int valid = load_result_check(&run, reason, sizeof(reason));

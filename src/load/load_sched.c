@@ -26,6 +26,9 @@ struct load_sched {
   int *host_in_flight;        /* per host */
   struct held *held;          /* per resource at most */
   unsigned char *prioritized; /* per group: its server takes priorities (nothing held) */
+  int image_boost;            /* load_sched_set_image_boost */
+  double paint_ms;            /* -1 until the page paints (image_boost only) */
+  int document;               /* resource 0's final redirect target: the page's document */
 };
 
 /* A held resource in load_sched_release's order. */
@@ -54,6 +57,7 @@ load_sched *load_sched_new(const load_plan *plan, load_dispatch dispatch, int si
   if (!s) return NULL;
   s->plan = plan;
   s->dispatch = dispatch;
+  s->paint_ms = -1;
   s->groups = single ? 1 : (int)plan->n_hosts;
   s->entries = calloc(n, sizeof(*s->entries));
   s->gate = malloc(n * sizeof(*s->gate));
@@ -141,9 +145,20 @@ const load_entry *load_sched_entry(const load_sched *s, int id) {
   return id >= 0 && (size_t)id < s->plan->n_resources ? &s->entries[id] : NULL;
 }
 
-/* Low priority in Chromium: images and (async) scripts. */
+/* An image the page shows as an element (not a style sheet's background). */
+static int element_image(const load_sched *s, int id) {
+  const load_resource *r = &s->plan->resources[id];
+  return r->type == LOAD_TYPE_IMAGE &&
+         (r->parent < 0 || s->plan->resources[r->parent].type != LOAD_TYPE_CSS);
+}
+
+/* Low priority in Chromium: images and (async) scripts; not the images it has laid out
+ * (those found before the page painted). */
 static int delayable(const load_sched *s, int id) {
   load_type t = s->plan->resources[id].type;
+  if (t == LOAD_TYPE_IMAGE && s->paint_ms >= 0 && s->entries[id].discovered_ms <= s->paint_ms &&
+      element_image(s, id))
+    return 0;
   return t == LOAD_TYPE_IMAGE || t == LOAD_TYPE_SCRIPT;
 }
 
@@ -184,7 +199,36 @@ void load_sched_start(load_sched *s, double now) {
   for (size_t i = s->first_child[0]; i < s->first_child[1]; i++) discover(s, s->children[i], now);
 }
 
+/* The page's document has begun to arrive and none of its style sheets is loading. */
+static int painted(const load_sched *s) {
+  const load_entry *doc = &s->entries[s->document];
+  if (doc->state != LOAD_DONE && !(doc->state == LOAD_ACTIVE && doc->bytes > 0)) return 0;
+  for (size_t i = 0; i < s->plan->n_resources; i++) {
+    const load_resource *r = &s->plan->resources[i];
+    load_state state = s->entries[i].state;
+    if (r->type == LOAD_TYPE_CSS && r->parent == s->document &&
+        (state == LOAD_READY || state == LOAD_ACTIVE))
+      return 0;
+  }
+  return 1;
+}
+
+void load_sched_set_image_boost(load_sched *s, int on) {
+  s->image_boost = on != 0;
+  int doc = 0;
+  for (size_t hops = 0; s->plan->n_resources > 0 && hops < s->plan->n_resources; hops++) {
+    int next = s->plan->resources[doc].redirect_to;
+    if (next < 0) break;
+    doc = next;
+  }
+  s->document = doc;
+}
+
+double load_sched_paint_ms(const load_sched *s) { return s->paint_ms; }
+
 void load_sched_advance(load_sched *s, double now) {
+  if (s->image_boost && s->paint_ms < 0 && s->plan->n_resources > 0 && painted(s))
+    s->paint_ms = now;
   /* In ready-time order, so that FCFS follows the delays. */
   for (;;) {
     int best = -1;
@@ -235,6 +279,9 @@ void load_sched_release(load_sched *s) {
     load_entry *e = &s->entries[i];
     if (s->prioritized[e->group]) {
       e->held = 0; /* a server that takes priorities is sent everything at once */
+    } else if (e->state == LOAD_READY && e->held && !delayable(s, (int)i)) {
+      e->held = 0; /* raised out of the limit (load_sched_set_image_boost) */
+      s->host_in_flight[s->plan->resources[i].host]++;
     } else if (e->state == LOAD_READY && e->held) {
       s->held[n_held++] = (held){e->ready_seq, (int)i};
     } else if (e->state == LOAD_ACTIVE || e->state == LOAD_READY) {

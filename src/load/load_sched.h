@@ -99,6 +99,16 @@ void load_sched_set_delayable_limit(load_sched *sched, int limit);
 void load_sched_set_prioritized(load_sched *sched, int group);
 /* 1 once load_sched_set_prioritized was called for group. */
 int load_sched_is_prioritized(const load_sched *sched, int group);
+/* With the delayable limit: once the page has painted, an image that is an element (its
+ * parent is not a style sheet) found by then is no longer delayable — Chromium raises the
+ * priority of the images its first layout puts in the viewport to medium, which takes
+ * them out of the limit (its net logs: msn.com on DSL, 20 of 49 images, those found
+ * before the first layout and still waiting). The page paints, for this, when its
+ * document (resource 0 and its redirects) has begun to arrive and no style sheet it names
+ * is still loading (load_sched_advance notices). Off by default. */
+void load_sched_set_image_boost(load_sched *sched, int on);
+/* When the page painted, as load_sched_set_image_boost defines it; -1 not yet (or off). */
+double load_sched_paint_ms(const load_sched *sched);
 /* Releases the held resources the limit now allows. Call before asking for requests. */
 void load_sched_release(load_sched *sched);
 

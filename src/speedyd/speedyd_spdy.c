@@ -104,8 +104,8 @@ struct sd_stream {
   uint64_t body_in, body_out, bytes_out;
   uint64_t charged;         /* bytes of the connection's budget this stream holds */
   int header_frames;        /* HEADERS frames received after the request */
-  int unwritten_lent;       /* unwritten is lent memory with room for the frame header */
   const uint8_t *unwritten; /* a zero-copy DATA frame's payload, written by on_send_data */
+  uint8_t *unwritten_lent;  /* the same when lent, writable, with room for the frame header */
   /* Room for the request's fields (http_headers_give_room), last and left uninitialised:
    * a typical request's fit, so the record is its only allocation (within glibc's
    * per-thread cache, 1,032 bytes in all). */
@@ -190,9 +190,10 @@ static int64_t stream_body_read(speedy_session *session, int32_t stream_id, uint
     /* Over TLS a payload lent with room for its frame header leaves with it as one
      * record (io_conn_write_framed), when the frame fits one. */
     size_t head = speedy_session_data_header_length(session);
-    s->unwritten_lent = io_conn_is_tls(s->conn->base->io) &&
-                        http_body_lent_span(s->response.body, &lent, &left, &room) == 0 &&
-                        room >= head;
+    s->unwritten_lent = NULL;
+    if (io_conn_is_tls(s->conn->base->io) &&
+        http_body_lent_span(s->response.body, &lent, &left, &room) == 0 && room >= head)
+      s->unwritten_lent = lent;
     if (s->unwritten_lent && n > IO_TLS_RECORD_MAX - head) n = IO_TLS_RECORD_MAX - head;
     s->unwritten = span;
     http_body_advance(s->response.body, n);
@@ -220,12 +221,12 @@ static int on_send_data(speedy_session *session, int32_t stream_id, const uint8_
   if (s == NULL || s->unwritten == NULL) return -1;
   size_t head = speedy_session_data_header_length(session);
   int rv;
-  if (s->unwritten_lent) /* http_body_lent_span said these bytes are writable */
-    rv = io_conn_write_framed(conn->base->io, frame_header, head,
-                              (uint8_t *)(uintptr_t)s->unwritten, length);
+  if (s->unwritten_lent != NULL)
+    rv = io_conn_write_framed(conn->base->io, frame_header, head, s->unwritten_lent, length);
   else if ((rv = io_conn_write(conn->base->io, frame_header, head)) == 0)
     rv = io_conn_write(conn->base->io, s->unwritten, length);
   s->unwritten = NULL;
+  s->unwritten_lent = NULL;
   return rv == 0 ? 0 : -1;
 }
 

@@ -71,6 +71,15 @@ dry --client chromium --chromium-headers --tls on "$good" >/dev/null 2>"$tmp/err
 [[ $rc == 2 ]] || fail "--chromium-headers with --client chromium: exit $rc, want 2"
 grep -qF -- "--chromium-headers is the loader's" "$tmp/err" ||
   fail "--chromium-headers with --client chromium: got '$(cat "$tmp/err")'"
+rc=0
+dry --client chromium --delayable-limit 10 --boost-images --tls on "$good" >/dev/null 2>"$tmp/err" ||
+  rc=$?
+[[ $rc == 2 ]] || fail "--boost-images with --client chromium: exit $rc, want 2"
+rc=0
+dry --boost-images --tls on "$good" >/dev/null 2>"$tmp/err" || rc=$?
+[[ $rc == 2 ]] || fail "--boost-images without --delayable-limit: exit $rc, want 2"
+grep -qF -- "--boost-images goes with --delayable-limit" "$tmp/err" ||
+  fail "--boost-images without --delayable-limit: got '$(cat "$tmp/err")'"
 # --client chromium: no SPDY and no push in today's browser; HTTP/2 over TLS only.
 chromium_refused() {
   local want=$1 rc=0

@@ -51,15 +51,16 @@ out=$tmp/validation
   fail "stand-in run: $(cat "$tmp/err")"
 grep -q -- "--client speedy .*--hello-padding 1700 --delayable-limit 10 --chromium-sockets --chromium-headers" "$out/results-speedy.jsonl" ||
   fail "the loader's options: $(cat "$out/results-speedy.jsonl")"
-! grep -q -- "--hello-padding\|--delayable-limit\|--chromium-" "$out/results-chromium.jsonl" ||
+! grep -q -- "--hello-padding\|--delayable-limit\|--chromium-\|--boost-images" "$out/results-chromium.jsonl" ||
   fail "Chromium got the loader's options: $(cat "$out/results-chromium.jsonl")"
+! grep -q -- "--boost-images" "$out/results-speedy.jsonl" || fail "--boost-images without SPEEDY_BOOST_IMAGES=1"
 for client in speedy chromium; do
   cmp -s <(xz -dc "$out/results-$client.jsonl.xz") "$out/results-$client.jsonl" ||
     fail "results-$client.jsonl.xz is not the results file"
 done
 grep -qx "results-speedy.jsonl" "$out/.gitignore" || fail ".gitignore: $(cat "$out/.gitignore")"
 rm "$out/results-speedy.jsonl" "$out/results-chromium.jsonl"
-SPEEDY_HELLO_PADDING=0 SPEEDY_CHROMIUM_SOCKETS=0 SPEEDY_CHROMIUM_HEADERS=0 "$script" --build "$tmp/build" -n 1 -l cable --loss 0 "$out" "$tmp/pages" \
+SPEEDY_HELLO_PADDING=0 SPEEDY_CHROMIUM_SOCKETS=0 SPEEDY_CHROMIUM_HEADERS=0 SPEEDY_BOOST_IMAGES=1 "$script" --build "$tmp/build" -n 1 -l cable --loss 0 "$out" "$tmp/pages" \
   >/dev/null 2>"$tmp/err" || fail "resumed run: $(cat "$tmp/err")"
 [[ $(wc -l <"$out/results-speedy.jsonl") == 2 ]] || fail "not resumed from the .xz file"
 tail -n 1 "$out/results-speedy.jsonl" | grep -q -- "--delayable-limit 10" || fail "resumed: no limit"
@@ -69,4 +70,6 @@ tail -n 1 "$out/results-speedy.jsonl" | grep -q -- "--delayable-limit 10" || fai
   fail "SPEEDY_CHROMIUM_SOCKETS=0 still asked for Chromium's sockets"
 ! tail -n 1 "$out/results-speedy.jsonl" | grep -q -- "--chromium-headers" ||
   fail "SPEEDY_CHROMIUM_HEADERS=0 still sent Chromium's headers"
+tail -n 1 "$out/results-speedy.jsonl" | grep -q -- "--delayable-limit 10 --boost-images" ||
+  fail "SPEEDY_BOOST_IMAGES=1 did not boost images"
 echo "ok"

@@ -401,6 +401,9 @@ usage)
   [ "$(cat err)" = "speedy load: unknown option '--bogus' (try 'speedy load --help')" ] ||
     fail "--bogus: $(cat err)"
   "$speedy" load "$plan" --single 127.0.0.1:1 --npn 2>/dev/null; [ $? -eq 2 ] || fail "--npn without --tls: want 2"
+  "$speedy" load "$plan" --single 127.0.0.1:1 --boost-images 2> err; [ $? -eq 2 ] ||
+    fail "--boost-images without --delayable-limit: want 2"
+  grep -qF "speedy load: --boost-images goes with --delayable-limit" err || fail "--boost-images: $(cat err)"
   # every protocol (SPDY and HTTP/2 until the server is known): nothing listens, exit 0
   "$speedy" load "$plan" --single 127.0.0.1:1 --delayable-limit 10 --timeout 1 --result r.jsonl \
     2> err || fail "--delayable-limit without --http1 refused: $(cat err)"
