@@ -117,16 +117,10 @@ static int site_rank(const char *site) {
 
 /* ---- How each resource is asked for ------------------------------------------------ */
 
-static const load_resource *final_target(const load_plan *plan, const load_resource *r) {
-  for (int hops = 0; r->redirect_to >= 0 && hops < MAX_HOPS; hops++)
-    r = &plan->resources[r->redirect_to];
-  return r;
-}
-
 /* The type the replay's page bodies give a reference to r (its final target's, with the
  * answers Chromium would cancel fetched instead). */
 static load_type reference_type(const load_plan *plan, const load_resource *r) {
-  const load_resource *t = final_target(plan, r);
+  const load_resource *t = &plan->resources[load_plan_final_target(plan, r->id)];
   if (t->type == LOAD_TYPE_IMAGE && t->body_size == 0) return LOAD_TYPE_OTHER;
   if (t->type == LOAD_TYPE_DOCUMENT &&
       (t->status == 204 || t->status == 205 || (t->body_size == 0 && t->status != 200)))
@@ -136,19 +130,18 @@ static load_type reference_type(const load_plan *plan, const load_resource *r) {
 
 /* The resource whose body references r: its parent, else the page's document. */
 static int referencing(const load_plan *plan, const load_resource *r) {
-  if (r->parent >= 0) return final_target(plan, &plan->resources[r->parent])->id;
-  return final_target(plan, &plan->resources[0])->id;
+  return load_plan_final_target(plan, r->parent >= 0 ? r->parent : 0);
 }
 
 /* The document a resource found in resource id's body belongs to. */
 static int document_of(const load_plan *plan, int id) {
+  int page = load_plan_final_target(plan, 0);
   for (size_t hops = 0; hops <= plan->n_resources; hops++) {
     const load_resource *r = &plan->resources[id];
-    if (r->type == LOAD_TYPE_DOCUMENT || id == final_target(plan, &plan->resources[0])->id)
-      return id;
+    if (r->type == LOAD_TYPE_DOCUMENT || id == page) return id;
     id = referencing(plan, r);
   }
-  return final_target(plan, &plan->resources[0])->id;
+  return page;
 }
 
 /* head starts a request chain (no redirect leads to it). */
@@ -272,16 +265,6 @@ static void build(const load_plan *plan, const load_resource *r, const request_k
   add(l, "accept-language", "en-US,en;q=0.9");
 }
 
-static void replace_headers(load_resource *r, header_list *l) {
-  for (size_t i = 0; i < r->n_request_headers; i++) {
-    free(r->request_headers[i].name);
-    free(r->request_headers[i].value);
-  }
-  memcpy(r->request_headers, l->fields, l->n * sizeof(l->fields[0]));
-  r->n_request_headers = l->n;
-  l->n = 0;
-}
-
 static void clear(header_list *l) {
   for (size_t i = 0; i < l->n; i++) {
     free(l->fields[i].name);
@@ -300,7 +283,7 @@ int load_browser_set_chromium_headers(load_plan *plan, int tls) {
     if (plan->resources[i].redirect_to >= 0)
       redirected_from[plan->resources[i].redirect_to] = (int)i;
   int rv = 0;
-  for (size_t i = 0; i < n && rv == 0; i++) {
+  for (size_t i = 0; i < n; i++) {
     load_resource *r = &plan->resources[i];
     /* the chain's head, and Sec-Fetch-Site's value: the least related hop's */
     const load_resource *head = r;
@@ -320,20 +303,22 @@ int load_browser_set_chromium_headers(load_plan *plan, int tls) {
         hop = &plan->resources[hop->redirect_to];
       }
     }
-    /* grow the array only when it holds fewer slots than the new list needs */
     header_list l = {.n = 0};
     build(plan, r, &k, site, scheme, &l);
-    load_header *slots = r->request_headers;
-    if (!l.failed && r->n_request_headers < l.n) {
-      slots = realloc(r->request_headers, l.n * sizeof(*slots));
-      if (slots) r->request_headers = slots;
-    }
-    if (l.failed || !slots) {
+    load_header *fields = l.failed ? NULL : malloc(l.n * sizeof(*fields));
+    if (!fields) {
       clear(&l);
       rv = -1;
       break;
     }
-    replace_headers(r, &l);
+    memcpy(fields, l.fields, l.n * sizeof(*fields));
+    for (size_t j = 0; j < r->n_request_headers; j++) {
+      free(r->request_headers[j].name);
+      free(r->request_headers[j].value);
+    }
+    free(r->request_headers);
+    r->request_headers = fields;
+    r->n_request_headers = l.n;
   }
   free(redirected_from);
   return rv;

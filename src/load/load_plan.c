@@ -412,3 +412,9 @@ int load_plan_find_host(const load_plan *plan, const char *name, size_t len) {
       return (int)i;
   return -1;
 }
+
+int load_plan_final_target(const load_plan *plan, int id) {
+  for (size_t hops = 0; hops < plan->n_resources && plan->resources[id].redirect_to >= 0; hops++)
+    id = plan->resources[id].redirect_to;
+  return id;
+}

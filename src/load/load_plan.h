@@ -90,4 +90,9 @@ const char *load_plan_server_name(const load_plan *plan, size_t host);
 
 int load_plan_find_host(const load_plan *plan, const char *name, size_t len);
 
+/* The resource the redirect chain that starts at resource id ends at (id itself when it
+ * does not redirect). load_plan_parse refuses redirect cycles; a plan made otherwise is
+ * followed at most n_resources hops. */
+int load_plan_final_target(const load_plan *plan, int id);
+
 #endif /* SPEEDY_LOAD_PLAN_H */

@@ -215,13 +215,7 @@ static int painted(const load_sched *s) {
 
 void load_sched_set_image_boost(load_sched *s, int on) {
   s->image_boost = on != 0;
-  int doc = 0;
-  for (size_t hops = 0; s->plan->n_resources > 0 && hops < s->plan->n_resources; hops++) {
-    int next = s->plan->resources[doc].redirect_to;
-    if (next < 0) break;
-    doc = next;
-  }
-  s->document = doc;
+  s->document = s->plan->n_resources > 0 ? load_plan_final_target(s->plan, 0) : 0;
 }
 
 double load_sched_paint_ms(const load_sched *s) { return s->paint_ms; }
