@@ -268,6 +268,8 @@ static int make_matrix(run_state *st) {
     json_object_set_new(m->settings, "chromium_headers", json_true());
   if (m->settings != NULL && s->boost_images)
     json_object_set_new(m->settings, "boost_images", json_true());
+  if (m->settings != NULL && s->blocking_css)
+    json_object_set_new(m->settings, "blocking_css", json_true());
   if (rc != 0 || m->settings == NULL) {
     fprintf(stderr, PROG ": out of memory\n");
     return -1;
@@ -562,6 +564,8 @@ static void usage(void) {
          "                         (client hints, Sec-Fetch-*, speedy-load(1))\n"
          "      --boost-images     with --delayable-limit: the loader stops holding the image\n"
          "                         elements found when the page paints, as Chromium does\n"
+         "      --blocking-css     the loader's style sheets hold their document's parser\n"
+         "                         until loaded, as Chromium's do (speedy-load(1))\n"
          "  -c, --configs LIST     http1-fcfs, http1-prio, http1-single, spdy-multi, spdy-single,\n"
          "                         spdy-push, spdy-hint, h2-multi, h2-single, h2-coalesced,\n"
          "                         h2-push, h2-hint, or all (default all)\n"
@@ -618,6 +622,7 @@ int lab_run_main(int argc, char **argv) {
     O_CHROMIUM_SOCKETS,
     O_CHROMIUM_HEADERS,
     O_BOOST_IMAGES,
+    O_BLOCKING_CSS,
     O_SHARD,
     O_CLIENT
   };
@@ -634,6 +639,7 @@ int lab_run_main(int argc, char **argv) {
       {"chromium-sockets", no_argument, NULL, O_CHROMIUM_SOCKETS},
       {"chromium-headers", no_argument, NULL, O_CHROMIUM_HEADERS},
       {"boost-images", no_argument, NULL, O_BOOST_IMAGES},
+      {"blocking-css", no_argument, NULL, O_BLOCKING_CSS},
       {"shard", required_argument, NULL, O_SHARD},
       {"client", required_argument, NULL, O_CLIENT},
       {"configs", required_argument, NULL, 'c'},
@@ -729,6 +735,9 @@ int lab_run_main(int argc, char **argv) {
       break;
     case O_BOOST_IMAGES:
       s->boost_images = 1;
+      break;
+    case O_BLOCKING_CSS:
+      s->blocking_css = 1;
       break;
     case O_SHARD:
       if (parse_shard(optarg, &st.shard, &st.n_shards) != 0)
@@ -860,6 +869,9 @@ int lab_run_main(int argc, char **argv) {
   if (s->chromium && s->boost_images)
     return cli_usage_error(PROG, "--boost-images is the loader's: Chromium schedules its own "
                                  "requests (leave it out with --client chromium)");
+  if (s->chromium && s->blocking_css)
+    return cli_usage_error(PROG, "--blocking-css is the loader's: Chromium's parser waits by "
+                                 "itself (leave it out with --client chromium)");
   if (s->boost_images && s->delayable_limit == 0)
     return cli_usage_error(PROG, "--boost-images goes with --delayable-limit");
   if (s->chromium) {

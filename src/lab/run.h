@@ -112,6 +112,7 @@ typedef struct lab_run_settings {
   int chromium_sockets;     /* the loader's --chromium-sockets; in settings when set */
   int chromium_headers;     /* the loader's --chromium-headers; in settings when set */
   int boost_images;         /* the loader's --boost-images; in settings when set */
+  int blocking_css;         /* the loader's --blocking-css; in settings when set */
   double timeout_s;         /* per load */
   double lateness_p99_ms;   /* a link above this is flagged */
   uint64_t seed;            /* order of the loads; recorded */

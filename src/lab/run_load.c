@@ -834,6 +834,7 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   if (settings->chromium_sockets) loader_argv[l++] = "--chromium-sockets";
   if (settings->chromium_headers) loader_argv[l++] = "--chromium-headers";
   if (settings->boost_images) loader_argv[l++] = "--boost-images";
+  if (settings->blocking_css) loader_argv[l++] = "--blocking-css";
   loader_argv[l] = NULL;
 loader_ready:;
 

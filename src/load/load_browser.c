@@ -117,33 +117,6 @@ static int site_rank(const char *site) {
 
 /* ---- How each resource is asked for ------------------------------------------------ */
 
-/* The type the replay's page bodies give a reference to r (its final target's, with the
- * answers Chromium would cancel fetched instead). */
-static load_type reference_type(const load_plan *plan, const load_resource *r) {
-  const load_resource *t = &plan->resources[load_plan_final_target(plan, r->id)];
-  if (t->type == LOAD_TYPE_IMAGE && t->body_size == 0) return LOAD_TYPE_OTHER;
-  if (t->type == LOAD_TYPE_DOCUMENT &&
-      (t->status == 204 || t->status == 205 || (t->body_size == 0 && t->status != 200)))
-    return LOAD_TYPE_OTHER;
-  return t->type;
-}
-
-/* The resource whose body references r: its parent, else the page's document. */
-static int referencing(const load_plan *plan, const load_resource *r) {
-  return load_plan_final_target(plan, r->parent >= 0 ? r->parent : 0);
-}
-
-/* The document a resource found in resource id's body belongs to. */
-static int document_of(const load_plan *plan, int id) {
-  int page = load_plan_final_target(plan, 0);
-  for (size_t hops = 0; hops <= plan->n_resources; hops++) {
-    const load_resource *r = &plan->resources[id];
-    if (r->type == LOAD_TYPE_DOCUMENT || id == page) return id;
-    id = referencing(plan, r);
-  }
-  return page;
-}
-
 /* head starts a request chain (no redirect leads to it). */
 static request_kind kind_of(const load_plan *plan, const load_resource *head) {
   request_kind k = {DEST_EMPTY, 0, 0, -1, -1};
@@ -152,10 +125,10 @@ static request_kind kind_of(const load_plan *plan, const load_resource *head) {
     k.top = 1;
     return k;
   }
-  int from = referencing(plan, head);
-  k.initiator = document_of(plan, from);
+  int from = load_plan_referencing(plan, head->id);
+  k.initiator = load_plan_document_of(plan, from);
   k.referrer = k.initiator;
-  load_type type = reference_type(plan, head);
+  load_type type = load_plan_reference_type(plan, head->id);
   if (plan->resources[from].type == LOAD_TYPE_CSS && from != k.initiator) {
     k.referrer = from;
     k.dest = type == LOAD_TYPE_CSS ? DEST_STYLE : type == LOAD_TYPE_FONT ? DEST_FONT : DEST_IMAGE;

@@ -43,6 +43,7 @@ typedef struct load_options {
   int chromium_sockets;   /* --chromium-sockets: open and give up sockets as Chromium does */
   int chromium_headers;   /* --chromium-headers: send Chromium's request headers */
   int boost_images;       /* --boost-images: painted image elements leave the delayable limit */
+  int blocking_css;       /* --blocking-css: style sheets hold the parser until loaded */
   int connections;        /* HTTP/1.1 connections per group */
   load_dispatch dispatch;
   int delayable_limit; /* --delayable-limit (HTTP/1.1): 0 none */

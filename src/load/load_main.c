@@ -58,6 +58,10 @@ static void usage(FILE *f) {
           "                           document arriving, its style sheets loaded), the image\n"
           "                           elements found by then are no longer held, as Chromium\n"
           "                           raises the priority of the images it has laid out\n"
+          "      --blocking-css       a style sheet holds its document's parser until it has\n"
+          "                           loaded, as in Chromium: the frames and inline fetch()es\n"
+          "                           after it, and the images and fonts style sheets name,\n"
+          "                           wait for it (default: found with the bytes)\n"
           "      --pipeline           HTTP/1.1 pipelining, up to --pipeline-depth per connection\n"
           "      --pipeline-depth N   requests in flight per connection (default %d, max %d)\n"
           "      --window BYTES       SPDY/3+ stream receive window (default %u)\n"
@@ -145,6 +149,7 @@ enum {
   OPT_CHROMIUM_SOCKETS,
   OPT_CHROMIUM_HEADERS,
   OPT_BOOST_IMAGES,
+  OPT_BLOCKING_CSS,
   OPT_PIPELINE,
   OPT_PIPELINE_DEPTH,
   OPT_WINDOW,
@@ -185,6 +190,7 @@ static const struct option long_options[] = {
     {"chromium-sockets", no_argument, NULL, OPT_CHROMIUM_SOCKETS},
     {"chromium-headers", no_argument, NULL, OPT_CHROMIUM_HEADERS},
     {"boost-images", no_argument, NULL, OPT_BOOST_IMAGES},
+    {"blocking-css", no_argument, NULL, OPT_BLOCKING_CSS},
     {"result", required_argument, NULL, OPT_RESULT},
     {"har-out", required_argument, NULL, OPT_HAR_OUT},
     {"repetition", required_argument, NULL, OPT_REPETITION},
@@ -321,6 +327,9 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
       break;
     case OPT_BOOST_IMAGES:
       opt->boost_images = 1;
+      break;
+    case OPT_BLOCKING_CSS:
+      opt->blocking_css = 1;
       break;
     case OPT_RESULT:
       opt->result_file = optarg;
@@ -498,6 +507,7 @@ int load_main(int argc, char **argv) {
   }
   load_sched_set_delayable_limit(run.sched, opt.delayable_limit);
   load_sched_set_image_boost(run.sched, opt.boost_images);
+  load_sched_set_blocking_css(run.sched, opt.blocking_css);
   if (load_run_execute(&run) != 0) goto out;
   char reason[600];
   int valid = load_result_check(&run, reason, sizeof(reason));

@@ -418,3 +418,27 @@ int load_plan_final_target(const load_plan *plan, int id) {
     id = plan->resources[id].redirect_to;
   return id;
 }
+
+load_type load_plan_reference_type(const load_plan *plan, int id) {
+  const load_resource *t = &plan->resources[load_plan_final_target(plan, id)];
+  if (t->type == LOAD_TYPE_IMAGE && t->body_size == 0) return LOAD_TYPE_OTHER;
+  if (t->type == LOAD_TYPE_DOCUMENT &&
+      (t->status == 204 || t->status == 205 || (t->body_size == 0 && t->status != 200)))
+    return LOAD_TYPE_OTHER;
+  return t->type;
+}
+
+int load_plan_referencing(const load_plan *plan, int id) {
+  const load_resource *r = &plan->resources[id];
+  return load_plan_final_target(plan, r->parent >= 0 ? r->parent : 0);
+}
+
+int load_plan_document_of(const load_plan *plan, int id) {
+  int page = load_plan_final_target(plan, 0);
+  for (size_t hops = 0; hops <= plan->n_resources; hops++) {
+    const load_resource *r = &plan->resources[id];
+    if (r->type == LOAD_TYPE_DOCUMENT || id == page) return id;
+    id = load_plan_referencing(plan, id);
+  }
+  return page;
+}

@@ -95,4 +95,15 @@ int load_plan_find_host(const load_plan *plan, const char *name, size_t len);
  * followed at most n_resources hops. */
 int load_plan_final_target(const load_plan *plan, int id);
 
+/* How the replay's page bodies (docs/lab-replay.md, "Page bodies") make a browser ask for
+ * resource id: the type of its redirect chain's final target, except that an image without
+ * bytes and a document answered 204/205 (or empty and not 200), which Chromium would
+ * cancel, are fetched as LOAD_TYPE_OTHER. */
+load_type load_plan_reference_type(const load_plan *plan, int id);
+/* The resource whose body references id: its parent's final target, else the page's. */
+int load_plan_referencing(const load_plan *plan, int id);
+/* The document a resource found in resource id's body belongs to: id itself when it is a
+ * document, else the nearest document up the referencing chain (the page's at most). */
+int load_plan_document_of(const load_plan *plan, int id);
+
 #endif /* SPEEDY_LOAD_PLAN_H */

@@ -7,6 +7,7 @@
  */
 #include "load_sched.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,9 @@ struct load_sched {
   int image_boost;            /* load_sched_set_image_boost */
   double paint_ms;            /* -1 until the page paints (image_boost only) */
   int document;               /* resource 0's final redirect target: the page's document */
+  int blocking_css;           /* load_sched_set_blocking_css */
+  unsigned char *parked;      /* per resource: its gate's bytes found it, the parser not yet */
+  size_t n_parked;
 };
 
 /* A held resource in load_sched_release's order. */
@@ -67,8 +71,9 @@ load_sched *load_sched_new(const load_plan *plan, load_dispatch dispatch, int si
   s->host_in_flight = calloc(plan->n_hosts + 1, sizeof(*s->host_in_flight));
   s->held = malloc((n + 1) * sizeof(*s->held));
   s->prioritized = calloc(plan->n_hosts + 1, 1); /* groups <= hosts */
+  s->parked = calloc(n + 1, 1);
   if (!s->entries || !s->gate || !s->offset_key || !s->children || !s->first_child ||
-      !s->host_in_flight || !s->held || !s->prioritized) {
+      !s->host_in_flight || !s->held || !s->prioritized || !s->parked) {
     load_sched_del(s);
     return NULL;
   }
@@ -126,6 +131,7 @@ void load_sched_del(load_sched *s) {
   free(s->host_in_flight);
   free(s->held);
   free(s->prioritized);
+  free(s->parked);
   free(s);
 }
 
@@ -183,6 +189,75 @@ static void discover(load_sched *s, int id, double now) {
   }
 }
 
+/* ---- Style sheets that block the parser (load_sched_set_blocking_css) ---------------- */
+
+static int finished(const load_entry *e) {
+  return e->state == LOAD_DONE || e->state == LOAD_FAILED;
+}
+
+/* A style sheet has loaded: its redirect chain's end is complete, and so is every sheet it
+ * @imports (a plan's parents come before their children: the recursion ends). */
+static int sheet_loaded(const load_sched *s, int id) {
+  int sheet = load_plan_final_target(s->plan, id);
+  if (!finished(&s->entries[sheet])) return 0;
+  for (size_t i = s->first_child[sheet + 1]; i < s->first_child[sheet + 2]; i++) {
+    int child = s->children[i];
+    if (load_plan_reference_type(s->plan, child) == LOAD_TYPE_CSS && !sheet_loaded(s, child))
+      return 0;
+  }
+  return 1;
+}
+
+/* Document doc's parser has passed the place (offset, id) of its body: every style sheet the
+ * body links before that place has loaded. (offset UINT64_MAX, id INT_MAX: the end.) */
+static int parser_passed(const load_sched *s, int doc, uint64_t offset, int id) {
+  for (size_t i = s->first_child[doc + 1]; i < s->first_child[doc + 2]; i++) {
+    int sheet = s->children[i];
+    uint64_t at = s->offset_key[sheet];
+    if (at == UINT64_MAX || at > offset || (at == offset && sheet >= id)) break;
+    if (load_plan_reference_type(s->plan, sheet) == LOAD_TYPE_CSS &&
+        strcmp(s->plan->resources[sheet].method, "GET") == 0 && !sheet_loaded(s, sheet))
+      return 0;
+  }
+  return 1;
+}
+
+/* May child, which its gate's bytes (or completion) have found, be discovered now? Only the
+ * parser acts on a frame or an inline script's fetch(): they wait until it has passed every
+ * style sheet before them. A style sheet's image or font is asked for when an element uses
+ * it: the elements stand at the end of the document's body, which the parser reaches when
+ * the body has arrived and all its style sheets have loaded. */
+static int parser_found(const load_sched *s, int child) {
+  int gate = s->gate[child];
+  if (!s->blocking_css || gate < 0) return 1;
+  const load_resource *g = &s->plan->resources[gate];
+  if (g->redirect_to == child) return 1;
+  load_type type = load_plan_reference_type(s->plan, child);
+  if (s->offset_key[child] == UINT64_MAX) {
+    if (g->type != LOAD_TYPE_CSS || type == LOAD_TYPE_CSS) return 1;
+    int doc = load_plan_document_of(s->plan, gate);
+    return finished(&s->entries[doc]) && parser_passed(s, doc, UINT64_MAX, INT_MAX);
+  }
+  if (g->type != LOAD_TYPE_DOCUMENT) return 1;
+  if (strcmp(s->plan->resources[child].method, "GET") == 0 && type != LOAD_TYPE_DOCUMENT)
+    return 1; /* the preload scanner finds it with the bytes */
+  return parser_passed(s, gate, s->offset_key[child], child);
+}
+
+/* Discovers the parked resources the parser has now found, in the children's order. */
+static void unpark(load_sched *s, double now) {
+  for (size_t i = 0; s->n_parked > 0 && i < s->plan->n_resources; i++) {
+    int child = s->children[i];
+    if (s->parked[child] && parser_found(s, child)) {
+      s->parked[child] = 0;
+      s->n_parked--;
+      discover(s, child, now);
+    }
+  }
+}
+
+void load_sched_set_blocking_css(load_sched *s, int on) { s->blocking_css = on != 0; }
+
 /* Discovers gate's children up to `bytes` of its body (UINT64_MAX: all of them). */
 static void discover_children(load_sched *s, int gate, uint64_t bytes, double now) {
   load_entry *g = &s->entries[gate];
@@ -191,7 +266,12 @@ static void discover_children(load_sched *s, int gate, uint64_t bytes, double no
     int child = s->children[begin + g->next_child];
     if (s->offset_key[child] > bytes) break;
     g->next_child++;
-    discover(s, child, now);
+    if (parser_found(s, child)) {
+      discover(s, child, now);
+    } else {
+      s->parked[child] = 1;
+      s->n_parked++;
+    }
   }
 }
 
@@ -360,6 +440,7 @@ void load_sched_complete(load_sched *s, int id, double now) {
   e->state = LOAD_DONE;
   e->end_ms = now;
   discover_children(s, id, UINT64_MAX, now);
+  unpark(s, now);
 }
 
 void load_sched_fail(load_sched *s, int id, const char *reason, double now) {
@@ -372,6 +453,7 @@ void load_sched_fail(load_sched *s, int id, const char *reason, double now) {
   memcpy(e->error, reason, n);
   e->error[n] = '\0';
   discover_children(s, id, UINT64_MAX, now);
+  unpark(s, now);
 }
 
 int load_sched_find_unrequested(const load_sched *s, int host, const char *path) {

@@ -109,6 +109,17 @@ int load_sched_is_prioritized(const load_sched *sched, int group);
 void load_sched_set_image_boost(load_sched *sched, int on);
 /* When the page painted, as load_sched_set_image_boost defines it; -1 not yet (or off). */
 double load_sched_paint_ms(const load_sched *sched);
+/* Chromium's parser stops at a style sheet in a document's body until the sheet (with its
+ * @imports) has loaded; its preload scanner still finds images, scripts, style sheets and
+ * preloads with the bytes, but a frame or an inline script's fetch() (a non-GET child) is
+ * found only when the parser passes it, and a style sheet's images and fonts are asked for
+ * only when the elements that use them exist — the replay's page bodies put those at the
+ * end of the document, which the parser reaches once the body has arrived and all its
+ * style sheets have loaded. With this on, such resources are discovered then, not with
+ * their parent's bytes (Chromium's loads: frames start within 15 ms of the last sheet
+ * before them, a sheet's images within 20 ms of the document's last sheet). Off by
+ * default. */
+void load_sched_set_blocking_css(load_sched *sched, int on);
 /* Releases the held resources the limit now allows. Call before asking for requests. */
 void load_sched_release(load_sched *sched);
 

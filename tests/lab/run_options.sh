@@ -72,6 +72,11 @@ dry --client chromium --chromium-headers --tls on "$good" >/dev/null 2>"$tmp/err
 grep -qF -- "--chromium-headers is the loader's" "$tmp/err" ||
   fail "--chromium-headers with --client chromium: got '$(cat "$tmp/err")'"
 rc=0
+dry --client chromium --blocking-css --tls on "$good" >/dev/null 2>"$tmp/err" || rc=$?
+[[ $rc == 2 ]] || fail "--blocking-css with --client chromium: exit $rc, want 2"
+grep -qF -- "--blocking-css is the loader's" "$tmp/err" ||
+  fail "--blocking-css with --client chromium: got '$(cat "$tmp/err")'"
+rc=0
 dry --client chromium --delayable-limit 10 --boost-images --tls on "$good" >/dev/null 2>"$tmp/err" ||
   rc=$?
 [[ $rc == 2 ]] || fail "--boost-images with --client chromium: exit $rc, want 2"

@@ -243,6 +243,27 @@ for e in log:
 d = json.loads(open("result.jsonl").read().splitlines()[-1])
 assert d["settings"]["request_headers"] == "recorded", d["settings"]
 ' || fail "the recorded headers were not sent" ;;
+blocking_css)
+  # --blocking-css over HTTP/1.1: the style sheet's font and image (4, 5) are asked for when
+  # the elements that use them exist, once the document has arrived and its style sheet has
+  # loaded (Chromium's parser waits for the sheet), not when the sheet alone has.
+  start_server --http1
+  load --http1 --blocking-css $(multi_addrs) || fail "exit $?"
+  check valid discovery once
+  python3 - <<'PY' || fail "a style sheet's children found before the parser reached them"
+import json
+d = json.loads(open("result.jsonl").read().splitlines()[-1])
+assert d["settings"]["blocking_css"] is True, d["settings"]
+r = {x["id"]: x for x in d["resources"]}
+for i in (4, 5):
+    assert r[i]["discovered_ms"] >= max(r[0]["end_ms"], r[1]["end_ms"]), (i, r[i], r[0], r[1])
+PY
+  load --http1 $(multi_addrs) || fail "exit $?"
+  python3 -c '
+import json
+d = json.loads(open("result.jsonl").read().splitlines()[-1])
+assert d["settings"]["blocking_css"] is False, d["settings"]
+' || fail "blocking_css set without the option" ;;
 chromium_sockets)
   # --chromium-sockets over node's http2 (TLS), behind slow_relay.py: every TLS handshake
   # takes 500 ms more, TCP's none. The page's host gets the navigation's two sockets; cdn,
