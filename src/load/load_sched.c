@@ -32,6 +32,7 @@ struct load_sched {
   int document;               /* resource 0's final redirect target: the page's document */
   int blocking_css;           /* load_sched_set_blocking_css */
   unsigned char *parked;      /* per resource: its gate's bytes found it, the parser not yet */
+  int *runs_after;            /* per script: the style sheet it waits for to run, or -1 */
   size_t n_parked;
 };
 
@@ -72,8 +73,9 @@ load_sched *load_sched_new(const load_plan *plan, load_dispatch dispatch, int si
   s->held = malloc((n + 1) * sizeof(*s->held));
   s->prioritized = calloc(plan->n_hosts + 1, 1); /* groups <= hosts */
   s->parked = calloc(n + 1, 1);
+  s->runs_after = malloc((n + 1) * sizeof(*s->runs_after));
   if (!s->entries || !s->gate || !s->offset_key || !s->children || !s->first_child ||
-      !s->host_in_flight || !s->held || !s->prioritized || !s->parked) {
+      !s->host_in_flight || !s->held || !s->prioritized || !s->parked || !s->runs_after) {
     load_sched_del(s);
     return NULL;
   }
@@ -85,6 +87,7 @@ load_sched *load_sched_new(const load_plan *plan, load_dispatch dispatch, int si
     e->group = single ? 0 : r->host;
     e->discovered_ms = e->ready_ms = e->start_ms = e->first_byte_ms = e->end_ms = -1;
     e->connection = -1;
+    s->runs_after[i] = -1;
   }
   /* A browser knows only the page's address at first: the plan's other roots (resources
    * nothing was found to load) are found in the page, with its first bytes — where the
@@ -132,6 +135,7 @@ void load_sched_del(load_sched *s) {
   free(s->held);
   free(s->prioritized);
   free(s->parked);
+  free(s->runs_after);
   free(s);
 }
 
@@ -234,6 +238,8 @@ static int parser_found(const load_sched *s, int child) {
   if (g->redirect_to == child) return 1;
   load_type type = load_plan_reference_type(s->plan, child);
   if (s->offset_key[child] == UINT64_MAX) {
+    if (g->type == LOAD_TYPE_SCRIPT)
+      return s->runs_after[gate] < 0 || sheet_loaded(s, s->runs_after[gate]);
     if (g->type != LOAD_TYPE_CSS || type == LOAD_TYPE_CSS) return 1;
     int doc = load_plan_document_of(s->plan, gate);
     return finished(&s->entries[doc]) && parser_passed(s, doc, UINT64_MAX, INT_MAX);
@@ -242,6 +248,21 @@ static int parser_found(const load_sched *s, int child) {
   if (strcmp(s->plan->resources[child].method, "GET") == 0 && type != LOAD_TYPE_DOCUMENT)
     return 1; /* the preload scanner finds it with the bytes */
   return parser_passed(s, gate, s->offset_key[child], child);
+}
+
+/* The style sheet doc's parser waits for now: the first of its body's sheets, among the
+ * bytes that have arrived, that has not loaded; -1 when the parser waits for none. */
+static int blocking_sheet(const load_sched *s, int doc) {
+  const load_entry *d = &s->entries[doc];
+  for (size_t i = s->first_child[doc + 1]; i < s->first_child[doc + 2]; i++) {
+    int sheet = s->children[i];
+    uint64_t at = s->offset_key[sheet];
+    if (at == UINT64_MAX || (!finished(d) && at > d->bytes)) break;
+    if (load_plan_reference_type(s->plan, sheet) == LOAD_TYPE_CSS &&
+        strcmp(s->plan->resources[sheet].method, "GET") == 0 && !sheet_loaded(s, sheet))
+      return sheet;
+  }
+  return -1;
 }
 
 /* Discovers the parked resources the parser has now found, in the children's order. */
@@ -439,6 +460,10 @@ void load_sched_complete(load_sched *s, int id, double now) {
   if (e->state == LOAD_DONE || e->state == LOAD_FAILED) return;
   e->state = LOAD_DONE;
   e->end_ms = now;
+  /* A script that has loaded runs once the style sheet its document's parser waits for,
+   * if any, has loaded (a script-blocking style sheet): its children wait with it. */
+  if (s->blocking_css && s->plan->resources[id].type == LOAD_TYPE_SCRIPT)
+    s->runs_after[id] = blocking_sheet(s, load_plan_document_of(s->plan, id));
   discover_children(s, id, UINT64_MAX, now);
   unpark(s, now);
 }

@@ -343,20 +343,21 @@ Test(load_sched, painted_image_elements_leave_the_delayable_limit) {
 
 /* Chromium's parser waits for each style sheet of the body (with its @imports); its
  * preload scanner does not: frames and inline fetch()es behind a sheet, and the images
- * a sheet names (used by elements at the end of the body), wait for the parser. */
+ * a sheet names (used by elements at the end of the body), wait for the parser; a script
+ * that loads while the parser waits runs when that sheet has loaded. */
 Test(load_sched, blocking_css_holds_what_only_the_parser_finds_until_the_sheets_load) {
   for (int blocking = 0; blocking <= 1; blocking++) {
-    plan_init(10);
+    plan_init(12);
     static const struct {
       load_type type;
       int parent;
       double offset;
-    } page[10] = {{LOAD_TYPE_DOCUMENT, -1, -1}, {LOAD_TYPE_CSS, 0, 100},
-                  {LOAD_TYPE_IMAGE, 0, 200},    {LOAD_TYPE_DOCUMENT, 0, 300},
-                  {LOAD_TYPE_OTHER, 0, 400},    {LOAD_TYPE_CSS, 0, 500},
-                  {LOAD_TYPE_DOCUMENT, 0, 600}, {LOAD_TYPE_IMAGE, 1, -1},
-                  {LOAD_TYPE_CSS, 1, -1},       {LOAD_TYPE_DOCUMENT, 0, 350}};
-    for (int i = 0; i < 10; i++) {
+    } page[12] = {
+        {LOAD_TYPE_DOCUMENT, -1, -1}, {LOAD_TYPE_CSS, 0, 100},    {LOAD_TYPE_IMAGE, 0, 200},
+        {LOAD_TYPE_DOCUMENT, 0, 300}, {LOAD_TYPE_OTHER, 0, 400},  {LOAD_TYPE_CSS, 0, 500},
+        {LOAD_TYPE_DOCUMENT, 0, 600}, {LOAD_TYPE_IMAGE, 1, -1},   {LOAD_TYPE_CSS, 1, -1},
+        {LOAD_TYPE_DOCUMENT, 0, 350}, {LOAD_TYPE_SCRIPT, 0, 450}, {LOAD_TYPE_IMAGE, 10, -1}};
+    for (int i = 0; i < 12; i++) {
       fx.res[i].type = page[i].type;
       fx.res[i].parent = page[i].parent;
       fx.res[i].discover_offset = page[i].offset;
@@ -369,24 +370,29 @@ Test(load_sched, blocking_css_holds_what_only_the_parser_finds_until_the_sheets_
     load_sched_requested(s, 0, 0, 0);
     load_sched_body(s, 0, 1000, 5);
     load_sched_complete(s, 0, 6);
-    int order[10];
+    int order[12];
     int got = drain(s, order, 6);
     if (!blocking) {
-      cr_expect_eq(got, 7, "without it every child of the page is found with the bytes");
+      cr_expect_eq(got, 8, "without it every child of the page is found with the bytes");
+      load_sched_complete(s, 10, 7);
+      cr_expect_eq(state(s, 11), LOAD_READY, "and a script's when it has loaded");
       load_sched_del(s);
       continue;
     }
-    cr_assert_eq(got, 4, "the preload scanner's: two sheets, the image, the 204 frame");
-    cr_expect(order[0] == 1 && order[1] == 2 && order[2] == 9 && order[3] == 5, "got %d %d %d %d",
-              order[0], order[1], order[2], order[3]);
+    cr_assert_eq(got, 5, "the preload scanner's: sheets, image, script, the 204 frame");
+    cr_expect(order[0] == 1 && order[1] == 2 && order[2] == 9 && order[3] == 10 && order[4] == 5,
+              "got %d %d %d %d %d", order[0], order[1], order[2], order[3], order[4]);
     load_sched_complete(s, 1, 10); /* finds its @import; its image waits for the body's end */
     cr_assert_eq(drain(s, order, 10), 1);
     cr_expect_eq(order[0], 8);
     cr_expect_eq(state(s, 3), LOAD_WAITING, "the sheet is not loaded while its @import loads");
     cr_expect_eq(state(s, 7), LOAD_WAITING);
+    load_sched_complete(s, 10, 11); /* the script has loaded, the parser waits for sheet 1 */
+    cr_expect_eq(state(s, 11), LOAD_WAITING, "the script waits for the sheet to run");
     load_sched_complete(s, 8, 12); /* sheet 1 loaded: the parser runs to sheet 5 */
-    cr_assert_eq(drain(s, order, 12), 2, "the frame and the fetch() between the sheets");
-    cr_expect(order[0] == 3 && order[1] == 4, "got %d %d", order[0], order[1]);
+    cr_assert_eq(drain(s, order, 12), 3, "the frame and the fetch() between the sheets");
+    cr_expect(order[0] == 3 && order[1] == 4 && order[2] == 11, "got %d %d %d", order[0], order[1],
+              order[2]);
     cr_expect_eq(load_sched_entry(s, 3)->discovered_ms, 12);
     cr_expect_eq(state(s, 6), LOAD_WAITING, "behind sheet 5");
     load_sched_complete(s, 5, 15); /* the body's end: the frame, then the sheet's image */
