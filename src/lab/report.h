@@ -18,7 +18,9 @@
 typedef struct report_cell {
   int present;
   double plt_ms, plt_cutoff_ms, bound_ms;
-  double plt_median_ms; /* the median over the repetitions (the loader against Chromium) */
+  double plt_median_ms;  /* the median over the repetitions (the loader against Chromium) */
+  double plt_half_ms[2]; /* with 2 or more: the medians of the odd- and even-numbered
+                            repetitions in the results' order (a client against itself) */
   double request_header_bytes, response_header_bytes;
   int repetitions;
   const json_t *first; /* the first valid load (for the waterfall), owned by report.lines */

@@ -75,6 +75,13 @@ static int build_pair(const report *r, size_t g, size_t a, size_t b, report_vali
     page->within = report_validate_within(page->ratio);
     pair->within += (size_t)page->within;
     ratios[pair->n_pages++] = page->ratio;
+    const report_cell *clients[2] = {loader, browser};
+    for (size_t c = 0; c < 2; c++) {
+      if (clients[c]->repetitions < 2 || clients[c]->plt_half_ms[1] <= 0) continue;
+      pair->self_pages[c]++;
+      pair->self_within[c] +=
+          (size_t)report_validate_within(clients[c]->plt_half_ms[0] / clients[c]->plt_half_ms[1]);
+    }
   }
   pair->median_ratio = lab_stats_median(ratios, pair->n_pages);
   free(ratios);
@@ -184,6 +191,38 @@ static int link_width(const report *r, const report_validation *v) {
   return (int)(width > 64 ? 64 : width);
 }
 
+/* "14 of 25 (56.0%)", or "-" without a page loaded twice. */
+static void format_self(const report_validate_pair *pair, size_t c, char *out, size_t size) {
+  if (pair->self_pages[c] == 0)
+    snprintf(out, size, "-");
+  else
+    snprintf(out, size, "%zu of %zu (%.1f%%)", pair->self_within[c], pair->self_pages[c],
+             share(pair->self_within[c], pair->self_pages[c]));
+}
+
+static int any_self(const report_validation *v) {
+  for (size_t i = 0; i < v->n_pairs; i++)
+    if (v->pairs[i].self_pages[0] > 0 || v->pairs[i].self_pages[1] > 0) return 1;
+  return 0;
+}
+
+/* Each client against itself: the agreement its own repetitions allow. */
+static void print_self(FILE *out, const report *r, const report_validation *v, int lw) {
+  if (!any_self(v)) return;
+  fprintf(out,
+          "Each client against itself (pages it loaded twice or more: the median of its odd-"
+          "numbered loads within +-10%% of its even-numbered loads')\n%-*s %-13s %18s %18s\n",
+          lw, "link", "config", "speedy load", "Chromium");
+  for (size_t i = 0; i < v->n_pairs; i++) {
+    const report_validate_pair *pair = &v->pairs[i];
+    char loader[48], browser[48];
+    format_self(pair, 0, loader, sizeof loader);
+    format_self(pair, 1, browser, sizeof browser);
+    fprintf(out, "%-*.*s %-13s %18s %18s\n", lw, lw, r->groups[pair->group],
+            r->configs[pair->loader], loader, browser);
+  }
+}
+
 int report_validate_print(FILE *out, const report *r) {
   report_validation v;
   if (report_validate_build(r, &v) != 0) return -1;
@@ -203,6 +242,7 @@ int report_validate_print(FILE *out, const report *r) {
     fprintf(out, "%-*.*s %-13s %5zu %17s %12.3f\n", lw, lw, r->groups[pair->group],
             r->configs[pair->loader], pair->n_pages, within, pair->median_ratio);
   }
+  print_self(out, r, &v, lw);
   if (v.n_orders > 0)
     fprintf(out, "Order of the configurations by mean page load time over the pages valid in "
                  "every one of them with both clients:\n");
@@ -263,6 +303,24 @@ int report_validate_html(FILE *f, const report *r) {
             share(pair->within, pair->n_pages), pair->median_ratio);
   }
   fputs("</table>\n", f);
+  if (any_self(&v)) {
+    fputs("<p>Each client against itself, on the pages it loaded twice or more: how many "
+          "have the median of its odd-numbered loads within ±10% of its even-numbered "
+          "loads' (the agreement its own repetitions allow).</p>\n<table class=\"validate\">"
+          "<tr><th>link</th><th>config</th><th>speedy load</th><th>Chromium</th></tr>\n",
+          f);
+    for (size_t i = 0; i < v.n_pairs; i++) {
+      const report_validate_pair *pair = &v.pairs[i];
+      char loader[48], browser[48];
+      format_self(pair, 0, loader, sizeof loader);
+      format_self(pair, 1, browser, sizeof browser);
+      fputs("<tr><td>", f);
+      report_html_escape(f, r->groups[pair->group]);
+      fprintf(f, "</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", r->configs[pair->loader], loader,
+              browser);
+    }
+    fputs("</table>\n", f);
+  }
   if (v.n_orders > 0)
     fputs("<p>The configurations ordered by mean page load time, fastest first, over the pages "
           "valid in every one of them with both clients:</p>\n<table class=\"validate-order\">"

@@ -33,6 +33,10 @@ typedef struct report_validate_pair {
   size_t n_pages;
   size_t within;       /* pages within ±10% */
   double median_ratio; /* of the per-page ratios */
+  /* Each client against itself, [0] the loader, [1] Chromium: of these pages, those it
+   * loaded twice or more, and those whose odd-numbered loads' median lies within ±10% of
+   * the even-numbered ones' — how closely the repetitions let two medians agree. */
+  size_t self_pages[2], self_within[2];
 } report_validate_pair;
 
 /* The configurations of one link group ordered by mean page load time, per client, over the

@@ -108,6 +108,16 @@ Test(validate, a_page_is_the_median_of_its_repetitions_of_each_client) {
   cr_assert_eq(pair->within, 1);
   cr_assert(CLOSE(pair->median_ratio, (1200.0 / 1050 + 1.1) / 2, 1e-9), "%f", pair->median_ratio);
   cr_assert_eq(v.n_orders, 0, "one configuration: nothing to order");
+  /* Each client against itself, on a (b has one load each): the loader's loads 1 and 3
+   * (median 1100) against load 2 (5000) are not within; Chromium's 1100 and 1000 are. */
+  cr_assert(pair->self_pages[0] == 1 && pair->self_within[0] == 0, "%zu %zu", pair->self_pages[0],
+            pair->self_within[0]);
+  cr_assert(pair->self_pages[1] == 1 && pair->self_within[1] == 1, "%zu %zu", pair->self_pages[1],
+            pair->self_within[1]);
+  char *text = text_of(&rep);
+  cr_assert(strstr(text, "Each client against itself") != NULL, "%s", text);
+  cr_assert(strstr(text, "0 of 1 (0.0%)    1 of 1 (100.0%)") != NULL, "%s", text);
+  free(text);
   report_validate_free(&v);
   report_free(&rep);
 }
