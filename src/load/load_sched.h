@@ -117,9 +117,10 @@ double load_sched_paint_ms(const load_sched *sched);
  * end of the document, which the parser reaches once the body has arrived and all its
  * style sheets have loaded. A script that has loaded runs (and inserts its children) once
  * the style sheet its document's parser was waiting for then, if any, has loaded. With
- * this on, such resources are discovered then, not with their parent's bytes (Chromium's loads: frames start within 15 ms of the last sheet
- * before them, a sheet's images within 20 ms of the document's last sheet; a script's
- * children after the sheet that blocked the parser when it loaded). Off by default. */
+ * this on, such resources are discovered then, not with their parent's bytes (Chromium's loads:
+ * frames start within 15 ms of the last sheet before them, a sheet's images within 20 ms of the
+ * document's last sheet; a script's children after the sheet that blocked the parser when it
+ * loaded). Off by default. */
 void load_sched_set_blocking_css(load_sched *sched, int on);
 /* Releases the held resources the limit now allows. Call before asking for requests. */
 void load_sched_release(load_sched *sched);
