@@ -212,6 +212,13 @@ static int sheet_loaded(const load_sched *s, int id) {
   return 1;
 }
 
+/* A child of a document's body that is a linked style sheet (a GET the page names with
+ * <link rel=stylesheet>) and has not loaded yet: the parser waits for it. */
+static int sheet_loading(const load_sched *s, int child) {
+  return load_plan_reference_type(s->plan, child) == LOAD_TYPE_CSS &&
+         strcmp(s->plan->resources[child].method, "GET") == 0 && !sheet_loaded(s, child);
+}
+
 /* Document doc's parser has passed the place (offset, id) of its body: every style sheet the
  * body links before that place has loaded. (offset UINT64_MAX, id INT_MAX: the end.) */
 static int parser_passed(const load_sched *s, int doc, uint64_t offset, int id) {
@@ -219,9 +226,7 @@ static int parser_passed(const load_sched *s, int doc, uint64_t offset, int id) 
     int sheet = s->children[i];
     uint64_t at = s->offset_key[sheet];
     if (at == UINT64_MAX || at > offset || (at == offset && sheet >= id)) break;
-    if (load_plan_reference_type(s->plan, sheet) == LOAD_TYPE_CSS &&
-        strcmp(s->plan->resources[sheet].method, "GET") == 0 && !sheet_loaded(s, sheet))
-      return 0;
+    if (sheet_loading(s, sheet)) return 0;
   }
   return 1;
 }
@@ -258,9 +263,7 @@ static int blocking_sheet(const load_sched *s, int doc) {
     int sheet = s->children[i];
     uint64_t at = s->offset_key[sheet];
     if (at == UINT64_MAX || (!finished(d) && at > d->bytes)) break;
-    if (load_plan_reference_type(s->plan, sheet) == LOAD_TYPE_CSS &&
-        strcmp(s->plan->resources[sheet].method, "GET") == 0 && !sheet_loaded(s, sheet))
-      return sheet;
+    if (sheet_loading(s, sheet)) return sheet;
   }
   return -1;
 }
