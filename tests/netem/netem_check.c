@@ -124,7 +124,23 @@ static double host_overhead_ns(void) {
   return (double)test_median(rtt, N);
 }
 
+static int check_rtt_once(const char *profile, int last);
+
+/* On a busy virtual machine the threads (probe, echo and even the SCHED_FIFO forwarder)
+ * are now and then held off the CPU for a few milliseconds in bursts, and 6 to 8 of 20
+ * probes come back late together (seen in CI: the forwarder's p99 lateness 2.6-4.4 ms in
+ * that run against 0.06 ms at p50).
+ * Up to 3 runs, as for goodput; one that holds passes. A wrong delay fails all 3. */
 static int check_rtt(const char *profile) {
+  for (int attempt = 1; attempt < 3; attempt++) {
+    if (check_rtt_once(profile, 0) == 0) return 0;
+    printf("rtt %s: attempt %d outside the bounds; again\n", profile, attempt);
+  }
+  return check_rtt_once(profile, 1);
+}
+
+/* One run; with last, failures end the test (test_fail), otherwise they return 1. */
+static int check_rtt_once(const char *profile, int last) {
   double overhead = strcmp(profile, "none") == 0 ? 0 : host_overhead_ns();
   netem_config config;
   if (strcmp(profile, "none") == 0) {
@@ -176,15 +192,19 @@ static int check_rtt(const char *profile) {
          "%.3f ms (RTT + serialization both ways); error %+.3f ms\n",
          profile, PAYLOAD, ip_len, median / 1e6, (double)min / 1e6, (double)max / 1e6,
          expected / 1e6, (median - expected) / 1e6);
-  if (fabs(median - expected) > 1e6)
+  if (fabs(median - expected) > 1e6) {
+    if (!last) return 1;
     test_fail("median RTT %.3f ms is not within 1 ms of %.3f ms", median / 1e6, expected / 1e6);
+  }
   int within = 0;
   for (int i = 0; i < COUNT; i++) within += fabs((double)rtt[i] - expected) <= 1e6;
   printf("rtt %s: %d of %d probes within 1 ms\n", profile, within, COUNT);
   /* The median is the measure; the share guards against a bimodal result. Single
    * outliers come from the test's own threads being scheduled late on a busy machine. */
-  if (within < COUNT * 8 / 10)
+  if (within < COUNT * 8 / 10) {
+    if (!last) return 1;
     test_fail("only %d of %d probes within 1 ms of %.3f ms", within, COUNT, expected / 1e6);
+  }
   return failed;
 }
 
