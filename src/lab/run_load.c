@@ -566,12 +566,13 @@ static json_t *link_json(const netem_config *c) {
 }
 
 static json_t *netem_json(const netem_stats *a, const netem_stats *b, const netem_config *c) {
-  return json_pack("{s:I, s:f, s:f, s:f, s:b, s:I, s:I, s:I, s:I, s:I, s:I}", "seed",
+  return json_pack("{s:I, s:f, s:f, s:f, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "seed",
                    (json_int_t)c->seed, "lateness_p50_ms", (double)b->lateness.p50_ns / 1e6,
                    "lateness_p99_ms", (double)b->lateness.p99_ns / 1e6, "lateness_max_ms",
                    (double)b->lateness.max_ns / 1e6, "realtime", b->realtime, "queue_drops",
                    (json_int_t)(b->down.queue_drops + b->up.queue_drops - a->down.queue_drops -
                                 a->up.queue_drops),
+                   "queue_drops_up", (json_int_t)(b->up.queue_drops - a->up.queue_drops),
                    "random_losses",
                    (json_int_t)(b->down.random_losses + b->up.random_losses -
                                 a->down.random_losses - a->up.random_losses),

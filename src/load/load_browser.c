@@ -1,4 +1,5 @@
-/* load_browser.c — Chromium's request headers for a plan (load_browser.h).
+/* load_browser.c — Chromium's request headers and network partitions for a plan
+ * (load_browser.h).
  *
  * What Chromium 156 sent in the lab (its net logs, HTTP/1.1 and HTTP/2, cache disabled by
  * the driver): Pragma and Cache-Control "no-cache", the client hints sec-ch-ua,
@@ -17,6 +18,9 @@
  * CORS fetch() or preload (empty), any method but GET a no-cors fetch(). A redirect's target
  * is asked for as its source was. Where the replay would fetch() an image without bytes or
  * a document answered 204/205, so does this.
+ *
+ * The network partition of each request (--chromium-sockets): whether the frame that asks
+ * is of another site than the page, as in Chromium's NetworkAnonymizationKey.
  *
  * Same-site without the public suffix list: the registrable domain is taken as the last two
  * labels, three when the last is a two-letter country code under a common second level
@@ -246,25 +250,37 @@ static void clear(header_list *l) {
   l->n = 0;
 }
 
+/* Per resource, the redirect that leads to it or -1: a new array (NULL when out of memory). */
+static int *redirect_sources(const load_plan *plan) {
+  size_t n = plan->n_resources;
+  int *from = malloc((n ? n : 1) * sizeof(*from));
+  if (!from) return NULL;
+  for (size_t i = 0; i < n; i++) from[i] = -1;
+  for (size_t i = 0; i < n; i++)
+    if (plan->resources[i].redirect_to >= 0) from[plan->resources[i].redirect_to] = (int)i;
+  return from;
+}
+
+/* The head of the redirect chain that ends in r (r itself when nothing redirects to it). */
+static const load_resource *chain_head(const load_plan *plan, const int *redirected_from,
+                                       const load_resource *r) {
+  const load_resource *head = r;
+  for (int hops = 0; hops < MAX_HOPS && redirected_from[head->id] >= 0; hops++)
+    head = &plan->resources[redirected_from[head->id]];
+  return head;
+}
+
 int load_browser_set_chromium_headers(load_plan *plan, int tls) {
   const char *scheme = tls ? "https" : "http";
   size_t n = plan->n_resources;
-  int *redirected_from = malloc((n ? n : 1) * sizeof(*redirected_from));
+  int *redirected_from = redirect_sources(plan);
   if (!redirected_from) return -1;
-  for (size_t i = 0; i < n; i++) redirected_from[i] = -1;
-  for (size_t i = 0; i < n; i++)
-    if (plan->resources[i].redirect_to >= 0)
-      redirected_from[plan->resources[i].redirect_to] = (int)i;
   int rv = 0;
   for (size_t i = 0; i < n; i++) {
     load_resource *r = &plan->resources[i];
     /* the chain's head, and Sec-Fetch-Site's value: the least related hop's */
-    const load_resource *head = r;
+    const load_resource *head = chain_head(plan, redirected_from, r);
     const char *site = "same-origin";
-    for (int hops = 0; hops <= MAX_HOPS; hops++) {
-      if (hops == MAX_HOPS || redirected_from[head->id] < 0) break;
-      head = &plan->resources[redirected_from[head->id]];
-    }
     request_kind k = kind_of(plan, head);
     if (k.initiator >= 0) {
       const load_host *from = &plan->hosts[plan->resources[k.initiator].host];
@@ -295,4 +311,24 @@ int load_browser_set_chromium_headers(load_plan *plan, int tls) {
   }
   free(redirected_from);
   return rv;
+}
+
+/* ---- Network partitions ------------------------------------------------------------ */
+
+int load_browser_cross_site_frames(const load_plan *plan, unsigned char *cross) {
+  int *redirected_from = redirect_sources(plan);
+  if (!redirected_from) return -1;
+  const load_host *top = &plan->hosts[plan->resources[load_plan_final_target(plan, 0)].host];
+  for (size_t i = 0; i < plan->n_resources; i++) {
+    const load_resource *r = &plan->resources[i];
+    request_kind k = kind_of(plan, chain_head(plan, redirected_from, r));
+    /* The page's navigation is the top frame; a frame's navigation belongs to the frame it
+     * makes, hop by hop (each hop's URL is the frame's origin while it is requested); any
+     * other request to the document that asks. */
+    const load_resource *frame = k.top || k.dest == DEST_IFRAME ? r : &plan->resources[k.initiator];
+    cross[i] =
+        !k.top && strcmp(load_browser_site(&plan->hosts[frame->host], top), "cross-site") == 0;
+  }
+  free(redirected_from);
+  return 0;
 }

@@ -1,5 +1,6 @@
 /* load_browser.h — the request headers a real browser sends for a plan's resources
- * (`speedy load --chromium-headers`, docs/lab-loader.md "Request headers").
+ * (`speedy load --chromium-headers`, docs/lab-loader.md "Request headers") and the network
+ * partition it puts each request in (`--chromium-sockets`).
  *
  * Pure: rewrites a parsed plan in memory, no sockets. The loader otherwise sends the
  * headers of the recording; Chromium in the lab sends its own, about half as long again,
@@ -23,5 +24,13 @@ int load_browser_set_chromium_headers(load_plan *plan, int tls);
  * name and port), "same-site" (same registrable domain; see load_browser.c for how it is
  * approximated without the public suffix list) or "cross-site". */
 const char *load_browser_site(const load_host *a, const load_host *b);
+
+/* Chromium's network partition of each request (`speedy load --chromium-sockets`,
+ * docs/lab-loader.md "Sockets"): cross[i] is 1 when resource i is asked for by a frame whose
+ * site is not the page's (or is such a frame's navigation), 0 otherwise — the cross-site
+ * bit of its NetworkAnonymizationKey, whose top-frame site is the page's for every request
+ * of a load. Sockets are not shared across partitions. cross has n_resources entries.
+ * Returns 0, or -1 when out of memory. */
+int load_browser_cross_site_frames(const load_plan *plan, unsigned char *cross);
 
 #endif /* SPEEDY_LOAD_BROWSER_H */

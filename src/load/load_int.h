@@ -120,6 +120,8 @@ typedef struct load_conn {
 struct load_group {
   load_run *run;
   int index;
+  int base; /* the group before the split in network partitions: index, or index - that
+               count in the second partition (load_sched_set_partitions) */
   struct sockaddr_storage addr;
   const char *server_name; /* SNI and certificate name: a recorded host name */
   int lookup;              /* index of its name's lookup in run->lookups */
@@ -178,7 +180,8 @@ void load_run_pump(load_run *run);
  * resource id) act as hints: each names a resource as X-Subresources' items do. */
 void load_link_hints(load_run *run, int id, const char *value, size_t len);
 /* The group that carries host's requests: 0 in single-domain runs, the host's coalesced
- * group with --coalesce, else the host itself. */
+ * group with --coalesce, else the host itself; with network partitions (--chromium-sockets)
+ * that of the first partition (load_group.base of either). */
 int load_host_group(const load_run *run, int host);
 /* Fails resource id with a reason (printf style) if it is not finished yet. */
 void load_fail(load_run *run, int id, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

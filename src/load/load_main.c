@@ -80,7 +80,9 @@ static void usage(FILE *f) {
           "                           the start, a backup attempt 250 ms into a slow one while\n"
           "                           requests wait, and (SPDY, HTTP/2) an attempt per waiting\n"
           "                           request until the server is known to speak the protocol,\n"
-          "                           the rest given up when the first opens\n"
+          "                           the rest given up when the first opens; requests of a\n"
+          "                           frame of another site apart from the page's (network\n"
+          "                           partitions: a host can have two groups of sockets)\n"
           "Requests:\n"
           "      --chromium-headers   send the request headers headless Chromium sends for each\n"
           "                           request in the lab (client hints, Sec-Fetch-*, Referer,\n"
@@ -472,6 +474,20 @@ static int set_coalesced_groups(load_run *run) {
   return load_sched_set_groups(run->sched, run->host_group, (int)n);
 }
 
+/* --chromium-sockets: Chromium keys its socket pools by network partition too (the
+ * NetworkAnonymizationKey: the page's site and whether the asking frame is of another site),
+ * so a host that the page and a cross-site frame both use gets two groups of sockets.
+ * Returns 0 or -1 (out of memory). */
+static int set_partitions(load_run *run) {
+  size_t n = run->plan->n_resources;
+  unsigned char *cross = malloc(n ? n : 1);
+  if (!cross) return -1;
+  int rv = load_browser_cross_site_frames(run->plan, cross);
+  if (rv == 0) rv = load_sched_set_partitions(run->sched, cross);
+  free(cross);
+  return rv;
+}
+
 int load_main(int argc, char **argv) {
   load_options opt = {.proto = IO_PROTO_SPDY3_1,
                       .connections = DEFAULT_CONNECTIONS,
@@ -502,6 +518,10 @@ int load_main(int argc, char **argv) {
       load_sched_new(run.plan, opt.http1 ? opt.dispatch : LOAD_DISPATCH_PRIORITY, opt.single);
   run.fetch = calloc(run.plan->n_resources, sizeof(*run.fetch));
   if (!run.sched || !run.fetch || (opt.coalesce && set_coalesced_groups(&run) != 0)) {
+    fprintf(stderr, "speedy load: out of memory\n");
+    goto out;
+  }
+  if (opt.chromium_sockets && set_partitions(&run) != 0) {
     fprintf(stderr, "speedy load: out of memory\n");
     goto out;
   }

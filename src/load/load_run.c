@@ -223,7 +223,7 @@ static int live_conns(const load_group *g) {
  * own address and under its own name, before any of its requests is sent. */
 static void uncoalesce_unnamed(load_conn *conn) {
   load_run *run = conn->run;
-  int g = conn->group->index, moved = 0;
+  int g = conn->group->base, moved = 0;
   for (size_t h = 0; h < run->plan->n_hosts; h++) {
     if ((int)h == g || run->host_group[h] != g) continue;
     const char *name = load_plan_server_name(run->plan, h);
@@ -235,7 +235,7 @@ static void uncoalesce_unnamed(load_conn *conn) {
     run->uncoalesced++;
     moved = 1;
   }
-  if (moved) load_sched_set_groups(run->sched, run->host_group, run->n_groups);
+  if (moved) load_sched_set_groups(run->sched, run->host_group, load_sched_base_groups(run->sched));
 }
 
 /* An attempt still setting up (TCP or TLS), not given up. */
@@ -566,20 +566,22 @@ int load_run_execute(load_run *run) {
   const load_options *opt = run->opt;
   if (opt->tls && make_tls(run) != 0) return -1;
   run->n_groups = load_sched_groups(run->sched);
+  int base_groups = load_sched_base_groups(run->sched);
   run->groups = calloc((size_t)run->n_groups, sizeof(*run->groups));
   if (!run->groups) return -1;
   for (int g = 0; g < run->n_groups; g++) {
     load_group *group = &run->groups[g];
     group->run = run;
     group->index = g;
+    group->base = g % base_groups;
     group->backup_ms = -1;
     if (opt->single) {
       group->addr = opt->single_addr;
       /* one origin: the page's own host names the connection */
       group->server_name = load_plan_server_name(run->plan, (size_t)run->plan->resources[0].host);
     } else {
-      group->addr = opt->host_addr[g];
-      group->server_name = load_plan_server_name(run->plan, (size_t)g);
+      group->addr = opt->host_addr[group->base];
+      group->server_name = load_plan_server_name(run->plan, (size_t)group->base);
     }
   }
   run->page_group = load_host_group(run, run->plan->resources[0].host);

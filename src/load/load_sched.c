@@ -15,6 +15,8 @@ struct load_sched {
   const load_plan *plan;
   load_dispatch dispatch;
   int groups;
+  int base_groups;      /* groups before the split in partitions */
+  unsigned char *cross; /* per resource: in its group's second partition; NULL: no split */
   load_entry *entries;
   int *gate;            /* per resource: the gating resource or -1 */
   uint64_t *offset_key; /* per resource: bytes of the gate that discover it (UINT64_MAX:
@@ -63,7 +65,7 @@ load_sched *load_sched_new(const load_plan *plan, load_dispatch dispatch, int si
   s->plan = plan;
   s->dispatch = dispatch;
   s->paint_ms = -1;
-  s->groups = single ? 1 : (int)plan->n_hosts;
+  s->groups = s->base_groups = single ? 1 : (int)plan->n_hosts;
   s->entries = calloc(n, sizeof(*s->entries));
   s->gate = malloc(n * sizeof(*s->gate));
   s->offset_key = malloc(n * sizeof(*s->offset_key));
@@ -71,7 +73,7 @@ load_sched *load_sched_new(const load_plan *plan, load_dispatch dispatch, int si
   s->first_child = calloc(n + 2, sizeof(*s->first_child));
   s->host_in_flight = calloc(plan->n_hosts + 1, sizeof(*s->host_in_flight));
   s->held = malloc((n + 1) * sizeof(*s->held));
-  s->prioritized = calloc(plan->n_hosts + 1, 1); /* groups <= hosts */
+  s->prioritized = calloc(2 * plan->n_hosts + 1, 1); /* groups <= hosts, twice when split */
   s->parked = calloc(n + 1, 1);
   s->runs_after = malloc((n + 1) * sizeof(*s->runs_after));
   if (!s->entries || !s->gate || !s->offset_key || !s->children || !s->first_child ||
@@ -134,6 +136,7 @@ void load_sched_del(load_sched *s) {
   free(s->host_in_flight);
   free(s->held);
   free(s->prioritized);
+  free(s->cross);
   free(s->parked);
   free(s->runs_after);
   free(s);
@@ -144,12 +147,27 @@ int load_sched_set_groups(load_sched *s, const int *host_group, int n_groups) {
   for (size_t h = 0; h < s->plan->n_hosts; h++)
     if (host_group[h] < 0 || host_group[h] >= n_groups) return -1;
   for (size_t i = 0; i < s->plan->n_resources; i++)
-    s->entries[i].group = host_group[s->plan->resources[i].host];
-  s->groups = n_groups;
+    s->entries[i].group =
+        host_group[s->plan->resources[i].host] + (s->cross && s->cross[i] ? n_groups : 0);
+  s->base_groups = n_groups;
+  s->groups = s->cross ? 2 * n_groups : n_groups;
+  return 0;
+}
+
+int load_sched_set_partitions(load_sched *s, const unsigned char *cross) {
+  size_t n = s->plan->n_resources;
+  if (s->cross) return -1;
+  s->cross = malloc(n ? n : 1);
+  if (!s->cross) return -1;
+  memcpy(s->cross, cross, n);
+  for (size_t i = 0; i < n; i++) s->entries[i].group += s->cross[i] ? s->base_groups : 0;
+  s->groups = 2 * s->base_groups;
   return 0;
 }
 
 int load_sched_groups(const load_sched *s) { return s->groups; }
+
+int load_sched_base_groups(const load_sched *s) { return s->base_groups; }
 
 const load_entry *load_sched_entry(const load_sched *s, int id) {
   return id >= 0 && (size_t)id < s->plan->n_resources ? &s->entries[id] : NULL;

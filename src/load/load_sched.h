@@ -45,7 +45,8 @@ typedef enum load_state {
 typedef struct load_entry {
   load_state state;
   int group;          /* connection group: the host (multi-domain), 0 (single) or the
-                         host's coalesced group (load_sched_set_groups) */
+                         host's coalesced group (load_sched_set_groups); in the second
+                         partition (load_sched_set_partitions) that plus the base count */
   uint64_t ready_seq; /* order of becoming requestable */
   double discovered_ms, ready_ms, start_ms, first_byte_ms, end_ms;
   uint64_t bytes;    /* body bytes received */
@@ -70,8 +71,17 @@ void load_sched_del(load_sched *sched);
  * host_group[h] is host h's group, 0 to n_groups - 1. Call before load_sched_start.
  * Returns 0, or -1 (nothing changed) when a group is out of range. */
 int load_sched_set_groups(load_sched *sched, const int *host_group, int n_groups);
-/* Number of groups (hosts, 1 in single-domain mode, or load_sched_set_groups's). */
+/* Splits every group in two network partitions: resource i goes to its group's second one
+ * when cross[i] is 1 (a copy of cross, n_resources entries, is kept: load_sched_set_groups
+ * keeps the split). Group g + base (base: load_sched_base_groups) is group g's second
+ * partition, at the same address and under the same name. Call once, before
+ * load_sched_start. Returns 0, or -1 (nothing changed) when out of memory or called again. */
+int load_sched_set_partitions(load_sched *sched, const unsigned char *cross);
+/* Number of groups (hosts, 1 in single-domain mode, or load_sched_set_groups's; twice that
+ * with partitions). */
 int load_sched_groups(const load_sched *sched);
+/* Number of groups before the split in partitions (load_sched_groups without them). */
+int load_sched_base_groups(const load_sched *sched);
 const load_entry *load_sched_entry(const load_sched *sched, int id);
 
 /* The load starts at now: resources without a gate are discovered. */

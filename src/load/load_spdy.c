@@ -167,7 +167,7 @@ static int accept_push(load_conn *conn, int32_t stream_id) {
                  ? -1
                  : load_plan_find_host(run->plan, conn->push.host, strlen(conn->push.host));
   int id = -1;
-  if (host >= 0 && load_host_group(run, host) == conn->group->index) {
+  if (host >= 0 && load_host_group(run, host) == conn->group->base) {
     id = load_sched_find_unrequested(run->sched, host, conn->push.path);
     if (id < 0) { /* requested already: take the push if no response has started */
       int any = load_sched_find(run->sched, host, conn->push.path);

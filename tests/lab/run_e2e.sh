@@ -97,6 +97,9 @@ for d in loads:
         (k, d["tcp_connects"], d["connections_opened"], d["connections"])
     if d["config"] == "h2-coalesced":
         assert d["mode"] == "coalesced" and d["uncoalesced_hosts"] == 0, k
+    n = d["netem"]
+    assert n["packets_up"] > 0 and n["packets_down"] > 0, (k, n)
+    assert 0 <= n["queue_drops_up"] <= n["queue_drops"], (k, n)
     print(f"  {d['page'][:34]:34} {d['config']:12} TLS {'on ' if d['tls'] else 'off'}"
           f" {d['plt_ms']:7.1f} ms, {d['connections']} conn, headers {d['request_header_bytes']}"
           f" up {d['response_header_bytes']} down")

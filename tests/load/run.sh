@@ -321,6 +321,33 @@ time.sleep(30)
   load --proto h2 --tls --cacert ca.pem --timeout 1 --chromium-sockets -v --single "127.0.0.1:$(cat full.port)"
   python3 -c 'import json,sys; d=json.load(open("result.jsonl")); sys.exit(d["connections_opened"] != 3)' ||
     fail "stalled connect with --chromium-sockets: want three connections ($(grep -c backup err) backup)" ;;
+network_partitions)
+  # --chromium-sockets keeps the requests of a frame of another site apart from the page's
+  # (Chromium's network partitions): a page on www.example.test, an image from
+  # ads.other.test, and a frame on ads.other.test that asks for an image of each host. Over
+  # h2c: two used connections without the option (one per host), four with it.
+  python3 - "$plan" partitions.json <<'PY' || fail "plan"
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["hosts"] = [{"name": "www.example.test", "port": 80}, {"name": "ads.other.test", "port": 80}]
+def res(i, host, typ, parent, offset, size):
+    r = dict(p["resources"][0], id=i, host=host, type=typ, parent=parent, path="/r%d" % i,
+             discover_offset=offset, body_size=size, status=200, redirect_to=-1)
+    return r
+p["resources"] = [res(0, 0, "document", -1, 0, 4000), res(1, 1, "image", 0, 1000, 3000),
+                  res(2, 1, "document", 0, 2000, 2000), res(3, 1, "image", 2, 100, 1000),
+                  res(4, 0, "image", 2, 200, 1000)]
+json.dump(p, open(sys.argv[2], "w"))
+PY
+  plan=$work/partitions.json
+  start_server --h2
+  load --proto h2c $(multi_addrs) || fail "exit $?"
+  check valid once protocol=h2 connections=2
+  rm -f result.jsonl; : > log.jsonl
+  load --proto h2c --chromium-sockets $(multi_addrs) || fail "exit $?"
+  check valid once protocol=h2 connections=4
+  python3 -c 'import json,sys; d=json.load(open("result.jsonl")); sys.exit(d["settings"]["network_partitions"] is not True)' ||
+    fail "settings.network_partitions is not true" ;;
 hint_requested)
   start_server --hint 9
   load $(multi_addrs) || fail "exit $?"

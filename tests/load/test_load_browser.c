@@ -38,7 +38,14 @@ static const char plan_text[] =
     RESOURCE(10, 2, "GET", "/in-frame.png", "image", 9, 200, 100, -1, "[]") ","
     RESOURCE(11, 0, "GET", "/pixel.gif", "image", 1, 200, 0, -1, "[]") ","
     RESOURCE(12, 0, "GET", "/old.js", "script", 1, 302, 0, 13, "[]") ","
-    RESOURCE(13, 2, "GET", "/new.js", "script", 12, 200, 100, -1, "[]")
+    RESOURCE(13, 2, "GET", "/new.js", "script", 12, 200, 100, -1, "[]") ","
+    RESOURCE(14, 1, "GET", "/same-site-frame", "document", 1, 200, 100, -1, "[]") ","
+    RESOURCE(15, 2, "GET", "/in-same-site-frame.png", "image", 14, 200, 100, -1, "[]") ","
+    RESOURCE(16, 0, "GET", "/back-home", "document", 9, 200, 100, -1, "[]") ","
+    RESOURCE(17, 0, "GET", "/ad.js", "script", 9, 200, 100, -1, "[]") ","
+    RESOURCE(18, 2, "GET", "/moved-frame", "document", 1, 302, 0, 19, "[]") ","
+    RESOURCE(19, 0, "GET", "/moved-here", "document", 18, 200, 100, -1, "[]") ","
+    RESOURCE(20, 0, "GET", "/in-moved.png", "image", 19, 200, 100, -1, "[]")
     "]}";
 /* clang-format on */
 
@@ -175,4 +182,27 @@ Test(load_browser, sites) {
   cr_assert_str_eq(load_browser_site(&uk1, &uk3), "cross-site");
   cr_assert_str_eq(load_browser_site(&ip1, &ip2), "cross-site");
   cr_assert_str_eq(load_browser_site(&ip1, &ip1), "same-origin");
+}
+
+/* Chromium's network partition (--chromium-sockets): a request is in the cross-site one when
+ * the frame that asks is of another site than the page, whatever host it goes to; a frame's
+ * navigation is in the partition of the frame it makes, hop by hop. */
+Test(load_browser, network_partitions_follow_the_asking_frame) {
+  load_plan *plan = chromium_plan(1);
+  unsigned char cross[21];
+  cr_assert_eq(plan->n_resources, sizeof(cross));
+  cr_assert_eq(load_browser_cross_site_frames(plan, cross), 0);
+  static const unsigned char want[21] = {
+      [9] = 1,  /* the frame on cdn.other.test */
+      [10] = 1, /* its image */
+      [17] = 1, /* its script, from the page's own host */
+      [18] = 1, /* a frame's first hop, to cdn.other.test */
+  };
+  /* 0: the page's navigation and its redirect (0, 1); what the page's document asks for,
+   * on any host (2-8, 11-13); a frame of the page's site (14) and its image (15); a frame
+   * of the page's site inside the cross-site one (16); the second hop of a frame, back on
+   * the page's host (19), and that frame's image (20). */
+  for (int i = 0; i < 21; i++)
+    cr_expect_eq(cross[i], want[i], "#%d: cross-site partition %d, want %d", i, cross[i], want[i]);
+  load_plan_del(plan);
 }

@@ -480,6 +480,33 @@ Test(load_sched, coalesced_hosts_share_a_group_and_out_of_range_groups_are_refus
   load_sched_del(s);
 }
 
+Test(load_sched, partitions_split_every_group_in_two_and_survive_regrouping) {
+  plan_init(4);
+  fx.res[1].host = 1;
+  fx.res[3].host = 1;
+  for (int i = 1; i < 4; i++) fx.res[i].discover_offset = 0;
+  load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+  const unsigned char cross[4] = {0, 0, 1, 1}; /* 2 and 3 asked for by a cross-site frame */
+  cr_assert_eq(load_sched_set_partitions(s, cross), 0);
+  cr_assert_eq(load_sched_set_partitions(s, cross), -1, "partitions are set once");
+  cr_assert_eq(load_sched_groups(s), 4);
+  cr_assert_eq(load_sched_base_groups(s), 2);
+  static const int split[4] = {0, 1, 2, 3}; /* host + 2 in the second partition */
+  for (int i = 0; i < 4; i++) cr_assert_eq(load_sched_entry(s, i)->group, split[i], "#%d", i);
+  int both_in_one[2] = {0, 0};
+  cr_assert_eq(load_sched_set_groups(s, both_in_one, 1), 0);
+  cr_assert_eq(load_sched_groups(s), 2, "one coalesced group, two partitions");
+  cr_assert_eq(load_sched_base_groups(s), 1);
+  static const int coalesced[4] = {0, 0, 1, 1};
+  for (int i = 0; i < 4; i++) cr_assert_eq(load_sched_entry(s, i)->group, coalesced[i], "#%d", i);
+  load_sched_start(s, 0);
+  load_sched_requested(s, 0, 0, 0);
+  load_sched_headers(s, 0, 200, 1);
+  cr_assert_eq(load_sched_peek(s, 0), 1, "the page's partition has resource 1");
+  cr_assert_eq(load_sched_ready_count(s, 1), 2, "the cross-site partition has 2 and 3");
+  load_sched_del(s);
+}
+
 Test(load_sched, a_pushed_resource_is_never_requested) {
   plan_init(2);
   fx.res[1].discover_offset = 500;
