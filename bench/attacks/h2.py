@@ -7,7 +7,8 @@
 Build without sanitizers; run with /usr/bin/python3 (Debian's hpack and hyperframe live
 there). For each attack of run_attacks.py's h2_* groups: a fresh speedyd; the legitimate
 client's time to fetch a 2 KiB page (`speedy get --proto h2c`, h2 over TLS for the TLS
-case; a new process and connection each time) idle (median of 15), then under attack
+case; a new process and connection each time; the time is the client's own, its connect
+plus the request to the last byte, without the process's start and exit) idle (median of 15), then under attack
 (median of the fetches made during --seconds); the slowdown (target: at most 2x), the
 worst fetch, the server's CPU use during the attack (share of one core), its RSS before and its peak during the attack (VmHWM, reset when
 the attack starts), and what the server told the attacker. The first row, the control,

@@ -9,7 +9,8 @@
  * to another origin and on every non-GET, Referer under the default policy
  * (strict-origin-when-cross-origin: the full URL to the same origin, the origin alone
  * elsewhere), Accept-Encoding and Accept-Language — about 700 bytes of HTTP/1.1 per
- * request. HTTP/2's priority field comes from the engine (the request's urgency).
+ * request. Over HTTP/2 its priority field (RFC 9218) too, kept beside the headers
+ * (load_resource.browser_*: the loader writes it only over HTTP/2).
  *
  * How a resource is asked for follows the replay's page bodies (src/replay/replay_page.c):
  * resource 0 is the navigation; a document elsewhere is a frame; a style sheet's children
@@ -34,8 +35,9 @@
 #include <string.h>
 #include <strings.h>
 
-#define MAX_HOPS 20            /* redirects followed, as the replay's page bodies do */
-#define MAX_BROWSER_HEADERS 18 /* fields one request gets, at most */
+#define MAX_HOPS 20               /* redirects followed, as the replay's page bodies do */
+#define MAX_BROWSER_HEADERS 18    /* fields one request gets, at most */
+#define CHROMIUM_BOOSTED_IMAGES 5 /* a document's first images asked for at u=2 */
 
 static const char user_agent[] = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, "
                                  "like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36";
@@ -270,11 +272,71 @@ static const load_resource *chain_head(const load_plan *plan, const int *redirec
   return head;
 }
 
+/* Chromium 156's priority over HTTP/2 (what it sent a probe server): its page and frames u=0
+ * incremental, style sheets and @font-face fonts u=0, a fetch() or preload u=1 incremental,
+ * the first five images of a document u=2 incremental (Blink raises the first few images),
+ * later ones and a style sheet's url() images u=3 incremental (the field says "i"), and no
+ * field, u=3, for async scripts (every script of the replay's page bodies). image_rank: the
+ * image element's place among its document's, from 0. */
+static void set_chromium_priority(load_resource *r, const request_kind *k, int image_rank) {
+  int urgency = 3, incremental = 0;
+  switch (k->dest) {
+  case DEST_DOCUMENT:
+  case DEST_IFRAME:
+    urgency = 0, incremental = 1;
+    break;
+  case DEST_STYLE:
+  case DEST_FONT:
+    urgency = 0;
+    break;
+  case DEST_IMAGE:
+    urgency = k->referrer == k->initiator && image_rank < CHROMIUM_BOOSTED_IMAGES ? 2 : 3;
+    incremental = 1;
+    break;
+  case DEST_SCRIPT:
+    break;
+  case DEST_EMPTY:
+    urgency = 1, incremental = 1;
+    break;
+  }
+  r->browser_priority = 1;
+  r->browser_urgency = (unsigned char)urgency;
+  r->browser_incremental = (unsigned char)incremental;
+}
+
+/* Per chain head, its place among its document's image elements (by id: the plan's order
+ * of discovery), or -1; a new array (NULL when out of memory). */
+static int *image_ranks(const load_plan *plan, const int *redirected_from) {
+  size_t n = plan->n_resources;
+  int *rank = malloc((n ? n : 1) * sizeof(*rank));
+  int *seen = calloc(n ? n : 1, sizeof(*seen)); /* per document */
+  if (!rank || !seen) {
+    free(rank);
+    free(seen);
+    return NULL;
+  }
+  for (size_t i = 0; i < n; i++) {
+    rank[i] = -1;
+    const load_resource *r = &plan->resources[i];
+    if (chain_head(plan, redirected_from, r) != r) continue;
+    request_kind k = kind_of(plan, r);
+    if (k.dest == DEST_IMAGE && k.initiator >= 0 && k.referrer == k.initiator)
+      rank[i] = seen[k.initiator]++;
+  }
+  free(seen);
+  return rank;
+}
+
 int load_browser_set_chromium_headers(load_plan *plan, int tls) {
   const char *scheme = tls ? "https" : "http";
   size_t n = plan->n_resources;
   int *redirected_from = redirect_sources(plan);
   if (!redirected_from) return -1;
+  int *rank = image_ranks(plan, redirected_from);
+  if (!rank) {
+    free(redirected_from);
+    return -1;
+  }
   int rv = 0;
   for (size_t i = 0; i < n; i++) {
     load_resource *r = &plan->resources[i];
@@ -292,6 +354,7 @@ int load_browser_set_chromium_headers(load_plan *plan, int tls) {
         hop = &plan->resources[hop->redirect_to];
       }
     }
+    set_chromium_priority(r, &k, rank[head->id]);
     header_list l = {.n = 0};
     build(plan, r, &k, site, scheme, &l);
     load_header *fields = l.failed ? NULL : malloc(l.n * sizeof(*fields));
@@ -309,6 +372,7 @@ int load_browser_set_chromium_headers(load_plan *plan, int tls) {
     r->request_headers = fields;
     r->n_request_headers = l.n;
   }
+  free(rank);
   free(redirected_from);
   return rv;
 }

@@ -58,6 +58,12 @@ typedef struct load_resource {
   uint64_t body_size;
   int redirect_to; /* -1 or the target's id */
   int after_cutoff;
+  /* HTTP/2's priority field as Chromium sends it (RFC 9218), set by
+   * load_browser_set_chromium_headers; browser_priority 0: the type's urgency
+   * (load_type_urgency) as the engine writes it */
+  unsigned char browser_priority;
+  unsigned char browser_urgency; /* 0 to 7 */
+  unsigned char browser_incremental;
 } load_resource;
 
 typedef struct load_plan {

@@ -19,6 +19,7 @@
 #include "load_int.h"
 
 #define MAX_SPDY_HEADERS (LOAD_PLAN_MAX_HEADERS + 8)
+#define DEFAULT_URGENCY 3 /* RFC 9218 4.1: a request without a priority field */
 
 /* HTTP/2 frame types that carry a field block (RFC 9113 6.2, 6.6, 6.10). */
 
@@ -63,6 +64,20 @@ static int submit(load_conn *conn, int id) {
     h[n++] = (speedy_header){rh->name, name_len, value, value_len};
   }
   int urgency = load_type_urgency(r->type);
+  char priority[8];
+  if (r->browser_priority && protocol == SPEEDY_PROTOCOL_H2) {
+    /* --chromium-headers: Chromium's field, which leaves out u=3 (the default) and says
+     * nothing at all for u=3 without incremental */
+    urgency = r->browser_urgency;
+    int len = 0;
+    if (urgency != DEFAULT_URGENCY)
+      len = snprintf(priority, sizeof(priority), r->browser_incremental ? "u=%d, i" : "u=%d",
+                     urgency);
+    else if (r->browser_incremental)
+      len = snprintf(priority, sizeof(priority), "i");
+    if (len > 0 && n < MAX_SPDY_HEADERS)
+      h[n++] = (speedy_header){"priority", 8, priority, (size_t)len};
+  }
   int32_t stream_id =
       speedy_submit_request(conn->session, urgency, h, n, NULL, NULL, (void *)(intptr_t)(id + 1));
   if (stream_id == SPEEDY_ERR_STREAM_ID_EXHAUSTED || stream_id == SPEEDY_ERR_SESSION_CLOSING ||

@@ -199,7 +199,7 @@ chromium_headers)
     args=(--http1); [ $proto = h2c ] && args=(--proto h2c)
     load "${args[@]}" --chromium-headers $(multi_addrs) || fail "$proto: exit $?"
     check valid once
-    python3 - "$plan" <<'PY' || fail "$proto: not Chromium's headers"
+    python3 - "$plan" $proto <<'PY' || fail "$proto: not Chromium's headers"
 import json, sys
 log = [json.loads(l) for l in open("log.jsonl")]
 sent = {e["id"]: e["headers"] for e in log if e["ev"] == "req"}
@@ -228,6 +228,14 @@ for i, h in sent.items():
 assert sent[0]["sec-fetch-user"] == "?1" and "sec-fetch-user" not in sent[1]
 d = json.loads(open("result.jsonl").read().splitlines()[-1])
 assert d["settings"]["request_headers"] == "chromium", d["settings"]
+# HTTP/2's priority field as Chromium's (none over HTTP/1.1): the page u=0 incremental, a
+# style sheet and its font u=0, an async script none (u=3), a document's first images
+# u=2 incremental, a style sheet's image "i" (u=3 incremental), fetch() u=1 incremental.
+prio = {0: "u=0, i", 1: "u=0", 2: None, 3: "u=2, i", 4: "u=0", 5: "i", 8: "u=1, i",
+        9: "u=1, i"}
+for i, want in prio.items():
+    got = sent[i].get("priority")
+    assert got == (want if sys.argv[2] == "h2c" else None), (i, got, want)
 PY
     kill "${pids[@]}" 2>/dev/null; pids=(); rm -f s.in s.ports result.jsonl; : > log.jsonl
   done

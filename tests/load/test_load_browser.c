@@ -45,7 +45,13 @@ static const char plan_text[] =
     RESOURCE(17, 0, "GET", "/ad.js", "script", 9, 200, 100, -1, "[]") ","
     RESOURCE(18, 2, "GET", "/moved-frame", "document", 1, 302, 0, 19, "[]") ","
     RESOURCE(19, 0, "GET", "/moved-here", "document", 18, 200, 100, -1, "[]") ","
-    RESOURCE(20, 0, "GET", "/in-moved.png", "image", 19, 200, 100, -1, "[]")
+    RESOURCE(20, 0, "GET", "/in-moved.png", "image", 19, 200, 100, -1, "[]") ","
+    RESOURCE(21, 0, "GET", "/more1.png", "image", 1, 200, 100, -1, "[]") ","
+    RESOURCE(22, 0, "GET", "/more2.png", "image", 1, 200, 100, -1, "[]") ","
+    RESOURCE(23, 0, "GET", "/more3.png", "image", 1, 200, 100, -1, "[]") ","
+    RESOURCE(24, 0, "GET", "/more4.png", "image", 1, 200, 100, -1, "[]") ","
+    RESOURCE(25, 0, "GET", "/more5.png", "image", 1, 200, 100, -1, "[]") ","
+    RESOURCE(26, 0, "GET", "/more6.png", "image", 1, 200, 100, -1, "[]")
     "]}";
 /* clang-format on */
 
@@ -189,10 +195,10 @@ Test(load_browser, sites) {
  * navigation is in the partition of the frame it makes, hop by hop. */
 Test(load_browser, network_partitions_follow_the_asking_frame) {
   load_plan *plan = chromium_plan(1);
-  unsigned char cross[21];
+  unsigned char cross[27];
   cr_assert_eq(plan->n_resources, sizeof(cross));
   cr_assert_eq(load_browser_cross_site_frames(plan, cross), 0);
-  static const unsigned char want[21] = {
+  static const unsigned char want[27] = {
       [9] = 1,  /* the frame on cdn.other.test */
       [10] = 1, /* its image */
       [17] = 1, /* its script, from the page's own host */
@@ -202,7 +208,40 @@ Test(load_browser, network_partitions_follow_the_asking_frame) {
    * on any host (2-8, 11-13); a frame of the page's site (14) and its image (15); a frame
    * of the page's site inside the cross-site one (16); the second hop of a frame, back on
    * the page's host (19), and that frame's image (20). */
-  for (int i = 0; i < 21; i++)
+  for (int i = 0; i < 27; i++)
     cr_expect_eq(cross[i], want[i], "#%d: cross-site partition %d, want %d", i, cross[i], want[i]);
+  load_plan_del(plan);
+}
+
+/* Chromium's HTTP/2 priority field (what it sent a probe server), urgency and incremental
+ * per resource: -1 for none (u=3, not incremental). */
+Test(load_browser, chromium_priorities_by_the_way_a_resource_is_asked_for) {
+  load_plan *plan = chromium_plan(1);
+  static const struct {
+    int urgency, incremental;
+  } want[27] = {
+      {0, 1}, {0, 1}, /* the navigation and its redirect */
+      {0, 0},         /* a style sheet */
+      {3, 1},         /* its url() image */
+      {0, 0},         /* its @font-face font */
+      {3, 0},         /* an async script */
+      {2, 1},         /* the document's first image element (a script's child) */
+      {1, 1}, {1, 1}, /* a fetch(), a POST fetch() */
+      {0, 1}, {2, 1}, /* a frame, its first image */
+      {1, 1},         /* an image without bytes: a fetch() */
+      {3, 0}, {3, 0}, /* a redirected script, both hops */
+      {0, 1}, {2, 1}, {0, 1}, {3, 0}, {0, 1}, {0, 1}, {2, 1}, /* frames, their images, a script */
+      {2, 1}, {2, 1}, {2, 1}, {2, 1},                         /* the document's 2nd to 5th images */
+      {3, 1}, {3, 1},                                         /* its 6th and 7th */
+  };
+  cr_assert_eq(plan->n_resources, 27);
+  for (int i = 0; i < 27; i++) {
+    const load_resource *r = &plan->resources[i];
+    cr_expect(r->browser_priority, "#%d: no priority set", i);
+    cr_expect_eq(r->browser_urgency, want[i].urgency, "#%d: u=%d, want %d", i, r->browser_urgency,
+                 want[i].urgency);
+    cr_expect_eq(r->browser_incremental, want[i].incremental, "#%d: incremental %d, want %d", i,
+                 r->browser_incremental, want[i].incremental);
+  }
   load_plan_del(plan);
 }
