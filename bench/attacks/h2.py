@@ -130,7 +130,7 @@ def bench_one(args, name, attack, server_args):
     told = ", ".join("%s=%s" % (k, v) for k, v in sorted(stats.items())
                      if k.startswith(("goaway_", "rst_")) and k != "goaway_s_max")
     median = statistics.median(loaded)
-    print("%-30s %7.1f %7.1f %7.2fx %8.1f %6.0f%% %7.1f %8.1f  %-5s %s" % (
+    print("%-30s %7.2f %7.2f %7.2fx %8.2f %6.0f%% %7.1f %8.1f  %-5s %s" % (
         name, idle * 1000, median * 1000, median / idle, max(loaded) * 1000, cpu,
         before / 1024, peak / 1024, "yes" if alive else "NO", told or "-"), flush=True)
     return median / idle
@@ -155,7 +155,7 @@ def main():
               file=sys.stderr)
         return 1
     print("speedyd under HTTP/2 attack: the legitimate client's fetch of a 2 KiB page "
-          "(speedy get --proto h2c, own process each time)%s" %
+          "(speedy get --proto h2c, own process each time, timed by the client: connect + request)%s" %
           ("; attacker on CPU 1, speedyd and the client on CPU 0" if args.pin else ""))
     print("%-30s %7s %7s %8s %8s %7s %7s %8s  %-5s %s" % (
         "attack", "idle ms", "load ms", "slowdown", "worst ms", "srv CPU", "RSS MiB", "peak MiB",
