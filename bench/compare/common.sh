@@ -1,7 +1,7 @@
 # common.sh — helpers shared by bench/compare/compare and bench/compare/compare-h2
 # (sourced, not run): processes started and stopped by id, free loopback ports, JSON
-# fields of `speedy bench --json`, nginx's configuration from nginx.conf.in, and a line
-# describing the machine.
+# fields of `speedy bench --json`, the best or median of a row's runs, nginx's
+# configuration from nginx.conf.in, and a line describing the machine.
 #
 # The sourcing script sets PROG (its name in messages) and HERE (this directory) first.
 
@@ -26,6 +26,17 @@ stop_pid() {
     kill -KILL "$pid" 2>/dev/null
     wait "$pid" 2>/dev/null
   done
+}
+
+# pick_figure best|median FIGURE...: the highest, or the middle one (the two middle ones'
+# average, rounded) of the figures
+pick_figure() {
+  local stat=$1
+  shift
+  printf '%s\n' "$@" | sort -n | awk -v stat="$stat" '{ v[NR] = $1 }
+    END { if (stat == "best") print v[NR]
+          else if (NR % 2) print v[(NR + 1) / 2]
+          else printf "%.0f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 free_port() {

@@ -1,8 +1,8 @@
 #!/bin/bash
 # compare_h2_smoke.sh COMPARE_H2 SPEEDY SPEEDYD WORK — bench/compare/compare-h2 --smoke
 # (speedyd and nghttpd when installed, h2c, 1 KiB, 1 x 10, 200 requests a run): it exits
-# 0 and prints the table in its documented format; the figures are not judged. Skips
-# (77) without h2load.
+# 0 and prints the table in its documented format; the figures are not judged; a row's
+# best and median (pick_figure) are checked on given figures. Skips (77) without h2load.
 set -u
 RUN=$1 SPEEDY=$2 SPEEDYD=$3 WORK=$4
 source "$(dirname "$0")/../checks.sh"
@@ -23,6 +23,14 @@ check_grep "the machine and its load" \
 check_grep "the versions" "^Versions: speedyd .*load: h2load" "$WORK.out"
 check_grep "no run had errors" "Runs with errors: 0\.$" "$WORK.out"
 check "usage error for a bad shape" "$(bash "$RUN" --shapes 100 >/dev/null 2>&1; echo $?)" 2
+check "usage error for an unknown --stat" "$(bash "$RUN" --stat mean >/dev/null 2>&1; echo $?)" 2
+# the figure a row shows from its runs (common.sh)
+PROG=smoke
+source "$(dirname "$RUN")/common.sh"
+check "best of three" "$(pick_figure best 500 100 300)" 500
+check "median of three" "$(pick_figure median 500 100 300)" 300
+check "median of four: the two middle ones' average" "$(pick_figure median 40 10 30 20)" 25
+check "median of one" "$(pick_figure median 7)" 7
 check "usage error for an unknown server" "$(bash "$RUN" --servers apache >/dev/null 2>&1; echo $?)" 2
 [ "$FAILS" -eq 0 ] || { echo "$FAILS check(s) failed"; exit 1; }
 echo "all checks passed"
