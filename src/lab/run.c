@@ -270,6 +270,8 @@ static int make_matrix(run_state *st) {
     json_object_set_new(m->settings, "boost_images", json_true());
   if (m->settings != NULL && s->blocking_css)
     json_object_set_new(m->settings, "blocking_css", json_true());
+  if (m->settings != NULL && s->document_delay_ms > 0)
+    json_object_set_new(m->settings, "document_delay_ms", json_integer(s->document_delay_ms));
   if (rc != 0 || m->settings == NULL) {
     fprintf(stderr, PROG ": out of memory\n");
     return -1;
@@ -566,6 +568,9 @@ static void usage(void) {
          "                         elements found when the page paints, as Chromium does\n"
          "      --blocking-css     the loader's style sheets hold their document's parser\n"
          "                         until loaded, as Chromium's do (speedy-load(1))\n"
+         "      --document-delay MS  the loader asks for a document's references no earlier\n"
+         "                         than MS ms after its first byte, as Chromium commits a\n"
+         "                         navigation first (about 20; 0 to 10000; default 0)\n"
          "  -c, --configs LIST     http1-fcfs, http1-prio, http1-single, spdy-multi, spdy-single,\n"
          "                         spdy-push, spdy-hint, h2-multi, h2-single, h2-coalesced,\n"
          "                         h2-push, h2-hint, or all (default all)\n"
@@ -623,6 +628,7 @@ int lab_run_main(int argc, char **argv) {
     O_CHROMIUM_HEADERS,
     O_BOOST_IMAGES,
     O_BLOCKING_CSS,
+    O_DOCUMENT_DELAY,
     O_SHARD,
     O_CLIENT
   };
@@ -640,6 +646,7 @@ int lab_run_main(int argc, char **argv) {
       {"chromium-headers", no_argument, NULL, O_CHROMIUM_HEADERS},
       {"boost-images", no_argument, NULL, O_BOOST_IMAGES},
       {"blocking-css", no_argument, NULL, O_BLOCKING_CSS},
+      {"document-delay", required_argument, NULL, O_DOCUMENT_DELAY},
       {"shard", required_argument, NULL, O_SHARD},
       {"client", required_argument, NULL, O_CLIENT},
       {"configs", required_argument, NULL, 'c'},
@@ -738,6 +745,11 @@ int lab_run_main(int argc, char **argv) {
       break;
     case O_BLOCKING_CSS:
       s->blocking_css = 1;
+      break;
+    case O_DOCUMENT_DELAY:
+      if (cli_parse_u64(optarg, 0, 10000, &v) != 0)
+        return cli_option_error(PROG, "document-delay", optarg, "whole ms from 0 to 10000");
+      s->document_delay_ms = (unsigned)v;
       break;
     case O_SHARD:
       if (parse_shard(optarg, &st.shard, &st.n_shards) != 0)
@@ -872,6 +884,9 @@ int lab_run_main(int argc, char **argv) {
   if (s->chromium && s->blocking_css)
     return cli_usage_error(PROG, "--blocking-css is the loader's: Chromium's parser waits by "
                                  "itself (leave it out with --client chromium)");
+  if (s->chromium && s->document_delay_ms > 0)
+    return cli_usage_error(PROG, "--document-delay is the loader's: Chromium's navigations take "
+                                 "their own time (leave it out with --client chromium)");
   if (s->boost_images && s->delayable_limit == 0)
     return cli_usage_error(PROG, "--boost-images goes with --delayable-limit");
   if (s->chromium) {

@@ -103,19 +103,20 @@ typedef struct lab_run_settings {
   const char *server_cmd;   /* instead of speedyd: sh -c CMD in the server namespace */
   const char *work_dir;     /* plans, certificates, manifests, per-load files */
   char tcp_preset[16];
-  int initcwnd;             /* 0: the preset's */
-  uint64_t queue_bytes;     /* drop-tail queue of both directions; 0: the link's (one BDP) */
-  int tls_version;          /* 12 or 13 */
-  unsigned dns_rtt_ms;      /* the loader's --dns-rtt (0: no lookups); in the key when not 0 */
-  unsigned hello_padding;   /* the loader's --hello-padding (0: none); in settings when not 0 */
-  unsigned delayable_limit; /* the loader's --delayable-limit (0: none); in settings when not 0 */
-  int chromium_sockets;     /* the loader's --chromium-sockets; in settings when set */
-  int chromium_headers;     /* the loader's --chromium-headers; in settings when set */
-  int boost_images;         /* the loader's --boost-images; in settings when set */
-  int blocking_css;         /* the loader's --blocking-css; in settings when set */
-  double timeout_s;         /* per load */
-  double lateness_p99_ms;   /* a link above this is flagged */
-  uint64_t seed;            /* order of the loads; recorded */
+  int initcwnd;               /* 0: the preset's */
+  uint64_t queue_bytes;       /* drop-tail queue of both directions; 0: the link's (one BDP) */
+  int tls_version;            /* 12 or 13 */
+  unsigned dns_rtt_ms;        /* the loader's --dns-rtt (0: no lookups); in the key when not 0 */
+  unsigned hello_padding;     /* the loader's --hello-padding (0: none); in settings when not 0 */
+  unsigned delayable_limit;   /* the loader's --delayable-limit (0: none); in settings when not 0 */
+  int chromium_sockets;       /* the loader's --chromium-sockets; in settings when set */
+  int chromium_headers;       /* the loader's --chromium-headers; in settings when set */
+  int boost_images;           /* the loader's --boost-images; in settings when set */
+  int blocking_css;           /* the loader's --blocking-css; in settings when set */
+  unsigned document_delay_ms; /* the loader's --document-delay (0: none); in settings when not 0 */
+  double timeout_s;           /* per load */
+  double lateness_p99_ms;     /* a link above this is flagged */
+  uint64_t seed;              /* order of the loads; recorded */
   int verbose;
   /* --client chromium: the driver (node DRIVER) loads each page in headless Chromium. */
   int chromium;

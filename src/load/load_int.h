@@ -44,7 +44,9 @@ typedef struct load_options {
   int chromium_headers;   /* --chromium-headers: send Chromium's request headers */
   int boost_images;       /* --boost-images: painted image elements leave the delayable limit */
   int blocking_css;       /* --blocking-css: style sheets hold the parser until loaded */
-  int connections;        /* HTTP/1.1 connections per group */
+  uint32_t
+      document_delay_ms; /* --document-delay: a document's references wait after its first byte */
+  int connections;       /* HTTP/1.1 connections per group */
   load_dispatch dispatch;
   int delayable_limit; /* --delayable-limit (HTTP/1.1): 0 none */
   int pipeline;        /* requests in flight per HTTP/1.1 connection (1: none) */

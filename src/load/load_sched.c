@@ -33,6 +33,7 @@ struct load_sched {
   double paint_ms;            /* -1 until the page paints (image_boost only) */
   int document;               /* resource 0's final redirect target: the page's document */
   int blocking_css;           /* load_sched_set_blocking_css */
+  double document_delay_ms;   /* load_sched_set_document_delay */
   unsigned char *parked;      /* per resource: its gate's bytes found it, the parser not yet */
   int *runs_after;            /* per script: the style sheet it waits for to run, or -1 */
   size_t n_parked;
@@ -198,11 +199,25 @@ static void make_ready(load_sched *s, int id, double now) {
   e->ready_seq = ++s->seq;
 }
 
+/* How long after now the parser of id's document can ask for it (load_sched_set_document_delay):
+ * 0 when id is no document's reference or the wait is over. */
+static double document_wait(const load_sched *s, int id, double now) {
+  int gate = s->gate[id];
+  if (s->document_delay_ms <= 0 || gate < 0) return 0;
+  const load_resource *g = &s->plan->resources[gate];
+  double first_byte = s->entries[gate].first_byte_ms;
+  if (g->type != LOAD_TYPE_DOCUMENT || g->redirect_to == id || first_byte < 0) return 0;
+  double wait = first_byte + s->document_delay_ms - now;
+  return wait > 0 ? wait : 0;
+}
+
 static void discover(load_sched *s, int id, double now) {
   load_entry *e = &s->entries[id];
   if (e->state != LOAD_WAITING) return; /* pushed or hinted already */
   e->discovered_ms = now;
   double delay = s->plan->resources[id].start_delay_ms;
+  double wait = document_wait(s, id, now);
+  if (wait > delay) delay = wait;
   if (delay > 0) {
     e->state = LOAD_DELAYED;
     e->ready_ms = now + delay;
@@ -299,6 +314,10 @@ static void unpark(load_sched *s, double now) {
 }
 
 void load_sched_set_blocking_css(load_sched *s, int on) { s->blocking_css = on != 0; }
+
+void load_sched_set_document_delay(load_sched *s, double ms) {
+  s->document_delay_ms = ms > 0 ? ms : 0;
+}
 
 /* Discovers gate's children up to `bytes` of its body (UINT64_MAX: all of them). */
 static void discover_children(load_sched *s, int gate, uint64_t bytes, double now) {

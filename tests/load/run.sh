@@ -272,6 +272,33 @@ import json
 d = json.loads(open("result.jsonl").read().splitlines()[-1])
 assert d["settings"]["blocking_css"] is False, d["settings"]
 ' || fail "blocking_css set without the option" ;;
+document_delay)
+  # --document-delay 150: the document's references (all but 4, 5, 7, 9) are found with
+  # its bytes but none is asked for before 150 ms after its first byte; without the option
+  # the first ones go at once; a style sheet's (4, 5) are not held beyond the sheet.
+  start_server --http1
+  load --http1 --document-delay 150 $(multi_addrs) || fail "exit $?"
+  check valid discovery once
+  python3 - <<'PY' || fail "a document's references asked for before the delay"
+import json
+d = json.loads(open("result.jsonl").read().splitlines()[-1])
+assert d["settings"]["document_delay_ms"] == 150, d["settings"]
+r = {x["id"]: x for x in d["resources"]}
+kids = [i for i in r if i not in (0, 4, 5, 7, 9)]
+parser = r[0]["ttfb_ms"] + 150
+for i in kids:
+    assert r[i]["start_ms"] >= parser - 1, (i, r[i], r[0])
+assert any(r[i]["discovered_ms"] < parser - 50 for i in kids), "none found before: not held"
+PY
+  load --http1 $(multi_addrs) || fail "exit $?"
+  python3 - <<'PY' || fail "references held without the option"
+import json
+d = json.loads(open("result.jsonl").read().splitlines()[-1])
+assert d["settings"]["document_delay_ms"] == 0, d["settings"]
+r = {x["id"]: x for x in d["resources"]}
+assert r[1]["start_ms"] < r[0]["ttfb_ms"] + 100, (r[0], r[1])
+PY
+  ;;
 chromium_sockets)
   # --chromium-sockets over node's http2 (TLS), behind slow_relay.py: every TLS handshake
   # takes 500 ms more, TCP's none. The page's host gets the navigation's two sockets; cdn,

@@ -403,6 +403,67 @@ Test(load_sched, blocking_css_holds_what_only_the_parser_finds_until_the_sheets_
   }
 }
 
+/* Chromium asks for a document's references some 20 ms after its first byte (the
+ * navigation's commit, the parser's start): with a document delay the references found
+ * before then wait until then, later ones go at once, a redirect's target does not wait, and
+ * a frame's references wait for the frame's own first byte. */
+Test(load_sched, a_document_delay_holds_its_references_until_after_its_first_byte) {
+  for (int delay = 0; delay <= 20; delay += 20) {
+    plan_init(7);
+    static const struct {
+      load_type type;
+      int parent;
+      double offset;
+    } page[7] = {{LOAD_TYPE_DOCUMENT, -1, -1}, {LOAD_TYPE_DOCUMENT, -1, -1},
+                 {LOAD_TYPE_IMAGE, 1, 0},      {LOAD_TYPE_CSS, 1, 500},
+                 {LOAD_TYPE_DOCUMENT, 1, 100}, {LOAD_TYPE_IMAGE, 4, 0},
+                 {LOAD_TYPE_SCRIPT, 3, -1}};
+    for (int i = 0; i < 7; i++) {
+      fx.res[i].type = page[i].type;
+      fx.res[i].parent = page[i].parent;
+      fx.res[i].discover_offset = page[i].offset;
+    }
+    fx.res[0].status = 302; /* the page's address redirects to the page (1) */
+    fx.res[0].redirect_to = 1;
+    load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+    load_sched_set_document_delay(s, delay);
+    load_sched_start(s, 0);
+    int order[7];
+    cr_assert_eq(drain(s, order, 0), 1);
+    load_sched_headers(s, 0, 302, 30);
+    load_sched_complete(s, 0, 31);
+    load_sched_advance(s, 31);
+    cr_assert_eq(drain(s, order, 31), 1, "a redirect's target goes at once");
+    cr_expect_eq(order[0], 1);
+    load_sched_body(s, 1, 200, 60); /* the image at 0 and the frame at 100 are found */
+    load_sched_advance(s, 60);
+    if (delay == 0) {
+      cr_expect_eq(drain(s, order, 60), 2, "without a delay, with the bytes");
+      load_sched_del(s);
+      continue;
+    }
+    cr_expect_eq(drain(s, order, 60), 0, "nothing before the parser starts");
+    cr_expect_eq(load_sched_entry(s, 2)->discovered_ms, 60, "found with the bytes all the same");
+    cr_expect_eq(load_sched_next_wakeup(s), 80, "ready 20 ms after the first byte");
+    load_sched_advance(s, 80);
+    cr_assert_eq(drain(s, order, 80), 2);
+    cr_expect(order[0] == 2 && order[1] == 4, "in the order found: got %d %d", order[0], order[1]);
+    load_sched_body(s, 1, 600, 90); /* found after the parser started: at once */
+    cr_assert_eq(drain(s, order, 90), 1);
+    cr_expect_eq(order[0], 3);
+    load_sched_complete(s, 3, 95); /* a style sheet's reference: no document delay */
+    cr_assert_eq(drain(s, order, 95), 1);
+    cr_expect_eq(order[0], 6);
+    load_sched_body(s, 4, 10, 100); /* the frame's first byte: its image waits for 120 */
+    load_sched_advance(s, 100);
+    cr_expect_eq(drain(s, order, 100), 0);
+    load_sched_advance(s, 120);
+    cr_assert_eq(drain(s, order, 120), 1);
+    cr_expect_eq(order[0], 5);
+    load_sched_del(s);
+  }
+}
+
 /* Without a limit nothing is held (the default). */
 Test(load_sched, without_a_delayable_limit_nothing_is_held) {
   plan_init(13);
