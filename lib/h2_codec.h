@@ -67,6 +67,7 @@ typedef struct speedy_h2_block {
   size_t n_fields;
   uint8_t has_update;     /* a PRIORITY_UPDATE came before the stream opened */
   speedy_priority update; /* ... saying this (it overrides the priority field) */
+  uint8_t rfc7540_order;  /* the HEADERS placed the stream under another (RFC 7540 5.3) */
 } speedy_h2_block;
 
 /* A priority the client gave a stream before opening it (RFC 9218 7.1). */
@@ -99,7 +100,8 @@ typedef struct speedy_h2_state {
                                   * else NULL: they are a rare frame's */
   uint8_t sent_head, n_sent;
   /* The peer's settings. */
-  uint8_t peer_push; /* server: the client accepts pushes */
+  uint8_t peer_push;       /* server: the client accepts pushes */
+  uint8_t peer_rfc9218;    /* server: the client sent SETTINGS_NO_RFC7540_PRIORITIES = 1 */
   uint32_t peer_max_header_list;
   /* Output: an encoded field block on its way into frames. */
   speedy_buf scratch;

@@ -244,6 +244,11 @@ static int deliver_request(speedy_session *session) {
   speedy_priority priority = b->has_update ? b->update : m->priority;
   stream->urgency = priority.urgency;
   stream->incremental = priority.incremental;
+  /* No signal of either scheme from a client that did not say it left RFC 7540's (RFC 9218
+   * 2.1): RFC 7540's default, every stream a child of the root with the same weight (5.3.5),
+   * so the answers share the connection, as libnghttp2 and h2o serve such a client. */
+  if (!b->has_update && !m->has_priority && !b->rfc7540_order && !state(session)->peer_rfc9218)
+    stream->incremental = 1;
   stream->content_length = m->content_length;
   stream->remote_closed = b->end_stream;
   int rv = emit_block(session, id, SPEEDY_HEADERS_REQUEST, 0, b->end_stream);
@@ -374,6 +379,8 @@ static int on_headers(speedy_session *session, const uint8_t *payload) {
     state(session)->block.opens = 1;
     state(session)->block.has_update =
         (uint8_t)take_idle_priority(session, id, &state(session)->block.update);
+    state(session)->block.rfc7540_order =
+        hd.priority.present && (hd.priority.exclusive || hd.priority.depends_on != 0);
     /* 6.8: after our final GOAWAY new streams are ignored (HPACK still decodes them). */
     if (session->goaway_sent) state(session)->block.fate = SPEEDY_H2_BLOCK_DISCARD;
   } else if (status == STREAM_CLOSED) {
@@ -520,6 +527,9 @@ static int on_settings(speedy_session *session, const uint8_t *payload) {
       break;
     case SPEEDY_H2_SETTINGS_MAX_HEADER_LIST_SIZE:
       h2->peer_max_header_list = value;
+      break;
+    case SPEEDY_H2_SETTINGS_NO_RFC7540_PRIORITIES:
+      h2->peer_rfc9218 = value == 1;
       break;
     default:
       break;

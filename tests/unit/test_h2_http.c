@@ -788,6 +788,24 @@ Test(h2_priority_9218, rfc9218_s7_1_prioritised_idle_streams_beyond_the_limit_ar
   h2_rig_close(&rig);
 }
 
+/* Answers streams 1 and 3 with 30,000 octets each; the streams of the first DATA frames
+ * (at least four) in order[0..n). */
+static size_t data_order_of_two(h2_rig *rig, int32_t order[8]) {
+  for (int32_t id = 1; id <= 3; id += 2)
+    cr_assert_eq(speedy_submit_response(rig->peer->session, id,
+                                        (speedy_header[]){{":status", 7, "200", 3}}, 1,
+                                        test_body_read, test_peer_body(rig->peer, NULL, 30000)),
+                 0);
+  h2_output out;
+  h2_output_take(&out, rig);
+  size_t n = 0;
+  for (size_t i = 0; i < out.n && n < 8; i++)
+    if (out.frames[i].hd.type == DATA) order[n++] = out.frames[i].hd.stream_id;
+  h2_output_free(&out);
+  cr_assert_geq(n, 4, "%zu DATA frames", n);
+  return n;
+}
+
 /* RFC 9218 4.2: non-incremental responses of one urgency go one after the other;
  * incremental ones take turns. */
 Test(h2_priority_9218, rfc9218_s4_2_incremental_streams_share_others_go_in_order) {
@@ -798,24 +816,73 @@ Test(h2_priority_9218, rfc9218_s4_2_incremental_streams_share_others_go_in_order
     h2_rig_headers(&rig, 1, 0x1, f, 5);
     h2_rig_headers(&rig, 3, 0x1, f, 5);
     cr_assert_geq(h2_rig_feed(&rig, 0), 0);
-    for (int32_t id = 1; id <= 3; id += 2)
-      cr_assert_eq(speedy_submit_response(rig.peer->session, id,
-                                          (speedy_header[]){{":status", 7, "200", 3}}, 1,
-                                          test_body_read, test_peer_body(rig.peer, NULL, 30000)),
-                   0);
-    h2_output out;
-    h2_output_take(&out, &rig);
     int32_t order[8];
-    size_t n = 0;
-    for (size_t i = 0; i < out.n && n < 8; i++)
-      if (out.frames[i].hd.type == DATA) order[n++] = out.frames[i].hd.stream_id;
-    cr_assert_geq(n, 4);
+    data_order_of_two(&rig, order);
     if (incremental)
       cr_assert(order[0] != order[1], "incremental: turns (%d %d)", (int)order[0], (int)order[1]);
     else
       cr_assert(order[0] == 1 && order[1] == 1, "in order: 1 first (%d %d)", (int)order[0],
                 (int)order[1]);
-    h2_output_free(&out);
+    h2_rig_close(&rig);
+  }
+}
+
+/* A server whose client's SETTINGS say NO_RFC7540_PRIORITIES = 1 (RFC 9218 2.1). */
+static void server_of_an_rfc9218_client(h2_rig *rig) {
+  h2_rig_open(rig, SPEEDY_ROLE_SERVER, NULL, 1);
+  raw_put(&rig->in, SPEEDY_H2_PREFACE, SPEEDY_H2_PREFACE_LEN);
+  h2_settings(&rig->in, (const uint16_t[]){0x9}, (const uint32_t[]){1}, 1);
+  h2_settings_ack(&rig->in);
+  cr_assert_geq(h2_rig_feed(rig, 0), 0);
+  h2_output out;
+  h2_output_take(&out, rig);
+  h2_output_free(&out);
+}
+
+/* A GET on stream_id whose HEADERS carry RFC 7540's priority fields (5.3, 6.2). */
+static void get_with_rfc7540_priority(h2_rig *rig, uint32_t stream_id, int exclusive,
+                                      uint32_t depends_on) {
+  h2_field f[] = {{":method", "GET"}, {":scheme", "https"}, {":authority", "example.test"},
+                  {":path", "/"}};
+  raw_buf block = {0};
+  h2_rig_block(rig, f, 4, &block);
+  h2_frame_header(&rig->in, (uint32_t)block.len + 5, 0x1, 0x1 | 0x4 | 0x20, stream_id);
+  raw_put_u32(&rig->in, (exclusive ? 0x80000000u : 0) | depends_on);
+  raw_put_u8(&rig->in, 200); /* weight 201 */
+  raw_put(&rig->in, block.data, block.len);
+  raw_buf_free(&block);
+}
+
+/* RFC 9218 2.1 with RFC 7540 5.3.5: a client that gave no priority of either scheme and did
+ * not say it left RFC 7540's gets that scheme's default, every stream a child of the root
+ * with the same weight, sharing the connection; one that said so (NO_RFC7540_PRIORITIES),
+ * or placed its streams in RFC 7540's tree, gets RFC 9218's default, one after another. */
+Test(h2_priority_9218, rfc9218_s2_1_streams_without_a_signal_share_unless_the_client_left_rfc7540) {
+  for (int client = 0; client < 4; client++) {
+    h2_rig rig;
+    if (client == 1)
+      server_of_an_rfc9218_client(&rig);
+    else
+      server(&rig);
+    if (client == 2) { /* Chromium's way: each stream under the one before, exclusively */
+      get_with_rfc7540_priority(&rig, 1, 1, 0);
+      get_with_rfc7540_priority(&rig, 3, 1, 1);
+    } else if (client == 3) { /* RFC 7540's default said out loud: under the root */
+      get_with_rfc7540_priority(&rig, 1, 0, 0);
+      get_with_rfc7540_priority(&rig, 3, 0, 0);
+    } else {
+      h2_rig_get(&rig, 1, "/", 0);
+      h2_rig_get(&rig, 3, "/", 0);
+    }
+    h2_expect_quiet(&rig, h2_rig_feed(&rig, 0), "two GETs");
+    int32_t order[8];
+    data_order_of_two(&rig, order);
+    if (client == 0 || client == 3)
+      cr_assert(order[0] != order[1], "client %d: turns (%d %d)", client, (int)order[0],
+                (int)order[1]);
+    else
+      cr_assert(order[0] == 1 && order[1] == 1, "client %d: in order (%d %d)", client,
+                (int)order[0], (int)order[1]);
     h2_rig_close(&rig);
   }
 }

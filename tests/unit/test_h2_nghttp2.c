@@ -989,6 +989,32 @@ Test(h2_nghttp2, rfc9218_s5_our_urgency_is_sent_as_the_priority_field) {
   finish(client, server);
 }
 
+/* RFC 9218 2.1: nghttp2's client, giving no priorities, gets RFC 7540's default (its
+ * answers share the connection) until it says SETTINGS_NO_RFC7540_PRIORITIES = 1; then
+ * RFC 9218's (one after another). */
+Test(h2_nghttp2, rfc9218_s2_1_answers_share_unless_the_nghttp2_client_left_rfc7540) {
+  for (int left = 0; left < 2; left++) {
+    test_peer *server = our_server(NULL);
+    our_response_size = 40000;
+    nghttp2_settings_entry settings[] = {{NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES, 1}};
+    ng_peer *client = ng_new(0, settings, left ? 1 : 0);
+    int32_t a = ng_get(client, "/a"), b = ng_get(client, "/b");
+    cr_assert_geq(ng_flush_to(client, server, 16384), 0);
+    for (int i = 0; i < 2; i++) ours_to_ng(server, client, 16384);
+    uint64_t got_a = ng_stream_of(client, a)->body, got_b = ng_stream_of(client, b)->body;
+    if (left)
+      cr_assert(got_a > 16384 && got_b == 0, "one after another: %llu, %llu",
+                (unsigned long long)got_a, (unsigned long long)got_b);
+    else
+      cr_assert(got_a > 0 && got_b > 0, "shared: %llu, %llu", (unsigned long long)got_a,
+                (unsigned long long)got_b);
+    cr_assert_eq(exchange(server, client, 16384), 0);
+    cr_assert_eq(ng_stream_of(client, a)->body, 40000);
+    cr_assert_eq(ng_stream_of(client, b)->body, 40000);
+    finish(server, client);
+  }
+}
+
 /* RFC 9218 7.1: our client changes a stream's priority after its request went out. */
 Test(h2_nghttp2, rfc9218_s7_1_our_priority_update_reaches_nghttp2) {
   test_peer *client = our_client(NULL);
