@@ -100,8 +100,8 @@ typedef struct speedy_h2_state {
                                   * else NULL: they are a rare frame's */
   uint8_t sent_head, n_sent;
   /* The peer's settings. */
-  uint8_t peer_push;       /* server: the client accepts pushes */
-  uint8_t peer_rfc9218;    /* server: the client sent SETTINGS_NO_RFC7540_PRIORITIES = 1 */
+  uint8_t peer_push;    /* server: the client accepts pushes */
+  uint8_t peer_rfc9218; /* server: the client sent SETTINGS_NO_RFC7540_PRIORITIES = 1 */
   uint32_t peer_max_header_list;
   /* Output: an encoded field block on its way into frames. */
   speedy_buf scratch;

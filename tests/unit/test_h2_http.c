@@ -842,8 +842,8 @@ static void server_of_an_rfc9218_client(h2_rig *rig) {
 /* A GET on stream_id whose HEADERS carry RFC 7540's priority fields (5.3, 6.2). */
 static void get_with_rfc7540_priority(h2_rig *rig, uint32_t stream_id, int exclusive,
                                       uint32_t depends_on) {
-  h2_field f[] = {{":method", "GET"}, {":scheme", "https"}, {":authority", "example.test"},
-                  {":path", "/"}};
+  h2_field f[] = {
+      {":method", "GET"}, {":scheme", "https"}, {":authority", "example.test"}, {":path", "/"}};
   raw_buf block = {0};
   h2_rig_block(rig, f, 4, &block);
   h2_frame_header(&rig->in, (uint32_t)block.len + 5, 0x1, 0x1 | 0x4 | 0x20, stream_id);
