@@ -272,6 +272,8 @@ static int make_matrix(run_state *st) {
     json_object_set_new(m->settings, "blocking_css", json_true());
   if (m->settings != NULL && s->document_delay_ms > 0)
     json_object_set_new(m->settings, "document_delay_ms", json_integer(s->document_delay_ms));
+  if (m->settings != NULL && s->frame_delay_ms > 0)
+    json_object_set_new(m->settings, "frame_delay_ms", json_integer(s->frame_delay_ms));
   if (rc != 0 || m->settings == NULL) {
     fprintf(stderr, PROG ": out of memory\n");
     return -1;
@@ -571,6 +573,9 @@ static void usage(void) {
          "      --document-delay MS  the loader asks for a document's references no earlier\n"
          "                         than MS ms after its first byte, as Chromium commits a\n"
          "                         navigation first (about 20; 0 to 10000; default 0)\n"
+         "      --frame-delay MS   the loader asks for a frame MS ms later than for other\n"
+         "                         references, as Chromium navigates a frame from its\n"
+         "                         browser process (about 15; 0 to 10000; default 0)\n"
          "  -c, --configs LIST     http1-fcfs, http1-prio, http1-single, spdy-multi, spdy-single,\n"
          "                         spdy-push, spdy-hint, h2-multi, h2-single, h2-coalesced,\n"
          "                         h2-push, h2-hint, or all (default all)\n"
@@ -629,6 +634,7 @@ int lab_run_main(int argc, char **argv) {
     O_BOOST_IMAGES,
     O_BLOCKING_CSS,
     O_DOCUMENT_DELAY,
+    O_FRAME_DELAY,
     O_SHARD,
     O_CLIENT
   };
@@ -647,6 +653,7 @@ int lab_run_main(int argc, char **argv) {
       {"boost-images", no_argument, NULL, O_BOOST_IMAGES},
       {"blocking-css", no_argument, NULL, O_BLOCKING_CSS},
       {"document-delay", required_argument, NULL, O_DOCUMENT_DELAY},
+      {"frame-delay", required_argument, NULL, O_FRAME_DELAY},
       {"shard", required_argument, NULL, O_SHARD},
       {"client", required_argument, NULL, O_CLIENT},
       {"configs", required_argument, NULL, 'c'},
@@ -750,6 +757,11 @@ int lab_run_main(int argc, char **argv) {
       if (cli_parse_u64(optarg, 0, 10000, &v) != 0)
         return cli_option_error(PROG, "document-delay", optarg, "whole ms from 0 to 10000");
       s->document_delay_ms = (unsigned)v;
+      break;
+    case O_FRAME_DELAY:
+      if (cli_parse_u64(optarg, 0, 10000, &v) != 0)
+        return cli_option_error(PROG, "frame-delay", optarg, "whole ms from 0 to 10000");
+      s->frame_delay_ms = (unsigned)v;
       break;
     case O_SHARD:
       if (parse_shard(optarg, &st.shard, &st.n_shards) != 0)
@@ -887,6 +899,9 @@ int lab_run_main(int argc, char **argv) {
   if (s->chromium && s->document_delay_ms > 0)
     return cli_usage_error(PROG, "--document-delay is the loader's: Chromium's navigations take "
                                  "their own time (leave it out with --client chromium)");
+  if (s->chromium && s->frame_delay_ms > 0)
+    return cli_usage_error(PROG, "--frame-delay is the loader's: Chromium's frames take their "
+                                 "own time (leave it out with --client chromium)");
   if (s->boost_images && s->delayable_limit == 0)
     return cli_usage_error(PROG, "--boost-images goes with --delayable-limit");
   if (s->chromium) {

@@ -45,6 +45,7 @@ typedef struct load_options {
   int boost_images;           /* --boost-images: painted image elements leave the delayable limit */
   int blocking_css;           /* --blocking-css: style sheets hold the parser until loaded */
   uint32_t document_delay_ms; /* --document-delay: references wait past the first byte */
+  uint32_t frame_delay_ms;    /* --frame-delay: a frame waits more than other references */
   int connections;            /* HTTP/1.1 connections per group */
   load_dispatch dispatch;
   int delayable_limit; /* --delayable-limit (HTTP/1.1): 0 none */

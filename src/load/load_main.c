@@ -66,6 +66,10 @@ static void usage(FILE *f) {
           "                           MS ms after its first byte, as Chromium commits a\n"
           "                           navigation and starts its parser first (there about\n"
           "                           20; 0 to 10000; default 0)\n"
+          "      --frame-delay MS     a frame is asked for MS ms later than another reference\n"
+          "                           found at the same time, as Chromium starts a frame's\n"
+          "                           navigation in its browser process (there about 15; 0\n"
+          "                           to 10000; default 0)\n"
           "      --pipeline           HTTP/1.1 pipelining, up to --pipeline-depth per connection\n"
           "      --pipeline-depth N   requests in flight per connection (default %d, max %d)\n"
           "      --window BYTES       SPDY/3+ stream receive window (default %u)\n"
@@ -157,6 +161,7 @@ enum {
   OPT_BOOST_IMAGES,
   OPT_BLOCKING_CSS,
   OPT_DOCUMENT_DELAY,
+  OPT_FRAME_DELAY,
   OPT_PIPELINE,
   OPT_PIPELINE_DEPTH,
   OPT_WINDOW,
@@ -199,6 +204,7 @@ static const struct option long_options[] = {
     {"boost-images", no_argument, NULL, OPT_BOOST_IMAGES},
     {"blocking-css", no_argument, NULL, OPT_BLOCKING_CSS},
     {"document-delay", required_argument, NULL, OPT_DOCUMENT_DELAY},
+    {"frame-delay", required_argument, NULL, OPT_FRAME_DELAY},
     {"result", required_argument, NULL, OPT_RESULT},
     {"har-out", required_argument, NULL, OPT_HAR_OUT},
     {"repetition", required_argument, NULL, OPT_REPETITION},
@@ -343,6 +349,11 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
       if (parse_uint(optarg, 0, 10000, &v))
         return cli_option_error(LOAD_PROGRAM, "document-delay", optarg, "whole ms, 0 to 10000");
       opt->document_delay_ms = (uint32_t)v;
+      break;
+    case OPT_FRAME_DELAY:
+      if (parse_uint(optarg, 0, 10000, &v))
+        return cli_option_error(LOAD_PROGRAM, "frame-delay", optarg, "whole ms, 0 to 10000");
+      opt->frame_delay_ms = (uint32_t)v;
       break;
     case OPT_RESULT:
       opt->result_file = optarg;
@@ -540,6 +551,7 @@ int load_main(int argc, char **argv) {
   load_sched_set_image_boost(run.sched, opt.boost_images);
   load_sched_set_blocking_css(run.sched, opt.blocking_css);
   load_sched_set_document_delay(run.sched, opt.document_delay_ms);
+  load_sched_set_frame_delay(run.sched, opt.frame_delay_ms);
   if (load_run_execute(&run) != 0) goto out;
   char reason[600];
   int valid = load_result_check(&run, reason, sizeof(reason));

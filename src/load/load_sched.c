@@ -34,6 +34,7 @@ struct load_sched {
   int document;               /* resource 0's final redirect target: the page's document */
   int blocking_css;           /* load_sched_set_blocking_css */
   double document_delay_ms;   /* load_sched_set_document_delay */
+  double frame_delay_ms;      /* load_sched_set_frame_delay */
   unsigned char *parked;      /* per resource: its gate's bytes found it, the parser not yet */
   int *runs_after;            /* per script: the style sheet it waits for to run, or -1 */
   size_t n_parked;
@@ -211,6 +212,15 @@ static double document_wait(const load_sched *s, int id, double now) {
   return wait > 0 ? wait : 0;
 }
 
+/* A frame: a GET some document or script names that loads as a document (not the target
+ * of a redirect, which the browser follows by itself). */
+static int is_frame(const load_sched *s, int id) {
+  int gate = s->gate[id];
+  return gate >= 0 && s->plan->resources[gate].redirect_to != id &&
+         strcmp(s->plan->resources[id].method, "GET") == 0 &&
+         load_plan_reference_type(s->plan, id) == LOAD_TYPE_DOCUMENT;
+}
+
 static void discover(load_sched *s, int id, double now) {
   load_entry *e = &s->entries[id];
   if (e->state != LOAD_WAITING) return; /* pushed or hinted already */
@@ -218,6 +228,7 @@ static void discover(load_sched *s, int id, double now) {
   double delay = s->plan->resources[id].start_delay_ms;
   double wait = document_wait(s, id, now);
   if (wait > delay) delay = wait;
+  if (s->frame_delay_ms > 0 && is_frame(s, id)) delay += s->frame_delay_ms;
   if (delay > 0) {
     e->state = LOAD_DELAYED;
     e->ready_ms = now + delay;
@@ -318,6 +329,8 @@ void load_sched_set_blocking_css(load_sched *s, int on) { s->blocking_css = on !
 void load_sched_set_document_delay(load_sched *s, double ms) {
   s->document_delay_ms = ms > 0 ? ms : 0;
 }
+
+void load_sched_set_frame_delay(load_sched *s, double ms) { s->frame_delay_ms = ms > 0 ? ms : 0; }
 
 /* Discovers gate's children up to `bytes` of its body (UINT64_MAX: all of them). */
 static void discover_children(load_sched *s, int gate, uint64_t bytes, double now) {

@@ -464,6 +464,60 @@ Test(load_sched, a_document_delay_holds_its_references_until_after_its_first_byt
   }
 }
 
+/* Chromium navigates a frame from its browser process, some 15 ms after its renderer found
+ * it: with a frame delay a frame (a document's or a script's) is asked for that much later
+ * than another reference found with it, on top of the document delay; a redirect's target
+ * and the other references do not wait for it. */
+Test(load_sched, a_frame_delay_holds_frames_only) {
+  for (int document_delay = 0; document_delay <= 20; document_delay += 20) {
+    plan_init(6);
+    static const struct {
+      load_type type;
+      int parent;
+      double offset;
+    } page[6] = {{LOAD_TYPE_DOCUMENT, -1, -1}, {LOAD_TYPE_DOCUMENT, -1, -1},
+                 {LOAD_TYPE_IMAGE, 1, 0},      {LOAD_TYPE_DOCUMENT, 1, 0},
+                 {LOAD_TYPE_SCRIPT, 1, 0},     {LOAD_TYPE_DOCUMENT, 4, -1}};
+    for (int i = 0; i < 6; i++) {
+      fx.res[i].type = page[i].type;
+      fx.res[i].parent = page[i].parent;
+      fx.res[i].discover_offset = page[i].offset;
+    }
+    fx.res[0].status = 302; /* the page's address redirects to the page (1) */
+    fx.res[0].redirect_to = 1;
+    load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+    load_sched_set_document_delay(s, document_delay);
+    load_sched_set_frame_delay(s, 15);
+    load_sched_start(s, 0);
+    int order[6];
+    cr_assert_eq(drain(s, order, 0), 1);
+    load_sched_headers(s, 0, 302, 30);
+    load_sched_complete(s, 0, 31);
+    load_sched_advance(s, 31);
+    cr_assert_eq(drain(s, order, 31), 1, "a redirect's target is no frame");
+    cr_expect_eq(order[0], 1);
+    load_sched_body(s, 1, 200, 60); /* the image, the frame and the script are found */
+    double others = 60 + document_delay, frame = others + 15;
+    load_sched_advance(s, others);
+    cr_assert_eq(drain(s, order, others), 2, "delay %d: the image and the script", document_delay);
+    cr_expect(order[0] == 2 && order[1] == 4, "got %d %d", order[0], order[1]);
+    cr_expect_eq(load_sched_next_wakeup(s), frame, "the frame 15 ms after them");
+    load_sched_advance(s, frame - 1);
+    cr_expect_eq(drain(s, order, frame - 1), 0);
+    load_sched_advance(s, frame);
+    cr_assert_eq(drain(s, order, frame), 1);
+    cr_expect_eq(order[0], 3);
+    load_sched_complete(s, 4, 100); /* the script inserts a frame: 15 ms */
+    load_sched_advance(s, 100);
+    cr_expect_eq(drain(s, order, 100), 0);
+    cr_expect_eq(load_sched_next_wakeup(s), 115);
+    load_sched_advance(s, 115);
+    cr_assert_eq(drain(s, order, 115), 1);
+    cr_expect_eq(order[0], 5);
+    load_sched_del(s);
+  }
+}
+
 /* Without a limit nothing is held (the default). */
 Test(load_sched, without_a_delayable_limit_nothing_is_held) {
   plan_init(13);
