@@ -49,6 +49,7 @@ bad dns-rtt 1.5 1.5 "whole ms from 0 to 10000"
 bad hello-padding 3 3 "octets from 4 to 8192"
 bad delayable-limit 0 0 "requests from 1 to 1000"
 bad document-delay 10001 10001 "whole ms from 0 to 10000"
+bad frame-delay -1 -1 "whole ms from 0 to 10000"
 rc=0
 dry --client chromium --delayable-limit 10 --tls on "$good" >/dev/null 2>"$tmp/err" || rc=$?
 [[ $rc == 2 ]] || fail "--delayable-limit with --client chromium: exit $rc, want 2"
@@ -82,6 +83,11 @@ dry --client chromium --document-delay 20 --tls on "$good" >/dev/null 2>"$tmp/er
 [[ $rc == 2 ]] || fail "--document-delay with --client chromium: exit $rc, want 2"
 grep -qF -- "--document-delay is the loader's" "$tmp/err" ||
   fail "--document-delay with --client chromium: got '$(cat "$tmp/err")'"
+rc=0
+dry --client chromium --frame-delay 15 --tls on "$good" >/dev/null 2>"$tmp/err" || rc=$?
+[[ $rc == 2 ]] || fail "--frame-delay with --client chromium: exit $rc, want 2"
+grep -qF -- "--frame-delay is the loader's" "$tmp/err" ||
+  fail "--frame-delay with --client chromium: got '$(cat "$tmp/err")'"
 rc=0
 dry --client chromium --delayable-limit 10 --boost-images --tls on "$good" >/dev/null 2>"$tmp/err" ||
   rc=$?

@@ -299,6 +299,34 @@ r = {x["id"]: x for x in d["resources"]}
 assert r[1]["start_ms"] < r[0]["ttfb_ms"] + 100, (r[0], r[1])
 PY
   ;;
+frame_delay)
+  # --frame-delay 150: with image 11 made a frame (a document the page names at 10,000, as
+  # images 12-18 are), the frame is asked for 150 ms after them; without the option with them.
+  python3 - "$plan" <<'PY' > frame-plan.json || fail "cannot make the plan"
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["resources"][11]["type"] = "document"
+json.dump(p, sys.stdout)
+PY
+  plan=$work/frame-plan.json
+  start_server --http1
+  for delay in 150 0; do
+    load --http1 --frame-delay $delay $(multi_addrs) || fail "exit $?"
+    python3 - $delay <<'PY' || fail "--frame-delay $delay: the frame's request out of place"
+import json, sys
+delay = int(sys.argv[1])
+d = json.loads(open("result.jsonl").read().splitlines()[-1])
+assert d["valid"], d["invalid_reason"]
+assert d["settings"]["frame_delay_ms"] == delay, d["settings"]
+r = {x["id"]: x for x in d["resources"]}
+others = min(r[i]["discovered_ms"] for i in range(12, 19))
+assert r[11]["discovered_ms"] == others, (r[11], others)
+if delay:
+    assert r[11]["start_ms"] >= others + delay - 1, (r[11], others)
+else:
+    assert r[11]["start_ms"] < others + 100, (r[11], others)
+PY
+  done ;;
 chromium_sockets)
   # --chromium-sockets over node's http2 (TLS), behind slow_relay.py: every TLS handshake
   # takes 500 ms more, TCP's none. The page's host gets the navigation's two sockets; cdn,
