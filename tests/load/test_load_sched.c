@@ -403,28 +403,36 @@ Test(load_sched, blocking_css_holds_what_only_the_parser_finds_until_the_sheets_
   }
 }
 
+/* One resource of a redirected page (redirected_page). */
+typedef struct page_resource {
+  load_type type;
+  int parent;
+  double offset;
+} page_resource;
+
+/* A plan of n resources whose first (the address typed) redirects to the second (the page). */
+static void redirected_page(const page_resource *page, int n) {
+  plan_init((size_t)n);
+  for (int i = 0; i < n; i++) {
+    fx.res[i].type = page[i].type;
+    fx.res[i].parent = page[i].parent;
+    fx.res[i].discover_offset = page[i].offset;
+  }
+  fx.res[0].status = 302;
+  fx.res[0].redirect_to = 1;
+}
+
 /* Chromium asks for a document's references some 20 ms after its first byte (the
  * navigation's commit, the parser's start): with a document delay the references found
  * before then wait until then, later ones go at once, a redirect's target does not wait, and
  * a frame's references wait for the frame's own first byte. */
 Test(load_sched, a_document_delay_holds_its_references_until_after_its_first_byte) {
   for (int delay = 0; delay <= 20; delay += 20) {
-    plan_init(7);
-    static const struct {
-      load_type type;
-      int parent;
-      double offset;
-    } page[7] = {{LOAD_TYPE_DOCUMENT, -1, -1}, {LOAD_TYPE_DOCUMENT, -1, -1},
-                 {LOAD_TYPE_IMAGE, 1, 0},      {LOAD_TYPE_CSS, 1, 500},
-                 {LOAD_TYPE_DOCUMENT, 1, 100}, {LOAD_TYPE_IMAGE, 4, 0},
-                 {LOAD_TYPE_SCRIPT, 3, -1}};
-    for (int i = 0; i < 7; i++) {
-      fx.res[i].type = page[i].type;
-      fx.res[i].parent = page[i].parent;
-      fx.res[i].discover_offset = page[i].offset;
-    }
-    fx.res[0].status = 302; /* the page's address redirects to the page (1) */
-    fx.res[0].redirect_to = 1;
+    static const page_resource page[7] = {
+        {LOAD_TYPE_DOCUMENT, -1, -1}, {LOAD_TYPE_DOCUMENT, -1, -1}, {LOAD_TYPE_IMAGE, 1, 0},
+        {LOAD_TYPE_CSS, 1, 500},      {LOAD_TYPE_DOCUMENT, 1, 100}, {LOAD_TYPE_IMAGE, 4, 0},
+        {LOAD_TYPE_SCRIPT, 3, -1}};
+    redirected_page(page, 7);
     load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
     load_sched_set_document_delay(s, delay);
     load_sched_start(s, 0);
@@ -470,21 +478,10 @@ Test(load_sched, a_document_delay_holds_its_references_until_after_its_first_byt
  * and the other references do not wait for it. */
 Test(load_sched, a_frame_delay_holds_frames_only) {
   for (int document_delay = 0; document_delay <= 20; document_delay += 20) {
-    plan_init(6);
-    static const struct {
-      load_type type;
-      int parent;
-      double offset;
-    } page[6] = {{LOAD_TYPE_DOCUMENT, -1, -1}, {LOAD_TYPE_DOCUMENT, -1, -1},
-                 {LOAD_TYPE_IMAGE, 1, 0},      {LOAD_TYPE_DOCUMENT, 1, 0},
-                 {LOAD_TYPE_SCRIPT, 1, 0},     {LOAD_TYPE_DOCUMENT, 4, -1}};
-    for (int i = 0; i < 6; i++) {
-      fx.res[i].type = page[i].type;
-      fx.res[i].parent = page[i].parent;
-      fx.res[i].discover_offset = page[i].offset;
-    }
-    fx.res[0].status = 302; /* the page's address redirects to the page (1) */
-    fx.res[0].redirect_to = 1;
+    static const page_resource page[6] = {
+        {LOAD_TYPE_DOCUMENT, -1, -1}, {LOAD_TYPE_DOCUMENT, -1, -1}, {LOAD_TYPE_IMAGE, 1, 0},
+        {LOAD_TYPE_DOCUMENT, 1, 0},   {LOAD_TYPE_SCRIPT, 1, 0},     {LOAD_TYPE_DOCUMENT, 4, -1}};
+    redirected_page(page, 6);
     load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
     load_sched_set_document_delay(s, document_delay);
     load_sched_set_frame_delay(s, 15);
