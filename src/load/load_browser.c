@@ -272,13 +272,24 @@ static const load_resource *chain_head(const load_plan *plan, const int *redirec
   return head;
 }
 
-/* Chromium 156's priority over HTTP/2 (what it sent a probe server): its page and frames u=0
- * incremental, style sheets and @font-face fonts u=0, a fetch() or preload u=1 incremental,
- * the first five images of a document u=2 incremental (Blink raises the first few images),
- * later ones and a style sheet's url() images u=3 incremental (the field says "i"), and no
- * field, u=3, for async scripts (every script of the replay's page bodies). image_rank: the
- * image element's place among its document's, from 0. */
-static void set_chromium_priority(load_resource *r, const request_kind *k, int image_rank) {
+/* Where an element of a document's body stands among its siblings (the plan's order is the
+ * body's): what Chromium's priorities depend on besides the destination. */
+typedef struct element_place {
+  int image_rank;     /* an image's place among its document's images, from 0; -1 none */
+  int before_sheet;   /* an image element before its document's first style sheet */
+  int late_sheet;     /* a style sheet after the document's first one and after an image */
+} element_place;
+
+/* Chromium 156's priority over HTTP/2 (what it sent a probe server, and its net logs of the
+ * validation's pages: docs/results/validation/NOTES.md): its page and frames u=0
+ * incremental; style sheets and @font-face fonts u=0, but a document's second and later
+ * style sheet u=2 once an image element came before it; a fetch() or preload u=1
+ * incremental. Images are incremental: an image element before its document's first style
+ * sheet u=1 (nothing holds the first layout, which raises the images it shows before they
+ * are asked for), else the first five images of a document u=2 (Blink raises the first
+ * few), later ones and a style sheet's url() images u=3 (the field says "i"). No field,
+ * u=3, for async scripts (every script of the replay's page bodies). */
+static void set_chromium_priority(load_resource *r, const request_kind *k, element_place at) {
   int urgency = 3, incremental = 0;
   switch (k->dest) {
   case DEST_DOCUMENT:
@@ -286,11 +297,15 @@ static void set_chromium_priority(load_resource *r, const request_kind *k, int i
     urgency = 0, incremental = 1;
     break;
   case DEST_STYLE:
+    urgency = at.late_sheet ? 2 : 0;
+    break;
   case DEST_FONT:
     urgency = 0;
     break;
   case DEST_IMAGE:
-    urgency = k->referrer == k->initiator && image_rank < CHROMIUM_BOOSTED_IMAGES ? 2 : 3;
+    urgency = at.before_sheet                                          ? 1
+              : at.image_rank >= 0 && at.image_rank < CHROMIUM_BOOSTED_IMAGES ? 2
+                                                                      : 3;
     incremental = 1;
     break;
   case DEST_SCRIPT:
@@ -304,27 +319,42 @@ static void set_chromium_priority(load_resource *r, const request_kind *k, int i
   r->browser_incremental = (unsigned char)incremental;
 }
 
-/* Per chain head, its place among its document's image elements (by id: the plan's order
- * of discovery), or -1; a new array (NULL when out of memory). */
-static int *image_ranks(const load_plan *plan, const int *redirected_from) {
+/* Per chain head, its element_place (by id: the plan's order of discovery, the body's
+ * order); a new array (NULL when out of memory). */
+static element_place *element_places(const load_plan *plan, const int *redirected_from) {
   size_t n = plan->n_resources;
-  int *rank = malloc((n ? n : 1) * sizeof(*rank));
-  int *seen = calloc(n ? n : 1, sizeof(*seen)); /* per document */
-  if (!rank || !seen) {
-    free(rank);
-    free(seen);
-    return NULL;
+  element_place *at = malloc((n ? n : 1) * sizeof(*at));
+  int *images = calloc(n ? n : 1, sizeof(*images));      /* per document: images so far */
+  int *body_images = calloc(n ? n : 1, sizeof(*images)); /* per document: image elements */
+  unsigned char *sheet = calloc(n ? n : 1, 1);           /* per document: a sheet seen */
+  if (!at || !images || !body_images || !sheet) {
+    free(at);
+    at = NULL;
+    goto out;
   }
   for (size_t i = 0; i < n; i++) {
-    rank[i] = -1;
+    at[i] = (element_place){-1, 0, 0};
     const load_resource *r = &plan->resources[i];
     if (chain_head(plan, redirected_from, r) != r) continue;
     request_kind k = kind_of(plan, r);
-    if (k.dest == DEST_IMAGE && k.initiator >= 0 && k.referrer == k.initiator)
-      rank[i] = seen[k.initiator]++;
+    if (k.initiator < 0 || k.referrer != k.initiator) continue;
+    int element = load_plan_referencing(plan, (int)i) == k.initiator; /* not a script's */
+    if (k.dest == DEST_IMAGE) {
+      at[i].image_rank = images[k.initiator]++;
+      if (element) {
+        at[i].before_sheet = !sheet[k.initiator];
+        body_images[k.initiator]++;
+      }
+    } else if (k.dest == DEST_STYLE && element) {
+      at[i].late_sheet = sheet[k.initiator] && body_images[k.initiator] > 0;
+      sheet[k.initiator] = 1;
+    }
   }
-  free(seen);
-  return rank;
+out:
+  free(images);
+  free(body_images);
+  free(sheet);
+  return at;
 }
 
 int load_browser_set_chromium_headers(load_plan *plan, int tls) {
@@ -332,8 +362,8 @@ int load_browser_set_chromium_headers(load_plan *plan, int tls) {
   size_t n = plan->n_resources;
   int *redirected_from = redirect_sources(plan);
   if (!redirected_from) return -1;
-  int *rank = image_ranks(plan, redirected_from);
-  if (!rank) {
+  element_place *at = element_places(plan, redirected_from);
+  if (!at) {
     free(redirected_from);
     return -1;
   }
@@ -354,7 +384,7 @@ int load_browser_set_chromium_headers(load_plan *plan, int tls) {
         hop = &plan->resources[hop->redirect_to];
       }
     }
-    set_chromium_priority(r, &k, rank[head->id]);
+    set_chromium_priority(r, &k, at[head->id]);
     header_list l = {.n = 0};
     build(plan, r, &k, site, scheme, &l);
     load_header *fields = l.failed ? NULL : malloc(l.n * sizeof(*fields));
@@ -372,7 +402,7 @@ int load_browser_set_chromium_headers(load_plan *plan, int tls) {
     r->request_headers = fields;
     r->n_request_headers = l.n;
   }
-  free(rank);
+  free(at);
   free(redirected_from);
   return rv;
 }

@@ -214,7 +214,7 @@ Test(load_browser, network_partitions_follow_the_asking_frame) {
 }
 
 /* Chromium's HTTP/2 priority field (what it sent a probe server), urgency and incremental
- * per resource: -1 for none (u=3, not incremental). */
+ * per resource. */
 Test(load_browser, chromium_priorities_by_the_way_a_resource_is_asked_for) {
   load_plan *plan = chromium_plan(1);
   static const struct {
@@ -227,10 +227,10 @@ Test(load_browser, chromium_priorities_by_the_way_a_resource_is_asked_for) {
       {3, 0},         /* an async script */
       {2, 1},         /* the document's first image element (a script's child) */
       {1, 1}, {1, 1}, /* a fetch(), a POST fetch() */
-      {0, 1}, {2, 1}, /* a frame, its first image */
+      {0, 1}, {1, 1}, /* a frame, its first image (before any style sheet of the frame) */
       {1, 1},         /* an image without bytes: a fetch() */
       {3, 0}, {3, 0}, /* a redirected script, both hops */
-      {0, 1}, {2, 1}, {0, 1}, {3, 0}, {0, 1}, {0, 1}, {2, 1}, /* frames, their images, a script */
+      {0, 1}, {1, 1}, {0, 1}, {3, 0}, {0, 1}, {0, 1}, {1, 1}, /* frames, their images, a script */
       {2, 1}, {2, 1}, {2, 1}, {2, 1},                         /* the document's 2nd to 5th images */
       {3, 1}, {3, 1},                                         /* its 6th and 7th */
   };
@@ -238,6 +238,61 @@ Test(load_browser, chromium_priorities_by_the_way_a_resource_is_asked_for) {
   for (int i = 0; i < 27; i++) {
     const load_resource *r = &plan->resources[i];
     cr_expect(r->browser_priority, "#%d: no priority set", i);
+    cr_expect_eq(r->browser_urgency, want[i].urgency, "#%d: u=%d, want %d", i, r->browser_urgency,
+                 want[i].urgency);
+    cr_expect_eq(r->browser_incremental, want[i].incremental, "#%d: incremental %d, want %d", i,
+                 r->browser_incremental, want[i].incremental);
+  }
+  load_plan_del(plan);
+}
+
+/* Where an element stands in its document's body (the plan's order): in Chromium's net logs
+ * an image element before the document's first style sheet went at u=1 (laid out before it
+ * was asked for), and a second or later style sheet at u=2 once an image came before it. */
+Test(load_browser, chromium_priorities_by_the_place_in_the_body) {
+  /* clang-format off */
+  static const char text[] =
+      "{\"format\": \"speedy-lab-plan/1\", \"source\": \"t.har\", \"page\": \"p\", \"seed\": 1,"
+      " \"hosts\": [{\"name\": \"www.example.test\", \"port\": 443}],"
+      " \"resources\": ["
+      RESOURCE(0, 0, "GET", "/", "document", -1, 200, 5000, -1, "[]") ","
+      RESOURCE(1, 0, "GET", "/1.png", "image", 0, 200, 100, -1, "[]") ","
+      RESOURCE(2, 0, "GET", "/a.css", "css", 0, 200, 100, -1, "[]") ","
+      RESOURCE(3, 0, "GET", "/b.css", "css", 0, 200, 100, -1, "[]") ","
+      RESOURCE(4, 0, "GET", "/2.png", "image", 0, 200, 100, -1, "[]") ","
+      RESOURCE(5, 0, "GET", "/s.js", "script", 0, 200, 100, -1, "[]") ","
+      RESOURCE(6, 0, "GET", "/3.png", "image", 5, 200, 100, -1, "[]") ","
+      RESOURCE(7, 0, "GET", "/i.css", "css", 5, 200, 100, -1, "[]") ","
+      RESOURCE(8, 0, "GET", "/frame", "document", 0, 200, 100, -1, "[]") ","
+      RESOURCE(9, 0, "GET", "/f1.css", "css", 8, 200, 100, -1, "[]") ","
+      RESOURCE(10, 0, "GET", "/f2.css", "css", 8, 200, 100, -1, "[]") ","
+      RESOURCE(11, 0, "GET", "/f.png", "image", 8, 200, 100, -1, "[]") ","
+      RESOURCE(12, 0, "GET", "/f3.css", "css", 8, 200, 100, -1, "[]")
+      "]}";
+  /* clang-format on */
+  load_plan *plan = NULL;
+  char err[400] = "";
+  cr_assert_eq(load_plan_parse(text, strlen(text), &plan, err, sizeof(err)), 0, "%s", err);
+  cr_assert_eq(load_browser_set_chromium_headers(plan, 1), 0);
+  static const struct {
+    int urgency, incremental;
+  } want[13] = {
+      {0, 1}, /* the page */
+      {1, 1}, /* an image before the first style sheet */
+      {0, 0}, /* the first style sheet, though an image came before it */
+      {2, 0}, /* the second, after an image */
+      {2, 1}, /* an image after the first sheet: one of the first five */
+      {3, 0}, /* a script */
+      {2, 1}, /* its image: not an element of the body, one of the first five */
+      {0, 0}, /* its style sheet: not an element of the body */
+      {0, 1}, /* a frame */
+      {0, 0}, /* its first style sheet */
+      {0, 0}, /* its second, with no image before it */
+      {2, 1}, /* its image after a sheet */
+      {2, 0}, /* its third sheet, after the image */
+  };
+  for (int i = 0; i < 13; i++) {
+    const load_resource *r = &plan->resources[i];
     cr_expect_eq(r->browser_urgency, want[i].urgency, "#%d: u=%d, want %d", i, r->browser_urgency,
                  want[i].urgency);
     cr_expect_eq(r->browser_incremental, want[i].incremental, "#%d: incremental %d, want %d", i,
