@@ -275,9 +275,9 @@ static const load_resource *chain_head(const load_plan *plan, const int *redirec
 /* Where an element of a document's body stands among its siblings (the plan's order is the
  * body's): what Chromium's priorities depend on besides the destination. */
 typedef struct element_place {
-  int image_rank;     /* an image's place among its document's images, from 0; -1 none */
-  int before_sheet;   /* an image element before its document's first style sheet */
-  int late_sheet;     /* a style sheet after the document's first one and after an image */
+  int image_rank;   /* an image's place among its document's images, from 0; -1 none */
+  int before_sheet; /* an image element before its document's first style sheet */
+  int late_sheet;   /* a style sheet after the document's first one and after an image */
 } element_place;
 
 /* Chromium 156's priority over HTTP/2 (what it sent a probe server, and its net logs of the
@@ -303,9 +303,9 @@ static void set_chromium_priority(load_resource *r, const request_kind *k, eleme
     urgency = 0;
     break;
   case DEST_IMAGE:
-    urgency = at.before_sheet                                          ? 1
+    urgency = at.before_sheet                                                 ? 1
               : at.image_rank >= 0 && at.image_rank < CHROMIUM_BOOSTED_IMAGES ? 2
-                                                                      : 3;
+                                                                              : 3;
     incremental = 1;
     break;
   case DEST_SCRIPT:
