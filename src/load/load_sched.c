@@ -427,6 +427,8 @@ void load_sched_release(load_sched *s) {
     load_entry *e = &s->entries[i];
     if (s->prioritized[e->group]) {
       e->held = 0; /* a server that takes priorities is sent everything at once */
+      if (e->limited && (e->state == LOAD_ACTIVE || e->state == LOAD_READY))
+        delayable_in_flight += delayable(s, (int)i); /* what the limit let go, until it ends */
     } else if (e->state == LOAD_READY && e->held && !delayable(s, (int)i)) {
       e->held = 0; /* raised out of the limit (load_sched_set_image_boost) */
       s->host_in_flight[s->plan->resources[i].host]++;
@@ -443,6 +445,7 @@ void load_sched_release(load_sched *s) {
     int id = s->held[k].id, host = s->plan->resources[id].host;
     if (s->host_in_flight[host] >= LOAD_SCHED_HOST_IN_FLIGHT) continue;
     s->entries[id].held = 0;
+    s->entries[id].limited = 1;
     s->host_in_flight[host]++;
     delayable_in_flight++;
   }

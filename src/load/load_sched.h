@@ -56,6 +56,7 @@ typedef struct load_entry {
   int attempts;      /* requests sent (a retry after a dropped connection adds one) */
   int connection;    /* index of the connection it arrived on, -1 */
   int held;          /* READY but held back by the delayable limit (not offered yet) */
+  int limited;       /* let go by the delayable limit: counts against it until it ends */
   size_t next_child; /* progress cursor into its discovery list */
   char error[160];
 } load_entry;
@@ -105,7 +106,9 @@ double load_sched_next_wakeup(const load_sched *sched);
 #define LOAD_SCHED_HOST_IN_FLIGHT 6
 void load_sched_set_delayable_limit(load_sched *sched, int limit);
 /* The server of group takes priorities (an HTTP/2 or SPDY session of it is open, so a
- * browser knows): its resources are no longer held, nor counted in flight. */
+ * browser knows): its resources are no longer held. Those the limit let go before count in
+ * flight until they end: Chromium's ResourceScheduler keeps the class a request started
+ * with (its net logs: requests held until the first layout, not until the session). */
 void load_sched_set_prioritized(load_sched *sched, int group);
 /* 1 once load_sched_set_prioritized was called for group. */
 int load_sched_is_prioritized(const load_sched *sched, int group);
