@@ -324,9 +324,9 @@ static void set_chromium_priority(load_resource *r, const request_kind *k, eleme
 static element_place *element_places(const load_plan *plan, const int *redirected_from) {
   size_t n = plan->n_resources;
   element_place *at = malloc((n ? n : 1) * sizeof(*at));
-  int *images = calloc(n ? n : 1, sizeof(*images));      /* per document: images so far */
-  int *body_images = calloc(n ? n : 1, sizeof(*images)); /* per document: image elements */
-  unsigned char *sheet = calloc(n ? n : 1, 1);           /* per document: a sheet seen */
+  int *images = calloc(n ? n : 1, sizeof(*images));           /* per document: images so far */
+  int *body_images = calloc(n ? n : 1, sizeof(*body_images)); /* per document: image elements */
+  unsigned char *sheet = calloc(n ? n : 1, 1);                /* per document: a sheet seen */
   if (!at || !images || !body_images || !sheet) {
     free(at);
     at = NULL;
