@@ -55,25 +55,28 @@ head -c 50001 /dev/urandom >"$WORK/site/odd.bin"
 make_certs
 start_server t --listen 127.0.0.1:0 --listen 127.0.0.1:0,tls --docroot "$WORK/site" --workers 1 \
   --file-cache 1048576 --cert "$WORK/certs/server.pem" --key "$WORK/certs/server.key"
+# many LABEL OPTION... URL...: twenty cached copies of $f fetched by speedy get on one
+# connection arrive intact
+many() {
+  local label=$1
+  shift
+  "$SPEEDY" get -s "$@" >"$WORK/many" 2>"$WORK/many.err"
+  check "$label: 20 cached $f at once, one connection" "$(sha "$WORK/many")" \
+    "$(sha "$WORK/expected-$f")"
+}
 for f in mid.bin odd.bin; do
   for i in $(seq 1 20); do cat "$WORK/site/$f"; done >"$WORK/expected-$f"
-  urls=()
-  for i in $(seq 1 20); do urls+=("$url/$f?n=$i"); done
+  urls=() tls_urls=()
+  for i in $(seq 1 20); do
+    urls+=("$url/$f?n=$i")
+    tls_urls+=("https://localhost:$PORT2_t/$f?n=$i")
+  done
   if [ -x "$SPEEDY" ]; then
-    for proto in h2c spdy/3.1 spdy/2; do
-      "$SPEEDY" get -s --proto "$proto" "${urls[@]}" >"$WORK/many" 2>"$WORK/many.err"
-      check "$proto: 20 cached $f at once, one connection" "$(sha "$WORK/many")" \
-        "$(sha "$WORK/expected-$f")"
-    done
+    for proto in h2c spdy/3.1 spdy/2; do many "$proto" --proto "$proto" "${urls[@]}"; done
     # Over TLS each frame of 4 KiB or more is encrypted where it lies in the cache, its
     # header placed in the octets before it for the moment (io_conn_write_framed).
-    tls_urls=()
-    for i in $(seq 1 20); do tls_urls+=("https://localhost:$PORT2_t/$f?n=$i"); done
     for proto in h2 spdy/3.1; do
-      "$SPEEDY" get -s --proto "$proto" --cacert "$WORK/certs/ca.pem" "${tls_urls[@]}" \
-        >"$WORK/many" 2>"$WORK/many.err"
-      check "$proto over TLS: 20 cached $f at once, one connection" "$(sha "$WORK/many")" \
-        "$(sha "$WORK/expected-$f")"
+      many "$proto over TLS" --proto "$proto" --cacert "$WORK/certs/ca.pem" "${tls_urls[@]}"
     done
   fi
   # curl (libnghttp2) multiplexes --parallel transfers over TLS; its 7.88 fails them
