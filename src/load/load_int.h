@@ -42,7 +42,7 @@ typedef struct load_options {
   uint32_t hello_padding;     /* --hello-padding: octets added to every ClientHello (0: none) */
   int chromium_sockets;       /* --chromium-sockets: open and give up sockets as Chromium does */
   int chromium_headers;       /* --chromium-headers: send Chromium's request headers */
-  int boost_images;           /* --boost-images: painted image elements leave the delayable limit */
+  int boost_images;           /* --boost-images: laid-out image elements leave the limit */
   int blocking_css;           /* --blocking-css: style sheets hold the parser until loaded */
   uint32_t document_delay_ms; /* --document-delay: references wait past the first byte */
   uint32_t frame_delay_ms;    /* --frame-delay: a frame waits more than other references */

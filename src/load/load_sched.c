@@ -30,7 +30,8 @@ struct load_sched {
   struct held *held;          /* per resource at most */
   unsigned char *prioritized; /* per group: its server takes priorities (nothing held) */
   int image_boost;            /* load_sched_set_image_boost */
-  double paint_ms;            /* -1 until the page paints (image_boost only) */
+  uint64_t layout_offset;     /* image_boost: the page's first style sheet still loading, */
+  int layout_id;              /* as (offset, id); UINT64_MAX, INT_MAX: none (update_layout) */
   int document;               /* resource 0's final redirect target: the page's document */
   int blocking_css;           /* load_sched_set_blocking_css */
   double document_delay_ms;   /* load_sched_set_document_delay */
@@ -66,7 +67,6 @@ load_sched *load_sched_new(const load_plan *plan, load_dispatch dispatch, int si
   if (!s) return NULL;
   s->plan = plan;
   s->dispatch = dispatch;
-  s->paint_ms = -1;
   s->groups = s->base_groups = single ? 1 : (int)plan->n_hosts;
   s->entries = calloc(n, sizeof(*s->entries));
   s->gate = malloc(n * sizeof(*s->gate));
@@ -175,26 +175,33 @@ const load_entry *load_sched_entry(const load_sched *s, int id) {
   return id >= 0 && (size_t)id < s->plan->n_resources ? &s->entries[id] : NULL;
 }
 
-/* An image the page shows as an element (not a style sheet's background). */
-static int element_image(const load_sched *s, int id) {
-  const load_resource *r = &s->plan->resources[id];
-  return r->type == LOAD_TYPE_IMAGE &&
-         (r->parent < 0 || s->plan->resources[r->parent].type != LOAD_TYPE_CSS);
+/* Laid out by Chromium, which raises it to medium priority (load_sched_set_image_boost): an
+ * <img> of the page's own document (not a frame's, nor a style sheet's background, nor a
+ * script's Image()) that the document's parser has reached, before the first style sheet
+ * still loading (update_layout). */
+static int laid_out_image(const load_sched *s, int id) {
+  if (!s->image_boost || s->plan->resources[id].type != LOAD_TYPE_IMAGE) return 0;
+  int gate = s->gate[id];
+  uint64_t at = s->offset_key[id];
+  if (gate < 0 || at == UINT64_MAX || s->entries[id].state == LOAD_WAITING ||
+      load_plan_final_target(s->plan, gate) != s->document)
+    return 0;
+  return at < s->layout_offset || (at == s->layout_offset && id < s->layout_id);
 }
 
-/* Low priority in Chromium: images and (async) scripts; not the images it has laid out
- * (those found before the page painted). */
+/* Low priority in Chromium: images and (async) scripts; not the images it has laid out. */
 static int delayable(const load_sched *s, int id) {
   load_type t = s->plan->resources[id].type;
-  if (t == LOAD_TYPE_IMAGE && s->paint_ms >= 0 && s->entries[id].discovered_ms <= s->paint_ms &&
-      element_image(s, id))
-    return 0;
+  if (laid_out_image(s, id)) return 0;
   return t == LOAD_TYPE_IMAGE || t == LOAD_TYPE_SCRIPT;
 }
+
+static void update_layout(load_sched *s);
 
 static void make_ready(load_sched *s, int id, double now) {
   load_entry *e = &s->entries[id];
   e->state = LOAD_READY;
+  update_layout(s);
   e->held = s->delayable_limit > 0 && delayable(s, id);
   e->ready_ms = now;
   e->ready_seq = ++s->seq;
@@ -353,30 +360,31 @@ void load_sched_start(load_sched *s, double now) {
   for (size_t i = s->first_child[0]; i < s->first_child[1]; i++) discover(s, s->children[i], now);
 }
 
-/* The page's document has begun to arrive and none of its style sheets is loading. */
-static int painted(const load_sched *s) {
-  const load_entry *doc = &s->entries[s->document];
-  if (doc->state != LOAD_DONE && !(doc->state == LOAD_ACTIVE && doc->bytes > 0)) return 0;
-  for (size_t i = 0; i < s->plan->n_resources; i++) {
-    const load_resource *r = &s->plan->resources[i];
-    load_state state = s->entries[i].state;
-    if (r->type == LOAD_TYPE_CSS && r->parent == s->document &&
-        (state == LOAD_READY || state == LOAD_ACTIVE))
-      return 0;
-  }
-  return 1;
-}
-
 void load_sched_set_image_boost(load_sched *s, int on) {
   s->image_boost = on != 0;
   s->document = s->plan->n_resources > 0 ? load_plan_final_target(s->plan, 0) : 0;
 }
 
-double load_sched_paint_ms(const load_sched *s) { return s->paint_ms; }
+/* Where the page's parser stands, for laid_out_image: at its document's first style sheet
+ * that has not loaded (sheets not yet found count too: the parser cannot pass what has not
+ * arrived, and images past them are not found either). */
+static void update_layout(load_sched *s) {
+  s->layout_offset = UINT64_MAX;
+  s->layout_id = INT_MAX;
+  if (!s->image_boost || s->plan->n_resources == 0) return;
+  int doc = s->document;
+  for (size_t i = s->first_child[doc + 1]; i < s->first_child[doc + 2]; i++) {
+    int sheet = s->children[i];
+    if (s->offset_key[sheet] == UINT64_MAX) break;
+    if (sheet_loading(s, sheet)) {
+      s->layout_offset = s->offset_key[sheet];
+      s->layout_id = sheet;
+      return;
+    }
+  }
+}
 
 void load_sched_advance(load_sched *s, double now) {
-  if (s->image_boost && s->paint_ms < 0 && s->plan->n_resources > 0 && painted(s))
-    s->paint_ms = now;
   /* In ready-time order, so that FCFS follows the delays. */
   for (;;) {
     int best = -1;
@@ -420,6 +428,7 @@ int load_sched_is_prioritized(const load_sched *s, int group) {
 
 void load_sched_release(load_sched *s) {
   if (s->delayable_limit == 0) return;
+  update_layout(s);
   size_t n = s->plan->n_resources, n_held = 0;
   int delayable_in_flight = 0;
   memset(s->host_in_flight, 0, s->plan->n_hosts * sizeof(*s->host_in_flight));

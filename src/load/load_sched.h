@@ -112,16 +112,16 @@ void load_sched_set_delayable_limit(load_sched *sched, int limit);
 void load_sched_set_prioritized(load_sched *sched, int group);
 /* 1 once load_sched_set_prioritized was called for group. */
 int load_sched_is_prioritized(const load_sched *sched, int group);
-/* With the delayable limit: once the page has painted, an image that is an element (its
- * parent is not a style sheet) found by then is no longer delayable — Chromium raises the
- * priority of the images its first layout puts in the viewport to medium, which takes
- * them out of the limit (its net logs: msn.com on DSL, 20 of 49 images, those found
- * before the first layout and still waiting). The page paints, for this, when its
- * document (resource 0 and its redirects) has begun to arrive and no style sheet it names
- * is still loading (load_sched_advance notices). Off by default. */
+/* With the delayable limit: an <img> of the page's own document is no longer delayable
+ * once the document's parser has reached it (every style sheet the document links before
+ * it has loaded) — Chromium lays out what its parser has built at each frame and raises
+ * the images in the viewport to medium priority, out of the limit, and the replay's page
+ * bodies give their images no size, so every one is in it. Its net logs (pinterest.com
+ * over HTTP/2: 119 images raised 20 ms after the style sheet in front of them loaded;
+ * sina.com.cn: each within a frame of being parsed) show no raise for images inserted by
+ * scripts (Image(), not in the document), a style sheet's backgrounds, or a frame's
+ * images. Off by default. */
 void load_sched_set_image_boost(load_sched *sched, int on);
-/* When the page painted, as load_sched_set_image_boost defines it; -1 not yet (or off). */
-double load_sched_paint_ms(const load_sched *sched);
 /* Chromium's parser stops at a style sheet in a document's body until the sheet (with its
  * @imports) has loaded; its preload scanner still finds images, scripts, style sheets and
  * preloads with the bytes, but a frame or an inline script's fetch() (a non-GET child) is

@@ -292,22 +292,24 @@ Test(load_sched, a_server_known_to_take_priorities_is_not_held) {
   load_sched_del(s);
 }
 
-/* --boost-images: once the document arrives and its style sheet has loaded (the page
- * paints), the image elements found by then leave the limit; a style sheet's background
- * image, scripts and images found later stay in it. Without the boost all stay held. */
-Test(load_sched, painted_image_elements_leave_the_delayable_limit) {
+/* --boost-images: an <img> of the page's document leaves the limit once the parser has
+ * reached it — at once before the first style sheet, when the sheet has loaded behind it
+ * (also while in flight: it then frees its place). A style sheet's background image, a
+ * script's Image() and a frame's image stay in the limit. Without the boost all count. */
+Test(load_sched, laid_out_image_elements_leave_the_delayable_limit) {
   for (int boost = 0; boost <= 1; boost++) {
-    plan_init(8);
-    load_type types[] = {LOAD_TYPE_DOCUMENT, LOAD_TYPE_CSS,    LOAD_TYPE_IMAGE, LOAD_TYPE_IMAGE,
-                         LOAD_TYPE_IMAGE,    LOAD_TYPE_SCRIPT, LOAD_TYPE_IMAGE, LOAD_TYPE_IMAGE};
-    for (int i = 1; i < 8; i++) {
+    plan_init(10);
+    load_type types[] = {LOAD_TYPE_DOCUMENT, LOAD_TYPE_IMAGE,  LOAD_TYPE_CSS,   LOAD_TYPE_IMAGE,
+                         LOAD_TYPE_IMAGE,    LOAD_TYPE_SCRIPT, LOAD_TYPE_IMAGE, LOAD_TYPE_IMAGE,
+                         LOAD_TYPE_DOCUMENT, LOAD_TYPE_IMAGE};
+    int offsets[] = {-1, 5, 10, 20, -1, 50, 60, -1, 70, 0};
+    for (int i = 1; i < 10; i++) {
       fx.res[i].type = types[i];
-      fx.res[i].discover_offset = 10 * i;
+      fx.res[i].discover_offset = offsets[i];
     }
-    fx.res[4].parent = 1; /* named by the style sheet: found when it completes */
-    fx.res[4].discover_offset = -1;
-    fx.res[7].parent = 5; /* inserted by the script: found when it has run, after the paint */
-    fx.res[7].discover_offset = -1;
+    fx.res[4].parent = 2; /* named by the style sheet: found when it completes */
+    fx.res[7].parent = 5; /* the script's Image(): found when it has run */
+    fx.res[9].parent = 8; /* a frame's image, at the frame's first byte */
     load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
     load_sched_set_delayable_limit(s, 1);
     load_sched_set_image_boost(s, boost);
@@ -315,35 +317,45 @@ Test(load_sched, painted_image_elements_leave_the_delayable_limit) {
     load_sched_requested(s, 0, 0, 0);
     load_sched_body(s, 0, 1000, 5);
     load_sched_advance(s, 5);
-    cr_expect_eq(load_sched_paint_ms(s), -1, "the style sheet is not loaded yet");
-    int order[8];
-    cr_assert_eq(drain_all(s, order, 6), 2, "the style sheet and one image");
-    cr_expect(order[0] == 1 && order[1] == 2, "got %d %d", order[0], order[1]);
-    load_sched_complete(s, 1, 20);
-    load_sched_advance(s, 20);
+    int order[10];
+    int got = drain_all(s, order, 6);
     if (!boost) {
-      cr_expect_eq(load_sched_paint_ms(s), -1);
-      cr_expect_eq(drain_all(s, order, 21), 0, "without the boost all stay held");
+      cr_assert_eq(got, 3, "the first image, the style sheet, the frame: got %d", got);
+      cr_expect(order[0] == 1 && order[1] == 2 && order[2] == 8, "got %d %d %d", order[0], order[1],
+                order[2]);
+      load_sched_complete(s, 2, 20);
+      cr_expect_eq(drain_all(s, order, 21), 0, "image 1 holds the one place");
       load_sched_del(s);
       continue;
     }
-    cr_expect_eq(load_sched_paint_ms(s), 20);
-    /* image 2, in flight, no longer counts either: the script takes the free place */
-    int got = drain_all(s, order, 21);
-    cr_assert_eq(got, 3, "the two other image elements and the script: got %d", got);
-    cr_expect(order[0] == 3 && order[1] == 5 && order[2] == 6, "got %d %d %d", order[0], order[1],
-              order[2]);
+    /* image 1 comes before the sheet: laid out at once, it takes no place; image 3 waits
+     * behind the sheet and takes the one place, image 6 and the script are held */
+    cr_assert_eq(got, 4, "images 1 and 3, the style sheet, the frame: got %d", got);
+    cr_expect(order[0] == 1 && order[1] == 2 && order[2] == 3 && order[3] == 8, "got %d %d %d %d",
+              order[0], order[1], order[2], order[3]);
+    cr_expect(load_sched_entry(s, 6)->held && load_sched_entry(s, 5)->held);
+    load_sched_body(s, 8, 1000, 7); /* the frame finds its image: held, no place */
+    cr_expect_eq(drain_all(s, order, 8), 0);
+    cr_expect(load_sched_entry(s, 9)->held, "a frame's image is not the page's");
+    load_sched_complete(s, 2, 20); /* the sheet has loaded: the parser passes 3 and 6 */
+    got = drain_all(s, order, 21);
+    cr_assert_eq(got, 2, "image 6 and, in 3's place, the script: got %d", got);
+    cr_expect(order[0] == 5 && order[1] == 6, "got %d %d", order[0], order[1]);
     cr_expect(load_sched_entry(s, 4)->held, "the background image stays held");
-    load_sched_complete(s, 2, 22); /* boosted images free no place */
+    load_sched_complete(s, 1, 22); /* laid-out images free no place */
     load_sched_complete(s, 3, 22);
+    load_sched_complete(s, 6, 22);
     cr_expect_eq(drain_all(s, order, 23), 0, "the script is in flight");
-    load_sched_complete(s, 5, 24); /* finds image 7 */
-    cr_assert_eq(drain_all(s, order, 25), 1, "one place: the background image");
-    cr_expect_eq(order[0], 4);
-    cr_expect(load_sched_entry(s, 7)->held, "an image found after the paint waits its turn");
-    load_sched_complete(s, 4, 26);
+    load_sched_complete(s, 5, 24); /* runs: finds image 7 */
+    cr_assert_eq(drain_all(s, order, 25), 1, "one place: the frame's image, held first");
+    cr_expect_eq(order[0], 9);
+    cr_expect(load_sched_entry(s, 4)->held && load_sched_entry(s, 7)->held);
+    load_sched_complete(s, 9, 26);
     cr_assert_eq(drain_all(s, order, 27), 1);
-    cr_expect_eq(order[0], 7);
+    cr_expect_eq(order[0], 4);
+    load_sched_complete(s, 4, 28);
+    cr_assert_eq(drain_all(s, order, 29), 1);
+    cr_expect_eq(order[0], 7, "the script's image last");
     load_sched_del(s);
   }
 }
