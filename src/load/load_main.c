@@ -70,6 +70,9 @@ static void usage(FILE *f) {
           "                           found at the same time, as Chromium starts a frame's\n"
           "                           navigation in its browser process (there about 15; 0\n"
           "                           to 10000; default 0)\n"
+          "      --request-spacing MS each request found is asked for no earlier than MS ms\n"
+          "                           after the one before it, as Chromium creates those found\n"
+          "                           together about one a millisecond (0 to 1000; default 0)\n"
           "      --pipeline           HTTP/1.1 pipelining, up to --pipeline-depth per connection\n"
           "      --pipeline-depth N   requests in flight per connection (default %d, max %d)\n"
           "      --window BYTES       SPDY/3+ stream receive window (default %u)\n"
@@ -162,6 +165,7 @@ enum {
   OPT_BLOCKING_CSS,
   OPT_DOCUMENT_DELAY,
   OPT_FRAME_DELAY,
+  OPT_REQUEST_SPACING,
   OPT_PIPELINE,
   OPT_PIPELINE_DEPTH,
   OPT_WINDOW,
@@ -205,6 +209,7 @@ static const struct option long_options[] = {
     {"blocking-css", no_argument, NULL, OPT_BLOCKING_CSS},
     {"document-delay", required_argument, NULL, OPT_DOCUMENT_DELAY},
     {"frame-delay", required_argument, NULL, OPT_FRAME_DELAY},
+    {"request-spacing", required_argument, NULL, OPT_REQUEST_SPACING},
     {"result", required_argument, NULL, OPT_RESULT},
     {"har-out", required_argument, NULL, OPT_HAR_OUT},
     {"repetition", required_argument, NULL, OPT_REPETITION},
@@ -354,6 +359,11 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
       if (parse_uint(optarg, 0, 10000, &v))
         return cli_option_error(LOAD_PROGRAM, "frame-delay", optarg, "whole ms, 0 to 10000");
       opt->frame_delay_ms = (uint32_t)v;
+      break;
+    case OPT_REQUEST_SPACING:
+      if (parse_uint(optarg, 0, 1000, &v))
+        return cli_option_error(LOAD_PROGRAM, "request-spacing", optarg, "whole ms, 0 to 1000");
+      opt->request_spacing_ms = (uint32_t)v;
       break;
     case OPT_RESULT:
       opt->result_file = optarg;
@@ -552,6 +562,7 @@ int load_main(int argc, char **argv) {
   load_sched_set_blocking_css(run.sched, opt.blocking_css);
   load_sched_set_document_delay(run.sched, opt.document_delay_ms);
   load_sched_set_frame_delay(run.sched, opt.frame_delay_ms);
+  load_sched_set_request_spacing(run.sched, opt.request_spacing_ms);
   if (load_run_execute(&run) != 0) goto out;
   char reason[600];
   int valid = load_result_check(&run, reason, sizeof(reason));

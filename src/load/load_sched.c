@@ -36,6 +36,8 @@ struct load_sched {
   int blocking_css;           /* load_sched_set_blocking_css */
   double document_delay_ms;   /* load_sched_set_document_delay */
   double frame_delay_ms;      /* load_sched_set_frame_delay */
+  double request_spacing_ms;  /* load_sched_set_request_spacing */
+  double next_request_ms;     /* request_spacing: the earliest the next request may be ready */
   unsigned char *parked;      /* per resource: its gate's bytes found it, the parser not yet */
   int *runs_after;            /* per script: the style sheet it waits for to run, or -1 */
   size_t n_parked;
@@ -235,7 +237,14 @@ static void discover(load_sched *s, int id, double now) {
   double delay = s->plan->resources[id].start_delay_ms;
   double wait = document_wait(s, id, now);
   if (wait > delay) delay = wait;
-  if (s->frame_delay_ms > 0 && is_frame(s, id)) delay += s->frame_delay_ms;
+  int gate = s->gate[id];
+  if (s->request_spacing_ms > 0 && gate >= 0 && s->plan->resources[gate].redirect_to != id) {
+    double at = now + delay; /* created one after another, in the order they are found */
+    if (at < s->next_request_ms) at = s->next_request_ms;
+    s->next_request_ms = at + s->request_spacing_ms;
+    delay = at - now;
+  }
+  if (s->frame_delay_ms > 0 && is_frame(s, id)) delay += s->frame_delay_ms; /* then navigated */
   if (delay > 0) {
     e->state = LOAD_DELAYED;
     e->ready_ms = now + delay;
@@ -338,6 +347,10 @@ void load_sched_set_document_delay(load_sched *s, double ms) {
 }
 
 void load_sched_set_frame_delay(load_sched *s, double ms) { s->frame_delay_ms = ms > 0 ? ms : 0; }
+
+void load_sched_set_request_spacing(load_sched *s, double ms) {
+  s->request_spacing_ms = ms > 0 ? ms : 0;
+}
 
 /* Discovers gate's children up to `bytes` of its body (UINT64_MAX: all of them). */
 static void discover_children(load_sched *s, int gate, uint64_t bytes, double now) {

@@ -146,6 +146,13 @@ void load_sched_set_document_delay(load_sched *sched, double ms);
  * its browser process, not in the renderer that found it (its lab loads: frames a median
  * 15-16 ms after the other references of a document). 0 (the default): no more wait. */
 void load_sched_set_frame_delay(load_sched *sched, double ms);
+/* Each request found is asked for no earlier than ms after the one found before it (after
+ * its other delays): Chromium creates the requests its parser and preload scanner find
+ * together about one a millisecond (its net logs: qq.com 80 within 90 ms, pinterest.com
+ * 60 within 57 ms, sina.com.cn 16 within 17 ms), where the loader would send them in the
+ * same instant — and open their hosts' connections in one burst on the uplink. A
+ * redirect's target and the page's document are not spaced. 0 (the default): none. */
+void load_sched_set_request_spacing(load_sched *sched, double ms);
 /* Releases the held resources the limit now allows. Call before asking for requests. */
 void load_sched_release(load_sched *sched);
 

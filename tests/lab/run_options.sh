@@ -50,6 +50,7 @@ bad hello-padding 3 3 "octets from 4 to 8192"
 bad delayable-limit 0 0 "requests from 1 to 1000"
 bad document-delay 10001 10001 "whole ms from 0 to 10000"
 bad frame-delay -1 -1 "whole ms from 0 to 10000"
+bad request-spacing 1001 1001 "whole ms from 0 to 1000"
 rc=0
 dry --client chromium --delayable-limit 10 --tls on "$good" >/dev/null 2>"$tmp/err" || rc=$?
 [[ $rc == 2 ]] || fail "--delayable-limit with --client chromium: exit $rc, want 2"
@@ -88,6 +89,11 @@ dry --client chromium --frame-delay 15 --tls on "$good" >/dev/null 2>"$tmp/err" 
 [[ $rc == 2 ]] || fail "--frame-delay with --client chromium: exit $rc, want 2"
 grep -qF -- "--frame-delay is the loader's" "$tmp/err" ||
   fail "--frame-delay with --client chromium: got '$(cat "$tmp/err")'"
+rc=0
+dry --client chromium --request-spacing 1 --tls on "$good" >/dev/null 2>"$tmp/err" || rc=$?
+[[ $rc == 2 ]] || fail "--request-spacing with --client chromium: exit $rc, want 2"
+grep -qF -- "--request-spacing is the loader's" "$tmp/err" ||
+  fail "--request-spacing with --client chromium: got '$(cat "$tmp/err")'"
 rc=0
 dry --client chromium --delayable-limit 10 --boost-images --tls on "$good" >/dev/null 2>"$tmp/err" ||
   rc=$?

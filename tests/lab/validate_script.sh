@@ -53,11 +53,10 @@ chmod +x "$tmp/build/src/speedy"
 out=$tmp/validation
 "$script" --build "$tmp/build" -n 1 -l cable --loss 0 "$out" "$tmp/pages" >/dev/null 2>"$tmp/err" ||
   fail "stand-in run: $(cat "$tmp/err")"
-grep -q -- "--client speedy .*--hello-padding 1700 --delayable-limit 10 --chromium-sockets --chromium-headers --blocking-css" "$out/results-speedy.jsonl" ||
+grep -q -- "--client speedy .*--hello-padding 1700 --delayable-limit 10 --chromium-sockets --chromium-headers --boost-images --blocking-css --document-delay 20 --frame-delay 15 --request-spacing 1" "$out/results-speedy.jsonl" ||
   fail "the loader's options: $(cat "$out/results-speedy.jsonl")"
-! grep -q -- "--hello-padding\|--delayable-limit\|--chromium-\|--boost-images\|--blocking-css" "$out/results-chromium.jsonl" ||
+! grep -q -- "--hello-padding\|--delayable-limit\|--chromium-\|--boost-images\|--blocking-css\|--request-spacing" "$out/results-chromium.jsonl" ||
   fail "Chromium got the loader's options: $(cat "$out/results-chromium.jsonl")"
-! grep -q -- "--boost-images" "$out/results-speedy.jsonl" || fail "--boost-images without SPEEDY_BOOST_IMAGES=1"
 # Both clients' replays at TLS 1.3 unless asked (Chromium's False Start, docs/lab.md).
 for client in speedy chromium; do
   grep -q -- "--client $client .*--tls on --tls-version 1.3 " "$out/results-$client.jsonl" ||
@@ -69,8 +68,8 @@ for client in speedy chromium; do
 done
 grep -qx "results-speedy.jsonl" "$out/.gitignore" || fail ".gitignore: $(cat "$out/.gitignore")"
 rm "$out/results-speedy.jsonl" "$out/results-chromium.jsonl"
-SPEEDY_HELLO_PADDING=0 SPEEDY_CHROMIUM_SOCKETS=0 SPEEDY_CHROMIUM_HEADERS=0 SPEEDY_BOOST_IMAGES=1 \
-  SPEEDY_BLOCKING_CSS=0 "$script" --build "$tmp/build" -n 1 -l cable --loss 0 --tls-version 1.2 "$out" "$tmp/pages" \
+SPEEDY_HELLO_PADDING=0 SPEEDY_CHROMIUM_SOCKETS=0 SPEEDY_CHROMIUM_HEADERS=0 SPEEDY_BOOST_IMAGES=0 \
+  SPEEDY_BLOCKING_CSS=0 SPEEDY_REQUEST_SPACING=0 "$script" --build "$tmp/build" -n 1 -l cable --loss 0 --tls-version 1.2 "$out" "$tmp/pages" \
   >/dev/null 2>"$tmp/err" || fail "resumed run: $(cat "$tmp/err")"
 [[ $(wc -l <"$out/results-speedy.jsonl") == 2 ]] || fail "not resumed from the .xz file"
 tail -n 1 "$out/results-speedy.jsonl" | grep -q -- "--delayable-limit 10" || fail "resumed: no limit"
@@ -81,8 +80,10 @@ tail -n 1 "$out/results-chromium.jsonl" | grep -q -- "--tls-version 1.2 " || fai
   fail "SPEEDY_CHROMIUM_SOCKETS=0 still asked for Chromium's sockets"
 ! tail -n 1 "$out/results-speedy.jsonl" | grep -q -- "--chromium-headers" ||
   fail "SPEEDY_CHROMIUM_HEADERS=0 still sent Chromium's headers"
-tail -n 1 "$out/results-speedy.jsonl" | grep -q -- "--delayable-limit 10 --boost-images" ||
-  fail "SPEEDY_BOOST_IMAGES=1 did not boost images"
+! tail -n 1 "$out/results-speedy.jsonl" | grep -q -- "--boost-images" ||
+  fail "SPEEDY_BOOST_IMAGES=0 still boosted images"
+! tail -n 1 "$out/results-speedy.jsonl" | grep -q -- "--request-spacing" ||
+  fail "SPEEDY_REQUEST_SPACING=0 still spaced the requests"
 ! tail -n 1 "$out/results-speedy.jsonl" | grep -q -- "--blocking-css" ||
   fail "SPEEDY_BLOCKING_CSS=0 still blocked the parser"
 echo "ok"

@@ -327,6 +327,34 @@ else:
     assert r[11]["start_ms"] < others + 100, (r[11], others)
 PY
   done ;;
+request_spacing)
+  # --request-spacing 40: of the references found at one moment, the k-th to go starts
+  # no earlier than k times 40 ms after it (a connection may delay it more); without the
+  # option several go in the same instant.
+  start_server --http1
+  for spacing in 40 0; do
+    load --http1 --request-spacing $spacing $(multi_addrs) || fail "exit $?"
+    python3 - $spacing <<'PY' || fail "--request-spacing $spacing: requests out of step"
+import json, sys
+spacing = int(sys.argv[1])
+d = json.loads(open("result.jsonl").read().splitlines()[-1])
+assert d["valid"], d["invalid_reason"]
+assert d["settings"]["request_spacing_ms"] == spacing, d["settings"]
+found = {}
+for x in d["resources"]:
+    if x["id"] != 0:
+        found.setdefault(x["discovered_ms"], []).append(x["start_ms"])
+batch = max(found.values(), key=len)
+assert len(batch) >= 4, found
+when = [k for k, v in found.items() if v is batch][0]
+batch.sort()
+if spacing:
+    for k, start in enumerate(batch):
+        assert start >= when + k * spacing - 1, (k, start, when, batch)
+else:
+    assert min(b - a for a, b in zip(batch, batch[1:])) < 5, batch
+PY
+  done ;;
 chromium_sockets)
   # --chromium-sockets over node's http2 (TLS), behind slow_relay.py: every TLS handshake
   # takes 500 ms more, TCP's none. The page's host gets the navigation's two sockets; cdn,

@@ -534,6 +534,46 @@ Test(load_sched, a_frame_delay_holds_frames_only) {
   }
 }
 
+/* Chromium creates the requests found together about one a millisecond: with a request
+ * spacing each is created that long after the one before it, in the order found, and a
+ * frame is navigated its delay after that; a redirect's target is not spaced, and a
+ * request found once the spacing has passed goes at once. */
+Test(load_sched, a_request_spacing_asks_one_request_after_another) {
+  static const page_resource page[6] = {
+      {LOAD_TYPE_DOCUMENT, -1, -1}, {LOAD_TYPE_DOCUMENT, -1, -1}, {LOAD_TYPE_IMAGE, 1, 0},
+      {LOAD_TYPE_DOCUMENT, 1, 0},   {LOAD_TYPE_SCRIPT, 1, 0},     {LOAD_TYPE_IMAGE, 4, -1}};
+  redirected_page(page, 6);
+  load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+  load_sched_set_frame_delay(s, 15);
+  load_sched_set_request_spacing(s, 2);
+  load_sched_start(s, 0);
+  int order[6];
+  cr_assert_eq(drain(s, order, 0), 1, "the page's document at once");
+  load_sched_headers(s, 0, 302, 30);
+  load_sched_complete(s, 0, 31);
+  load_sched_advance(s, 31);
+  cr_assert_eq(drain(s, order, 31), 1, "a redirect's target at once");
+  load_sched_body(s, 1, 200, 60); /* the image, the frame and the script are found */
+  load_sched_advance(s, 60);
+  cr_assert_eq(drain(s, order, 60), 1, "the image first");
+  cr_expect_eq(order[0], 2);
+  cr_expect_eq(load_sched_next_wakeup(s), 64, "the script 4 ms after it, behind the frame");
+  load_sched_advance(s, 63);
+  cr_expect_eq(drain(s, order, 63), 0);
+  load_sched_advance(s, 64);
+  cr_assert_eq(drain(s, order, 64), 1);
+  cr_expect_eq(order[0], 4);
+  cr_expect_eq(load_sched_next_wakeup(s), 77, "the frame created at 62, navigated at 77");
+  load_sched_advance(s, 77);
+  cr_assert_eq(drain(s, order, 77), 1);
+  cr_expect_eq(order[0], 3);
+  load_sched_complete(s, 4, 100); /* the script's image, found well after: at once */
+  load_sched_advance(s, 100);
+  cr_assert_eq(drain(s, order, 100), 1);
+  cr_expect_eq(order[0], 5);
+  load_sched_del(s);
+}
+
 /* Without a limit nothing is held (the default). */
 Test(load_sched, without_a_delayable_limit_nothing_is_held) {
   plan_init(13);
