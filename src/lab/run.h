@@ -115,10 +115,10 @@ typedef struct lab_run_settings {
   int blocking_css;           /* the loader's --blocking-css; in settings when set */
   unsigned document_delay_ms; /* the loader's --document-delay (0: none); in settings when not 0 */
   unsigned frame_delay_ms;    /* the loader's --frame-delay (0: none); in settings when not 0 */
-  unsigned request_spacing_ms; /* the loader's --request-spacing (0: none); in settings when not 0 */
-  double timeout_s;           /* per load */
-  double lateness_p99_ms;     /* a link above this is flagged */
-  uint64_t seed;              /* order of the loads; recorded */
+  unsigned request_spacing_ms; /* --request-spacing (0: none); in settings when not 0 */
+  double timeout_s;            /* per load */
+  double lateness_p99_ms;      /* a link above this is flagged */
+  uint64_t seed;               /* order of the loads; recorded */
   int verbose;
   /* --client chromium: the driver (node DRIVER) loads each page in headless Chromium. */
   int chromium;

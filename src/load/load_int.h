@@ -38,16 +38,16 @@ typedef struct load_options {
   int tls;        /* --tls */
   const char *cacert;
   int insecure;
-  int npn;                    /* --npn: offer the protocol by NPN only (TLS 1.2) */
-  uint32_t hello_padding;     /* --hello-padding: octets added to every ClientHello (0: none) */
-  int chromium_sockets;       /* --chromium-sockets: open and give up sockets as Chromium does */
-  int chromium_headers;       /* --chromium-headers: send Chromium's request headers */
-  int boost_images;           /* --boost-images: laid-out image elements leave the limit */
-  int blocking_css;           /* --blocking-css: style sheets hold the parser until loaded */
-  uint32_t document_delay_ms; /* --document-delay: references wait past the first byte */
-  uint32_t frame_delay_ms;    /* --frame-delay: a frame waits more than other references */
-  uint32_t request_spacing_ms; /* --request-spacing: requests found together, one by one */
-  int connections;            /* HTTP/1.1 connections per group */
+  int npn;                     /* --npn: offer the protocol by NPN only (TLS 1.2) */
+  uint32_t hello_padding;      /* --hello-padding: octets added to every ClientHello (0: none) */
+  int chromium_sockets;        /* --chromium-sockets: open and give up sockets as Chromium does */
+  int chromium_headers;        /* --chromium-headers: send Chromium's request headers */
+  int boost_images;            /* --boost-images: laid-out image elements leave the limit */
+  int blocking_css;            /* --blocking-css: style sheets hold the parser until loaded */
+  uint32_t document_delay_ms;  /* --document-delay: references wait past the first byte */
+  uint32_t frame_delay_ms;     /* --frame-delay: a frame waits more than other references */
+  uint32_t request_spacing_ms; /* --request-spacing: found together, one by one */
+  int connections;             /* HTTP/1.1 connections per group */
   load_dispatch dispatch;
   int delayable_limit; /* --delayable-limit (HTTP/1.1): 0 none */
   int pipeline;        /* requests in flight per HTTP/1.1 connection (1: none) */

@@ -539,9 +539,9 @@ Test(load_sched, a_frame_delay_holds_frames_only) {
  * frame is navigated its delay after that; a redirect's target is not spaced, and a
  * request found once the spacing has passed goes at once. */
 Test(load_sched, a_request_spacing_asks_one_request_after_another) {
-  static const page_resource page[6] = {
-      {LOAD_TYPE_DOCUMENT, -1, -1}, {LOAD_TYPE_DOCUMENT, -1, -1}, {LOAD_TYPE_IMAGE, 1, 0},
-      {LOAD_TYPE_DOCUMENT, 1, 0},   {LOAD_TYPE_SCRIPT, 1, 0},     {LOAD_TYPE_IMAGE, 4, -1}};
+  static const page_resource page[6] = {{LOAD_TYPE_DOCUMENT, -1, -1}, {LOAD_TYPE_DOCUMENT, -1, -1},
+                                        {LOAD_TYPE_IMAGE, 1, 0},      {LOAD_TYPE_DOCUMENT, 1, 0},
+                                        {LOAD_TYPE_SCRIPT, 1, 0},     {LOAD_TYPE_IMAGE, 4, -1}};
   redirected_page(page, 6);
   load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
   load_sched_set_frame_delay(s, 15);
