@@ -30,8 +30,7 @@ struct load_sched {
   struct held *held;          /* per resource at most */
   unsigned char *prioritized; /* per group: its server takes priorities (nothing held) */
   int image_boost;            /* load_sched_set_image_boost */
-  uint64_t layout_offset;     /* image_boost: the page's first style sheet still loading, */
-  int layout_id;              /* as (offset, id); UINT64_MAX, INT_MAX: none (update_layout) */
+  int layout_sheet;           /* image_boost: the sheet the page's parser waits for, or -1 */
   int document;               /* resource 0's final redirect target: the page's document */
   int blocking_css;           /* load_sched_set_blocking_css */
   double document_delay_ms;   /* load_sched_set_document_delay */
@@ -69,6 +68,7 @@ load_sched *load_sched_new(const load_plan *plan, load_dispatch dispatch, int si
   if (!s) return NULL;
   s->plan = plan;
   s->dispatch = dispatch;
+  s->layout_sheet = -1;
   s->groups = s->base_groups = single ? 1 : (int)plan->n_hosts;
   s->entries = calloc(n, sizeof(*s->entries));
   s->gate = malloc(n * sizeof(*s->gate));
@@ -179,8 +179,8 @@ const load_entry *load_sched_entry(const load_sched *s, int id) {
 
 /* Laid out by Chromium, which raises it to medium priority (load_sched_set_image_boost): an
  * <img> of the page's own document (not a frame's, nor a style sheet's background, nor a
- * script's Image()) that the document's parser has reached, before the first style sheet
- * still loading (update_layout). */
+ * script's Image()) that the document's parser has reached: before the style sheet it
+ * waits for (update_layout). */
 static int laid_out_image(const load_sched *s, int id) {
   if (!s->image_boost || s->plan->resources[id].type != LOAD_TYPE_IMAGE) return 0;
   int gate = s->gate[id];
@@ -188,7 +188,8 @@ static int laid_out_image(const load_sched *s, int id) {
   if (gate < 0 || at == UINT64_MAX || s->entries[id].state == LOAD_WAITING ||
       load_plan_final_target(s->plan, gate) != s->document)
     return 0;
-  return at < s->layout_offset || (at == s->layout_offset && id < s->layout_id);
+  int sheet = s->layout_sheet;
+  return sheet < 0 || at < s->offset_key[sheet] || (at == s->offset_key[sheet] && id < sheet);
 }
 
 /* Low priority in Chromium: images and (async) scripts; not the images it has laid out. */
@@ -378,23 +379,11 @@ void load_sched_set_image_boost(load_sched *s, int on) {
   s->document = s->plan->n_resources > 0 ? load_plan_final_target(s->plan, 0) : 0;
 }
 
-/* Where the page's parser stands, for laid_out_image: at its document's first style sheet
- * that has not loaded (sheets not yet found count too: the parser cannot pass what has not
- * arrived, and images past them are not found either). */
+/* Where the page's parser stands, for laid_out_image (the images it has found lie within
+ * the bytes blocking_sheet looks at). */
 static void update_layout(load_sched *s) {
-  s->layout_offset = UINT64_MAX;
-  s->layout_id = INT_MAX;
-  if (!s->image_boost || s->plan->n_resources == 0) return;
-  int doc = s->document;
-  for (size_t i = s->first_child[doc + 1]; i < s->first_child[doc + 2]; i++) {
-    int sheet = s->children[i];
-    if (s->offset_key[sheet] == UINT64_MAX) break;
-    if (sheet_loading(s, sheet)) {
-      s->layout_offset = s->offset_key[sheet];
-      s->layout_id = sheet;
-      return;
-    }
-  }
+  s->layout_sheet =
+      s->image_boost && s->plan->n_resources > 0 ? blocking_sheet(s, s->document) : -1;
 }
 
 void load_sched_advance(load_sched *s, double now) {
