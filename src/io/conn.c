@@ -120,6 +120,7 @@ static void on_write(uv_write_t *req, int status);
 static void conn_update_reading(io_conn *c);
 static void conn_finish(io_conn *c, int status);
 static void conn_deliver(io_conn *c);
+static void on_idle(uv_idle_t *idle);
 
 /* ---- Buffers --------------------------------------------------------------------- */
 
@@ -508,6 +509,11 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf) {
     conn_read_header(c, (const uint8_t *)buf->base, (size_t)nread);
   else
     conn_input(c, (const uint8_t *)buf->base, (size_t)nread);
+  /* A short read drained the socket (libuv reads no more this turn): answer now, while
+   * what the input touched is still in the processor's caches, rather than after every
+   * other connection's input of the turn. Two workers sharing two cores with their
+   * clients spent 9 % less CPU per answer (docs/performance.md). */
+  if (c->state != STATE_CLOSED && c->idle_active && (size_t)nread < buf->len) on_idle(&c->idle);
   if (c->state != STATE_CLOSED) conn_update_reading(c);
 }
 

@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #include "io.h"
 #include "io_int.h"
@@ -802,4 +805,77 @@ Test(io_buf, a_released_buffer_comes_back_at_its_size) {
   cr_assert_eq(io_buf_reserve(&b, 10), 0);
   cr_assert_eq(b.cap, 4096);
   io_buf_free(&b);
+}
+
+/* Input from two connections read in one loop turn: each connection's answer is written
+ * as soon as its input was handed over (while what the input touched is still in the
+ * processor's caches), not after every other connection's input of the turn. */
+typedef struct turn_world {
+  io_conn *first; /* the connection read first in the turn */
+  int accepted, reads;
+  size_t first_unsent_at_second_read;
+} turn_world;
+
+static size_t turn_read(io_conn *conn, const uint8_t *data, size_t len, void *user) {
+  turn_world *tw = user;
+  if (tw->reads == 0) tw->first = conn;
+  if (tw->reads == 1) tw->first_unsent_at_second_read = io_conn_unsent(tw->first);
+  tw->reads++;
+  cr_assert_eq(io_conn_write(conn, data, len), 0);
+  return len;
+}
+
+static void turn_accept(io_listener *l, io_conn *conn, void *user) {
+  (void)l;
+  turn_world *tw = user;
+  tw->accepted++;
+  io_conn_callbacks cb = {.on_read = turn_read};
+  io_conn_set_callbacks(conn, &cb, tw);
+}
+
+Test(io, each_connection_is_answered_before_the_next_ones_input) {
+  world w;
+  world_init(&w);
+  w.server_config.sniff_plaintext = 0;
+  turn_world tw = {0};
+  cr_assert_eq(io_listener_new(&w.listener, &w.loop, "127.0.0.1", 0, NULL, &w.server_config,
+                               turn_accept, &tw),
+               0);
+  struct sockaddr_in sin = {0};
+  uv_ip4_addr("127.0.0.1", io_listener_port(w.listener), &sin);
+  int fds[2];
+  for (int i = 0; i < 2; i++) {
+    fds[i] = socket(AF_INET, SOCK_STREAM, 0);
+    cr_assert_geq(fds[i], 0);
+    cr_assert_eq(connect(fds[i], (struct sockaddr *)&sin, sizeof(sin)), 0);
+  }
+  for (int i = 0; i < 200 && tw.accepted < 2; i++) {
+    uv_run(&w.loop, UV_RUN_NOWAIT);
+    usleep(1000);
+  }
+  cr_assert_eq(tw.accepted, 2);
+  /* Both requests wait in the kernel before the loop's next turn reads them. */
+  const char request[] = "one request";
+  for (int i = 0; i < 2; i++)
+    cr_assert_eq(send(fds[i], request, sizeof(request), 0), (ssize_t)sizeof(request));
+  usleep(20000);
+  for (int i = 0; i < 200 && tw.reads < 2; i++) uv_run(&w.loop, UV_RUN_ONCE);
+  cr_assert_eq(tw.reads, 2, "both inputs read");
+  cr_expect_eq(tw.first_unsent_at_second_read, 0,
+               "the first connection's answer (%zu octets) still waited when the second's input "
+               "was read",
+               tw.first_unsent_at_second_read);
+  for (int i = 0; i < 2; i++) {
+    char answer[sizeof(request)];
+    struct timeval tv = {.tv_sec = 5};
+    setsockopt(fds[i], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    for (int j = 0; j < 100; j++) uv_run(&w.loop, UV_RUN_NOWAIT);
+    cr_expect_eq(recv(fds[i], answer, sizeof(answer), MSG_WAITALL), (ssize_t)sizeof(answer));
+    cr_expect_eq(memcmp(answer, request, sizeof(request)), 0);
+    close(fds[i]);
+  }
+  io_listener_close(w.listener);
+  uv_close((uv_handle_t *)&w.deadline, NULL);
+  uv_run(&w.loop, UV_RUN_DEFAULT);
+  cr_expect_eq(uv_loop_close(&w.loop), 0);
 }
