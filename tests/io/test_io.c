@@ -560,7 +560,9 @@ Test(io, tls_large_echo_through_backpressure) {
   world_init(&w);
   server_tls(&w, NULL, 0, 0);
   client_tls(&w, "ca.pem", NULL, 0, 0);
-  w.to_send = 4u << 20;
+  /* More than the kernel holds (the paused client's receive buffer and the server's send
+   * buffer, up to tcp_wmem's 4 MiB): the rest must wait in the server. */
+  w.to_send = 16u << 20;
   w.client_pause_ms = 200; /* the client does not drain for a while */
   world_run(&w);
   cr_expect_eq(w.client_status, 0, "%s: %s", io_strerror(w.client_status), w.client_detail);
