@@ -29,6 +29,7 @@ struct load_sched {
   int *host_in_flight;        /* per host */
   struct held *held;          /* per resource at most */
   unsigned char *prioritized; /* per group: its server takes priorities (nothing held) */
+  int rescan;                 /* a request ended or was raised: the held ones are looked at */
   int image_boost;            /* load_sched_set_image_boost */
   int layout_sheet;           /* image_boost: the sheet the page's parser waits for, or -1 */
   int document;               /* resource 0's final redirect target: the page's document */
@@ -44,6 +45,7 @@ struct load_sched {
 
 /* A held resource in load_sched_release's order. */
 typedef struct held {
+  int urgency;
   uint64_t seq;
   int id;
 } held;
@@ -182,7 +184,7 @@ const load_entry *load_sched_entry(const load_sched *s, int id) {
  * script's Image()) that the document's parser has reached: before the style sheet it
  * waits for (update_layout). */
 static int laid_out_image(const load_sched *s, int id) {
-  if (!s->image_boost || s->plan->resources[id].type != LOAD_TYPE_IMAGE) return 0;
+  if (!s->image_boost) return 0;
   int gate = s->gate[id];
   uint64_t at = s->offset_key[id];
   if (gate < 0 || at == UINT64_MAX || s->entries[id].state == LOAD_WAITING ||
@@ -192,11 +194,22 @@ static int laid_out_image(const load_sched *s, int id) {
   return sheet < 0 || at < s->offset_key[sheet] || (at == s->offset_key[sheet] && id < sheet);
 }
 
-/* Low priority in Chromium: images and (async) scripts; not the images it has laid out. */
+/* Below medium priority in Chromium (delayable): an element asked for as an image (what
+ * its redirects end in decides, as the replay's page bodies do) until it is laid out;
+ * otherwise what Chromium's priority field says (load_browser: u=2 low, a document's later
+ * style sheets among them, u=3 lowest, async scripts), or without it every script. */
 static int delayable(const load_sched *s, int id) {
-  load_type t = s->plan->resources[id].type;
-  if (laid_out_image(s, id)) return 0;
-  return t == LOAD_TYPE_IMAGE || t == LOAD_TYPE_SCRIPT;
+  load_type t = load_plan_reference_type(s->plan, id);
+  if (t == LOAD_TYPE_IMAGE) return !laid_out_image(s, id);
+  const load_resource *r = &s->plan->resources[id];
+  return r->browser_priority ? r->browser_urgency >= 2 : t == LOAD_TYPE_SCRIPT;
+}
+
+/* Chromium's priority of a delayable request while it waits: its queue takes low ones
+ * (u=2) before lowest ones, each in the order they were made. */
+static int waiting_urgency(const load_sched *s, int id) {
+  const load_resource *r = &s->plan->resources[id];
+  return r->browser_priority ? r->browser_urgency : 3;
 }
 
 static void update_layout(load_sched *s);
@@ -205,7 +218,16 @@ static void make_ready(load_sched *s, int id, double now) {
   load_entry *e = &s->entries[id];
   e->state = LOAD_READY;
   update_layout(s);
-  e->held = s->delayable_limit > 0 && delayable(s, id);
+  int gate = s->gate[id];
+  if (gate >= 0 && s->plan->resources[gate].redirect_to == id) {
+    /* The request that was redirected goes on: it is not held again (and counts against the
+     * limit if its first hop did). */
+    e->held = 0;
+    e->limited = s->entries[gate].limited;
+  } else {
+    e->held = s->delayable_limit > 0 && delayable(s, id);
+  }
+  e->waiting = 0;
   e->ready_ms = now;
   e->ready_seq = ++s->seq;
 }
@@ -382,8 +404,9 @@ void load_sched_set_image_boost(load_sched *s, int on) {
 /* Where the page's parser stands, for laid_out_image (the images it has found lie within
  * the bytes blocking_sheet looks at). */
 static void update_layout(load_sched *s) {
-  s->layout_sheet =
-      s->image_boost && s->plan->n_resources > 0 ? blocking_sheet(s, s->document) : -1;
+  int sheet = s->image_boost && s->plan->n_resources > 0 ? blocking_sheet(s, s->document) : -1;
+  if (sheet != s->layout_sheet) s->rescan = 1; /* a layout raised the images before it */
+  s->layout_sheet = sheet;
 }
 
 void load_sched_advance(load_sched *s, double now) {
@@ -417,6 +440,7 @@ void load_sched_set_delayable_limit(load_sched *s, int limit) {
 
 static int held_cmp(const void *a, const void *b) {
   const held *x = a, *y = b;
+  if (x->urgency != y->urgency) return x->urgency < y->urgency ? -1 : 1;
   return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
@@ -428,38 +452,65 @@ int load_sched_is_prioritized(const load_sched *s, int group) {
   return group >= 0 && group < s->groups && s->prioritized[group];
 }
 
+/* Chromium's ResourceScheduler: a request it makes starts at once unless it is delayable,
+ * its server is not known to take priorities, and the limit (or its host's) is reached;
+ * then it waits in a queue (low before lowest, then in the order made), which is looked at
+ * only when a request ends or a layout raises images — not when a session opens (its net
+ * logs: zalando.de's requests to three hosts whose sessions opened at 500 ms waited until
+ * the next request ended, at 800). The scan goes down the queue: a request to a server
+ * that takes priorities starts, a delayable one to another server starts if the limit
+ * allows, and the first the limit stops ends the scan; one its host's limit stops is
+ * passed over. */
 void load_sched_release(load_sched *s) {
   if (s->delayable_limit == 0) return;
   update_layout(s);
+  int scan = s->rescan;
+  s->rescan = 0;
   size_t n = s->plan->n_resources, n_held = 0;
   int delayable_in_flight = 0;
   memset(s->host_in_flight, 0, s->plan->n_hosts * sizeof(*s->host_in_flight));
   for (size_t i = 0; i < n; i++) {
     load_entry *e = &s->entries[i];
-    if (s->prioritized[e->group]) {
-      e->held = 0; /* a server that takes priorities is sent everything at once */
-      if (e->limited && (e->state == LOAD_ACTIVE || e->state == LOAD_READY))
-        delayable_in_flight += delayable(s, (int)i); /* what the limit let go, until it ends */
-    } else if (e->state == LOAD_READY && e->held && !delayable(s, (int)i)) {
+    if (e->state == LOAD_READY && e->held && !delayable(s, (int)i)) {
       e->held = 0; /* raised out of the limit (load_sched_set_image_boost) */
-      s->host_in_flight[s->plan->resources[i].host]++;
-    } else if (e->state == LOAD_READY && e->held) {
-      s->held[n_held++] = (held){e->ready_seq, (int)i};
+      scan = 1;
+    }
+    if (e->state == LOAD_READY && e->held) {
+      s->held[n_held++] = (held){0, e->ready_seq, (int)i};
     } else if (e->state == LOAD_ACTIVE || e->state == LOAD_READY) {
       s->host_in_flight[s->plan->resources[i].host]++;
-      delayable_in_flight += delayable(s, (int)i);
+      if (s->prioritized[e->group] ? e->limited : delayable(s, (int)i))
+        delayable_in_flight++; /* what the limit let go counts until it ends */
     }
   }
   if (n_held == 0) return;
+  /* A new request is looked at when made, in that order; the queue in its own. */
+  for (size_t k = 0; scan && k < n_held; k++)
+    s->held[k].urgency = waiting_urgency(s, s->held[k].id);
   qsort(s->held, n_held, sizeof(*s->held), held_cmp);
-  for (size_t k = 0; k < n_held && delayable_in_flight < s->delayable_limit; k++) {
+  for (size_t k = 0; k < n_held; k++) {
     int id = s->held[k].id, host = s->plan->resources[id].host;
-    if (s->host_in_flight[host] >= LOAD_SCHED_HOST_IN_FLIGHT) continue;
-    s->entries[id].held = 0;
-    s->entries[id].limited = 1;
+    load_entry *e = &s->entries[id];
+    if (!scan && e->waiting) continue; /* in the queue until the next scan */
+    if (!s->prioritized[e->group]) {
+      if (delayable_in_flight >= s->delayable_limit) {
+        if (scan) break;
+        e->waiting = 1;
+        continue;
+      }
+      if (s->host_in_flight[host] >= LOAD_SCHED_HOST_IN_FLIGHT) {
+        e->waiting = 1;
+        continue;
+      }
+      e->limited = 1;
+      delayable_in_flight++;
+    }
+    e->held = 0;
     s->host_in_flight[host]++;
-    delayable_in_flight++;
   }
+  /* What the scan did not reach waits in the queue too. */
+  for (size_t k = 0; k < n_held; k++)
+    if (s->entries[s->held[k].id].held) s->entries[s->held[k].id].waiting = 1;
 }
 
 /* 1 when a should be requested before b. */
@@ -527,6 +578,7 @@ void load_sched_complete(load_sched *s, int id, double now) {
   if (e->state == LOAD_DONE || e->state == LOAD_FAILED) return;
   e->state = LOAD_DONE;
   e->end_ms = now;
+  s->rescan = 1;
   /* A script that has loaded runs once the style sheet its document's parser waits for,
    * if any, has loaded (a script-blocking style sheet): its children wait with it. */
   if (s->blocking_css && s->plan->resources[id].type == LOAD_TYPE_SCRIPT)
@@ -540,6 +592,7 @@ void load_sched_fail(load_sched *s, int id, const char *reason, double now) {
   if (e->state == LOAD_DONE || e->state == LOAD_FAILED) return;
   e->state = LOAD_FAILED;
   e->end_ms = now;
+  s->rescan = 1;
   size_t n = strlen(reason);
   if (n >= sizeof(e->error)) n = sizeof(e->error) - 1;
   memcpy(e->error, reason, n);

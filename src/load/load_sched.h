@@ -57,6 +57,7 @@ typedef struct load_entry {
   int connection;    /* index of the connection it arrived on, -1 */
   int held;          /* READY but held back by the delayable limit (not offered yet) */
   int limited;       /* let go by the delayable limit: counts against it until it ends */
+  int waiting;       /* held and looked at: in the queue until a request ends */
   size_t next_child; /* progress cursor into its discovery list */
   char error[160];
 } load_entry;
@@ -94,19 +95,25 @@ void load_sched_advance(load_sched *sched, double now);
 double load_sched_next_wakeup(const load_sched *sched);
 
 /* Chromium's ResourceScheduler for servers not known to take priorities (HTTP/1.1, and
- * HTTP/2 before its first session to the server is open): requests of low
- * priority — images and scripts (the replay's pages make every script async) — are
- * "delayable", and at most `limit` of them are in flight at once across hosts, and none
- * more to a host that already has LOAD_SCHED_HOST_IN_FLIGHT requests of any kind in flight.
- * A delayable resource that becomes READY is held until load_sched_release lets it go,
- * in the order resources became requestable; a held one is not offered by
- * load_sched_peek. "In flight" counts from release to the end of the response, waiting
- * for a connection included (Chromium starts a request, then the socket pool queues it).
- * 0 (the default): nothing is held. Call before load_sched_start. */
+ * HTTP/2 before its first session to the server is open): requests below medium priority
+ * are "delayable" — images until laid out (load_sched_set_image_boost), and what
+ * Chromium's priority field (load_browser) puts at u=2 or u=3: scripts (the replay's pages
+ * make every script async), a document's later style sheets; without that field, images
+ * and scripts. A request counts as what its redirects end in (the replay's page bodies
+ * name it so). At most `limit` delayable requests are in flight at once across hosts,
+ * and none more to a host that already has LOAD_SCHED_HOST_IN_FLIGHT requests of any kind
+ * in flight. A delayable resource that becomes READY beyond that is held in a queue (low
+ * before lowest, then in the order found) that load_sched_release looks at only after a
+ * request ended or a layout raised images — not when a session opens; a held one is not
+ * offered by load_sched_peek. "In flight" counts from release to the end of the response,
+ * waiting for a connection included (Chromium starts a request, then the socket pool
+ * queues it); a redirect's target goes on as the same request. 0 (the default): nothing
+ * is held. Call before load_sched_start. */
 #define LOAD_SCHED_HOST_IN_FLIGHT 6
 void load_sched_set_delayable_limit(load_sched *sched, int limit);
 /* The server of group takes priorities (an HTTP/2 or SPDY session of it is open, so a
- * browser knows): its resources are no longer held. Those the limit let go before count in
+ * browser knows): its resources are no longer held — new ones start at once, queued ones
+ * when the queue is next looked at and reached. Those the limit let go before count in
  * flight until they end: Chromium's ResourceScheduler keeps the class a request started
  * with (its net logs: requests held until the first layout, not until the session). */
 void load_sched_set_prioritized(load_sched *sched, int group);

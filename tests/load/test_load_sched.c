@@ -256,10 +256,11 @@ Test(load_sched, a_busy_host_is_skipped_and_the_next_hosts_image_goes) {
   load_sched_del(s);
 }
 
-/* A server known to take priorities (an HTTP/2 session of it is open) gets its images at
- * once, and those it gets from then on do not count against the other servers' limit; the
- * one the limit let go before it was known counts until it ends (Chromium's
- * ResourceScheduler keeps the class a request started with). */
+/* A server known to take priorities (an HTTP/2 session of it is open) gets its held images
+ * at the next moment Chromium looks at its queue (a request ends; not the session opening),
+ * and those it gets from then on do not count against the other servers' limit; the one
+ * the limit let go before it was known counts until it ends (Chromium's ResourceScheduler
+ * keeps the class a request started with). */
 Test(load_sched, a_server_known_to_take_priorities_is_not_held) {
   plan_init(7);
   for (int i = 1; i < 7; i++) {
@@ -278,6 +279,8 @@ Test(load_sched, a_server_known_to_take_priorities_is_not_held) {
   cr_assert(!load_sched_is_prioritized(s, 0));
   load_sched_set_prioritized(s, 0); /* host 0's session is open */
   cr_assert(load_sched_is_prioritized(s, 0) && !load_sched_is_prioritized(s, 1));
+  cr_expect_eq(drain_all(s, order, 7), 0, "nobody looked at the queue yet");
+  load_sched_complete(s, 0, 7); /* a request ends: the queue is looked at */
   cr_assert_eq(drain_all(s, order, 7), 2, "host 0's other two; host 1's wait for image 1");
   cr_expect(order[0] == 2 && order[1] == 3, "got %d %d", order[0], order[1]);
   cr_expect(load_sched_entry(s, 4)->held, "image 1, let go by the limit, is still in flight");
@@ -289,6 +292,76 @@ Test(load_sched, a_server_known_to_take_priorities_is_not_held) {
   cr_expect(load_sched_entry(s, 5)->held && load_sched_entry(s, 6)->held, "host 1 is not known");
   load_sched_set_prioritized(s, 7); /* not a group: ignored */
   cr_expect_eq(drain_all(s, order, 10), 0);
+  load_sched_del(s);
+}
+
+/* With Chromium's priorities (load_browser): a style sheet it asks for at low priority (u=2)
+ * is delayable too; its queue takes low before lowest, each in the order found, and the
+ * first request the limit stops ends the look — a known server's request behind it waits. */
+Test(load_sched, the_queue_takes_low_before_lowest_and_stops_at_the_first_the_limit_stops) {
+  plan_init(7);
+  load_type types[] = {LOAD_TYPE_DOCUMENT, LOAD_TYPE_IMAGE, LOAD_TYPE_SCRIPT, LOAD_TYPE_CSS,
+                       LOAD_TYPE_IMAGE,    LOAD_TYPE_CSS,   LOAD_TYPE_IMAGE};
+  int urgency[] = {0, 3, 3, 2, 3, 0, 2}, host[] = {0, 1, 1, 0, 0, 0, 0};
+  for (int i = 0; i < 7; i++) {
+    fx.res[i].type = types[i];
+    fx.res[i].discover_offset = i ? 10 * i : -1;
+    fx.res[i].host = host[i];
+    fx.res[i].browser_priority = 1;
+    fx.res[i].browser_urgency = (unsigned char)urgency[i];
+  }
+  load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+  load_sched_set_delayable_limit(s, 1);
+  load_sched_start(s, 0);
+  load_sched_requested(s, 0, 0, 0);
+  load_sched_body(s, 0, 1000, 5);
+  int order[7];
+  cr_assert_eq(drain_all(s, order, 6), 2, "image 1, and the u=0 style sheet");
+  cr_expect(order[0] == 5 && order[1] == 1, "got %d %d (group 0's first)", order[0], order[1]);
+  cr_expect(load_sched_entry(s, 3)->held, "a u=2 style sheet is delayable");
+  load_sched_complete(s, 1, 6);
+  cr_assert_eq(drain_all(s, order, 6), 1);
+  cr_expect_eq(order[0], 3, "low before lowest: the sheet, not script 2 found before it");
+  load_sched_set_prioritized(s, 0);
+  load_sched_complete(s, 5, 7); /* 6 (low, known server) goes; 2 (unknown) stops the look */
+  cr_assert_eq(drain_all(s, order, 7), 1);
+  cr_expect_eq(order[0], 6);
+  cr_expect(load_sched_entry(s, 4)->held, "a known server's image behind the stop waits");
+  load_sched_complete(s, 3, 8); /* the sheet let go by the limit ends: 2, then 4 */
+  cr_assert_eq(drain_all(s, order, 8), 2);
+  cr_expect(order[0] == 4 && order[1] == 2, "got %d %d (group 0's first)", order[0], order[1]);
+  load_sched_del(s);
+}
+
+/* A reference asked for as what its redirects end in: a "document" that redirects to an
+ * image is an <img> in the replay's page, so delayable; its target is the same request
+ * going on, not held again, and keeps its place in the limit. */
+Test(load_sched, a_redirect_to_an_image_is_delayable_and_its_target_goes_on) {
+  plan_init(4);
+  fx.res[1].type = LOAD_TYPE_DOCUMENT;
+  fx.res[1].status = 302;
+  fx.res[1].redirect_to = 2;
+  fx.res[1].discover_offset = 10;
+  fx.res[2].type = LOAD_TYPE_IMAGE;
+  fx.res[2].parent = 1;
+  fx.res[3].type = LOAD_TYPE_IMAGE;
+  fx.res[3].discover_offset = 20;
+  load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+  load_sched_set_delayable_limit(s, 1);
+  load_sched_start(s, 0);
+  load_sched_requested(s, 0, 0, 0);
+  load_sched_body(s, 0, 1000, 5);
+  int order[4];
+  cr_assert_eq(drain_all(s, order, 6), 1);
+  cr_expect_eq(order[0], 1);
+  cr_expect(load_sched_entry(s, 3)->held, "the redirect holds the one place");
+  load_sched_complete(s, 1, 7);
+  cr_assert_eq(drain_all(s, order, 7), 1);
+  cr_expect_eq(order[0], 2, "the target goes on at once");
+  cr_expect(load_sched_entry(s, 3)->held, "and keeps the place");
+  load_sched_complete(s, 2, 8);
+  cr_assert_eq(drain_all(s, order, 8), 1);
+  cr_expect_eq(order[0], 3);
   load_sched_del(s);
 }
 
