@@ -559,7 +559,10 @@ int load_main(int argc, char **argv) {
     goto out;
   }
   load_sched_set_delayable_limit(run.sched, opt.delayable_limit);
-  load_sched_set_image_boost(run.sched, opt.boost_images);
+  if (load_sched_set_image_boost(run.sched, opt.boost_images) != 0) {
+    fprintf(stderr, "speedy load: out of memory\n");
+    goto out;
+  }
   load_sched_set_blocking_css(run.sched, opt.blocking_css);
   load_sched_set_document_delay(run.sched, opt.document_delay_ms);
   load_sched_set_frame_delay(run.sched, opt.frame_delay_ms);

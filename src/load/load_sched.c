@@ -33,6 +33,8 @@ struct load_sched {
   int image_boost;            /* load_sched_set_image_boost */
   int layout_sheet;           /* image_boost: the sheet the page's parser waits for, or -1 */
   int document;               /* resource 0's final redirect target: the page's document */
+  unsigned char *in_view;     /* image_boost, per resource: a background image whose element
+                                 the page's first screen shows (page_elements_in_view) */
   int blocking_css;           /* load_sched_set_blocking_css */
   double document_delay_ms;   /* load_sched_set_document_delay */
   double frame_delay_ms;      /* load_sched_set_frame_delay */
@@ -145,6 +147,7 @@ void load_sched_del(load_sched *s) {
   free(s->cross);
   free(s->parked);
   free(s->runs_after);
+  free(s->in_view);
   free(s);
 }
 
@@ -180,13 +183,20 @@ const load_entry *load_sched_entry(const load_sched *s, int id) {
 }
 
 /* Laid out by Chromium, which raises it to medium priority (load_sched_set_image_boost): an
- * <img> of the page's own document (not a frame's, nor a style sheet's background, nor a
- * script's Image()) that the document's parser has reached: before the style sheet it
- * waits for (update_layout). */
+ * <img> of the page's own document (not a frame's, nor a script's Image()) that the
+ * document's parser has reached: before the style sheet it waits for (update_layout); or
+ * the background image of a page's style sheet whose element is on the first screen, once
+ * the parser has reached the end of the body, where that element stands. */
+static int finished(const load_entry *e);
+static int parser_passed(const load_sched *s, int doc, uint64_t offset, int id);
+
 static int laid_out_image(const load_sched *s, int id) {
   if (!s->image_boost) return 0;
   int gate = s->gate[id];
   uint64_t at = s->offset_key[id];
+  if (s->in_view && s->in_view[id]) /* its element stands at the end of the body */
+    return s->entries[id].state != LOAD_WAITING && finished(&s->entries[s->document]) &&
+           parser_passed(s, s->document, UINT64_MAX, INT_MAX);
   if (gate < 0 || at == UINT64_MAX || s->entries[id].state == LOAD_WAITING ||
       load_plan_final_target(s->plan, gate) != s->document)
     return 0;
@@ -396,9 +406,57 @@ void load_sched_start(load_sched *s, double now) {
   for (size_t i = s->first_child[0]; i < s->first_child[1]; i++) discover(s, s->children[i], now);
 }
 
-void load_sched_set_image_boost(load_sched *s, int on) {
+/* A resource the replay's page bodies make an element for (replay_page.c): one that a
+ * style sheet answered 200 names, not itself a sheet. */
+static int named_by_sheet(const load_sched *s, int id) {
+  const load_resource *r = &s->plan->resources[id];
+  if (r->parent < 0 || load_plan_reference_type(s->plan, id) == LOAD_TYPE_CSS) return 0;
+  const load_resource *p = &s->plan->resources[r->parent];
+  return p->type == LOAD_TYPE_CSS && p->status == 200 && p->redirect_to < 0;
+}
+
+/* Geometry of the replay's page body in Chromium's headless window (measured with the
+ * replay's bodies: 780 x 437 px shown; frames of 304 x 154 px, two to a 158 px row; below
+ * them one <p> per resource a style sheet names, in plan order, 35 px apart, the first at
+ * 116 px without frames, 97 px below the last row with them). */
+#define PAGE_VIEW_HEIGHT 437
+#define PAGE_FIRST_ELEMENT 116
+#define PAGE_ELEMENT_BELOW_FRAMES 97
+#define PAGE_FRAME_ROW 158
+#define PAGE_ELEMENT_PITCH 35
+
+/* Marks in_view: the background images of the page's own style sheets (linked or inserted
+ * by its scripts, with their @imports) whose element lies on the first screen. Chromium
+ * lays those out and raises them as it does <img> (its net logs: yahoo.co.jp, ebay.com,
+ * pinterest.com raise every such image, nytimes.com the first of nine, the one element
+ * on the screen; msn.com's, below seven frames, stay lowest; taobao.com's first, which
+ * this estimate puts on the screen, did too: there the images before its first frame fill
+ * a row's width). A frame's sheets apply to the frame, whose elements the page's screen
+ * does not show. */
+static int page_elements_in_view(load_sched *s) {
+  size_t n = s->plan->n_resources;
+  s->in_view = calloc(n ? n : 1, 1);
+  if (!s->in_view) return -1;
+  int frames = 0;
+  for (size_t i = 0; i < n; i++) frames += s->gate[i] == s->document && is_frame(s, (int)i);
+  int rows = (frames + 1) / 2;
+  long top = rows ? PAGE_ELEMENT_BELOW_FRAMES + (long)PAGE_FRAME_ROW * rows : PAGE_FIRST_ELEMENT;
+  for (size_t i = 0; i < n && top < PAGE_VIEW_HEIGHT; i++) {
+    if (!named_by_sheet(s, (int)i)) continue;
+    int sheet = s->plan->resources[i].parent;
+    s->in_view[i] = load_plan_reference_type(s->plan, (int)i) == LOAD_TYPE_IMAGE &&
+                    load_plan_document_of(s->plan, sheet) == s->document;
+    top += PAGE_ELEMENT_PITCH;
+  }
+  return 0;
+}
+
+int load_sched_set_image_boost(load_sched *s, int on) {
   s->image_boost = on != 0;
   s->document = s->plan->n_resources > 0 ? load_plan_final_target(s->plan, 0) : 0;
+  free(s->in_view);
+  s->in_view = NULL;
+  return s->image_boost ? page_elements_in_view(s) : 0;
 }
 
 /* Where the page's parser stands, for laid_out_image (the images it has found lie within

@@ -126,9 +126,11 @@ int load_sched_is_prioritized(const load_sched *sched, int group);
  * bodies give their images no size, so every one is in it. Its net logs (pinterest.com
  * over HTTP/2: 119 images raised 20 ms after the style sheet in front of them loaded;
  * sina.com.cn: each within a frame of being parsed) show no raise for images inserted by
- * scripts (Image(), not in the document), a style sheet's backgrounds, or a frame's
- * images. Off by default. */
-void load_sched_set_image_boost(load_sched *sched, int on);
+ * scripts (Image(), not in the document) or a frame's images. A background image of the
+ * page's style sheets is raised too when the element that uses it (at the end of the
+ * replay's body, below its frames) is on the first screen, once the parser has reached
+ * it. Off by default. Returns 0, or -1 when out of memory. */
+int load_sched_set_image_boost(load_sched *sched, int on);
 /* Chromium's parser stops at a style sheet in a document's body until the sheet (with its
  * @imports) has loaded; its preload scanner still finds images, scripts, style sheets and
  * preloads with the bytes, but a frame or an inline script's fetch() (a non-GET child) is

@@ -367,8 +367,9 @@ Test(load_sched, a_redirect_to_an_image_is_delayable_and_its_target_goes_on) {
 
 /* --boost-images: an <img> of the page's document leaves the limit once the parser has
  * reached it — at once before the first style sheet, when the sheet has loaded behind it
- * (also while in flight: it then frees its place). A style sheet's background image, a
- * script's Image() and a frame's image stay in the limit. Without the boost all count. */
+ * (also while in flight: it then frees its place). A script's Image() and a frame's image
+ * stay in the limit, and so does a style sheet's background image while the document is
+ * still arriving. Without the boost all count. */
 Test(load_sched, laid_out_image_elements_leave_the_delayable_limit) {
   for (int boost = 0; boost <= 1; boost++) {
     plan_init(10);
@@ -414,7 +415,7 @@ Test(load_sched, laid_out_image_elements_leave_the_delayable_limit) {
     got = drain_all(s, order, 21);
     cr_assert_eq(got, 2, "image 6 and, in 3's place, the script: got %d", got);
     cr_expect(order[0] == 5 && order[1] == 6, "got %d %d", order[0], order[1]);
-    cr_expect(load_sched_entry(s, 4)->held, "the background image stays held");
+    cr_expect(load_sched_entry(s, 4)->held, "the background image: the document is arriving");
     load_sched_complete(s, 1, 22); /* laid-out images free no place */
     load_sched_complete(s, 3, 22);
     load_sched_complete(s, 6, 22);
@@ -431,6 +432,54 @@ Test(load_sched, laid_out_image_elements_leave_the_delayable_limit) {
     cr_expect_eq(order[0], 7, "the script's image last");
     load_sched_del(s);
   }
+}
+
+/* --boost-images: the background images of the page's style sheets whose elements (at the
+ * end of the replay's body, 35 px apart below the frames' rows) are on the first screen of
+ * 437 px leave the limit once the document has arrived and its sheets have loaded; those
+ * below it, and a frame's sheet's, stay in it. */
+Test(load_sched, a_sheets_background_images_on_the_first_screen_leave_the_limit) {
+  plan_init(12);
+  fx.res[1].type = LOAD_TYPE_CSS;
+  fx.res[1].discover_offset = 10;
+  fx.res[2].type = LOAD_TYPE_DOCUMENT; /* a frame: its row puts the first element at 255 px */
+  fx.res[2].discover_offset = 20;
+  fx.res[3].type = LOAD_TYPE_CSS; /* the frame's style sheet */
+  fx.res[3].parent = 2;
+  fx.res[4].type = LOAD_TYPE_IMAGE; /* named by the frame's sheet: its element is first */
+  fx.res[4].parent = 3;
+  for (int i = 5; i < 12; i++) { /* the page sheet's, at 290, 325, ... 500 px */
+    fx.res[i].type = LOAD_TYPE_IMAGE;
+    fx.res[i].parent = 1;
+  }
+  load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+  load_sched_set_delayable_limit(s, 1);
+  cr_assert_eq(load_sched_set_image_boost(s, 1), 0);
+  load_sched_start(s, 0);
+  load_sched_requested(s, 0, 0, 0);
+  load_sched_body(s, 0, 500, 5);
+  int order[12];
+  cr_assert_eq(drain_all(s, order, 5), 2, "the style sheet and the frame");
+  load_sched_complete(s, 1, 20); /* finds 5-11; the document is still arriving */
+  cr_assert_eq(drain_all(s, order, 20), 1, "one place, nothing laid out yet");
+  cr_expect_eq(order[0], 5);
+  load_sched_complete(s, 2, 21);
+  cr_assert_eq(drain_all(s, order, 21), 1);
+  cr_expect_eq(order[0], 3);
+  load_sched_complete(s, 3, 22); /* finds 4: held, the frame's */
+  cr_expect_eq(drain_all(s, order, 22), 0);
+  load_sched_complete(s, 0, 30); /* the parser reaches the elements: 5-9 are on the screen */
+  int got = drain_all(s, order, 30);
+  cr_assert_eq(got, 5, "images 6 to 9, and 10 in 5's place: got %d", got);
+  for (int k = 0; k < 5; k++) cr_expect_eq(order[k], 6 + k);
+  cr_expect(load_sched_entry(s, 11)->held, "below the screen");
+  cr_expect(load_sched_entry(s, 4)->held, "a frame's sheet applies to the frame");
+  load_sched_complete(s, 5, 31);
+  cr_expect_eq(drain_all(s, order, 31), 0, "image 5 held no place");
+  load_sched_complete(s, 10, 32);
+  cr_assert_eq(drain_all(s, order, 32), 1);
+  cr_expect_eq(order[0], 11, "the queue in the order found");
+  load_sched_del(s);
 }
 
 /* Chromium's parser waits for each style sheet of the body (with its @imports); its
