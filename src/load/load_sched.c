@@ -182,21 +182,19 @@ const load_entry *load_sched_entry(const load_sched *s, int id) {
   return id >= 0 && (size_t)id < s->plan->n_resources ? &s->entries[id] : NULL;
 }
 
+static int parser_at_end(const load_sched *s, int doc);
+
 /* Laid out by Chromium, which raises it to medium priority (load_sched_set_image_boost): an
  * <img> of the page's own document (not a frame's, nor a script's Image()) that the
  * document's parser has reached: before the style sheet it waits for (update_layout); or
  * the background image of a page's style sheet whose element is on the first screen, once
  * the parser has reached the end of the body, where that element stands. */
-static int finished(const load_entry *e);
-static int parser_passed(const load_sched *s, int doc, uint64_t offset, int id);
-
 static int laid_out_image(const load_sched *s, int id) {
   if (!s->image_boost) return 0;
   int gate = s->gate[id];
   uint64_t at = s->offset_key[id];
   if (s->in_view && s->in_view[id]) /* its element stands at the end of the body */
-    return s->entries[id].state != LOAD_WAITING && finished(&s->entries[s->document]) &&
-           parser_passed(s, s->document, UINT64_MAX, INT_MAX);
+    return s->entries[id].state != LOAD_WAITING && parser_at_end(s, s->document);
   if (gate < 0 || at == UINT64_MAX || s->entries[id].state == LOAD_WAITING ||
       load_plan_final_target(s->plan, gate) != s->document)
     return 0;
@@ -324,6 +322,12 @@ static int parser_passed(const load_sched *s, int doc, uint64_t offset, int id) 
   return 1;
 }
 
+/* Document doc has arrived and its parser has passed its whole body: the elements at the
+ * end of the body exist. */
+static int parser_at_end(const load_sched *s, int doc) {
+  return finished(&s->entries[doc]) && parser_passed(s, doc, UINT64_MAX, INT_MAX);
+}
+
 /* May child, which its gate's bytes (or completion) have found, be discovered now? Only the
  * parser acts on a frame or an inline script's fetch(): they wait until it has passed every
  * style sheet before them. A style sheet's image or font is asked for when an element uses
@@ -339,8 +343,7 @@ static int parser_found(const load_sched *s, int child) {
     if (g->type == LOAD_TYPE_SCRIPT)
       return s->runs_after[gate] < 0 || sheet_loaded(s, s->runs_after[gate]);
     if (g->type != LOAD_TYPE_CSS || type == LOAD_TYPE_CSS) return 1;
-    int doc = load_plan_document_of(s->plan, gate);
-    return finished(&s->entries[doc]) && parser_passed(s, doc, UINT64_MAX, INT_MAX);
+    return parser_at_end(s, load_plan_document_of(s->plan, gate));
   }
   if (g->type != LOAD_TYPE_DOCUMENT) return 1;
   if (strcmp(s->plan->resources[child].method, "GET") == 0 && type != LOAD_TYPE_DOCUMENT)
