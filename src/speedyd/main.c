@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <malloc.h>
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
@@ -536,12 +537,28 @@ static unsigned default_workers(void) {
   return n > SPEEDYD_MAX_WORKERS ? SPEEDYD_MAX_WORKERS : (unsigned)n;
 }
 
+/* A worker's turn allocates a few hundred KiB (the turn's streams, its answers' output
+ * buffers) and frees them when its connections go idle. glibc's default gives the top of
+ * the heap back to the kernel as soon as more than about 128-256 KiB are free there, so at
+ * one connection with 100 streams every turn paid three brk calls and six page faults:
+ * about 15 % of the worker's CPU (docs/performance.md). Keep up to KEEP_FREED_TOP free at
+ * the heap's top (per process: each worker has its own heap), and take blocks from the
+ * heap up to BUF_KEEP_MAX's size, the largest output buffer a connection keeps (src/io),
+ * so those are not mapped and unmapped each turn either. */
+#define KEEP_FREED_TOP (16u << 20)
+#define HEAP_BLOCK_MAX (1u << 20)
+static void keep_freed_memory(void) {
+  (void)mallopt(M_MMAP_THRESHOLD, HEAP_BLOCK_MAX);
+  (void)mallopt(M_TRIM_THRESHOLD, KEEP_FREED_TOP);
+}
+
 int main(int argc, char **argv) {
   static speedyd_server server;
   int done;
   int rv = speedyd_opts_parse(&server.config, argc, argv, &done);
   if (rv != 0 || done) return rv;
   signal(SIGPIPE, SIG_IGN);
+  keep_freed_memory();
   server.docroot.dir_fd = -1;
   unsigned workers = server.config.workers ? server.config.workers : default_workers();
   int status;
