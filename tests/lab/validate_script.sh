@@ -86,4 +86,28 @@ tail -n 1 "$out/results-chromium.jsonl" | grep -q -- "--tls-version 1.2 " || fai
   fail "SPEEDY_REQUEST_SPACING=0 still spaced the requests"
 ! tail -n 1 "$out/results-speedy.jsonl" | grep -q -- "--blocking-css" ||
   fail "SPEEDY_BLOCKING_CSS=0 still blocked the parser"
+
+# -c: the loader runs the list, Chromium the browser's part of it; --loader-jobs.
+out=$tmp/matrix
+"$script" --build "$tmp/build" -n 1 -l cable --loss 0 -c all --loader-jobs 2 "$out" "$tmp/pages" \
+  >/dev/null 2>"$tmp/err" || fail "-c all: $(cat "$tmp/err")"
+grep -q -- " -c http1-fcfs,http1-prio,http1-single,spdy-multi,spdy-single,spdy-push,spdy-hint,h2-multi,h2-single,h2-coalesced,h2-push,h2-hint -n 1 -j 2 " \
+  "$out/results-speedy.jsonl" || fail "-c all, loader: $(cat "$out/results-speedy.jsonl")"
+grep -q -- " -c http1-fcfs,http1-single,h2-multi,h2-single,h2-coalesced,h2-hint -n 1 -j 1 " \
+  "$out/results-chromium.jsonl" || fail "-c all, Chromium: $(cat "$out/results-chromium.jsonl")"
+grep -q "^# The lab's configurations with the loader and Chromium" "$out/README.md" ||
+  fail "-c all: README title: $(head -n 1 "$out/README.md")"
+out=$tmp/spdy
+"$script" --build "$tmp/build" -n 1 -l cable --loss 0 -c spdy-single,spdy-push "$out" "$tmp/pages" \
+  >"$tmp/log" 2>"$tmp/err" || fail "-c spdy-single,spdy-push: $(cat "$tmp/err")"
+grep -q "chromium: none of spdy-single,spdy-push is a browser's; not run" "$tmp/log" ||
+  fail "SPDY only: $(cat "$tmp/log")"
+[[ ! -s $out/results-chromium.jsonl ]] || fail "SPDY only: Chromium ran: $(cat "$out/results-chromium.jsonl")"
+status=0
+"$script" -c 'h2 multi' 2>"$tmp/err" || status=$?
+((status == 2)) && grep -q "bad -c 'h2 multi'" "$tmp/err" || fail "-c 'h2 multi': exit $status, $(cat "$tmp/err")"
+status=0
+"$script" --loader-jobs 0 2>"$tmp/err" || status=$?
+((status == 2)) && grep -q "bad --loader-jobs '0'" "$tmp/err" ||
+  fail "--loader-jobs 0: exit $status, $(cat "$tmp/err")"
 echo "ok"
