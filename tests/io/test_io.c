@@ -555,14 +555,29 @@ Test(io, insecure_accepts_an_unknown_ca) {
   cr_expect_eq(w.received, w.to_send);
 }
 
+/* The most a TCP buffer of this kind grows to by itself: the third field of
+ * /proc/sys/net/ipv4/tcp_rmem or tcp_wmem (a kernel's default, when unreadable). */
+static size_t tcp_buffer_max(const char *name, size_t fallback) {
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/sys/net/ipv4/%s", name);
+  FILE *f = fopen(path, "r");
+  unsigned long min, def, max;
+  int got = f != NULL && fscanf(f, "%lu %lu %lu", &min, &def, &max) == 3;
+  if (f != NULL) fclose(f);
+  return got ? (size_t)max : fallback;
+}
+
 Test(io, tls_large_echo_through_backpressure) {
   world w;
   world_init(&w);
   server_tls(&w, NULL, 0, 0);
   client_tls(&w, "ca.pem", NULL, 0, 0);
-  /* More than the kernel holds (the paused client's receive buffer and the server's send
-   * buffer, up to tcp_wmem's 4 MiB): the rest must wait in the server. */
-  w.to_send = 16u << 20;
+  /* More than the kernel holds — the paused client's receive buffer (tcp_rmem's largest:
+   * 6 MiB on older kernels, 32 MiB on newer ones) and the server's send buffer
+   * (tcp_wmem's) — so that the rest must wait in the server. */
+  w.to_send =
+      tcp_buffer_max("tcp_rmem", 6u << 20) + tcp_buffer_max("tcp_wmem", 4u << 20) + (4u << 20);
+  if (w.to_send > (128u << 20)) w.to_send = 128u << 20;
   w.client_pause_ms = 200; /* the client does not drain for a while */
   world_run(&w);
   cr_expect_eq(w.client_status, 0, "%s: %s", io_strerror(w.client_status), w.client_detail);
