@@ -87,7 +87,8 @@ typedef struct run_state {
   /* workers */
   pthread_mutex_t lock;
   size_t next_job, done, failed, aborted, invalid_lateness;
-  int allowed_workers, workers_running;
+  lab_links at_once; /* how many workers may run a load now */
+  int workers_running;
   atomic_int interrupted; /* 0, or the first SIGINT / SIGTERM */
   double started_ms;
   int progress;
@@ -325,6 +326,19 @@ static int skip_in_shard(const run_state *st, const lab_run_skip *skip) {
 
 /* ---- workers and progress ----------------------------------------------------------- */
 
+int lab_links_count_load(lab_links *links, int late) {
+  if (late) {
+    links->clean = 0;
+    if (links->allowed <= 1) return 0;
+    links->allowed--;
+    return -1;
+  }
+  if (links->allowed >= links->max || ++links->clean < LAB_LINKS_RECOVER_AFTER) return 0;
+  links->clean = 0;
+  links->allowed++;
+  return 1;
+}
+
 static void show_progress(run_state *st) {
   if (!st->progress) return;
   size_t finished = st->done + st->failed;
@@ -335,8 +349,8 @@ static void show_progress(run_state *st) {
   for (int i = 0; i < width; i++) bar[i] = i < filled ? '#' : '.';
   bar[width] = '\0';
   fprintf(stderr, "\r[%s] %zu/%zu loads, %zu failed, %d link%s, elapsed %dm%02ds, ETA %dm%02ds  ",
-          bar, finished, st->n_jobs, st->failed, st->allowed_workers,
-          st->allowed_workers == 1 ? "" : "s", (int)elapsed / 60, (int)elapsed % 60, (int)eta / 60,
+          bar, finished, st->n_jobs, st->failed, st->at_once.allowed,
+          st->at_once.allowed == 1 ? "" : "s", (int)elapsed / 60, (int)elapsed % 60, (int)eta / 60,
           (int)eta % 60);
   fflush(stderr);
 }
@@ -351,11 +365,16 @@ static void *worker(void *arg) {
   run_state *st = w->st;
   for (;;) {
     pthread_mutex_lock(&st->lock);
-    if (st->next_job >= st->n_jobs || w->index >= st->allowed_workers ||
-        atomic_load(&st->interrupted) != 0) {
+    if (st->next_job >= st->n_jobs || atomic_load(&st->interrupted) != 0) {
       st->workers_running--;
       pthread_mutex_unlock(&st->lock);
       return NULL;
+    }
+    if (w->index >= st->at_once.allowed) { /* a link taken away: wait until it comes back */
+      pthread_mutex_unlock(&st->lock);
+      struct timespec tick = {0, 100 * 1000 * 1000};
+      nanosleep(&tick, NULL);
+      continue;
     }
     const lab_run_job *job = &st->jobs[st->next_job++];
     pthread_mutex_unlock(&st->lock);
@@ -369,19 +388,19 @@ static void *worker(void *arg) {
       st->aborted++;
     else
       st->failed++;
-    if (late) {
-      st->invalid_lateness++;
-      /* The emulator fell behind its model: run fewer links at once from now on. */
-      if (st->allowed_workers > 1) {
-        st->allowed_workers--;
-        if (st->progress) fputc('\n', stderr);
-        fprintf(stderr,
-                PROG ": link lateness above %.2f ms (p99) during %s: flagged; now %d "
-                     "link%s at once\n",
-                st->settings.lateness_p99_ms, job->key, st->allowed_workers,
-                st->allowed_workers == 1 ? "" : "s");
-      }
-    }
+    if (late) st->invalid_lateness++;
+    /* The emulator fell behind its model: fewer links at once, until it keeps up again. */
+    int change = rc == LAB_RUN_ABORTED ? 0 : lab_links_count_load(&st->at_once, late);
+    if (change != 0 && st->progress) fputc('\n', stderr);
+    if (change < 0)
+      fprintf(stderr,
+              PROG ": link lateness above %.2f ms (p99) during %s: flagged; now %d "
+                   "link%s at once\n",
+              st->settings.lateness_p99_ms, job->key, st->at_once.allowed,
+              st->at_once.allowed == 1 ? "" : "s");
+    else if (change > 0)
+      fprintf(stderr, PROG ": %u loads in a row without lateness: now %d links at once\n",
+              LAB_LINKS_RECOVER_AFTER, st->at_once.allowed);
     if (atomic_load(&st->interrupted) == 0) show_progress(st);
     pthread_mutex_unlock(&st->lock);
   }
@@ -589,7 +608,8 @@ static void usage(void) {
          "      --graph G          estimated, flat or both, for HAR inputs (default estimated)\n"
          "  -a, --all-pages        every page of each HAR, not only the first\n"
          "  -j, --jobs N           emulated links at once (default 2; fewer when the emulator's\n"
-         "                         p99 lateness goes above --lateness)\n"
+         "                         p99 lateness goes above --lateness, as many again after\n"
+         "                         100 loads in a row within it)\n"
          "      --lateness MS      p99 lateness bound (default 1.0)\n"
          "      --tcp PRESET       modern or 2009 (default modern)\n"
          "      --initcwnd N       TCP initial window in segments (default: the preset's)\n"
@@ -1087,7 +1107,7 @@ int lab_run_main(int argc, char **argv) {
     fprintf(stderr, PROG ": removed %d network namespace%s left by a run that was killed\n", stale,
             stale == 1 ? "" : "s");
   pthread_mutex_init(&st.lock, NULL);
-  st.allowed_workers = jobs;
+  st.at_once = (lab_links){.allowed = jobs, .max = jobs};
   st.started_ms = now_ms();
   st.progress = isatty(STDERR_FILENO) && !s->verbose;
   atomic_init(&st.interrupted, 0);

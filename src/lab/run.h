@@ -154,6 +154,21 @@ int lab_run_main(int argc, char **argv);
 int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
                  const lab_run_link *link, const lab_run_job *job, int *lateness_exceeded);
 
+/* How many emulated links run at once (-j): one fewer after a load during which the
+ * emulator fell behind its model (p99 lateness over --lateness), one more again, up to -j,
+ * after LAB_LINKS_RECOVER_AFTER loads in a row without: a moment of other work on the
+ * machine does not slow the rest of a run of hours, and a machine too busy for -j links
+ * flags at most one load in that many. */
+#define LAB_LINKS_RECOVER_AFTER 100u
+typedef struct lab_links {
+  int allowed, max; /* 1 <= allowed <= max */
+  unsigned clean;   /* loads in a row without lateness since the last change */
+} lab_links;
+
+/* Counts a finished load (late: its link was flagged). Returns -1 when it took a link
+ * away, +1 when it gave one back, else 0. */
+int lab_links_count_load(lab_links *links, int late);
+
 /* Appends one line to the results file with one write(), atomically with respect to
  * other workers, under the file's flock (lab_matrix_order_file replaces the file under
  * it: an append waiting meanwhile goes to the new file). */
