@@ -54,7 +54,7 @@ Test(lab_links, one_link_at_a_time_comes_back) {
   cr_expect_eq(links.allowed, 3);
 }
 
-Test(lab_links, a_flag_at_full_strength_delays_nothing_later) {
+Test(lab_links, one_link_stays_one_link) {
   lab_links links = {.allowed = 1, .max = 1};
   cr_expect_eq(count(&links, 5, 1), 0, "-j 1 never changes");
   cr_expect_eq(count(&links, 5 * LAB_LINKS_RECOVER_AFTER, 0), 0);

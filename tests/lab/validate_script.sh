@@ -40,10 +40,17 @@ cat >"$tmp/build/src/speedy" <<'EOF2'
 #!/bin/bash
 # lab run ... -o FILE ...: appends one line naming the client and its options
 # lab report --html HTML FILE: copies FILE to HTML
+# STAND_IN_BULK=N: also N bytes of noise (xz cannot shrink them); STAND_IN_STOP=1: as if
+# interrupted by SIGTERM after the line (exit 143)
 if [[ $1 == lab && $2 == run ]]; then
   args="$*" out=
   while (($#)); do [[ $1 == -o ]] && out=$2; shift; done
   echo "$args" >>"$out"
+  if [[ -n ${STAND_IN_BULK:-} ]]; then
+    head -c "$STAND_IN_BULK" /dev/urandom | base64 -w 0 >>"$out"
+    echo >>"$out"
+  fi
+  [[ -z ${STAND_IN_STOP:-} ]] || exit 143
 elif [[ $1 == lab && $2 == report ]]; then
   cp "$5" "$4"
   cat "$5"
@@ -110,4 +117,27 @@ status=0
 "$script" --loader-jobs 0 2>"$tmp/err" || status=$?
 ((status == 2)) && grep -q "bad --loader-jobs '0'" "$tmp/err" ||
   fail "--loader-jobs 0: exit $status, $(cat "$tmp/err")"
+
+# Results too large for one file in git are kept in parts, which a run resumes from; an
+# interrupted run compresses what it has.
+out=$tmp/bulk
+status=0
+STAND_IN_BULK=3000000 STAND_IN_STOP=1 "$script" --build "$tmp/build" -n 1 -l cable --loss 0 \
+  "$out" "$tmp/pages" >/dev/null 2>"$tmp/err" || status=$?
+((status == 143)) || fail "interrupted: exit $status, want 143: $(cat "$tmp/err")"
+[[ -e $out/results-speedy.jsonl.xz.00 && -e $out/results-speedy.jsonl.xz.01 ]] ||
+  fail "interrupted: no parts: $(ls "$out")"
+[[ ! -e $out/results-speedy.jsonl.xz ]] || fail "both a whole file and parts"
+for part in "$out"/results-speedy.jsonl.xz.*; do
+  (($(stat -c %s "$part") <= 1900 * 1024)) || fail "$part: $(stat -c %s "$part") octets"
+done
+cmp -s <(cat "$out"/results-speedy.jsonl.xz.* | xz -dc) "$out/results-speedy.jsonl" ||
+  fail "the parts are not the results file"
+mv "$out/results-speedy.jsonl" "$tmp/bulk-before.jsonl"
+"$script" --build "$tmp/build" -n 1 -l cable --loss 0 "$out" "$tmp/pages" >/dev/null 2>"$tmp/err" ||
+  fail "resumed from parts: $(cat "$tmp/err")"
+cmp -s <(head -c "$(stat -c %s "$tmp/bulk-before.jsonl")" "$out/results-speedy.jsonl") \
+  "$tmp/bulk-before.jsonl" || fail "not resumed from the parts"
+[[ $(wc -l <"$out/results-speedy.jsonl") == 3 ]] || fail "resumed from parts: $(wc -l <"$out/results-speedy.jsonl") lines"
+grep -q "in numbered parts" "$out/README.md" || fail "README: no word of the parts"
 echo "ok"
