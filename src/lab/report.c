@@ -304,6 +304,24 @@ static int take_skip(report *r, const json_t *line) {
   return reason_count(&r->skipped, &r->n_skipped_reasons, class, key);
 }
 
+/* A Chromium load's browser_work (its renderer's main thread up to the load event) into the
+ * cell's running means; a line without it, or with a figure missing, counts for none. */
+static void take_browser_work(report_cell *cell, const json_t *work) {
+  const json_t *tasks = json_object_get(work, "tasks_ms"),
+               *script = json_object_get(work, "script_ms"),
+               *style = json_object_get(work, "style_ms"),
+               *layout = json_object_get(work, "layout_ms");
+  if (!json_is_number(tasks) || !json_is_number(script) || !json_is_number(style) ||
+      !json_is_number(layout))
+    return;
+  int k = cell->work_loads++;
+  cell->work_tasks_ms = (cell->work_tasks_ms * k + json_number_value(tasks)) / (k + 1);
+  cell->work_script_ms = (cell->work_script_ms * k + json_number_value(script)) / (k + 1);
+  cell->work_style_layout_ms =
+      (cell->work_style_layout_ms * k + json_number_value(style) + json_number_value(layout)) /
+      (k + 1);
+}
+
 /* The left_out counts of each page's first line (every line of a page has the same). */
 static int take_left_out(report *r, const json_t *line, char ***seen, size_t *n_seen) {
   const json_t *left_out = json_object_get(line, "left_out");
@@ -459,6 +477,7 @@ int report_build(const char *results, uint64_t seed, report *r, char *err, size_
     MEAN_IN(response_header_bytes,
             json_number_value(json_object_get(line, "response_header_bytes")));
 #undef MEAN_IN
+    take_browser_work(cell, json_object_get(line, "browser_work"));
     if (cell->first == NULL) cell->first = line;
     cell->repetitions++;
     cell->present = 1;

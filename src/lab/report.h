@@ -22,6 +22,10 @@ typedef struct report_cell {
   double plt_half_ms[2]; /* with 2 or more: the medians of the odd- and even-numbered
                             repetitions in the results' order (a client against itself) */
   double request_header_bytes, response_header_bytes;
+  /* Chromium's loads: its renderer's main thread up to the load event (browser_work), the
+   * means over the repetitions that report it (work_loads of them). */
+  double work_tasks_ms, work_script_ms, work_style_layout_ms;
+  int work_loads;
   int repetitions;
   const json_t *first; /* the first valid load (for the waterfall), owned by report.lines */
 } report_cell;

@@ -58,12 +58,17 @@ static int usable(const report_cell *cell) { return cell->present && cell->plt_m
  * both. Returns 0 (pair->n_pages 0: no such page) or -1 out of memory. */
 static int build_pair(const report *r, size_t g, size_t a, size_t b, report_validate_pair *pair) {
   *pair = (report_validate_pair){.group = g, .loader = a, .chromium = b};
-  pair->pages = calloc(r->n_pages ? r->n_pages : 1, sizeof *pair->pages);
-  double *ratios = calloc(r->n_pages ? r->n_pages : 1, sizeof *ratios);
+  size_t n = r->n_pages ? r->n_pages : 1;
+  pair->pages = calloc(n, sizeof *pair->pages);
+  /* Per page: the ratios, the gaps, and Chromium's work (tasks, script, style and layout,
+   * share), for their medians. */
+  double *ratios = calloc(7 * n, sizeof *ratios);
   if (pair->pages == NULL || ratios == NULL) {
     free(ratios);
     return -1;
   }
+  double *gaps = ratios + n, *tasks = gaps + n, *script = tasks + n, *style_layout = script + n,
+         *work_share = style_layout + n;
   for (size_t p = 0; p < r->n_pages; p++) {
     const report_cell *loader = report_cell_at(r, g, a, p), *browser = report_cell_at(r, g, b, p);
     if (!usable(loader) || !usable(browser)) continue;
@@ -74,7 +79,15 @@ static int build_pair(const report *r, size_t g, size_t a, size_t b, report_vali
     page->ratio = page->loader_ms / page->chromium_ms;
     page->within = report_validate_within(page->ratio);
     pair->within += (size_t)page->within;
+    gaps[pair->n_pages] = page->chromium_ms - page->loader_ms;
     ratios[pair->n_pages++] = page->ratio;
+    if (browser->work_loads > 0) {
+      size_t w = pair->work_pages++;
+      tasks[w] = browser->work_tasks_ms;
+      script[w] = browser->work_script_ms;
+      style_layout[w] = browser->work_style_layout_ms;
+      work_share[w] = browser->work_tasks_ms / browser->plt_median_ms;
+    }
     const report_cell *clients[2] = {loader, browser};
     for (size_t c = 0; c < 2; c++) {
       if (clients[c]->repetitions < 2 || clients[c]->plt_half_ms[1] <= 0) continue;
@@ -84,6 +97,13 @@ static int build_pair(const report *r, size_t g, size_t a, size_t b, report_vali
     }
   }
   pair->median_ratio = lab_stats_median(ratios, pair->n_pages);
+  pair->gap_ms = lab_stats_median(gaps, pair->n_pages);
+  if (pair->work_pages > 0) {
+    pair->work_tasks_ms = lab_stats_median(tasks, pair->work_pages);
+    pair->work_script_ms = lab_stats_median(script, pair->work_pages);
+    pair->work_style_layout_ms = lab_stats_median(style_layout, pair->work_pages);
+    pair->work_share = lab_stats_median(work_share, pair->work_pages);
+  }
   free(ratios);
   return 0;
 }
@@ -223,6 +243,30 @@ static void print_self(FILE *out, const report *r, const report_validation *v, i
   }
 }
 
+static int any_work(const report_validation *v) {
+  for (size_t i = 0; i < v->n_pairs; i++)
+    if (v->pairs[i].work_pages > 0) return 1;
+  return 0;
+}
+
+#define WORK_TITLE                                                                                 \
+  "Chromium's own work up to the load event, which the loader does not model (its "                \
+  "renderer's main thread by DevTools' Performance.getMetrics; medians over the pages)"
+
+/* Chromium's work beside how much longer its loads take than the loader's. */
+static void print_work(FILE *out, const report *r, const report_validation *v, int lw) {
+  if (!any_work(v)) return;
+  fprintf(out, WORK_TITLE "\n%-*s %-13s %5s %9s %9s %9s %9s %18s\n", lw, "link", "config", "pages",
+          "tasks ms", "script", "style+lay", "of PLT", "Chromium-loader ms");
+  for (size_t i = 0; i < v->n_pairs; i++) {
+    const report_validate_pair *pair = &v->pairs[i];
+    if (pair->work_pages == 0) continue;
+    fprintf(out, "%-*.*s %-13s %5zu %9.1f %9.1f %9.1f %8.1f%% %18.0f\n", lw, lw,
+            r->groups[pair->group], r->configs[pair->loader], pair->work_pages, pair->work_tasks_ms,
+            pair->work_script_ms, pair->work_style_layout_ms, 100 * pair->work_share, pair->gap_ms);
+  }
+}
+
 int report_validate_print(FILE *out, const report *r) {
   report_validation v;
   if (report_validate_build(r, &v) != 0) return -1;
@@ -243,6 +287,7 @@ int report_validate_print(FILE *out, const report *r) {
             r->configs[pair->loader], pair->n_pages, within, pair->median_ratio);
   }
   print_self(out, r, &v, lw);
+  print_work(out, r, &v, lw);
   if (v.n_orders > 0)
     fprintf(out, "Order of the configurations by mean page load time over the pages valid in "
                  "every one of them with both clients:\n");
@@ -318,6 +363,25 @@ int report_validate_html(FILE *f, const report *r) {
       report_html_escape(f, r->groups[pair->group]);
       fprintf(f, "</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", r->configs[pair->loader], loader,
               browser);
+    }
+    fputs("</table>\n", f);
+  }
+  if (any_work(&v)) {
+    fputs("<p>" WORK_TITLE ", beside the median of Chromium's page load time minus the "
+          "loader's:</p>\n<table class=\"validate\"><tr><th>link</th><th>config</th>"
+          "<th>pages</th><th>tasks ms</th><th>script ms</th><th>style and layout ms</th>"
+          "<th>tasks ÷ PLT</th><th>Chromium − loader ms</th></tr>\n",
+          f);
+    for (size_t i = 0; i < v.n_pairs; i++) {
+      const report_validate_pair *pair = &v.pairs[i];
+      if (pair->work_pages == 0) continue;
+      fputs("<tr><td>", f);
+      report_html_escape(f, r->groups[pair->group]);
+      fprintf(f,
+              "</td><td>%s</td><td>%zu</td><td>%.1f</td><td>%.1f</td><td>%.1f</td>"
+              "<td>%.1f%%</td><td>%.0f</td></tr>\n",
+              r->configs[pair->loader], pair->work_pages, pair->work_tasks_ms, pair->work_script_ms,
+              pair->work_style_layout_ms, 100 * pair->work_share, pair->gap_ms);
     }
     fputs("</table>\n", f);
   }

@@ -37,6 +37,14 @@ typedef struct report_validate_pair {
    * loaded twice or more, and those whose odd-numbered loads' median lies within ±10% of
    * the even-numbered ones' — how closely the repetitions let two medians agree. */
   size_t self_pages[2], self_within[2];
+  /* What the loader does not model: Chromium's own work up to the load event (its
+   * renderer's main thread: every task, script, style and layout), over the pages whose
+   * loads report it (work_pages) — medians of the per-page means, and of their share of the
+   * page's median page load time — beside the median of Chromium's minus the loader's page
+   * load time over every page of the pair. */
+  size_t work_pages;
+  double work_tasks_ms, work_script_ms, work_style_layout_ms, work_share;
+  double gap_ms;
 } report_validate_pair;
 
 /* The configurations of one link group ordered by mean page load time, per client, over the

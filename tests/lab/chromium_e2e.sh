@@ -5,7 +5,8 @@
 # (the lab CA's leaf trusted by its SPKI hash). Pages: the synthetic corpus's smallest and,
 # with $SPEEDY_SHARED_DIR, the recording mnot-craigslist.org.har (a redirect, style sheet,
 # scripts). Every line is valid, marked "client": "chromium", has PLT and FCP above 0,
-# HTTP/1.1 on every request, and fetched nearly every resource of the plan.
+# HTTP/1.1 on every request, fetched nearly every resource of the plan, and reports its
+# renderer's work up to the load event (browser_work).
 # Then the browser's HTTP/2 (TLS on): h2-multi, h2-single, h2-coalesced and h2-hint, h2 on
 # every request, HPACK header bytes from its net log above 0, and Chromium's own
 # coalescing: craigslist's two hosts, recorded at one address, share one connection in
@@ -79,6 +80,10 @@ for d in loads:
     n, fetched = d["plan_resources"], d["plan_resources_fetched"]
     assert fetched >= max(1, n - max(1, n // 10)), f"{k}: fetched {fetched} of {n} resources"
     assert d["resources"][0]["id"] == 0, k
+    # The renderer's own work up to the load event: some tasks, script and layout in them.
+    w = d["browser_work"]
+    assert w["tasks_ms"] > 0 and w["layout_ms"] > 0, (k, w)
+    assert w["script_ms"] + w["style_ms"] + w["layout_ms"] <= w["tasks_ms"], (k, w)
 print(f"{len(loads)} chromium loads valid")
 PY
 # The report keeps the browser's loads apart from the loader's.

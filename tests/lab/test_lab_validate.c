@@ -208,3 +208,69 @@ Test(validate, no_section_without_a_configuration_run_by_both_clients) {
   report_validate_free(&v);
   report_free(&rep);
 }
+
+/* One valid Chromium load of page on cable whose renderer reports its work (ms). */
+static void put_work(FILE *f, const char *page, double plt, double tasks, double script,
+                     double style, double layout) {
+  static int n;
+  fprintf(f,
+          "{\"format\":\"speedy-lab-result/1\",\"page\":\"%s\",\"config\":\"http1-fcfs\","
+          "\"client\":\"chromium\",\"tls\":true,\"link\":{\"profile\":\"cable\",\"rtt_ms\":28,"
+          "\"loss\":0},\"valid\":true,\"plt_ms\":%g,\"plt_cutoff_ms\":%g,\"lower_bound_ms\":100,"
+          "\"key\":\"w%d\",\"browser_work\":{\"tasks_ms\":%g,\"script_ms\":%g,\"style_ms\":%g,"
+          "\"layout_ms\":%g}}\n",
+          page, plt, plt, n++, tasks, script, style, layout);
+}
+
+/* Page a: Chromium's two loads report 100 and 200 ms of tasks (mean 150) in 1000 ms; page b
+ * one load 50 ms in 500 ms, and one that reports nothing (not counted as 0); page c's load
+ * reports no script figure, so none of it counts. The loader: a 900, b 480, c 1000. */
+static void work(FILE *f) {
+  put_work(f, "a", 1000, 100, 40, 10, 20);
+  put_work(f, "a", 1000, 200, 60, 20, 30);
+  put_work(f, "b", 500, 50, 10, 5, 5);
+  put(f, "b", "http1-fcfs", "chromium", "cable", 500);
+  fprintf(f, "{\"format\":\"speedy-lab-result/1\",\"page\":\"c\",\"config\":\"http1-fcfs\","
+             "\"client\":\"chromium\",\"tls\":true,\"link\":{\"profile\":\"cable\",\"rtt_ms\":28,"
+             "\"loss\":0},\"valid\":true,\"plt_ms\":1100,\"plt_cutoff_ms\":1100,"
+             "\"lower_bound_ms\":100,\"key\":\"c1\",\"browser_work\":{\"tasks_ms\":70,"
+             "\"style_ms\":1,\"layout_ms\":1}}\n");
+  put(f, "a", "http1-fcfs", "loader", "cable", 900);
+  put(f, "b", "http1-fcfs", "loader", "cable", 480);
+  put(f, "c", "http1-fcfs", "loader", "cable", 1000);
+}
+
+Test(validate, chromiums_own_work_is_the_median_over_pages_of_what_its_loads_report) {
+  report rep;
+  report_validation v;
+  build(&rep, &v, work);
+  cr_assert_eq(v.n_pairs, 1);
+  const report_validate_pair *pair = &v.pairs[0];
+  cr_assert_eq(pair->n_pages, 3);
+  cr_assert_eq(pair->work_pages, 2, "c's load lacks a figure");
+  cr_assert(CLOSE(pair->work_tasks_ms, (150.0 + 50) / 2, 1e-9), "%f", pair->work_tasks_ms);
+  cr_assert(CLOSE(pair->work_script_ms, (50.0 + 10) / 2, 1e-9), "%f", pair->work_script_ms);
+  cr_assert(CLOSE(pair->work_style_layout_ms, (40.0 + 10) / 2, 1e-9), "%f",
+            pair->work_style_layout_ms);
+  cr_assert(CLOSE(pair->work_share, (0.15 + 0.1) / 2, 1e-9), "%f", pair->work_share);
+  cr_assert(CLOSE(pair->gap_ms, 100, 1e-9), "gaps 100, 20, 100: %f", pair->gap_ms);
+  char *text = text_of(&rep);
+  cr_assert_not_null(strstr(text, "Chromium's own work up to the load event"), "%s", text);
+  cr_assert_not_null(strstr(text, "http1-fcfs        2     100.0      30.0      25.0     12.5%"),
+                     "%s", text);
+  free(text);
+  report_validate_free(&v);
+  report_free(&rep);
+}
+
+Test(validate, no_work_table_when_no_load_reports_it) {
+  report rep;
+  report_validation v;
+  build(&rep, &v, medians);
+  cr_assert_eq(v.pairs[0].work_pages, 0);
+  char *text = text_of(&rep);
+  cr_assert_null(strstr(text, "own work"), "%s", text);
+  free(text);
+  report_validate_free(&v);
+  report_free(&rep);
+}

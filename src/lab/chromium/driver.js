@@ -5,7 +5,7 @@
 // trusts the lab's leaf key by its SPKI hash, forces HTTP/1.1 (or, with --h2, lets it speak
 // HTTP/2, which it does over TLS only), drives it over the DevTools protocol
 // (chrome-remote-interface), and appends one speedy-lab-result/1 line (docs/lab-formats.md)
-// with "client": "chromium".
+// with "client": "chromium" and what its renderer's main thread did up to the load event.
 //
 //   node driver.js --plan P --result F [--single ADDR | --addr-base A | --host-addr I=ADDR...]
 //                  [--h2] [--tls --spki HASH] [--repetition N] [--timeout S]
@@ -140,6 +140,21 @@ function h2HeaderBytes(file) {
   return bytes;
 }
 
+// What Chromium's renderer spent its main thread on since Performance.enable (DevTools'
+// Performance.getMetrics, cumulative seconds), in ms: every task, and within them script,
+// style recalculation and layout; null when not told.
+async function browserWork(Performance) {
+  try {
+    const { metrics } = await Performance.getMetrics();
+    const m = new Map(metrics.map((x) => [x.name, x.value]));
+    const ms = (name) => (m.has(name) ? round1(m.get(name) * 1000) : null);
+    return { tasks_ms: ms('TaskDuration'), script_ms: ms('ScriptDuration'),
+             style_ms: ms('RecalcStyleDuration'), layout_ms: ms('LayoutDuration') };
+  } catch (e) {
+    return null;
+  }
+}
+
 async function load(o, plan) {
   const keepNetLog = process.env.SPEEDY_CHROMIUM_NETLOG;
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'speedy-chromium-'));
@@ -167,7 +182,7 @@ async function load(o, plan) {
     const port = Number((await waitFile(path.join(profile, 'DevToolsActivePort'), 15000))
                             .split('\n')[0]);
     client = await CDP({ host: '127.0.0.1', port });
-    const { Network, Page, Runtime } = client;
+    const { Network, Page, Performance, Runtime } = client;
     const requests = new Map();
     const all = []; // every request, redirects included, in the order they began
     client.on('Network.requestWillBeSent', (p) => {
@@ -228,6 +243,7 @@ async function load(o, plan) {
     await Network.enable();
     await Network.setCacheDisabled({ cacheDisabled: true });
     await Page.enable();
+    await Performance.enable({ timeDomain: 'timeTicks' });
     const doc = plan.resources[0];
     const host = plan.hosts[doc.host].name;
     const url = `${o.tls ? 'https' : 'http'}://${host}${doc.path}`;
@@ -235,6 +251,8 @@ async function load(o, plan) {
     const timeout = new Promise((resolve) => setTimeout(() => resolve('timeout'), o.timeout * 1000));
     const nav = await Page.navigate({ url });
     const outcome = nav.errorText ? nav.errorText : await Promise.race([loaded, timeout]);
+    // The renderer's own work up to the load event (asked for as it fires).
+    const work = typeof outcome === 'object' ? await browserWork(Performance) : null;
     // Requests the load event does not wait for (inserted late, fetch()) are let finish:
     // until none is in flight for 300 ms, at most 5 s after the load event.
     const settleUntil = Date.now() + 5000;
@@ -250,7 +268,7 @@ async function load(o, plan) {
         return { load: n.loadEventStart || null, fcp: f ? f.startTime : null,
                  origin: performance.timeOrigin }; })()`,
     });
-    ret = { outcome, timing: t.result.value || {}, requests: all };
+    ret = { outcome, timing: t.result.value || {}, requests: all, work };
     return ret;
   } finally {
     // Closed by DevTools, Chromium ends its helpers and stops writing its profile; killed
@@ -398,6 +416,7 @@ function result(o, plan, run) {
     plan_resources: plan.resources.length,
     resources,
     client: 'chromium',
+    browser_work: run.work,
     settings: { loader: 'chromium', timeout_ms: o.timeout * 1000 },
   };
 }
