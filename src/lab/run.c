@@ -277,6 +277,8 @@ static int make_matrix(run_state *st) {
     json_object_set_new(m->settings, "frame_delay_ms", json_integer(s->frame_delay_ms));
   if (m->settings != NULL && s->request_spacing_ms > 0)
     json_object_set_new(m->settings, "request_spacing_ms", json_integer(s->request_spacing_ms));
+  if (m->settings != NULL && s->jitter_ms > 0)
+    json_object_set_new(m->settings, "jitter_ms", json_integer(s->jitter_ms));
   if (rc != 0 || m->settings == NULL) {
     fprintf(stderr, PROG ": out of memory\n");
     return -1;
@@ -600,6 +602,9 @@ static void usage(void) {
          "      --request-spacing MS  the loader asks for each request it finds MS ms after\n"
          "                         the one before, as Chromium creates them (about 1; 0 to\n"
          "                         1000; default 0)\n"
+         "      --jitter MS        the loader delays each request it finds by a further 0 to\n"
+         "                         MS ms, drawn afresh for each repetition, as a browser's\n"
+         "                         timing varies between loads (0 to 1000; default 0)\n"
          "  -c, --configs LIST     http1-fcfs, http1-prio, http1-single, spdy-multi, spdy-single,\n"
          "                         spdy-push, spdy-hint, h2-multi, h2-single, h2-coalesced,\n"
          "                         h2-push, h2-hint, or all (default all)\n"
@@ -661,6 +666,7 @@ int lab_run_main(int argc, char **argv) {
     O_DOCUMENT_DELAY,
     O_FRAME_DELAY,
     O_REQUEST_SPACING,
+    O_JITTER,
     O_SHARD,
     O_CLIENT
   };
@@ -681,6 +687,7 @@ int lab_run_main(int argc, char **argv) {
       {"document-delay", required_argument, NULL, O_DOCUMENT_DELAY},
       {"frame-delay", required_argument, NULL, O_FRAME_DELAY},
       {"request-spacing", required_argument, NULL, O_REQUEST_SPACING},
+      {"jitter", required_argument, NULL, O_JITTER},
       {"shard", required_argument, NULL, O_SHARD},
       {"client", required_argument, NULL, O_CLIENT},
       {"configs", required_argument, NULL, 'c'},
@@ -794,6 +801,11 @@ int lab_run_main(int argc, char **argv) {
       if (cli_parse_u64(optarg, 0, 1000, &v) != 0)
         return cli_option_error(PROG, "request-spacing", optarg, "whole ms from 0 to 1000");
       s->request_spacing_ms = (unsigned)v;
+      break;
+    case O_JITTER:
+      if (cli_parse_u64(optarg, 0, 1000, &v) != 0)
+        return cli_option_error(PROG, "jitter", optarg, "whole ms from 0 to 1000");
+      s->jitter_ms = (unsigned)v;
       break;
     case O_SHARD:
       if (parse_shard(optarg, &st.shard, &st.n_shards) != 0)
@@ -937,6 +949,9 @@ int lab_run_main(int argc, char **argv) {
   if (s->chromium && s->request_spacing_ms > 0)
     return cli_usage_error(PROG, "--request-spacing is the loader's: Chromium creates its "
                                  "requests at its own pace (leave it out with --client chromium)");
+  if (s->chromium && s->jitter_ms > 0)
+    return cli_usage_error(PROG, "--jitter is the loader's: Chromium's timing varies by itself "
+                                 "(leave it out with --client chromium)");
   if (s->boost_images && s->delayable_limit == 0)
     return cli_usage_error(PROG, "--boost-images goes with --delayable-limit");
   if (s->chromium) {

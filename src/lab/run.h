@@ -116,6 +116,7 @@ typedef struct lab_run_settings {
   unsigned document_delay_ms; /* the loader's --document-delay (0: none); in settings when not 0 */
   unsigned frame_delay_ms;    /* the loader's --frame-delay (0: none); in settings when not 0 */
   unsigned request_spacing_ms; /* --request-spacing (0: none); in settings when not 0 */
+  unsigned jitter_ms;          /* the loader's --jitter (0: none); in settings when not 0 */
   double timeout_s;            /* per load */
   double lateness_p99_ms;      /* a link above this is flagged */
   uint64_t seed;               /* order of the loads; recorded */

@@ -718,7 +718,7 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   server_argv[s] = NULL;
   /* Loader. */
   char port_text[16], addr_single[64], repetition[16], timeout[32], dns_rtt[16], hello_padding[16],
-      delayable_limit[16], document_delay[16], frame_delay[16], request_spacing[16];
+      delayable_limit[16], document_delay[16], frame_delay[16], request_spacing[16], jitter[16];
   snprintf(port_text, sizeof port_text, "%d", port);
   snprintf(addr_single, sizeof addr_single, "198.19.0.1:%d", port);
   snprintf(repetition, sizeof repetition, "%d", job->repetition);
@@ -729,9 +729,10 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   snprintf(document_delay, sizeof document_delay, "%u", settings->document_delay_ms);
   snprintf(frame_delay, sizeof frame_delay, "%u", settings->frame_delay_ms);
   snprintf(request_spacing, sizeof request_spacing, "%u", settings->request_spacing_ms);
+  snprintf(jitter, sizeof jitter, "%u", settings->jitter_ms);
   /* h2-coalesced: host i at the address of its group, 198.19.0.(group + 1). */
   char(*host_addr)[48] = NULL;
-  char *loader_argv[48 + 2 * LAB_PLAN_MAX_HOSTS];
+  char *loader_argv[50 + 2 * LAB_PLAN_MAX_HOSTS];
   size_t l = 0;
   if (coalesced) {
     host_addr = calloc(page->n_hosts ? page->n_hosts : 1, sizeof *host_addr);
@@ -850,6 +851,10 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   if (settings->request_spacing_ms > 0) {
     loader_argv[l++] = "--request-spacing";
     loader_argv[l++] = request_spacing;
+  }
+  if (settings->jitter_ms > 0) {
+    loader_argv[l++] = "--jitter";
+    loader_argv[l++] = jitter;
   }
   loader_argv[l] = NULL;
 loader_ready:;

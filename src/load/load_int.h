@@ -47,6 +47,7 @@ typedef struct load_options {
   uint32_t document_delay_ms;  /* --document-delay: references wait past the first byte */
   uint32_t frame_delay_ms;     /* --frame-delay: a frame waits more than other references */
   uint32_t request_spacing_ms; /* --request-spacing: found together, one by one */
+  uint32_t jitter_ms;          /* --jitter: each request found waits up to this much more */
   int connections;             /* HTTP/1.1 connections per group */
   load_dispatch dispatch;
   int delayable_limit; /* --delayable-limit (HTTP/1.1): 0 none */

@@ -75,6 +75,9 @@ static void usage(FILE *f) {
           "      --request-spacing MS each request found is asked for no earlier than MS ms\n"
           "                           after the one before it, as Chromium creates those found\n"
           "                           together about one a millisecond (0 to 1000; default 0)\n"
+          "      --jitter MS          each request found waits a further 0 to MS ms, drawn\n"
+          "                           afresh for each --repetition, as a browser's timing\n"
+          "                           varies between loads (0 to 1000; default 0)\n"
           "      --pipeline           HTTP/1.1 pipelining, up to --pipeline-depth per connection\n"
           "      --pipeline-depth N   requests in flight per connection (default %d, max %d)\n"
           "      --window BYTES       SPDY/3+ stream receive window (default %u)\n"
@@ -168,6 +171,7 @@ enum {
   OPT_DOCUMENT_DELAY,
   OPT_FRAME_DELAY,
   OPT_REQUEST_SPACING,
+  OPT_JITTER,
   OPT_PIPELINE,
   OPT_PIPELINE_DEPTH,
   OPT_WINDOW,
@@ -212,6 +216,7 @@ static const struct option long_options[] = {
     {"document-delay", required_argument, NULL, OPT_DOCUMENT_DELAY},
     {"frame-delay", required_argument, NULL, OPT_FRAME_DELAY},
     {"request-spacing", required_argument, NULL, OPT_REQUEST_SPACING},
+    {"jitter", required_argument, NULL, OPT_JITTER},
     {"result", required_argument, NULL, OPT_RESULT},
     {"har-out", required_argument, NULL, OPT_HAR_OUT},
     {"repetition", required_argument, NULL, OPT_REPETITION},
@@ -361,6 +366,11 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
       if (parse_uint(optarg, 0, 10000, &v))
         return cli_option_error(LOAD_PROGRAM, "frame-delay", optarg, "whole ms, 0 to 10000");
       opt->frame_delay_ms = (uint32_t)v;
+      break;
+    case OPT_JITTER:
+      if (parse_uint(optarg, 0, 1000, &v))
+        return cli_option_error(LOAD_PROGRAM, "jitter", optarg, "whole ms, 0 to 1000");
+      opt->jitter_ms = (uint32_t)v;
       break;
     case OPT_REQUEST_SPACING:
       if (parse_uint(optarg, 0, 1000, &v))
@@ -568,6 +578,9 @@ int load_main(int argc, char **argv) {
   load_sched_set_document_delay(run.sched, opt.document_delay_ms);
   load_sched_set_frame_delay(run.sched, opt.frame_delay_ms);
   load_sched_set_request_spacing(run.sched, opt.request_spacing_ms);
+  /* One sequence of draws per repetition of a plan: loads differ, a load run again not. */
+  load_sched_set_jitter(run.sched, opt.jitter_ms,
+                        (uint64_t)run.plan->seed * 0x100000001b3u + (uint64_t)opt.repetition);
   if (load_run_execute(&run) != 0) goto out;
   char reason[600];
   int valid = load_result_check(&run, reason, sizeof(reason));

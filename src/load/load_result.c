@@ -83,16 +83,17 @@ int load_result_write(const load_run *run, int valid, const char *reason) {
   snprintf(name, sizeof(name), "%s#%s", plan->source, plan->page);
   json_t *resources = resources_json(run);
   json_t *settings = json_pack(
-      "{s:s, s:i, s:i, s:I, s:I, s:b, s:I, s:I, s:b, s:b, s:s, s:b, s:b, s:I, s:I, s:I}", "loader",
-      "speedy load " SPEEDY_LOAD_VERSION, "connections_per_host", opt->http1 ? opt->connections : 1,
-      "pipeline", opt->pipeline, "stream_window", (json_int_t)opt->stream_window, "session_window",
-      (json_int_t)opt->session_window, "insecure", opt->insecure, "timeout_ms",
-      (json_int_t)opt->timeout_ms, "dns_rtt_ms", (json_int_t)opt->dns_rtt_ms, "chromium_sockets",
-      opt->chromium_sockets, "network_partitions", opt->chromium_sockets, "request_headers",
-      opt->chromium_headers ? "chromium" : "recorded", "boost_images", opt->boost_images,
-      "blocking_css", opt->blocking_css, "document_delay_ms", (json_int_t)opt->document_delay_ms,
-      "frame_delay_ms", (json_int_t)opt->frame_delay_ms, "request_spacing_ms",
-      (json_int_t)opt->request_spacing_ms);
+      "{s:s, s:i, s:i, s:I, s:I, s:b, s:I, s:I, s:b, s:b, s:s, s:b, s:b, s:I, s:I, s:I, s:I}",
+      "loader", "speedy load " SPEEDY_LOAD_VERSION, "connections_per_host",
+      opt->http1 ? opt->connections : 1, "pipeline", opt->pipeline, "stream_window",
+      (json_int_t)opt->stream_window, "session_window", (json_int_t)opt->session_window, "insecure",
+      opt->insecure, "timeout_ms", (json_int_t)opt->timeout_ms, "dns_rtt_ms",
+      (json_int_t)opt->dns_rtt_ms, "chromium_sockets", opt->chromium_sockets, "network_partitions",
+      opt->chromium_sockets, "request_headers", opt->chromium_headers ? "chromium" : "recorded",
+      "boost_images", opt->boost_images, "blocking_css", opt->blocking_css, "document_delay_ms",
+      (json_int_t)opt->document_delay_ms, "frame_delay_ms", (json_int_t)opt->frame_delay_ms,
+      "request_spacing_ms", (json_int_t)opt->request_spacing_ms, "jitter_ms",
+      (json_int_t)opt->jitter_ms);
   json_t *o = json_pack(
       "{s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:b, s:n, s:i, s:I, s:b, s:s, s:o, s:o, s:o,"
       " s:I, s:I, s:s, s:i, s:n, s:n, s:n, s:I, s:I, s:i, s:i, s:o, s:o}",

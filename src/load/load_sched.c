@@ -40,6 +40,8 @@ struct load_sched {
   double frame_delay_ms;      /* load_sched_set_frame_delay */
   double request_spacing_ms;  /* load_sched_set_request_spacing */
   double next_request_ms;     /* request_spacing: the earliest the next request may be ready */
+  double jitter_ms;           /* load_sched_set_jitter */
+  uint64_t jitter_state;      /* its generator (splitmix64) */
   unsigned char *parked;      /* per resource: its gate's bytes found it, the parser not yet */
   int *runs_after;            /* per script: the style sheet it waits for to run, or -1 */
   size_t n_parked;
@@ -261,6 +263,15 @@ static int is_frame(const load_sched *s, int id) {
          load_plan_reference_type(s->plan, id) == LOAD_TYPE_DOCUMENT;
 }
 
+/* A uniform draw in [0, 1) from the jitter's generator (splitmix64). */
+static double jitter_draw(load_sched *s) {
+  uint64_t z = (s->jitter_state += 0x9e3779b97f4a7c15u);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+  z ^= z >> 31;
+  return (double)(z >> 11) / 9007199254740992.0; /* 2^53 */
+}
+
 static void discover(load_sched *s, int id, double now) {
   load_entry *e = &s->entries[id];
   if (e->state != LOAD_WAITING) return; /* pushed or hinted already */
@@ -269,6 +280,7 @@ static void discover(load_sched *s, int id, double now) {
   double wait = document_wait(s, id, now);
   if (wait > delay) delay = wait;
   int gate = s->gate[id];
+  if (s->jitter_ms > 0) delay += jitter_draw(s) * s->jitter_ms; /* before the spacing: in order */
   if (s->request_spacing_ms > 0 && gate >= 0 && s->plan->resources[gate].redirect_to != id) {
     double at = now + delay; /* created one after another, in the order they are found */
     if (at < s->next_request_ms) at = s->next_request_ms;
@@ -386,6 +398,11 @@ void load_sched_set_frame_delay(load_sched *s, double ms) { s->frame_delay_ms = 
 
 void load_sched_set_request_spacing(load_sched *s, double ms) {
   s->request_spacing_ms = ms > 0 ? ms : 0;
+}
+
+void load_sched_set_jitter(load_sched *s, double ms, uint64_t seed) {
+  s->jitter_ms = ms > 0 ? ms : 0;
+  s->jitter_state = seed;
 }
 
 /* Discovers gate's children up to `bytes` of its body (UINT64_MAX: all of them). */

@@ -51,6 +51,7 @@ bad delayable-limit 0 0 "requests from 1 to 1000"
 bad document-delay 10001 10001 "whole ms from 0 to 10000"
 bad frame-delay -1 -1 "whole ms from 0 to 10000"
 bad request-spacing 1001 1001 "whole ms from 0 to 1000"
+bad jitter 1001 1001 "whole ms from 0 to 1000"
 rc=0
 dry --client chromium --delayable-limit 10 --tls on "$good" >/dev/null 2>"$tmp/err" || rc=$?
 [[ $rc == 2 ]] || fail "--delayable-limit with --client chromium: exit $rc, want 2"
@@ -94,6 +95,11 @@ dry --client chromium --request-spacing 1 --tls on "$good" >/dev/null 2>"$tmp/er
 [[ $rc == 2 ]] || fail "--request-spacing with --client chromium: exit $rc, want 2"
 grep -qF -- "--request-spacing is the loader's" "$tmp/err" ||
   fail "--request-spacing with --client chromium: got '$(cat "$tmp/err")'"
+rc=0
+dry --client chromium --jitter 10 --tls on "$good" >/dev/null 2>"$tmp/err" || rc=$?
+[[ $rc == 2 ]] || fail "--jitter with --client chromium: exit $rc, want 2"
+grep -qF -- "--jitter is the loader's" "$tmp/err" ||
+  fail "--jitter with --client chromium: got '$(cat "$tmp/err")'"
 rc=0
 dry --client chromium --delayable-limit 10 --boost-images --tls on "$good" >/dev/null 2>"$tmp/err" ||
   rc=$?

@@ -93,6 +93,19 @@ tail -n 1 "$out/results-chromium.jsonl" | grep -q -- "--tls-version 1.2 " || fai
   fail "SPEEDY_REQUEST_SPACING=0 still spaced the requests"
 ! tail -n 1 "$out/results-speedy.jsonl" | grep -q -- "--blocking-css" ||
   fail "SPEEDY_BLOCKING_CSS=0 still blocked the parser"
+! grep -q -- "--jitter" "$out/results-speedy.jsonl" || fail "--jitter without SPEEDY_JITTER"
+
+# SPEEDY_JITTER: the loader's --jitter, not Chromium's; the README lists it.
+out=$tmp/jitter
+SPEEDY_JITTER=7 "$script" --build "$tmp/build" -n 1 -l cable --loss 0 "$out" "$tmp/pages" \
+  >/dev/null 2>"$tmp/err" || fail "SPEEDY_JITTER=7: $(cat "$tmp/err")"
+grep -q -- "--request-spacing 1 --jitter 7" "$out/results-speedy.jsonl" ||
+  fail "SPEEDY_JITTER=7: $(cat "$out/results-speedy.jsonl")"
+! grep -q -- "--jitter" "$out/results-chromium.jsonl" || fail "Chromium got --jitter"
+grep -q -- "--jitter 7" "$out/README.md" || fail "README: $(cat "$out/README.md")"
+status=0
+SPEEDY_JITTER=x "$script" --build "$tmp/build" "$out" "$tmp/pages" >/dev/null 2>"$tmp/err" || status=$?
+((status == 2)) || fail "SPEEDY_JITTER=x: exit $status, want 2"
 
 # -c: the loader runs the list, Chromium the browser's part of it; --loader-jobs.
 out=$tmp/matrix

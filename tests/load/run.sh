@@ -355,6 +355,27 @@ else:
     assert min(b - a for a, b in zip(batch, batch[1:])) < 5, batch
 PY
   done ;;
+jitter)
+  # --jitter 150: the references found at one moment start up to 150 ms after it, each at
+  # a moment of its own (a connection may delay it more); the result's settings say so.
+  start_server --http1
+  load --http1 --jitter 150 --repetition 3 $(multi_addrs) || fail "exit $?"
+  python3 - <<'PY' || fail "--jitter 150: requests not spread"
+import json
+d = json.loads(open("result.jsonl").read().splitlines()[-1])
+assert d["valid"], d["invalid_reason"]
+assert d["settings"]["jitter_ms"] == 150, d["settings"]
+found = {}
+for x in d["resources"]:
+    if x["id"] != 0:
+        found.setdefault(x["discovered_ms"], []).append(x["start_ms"])
+batch = max(found.values(), key=len)
+assert len(batch) >= 4, found
+when = [k for k, v in found.items() if v is batch][0]
+assert min(batch) >= when - 1, (when, batch)
+assert max(batch) - min(batch) > 10, ("all at one moment", when, batch)
+PY
+  ;;
 chromium_sockets)
   # --chromium-sockets over node's http2 (TLS), behind slow_relay.py: every TLS handshake
   # takes 500 ms more, TCP's none. The page's host gets the navigation's two sockets; cdn,

@@ -696,6 +696,47 @@ Test(load_sched, a_request_spacing_asks_one_request_after_another) {
   load_sched_del(s);
 }
 
+/* The ready times of the eight images a page's first bytes find, with a jitter of 10 ms
+ * drawn from seed (and a spacing of 1 ms when spaced). */
+static void jittered(uint64_t seed, int spaced, double *ready) {
+  page_resource page[10] = {{LOAD_TYPE_DOCUMENT, -1, -1}, {LOAD_TYPE_DOCUMENT, -1, -1}};
+  for (int i = 2; i < 10; i++) page[i] = (page_resource){LOAD_TYPE_IMAGE, 1, 0};
+  redirected_page(page, 10);
+  load_sched *s = load_sched_new(&fx.plan, LOAD_DISPATCH_FCFS, 0);
+  load_sched_set_jitter(s, 10, seed);
+  if (spaced) load_sched_set_request_spacing(s, 1);
+  load_sched_start(s, 0);
+  int order[10];
+  drain(s, order, 0);
+  load_sched_headers(s, 0, 302, 30);
+  load_sched_complete(s, 0, 30);
+  load_sched_advance(s, 30);
+  load_sched_body(s, 1, 200, 100); /* the images are found at 100 */
+  for (int i = 2; i < 10; i++) ready[i - 2] = load_sched_entry(s, i)->ready_ms;
+  load_sched_del(s);
+}
+
+/* A jitter delays each request found by a draw in [0, ms) of its own: the same seed draws
+ * the same delays, another seed others; with a spacing they stay in the order found. */
+Test(load_sched, a_jitter_delays_each_request_by_a_draw_the_seed_repeats) {
+  double a[8], again[8], other[8], spaced[8];
+  jittered(1, 0, a);
+  jittered(1, 0, again);
+  jittered(2, 0, other);
+  jittered(3, 1, spaced);
+  int distinct = 0, differ = 0;
+  for (int i = 0; i < 8; i++) {
+    cr_expect(a[i] >= 100 && a[i] < 110, "image %d ready at %f", i, a[i]);
+    cr_expect_eq(a[i], again[i], "the same seed, the same draw");
+    differ += a[i] != other[i];
+    distinct += i > 0 && a[i] != a[0];
+    if (i > 0) cr_expect_geq(spaced[i], spaced[i - 1] + 1, "spaced: in order, 1 ms apart");
+  }
+  cr_expect_gt(distinct, 0, "each request draws its own delay");
+  cr_expect_gt(differ, 0, "another seed draws other delays");
+  cr_expect(spaced[0] >= 100 && spaced[0] < 110, "%f", spaced[0]);
+}
+
 /* Without a limit nothing is held (the default). */
 Test(load_sched, without_a_delayable_limit_nothing_is_held) {
   plan_init(13);
