@@ -94,6 +94,14 @@ typedef struct load_push_headers {
   int bad;
 } load_push_headers;
 
+/* --chromium-sockets: why a connection was opened beyond the requests' own. */
+enum {
+  LOAD_EXTRA_NONE,     /* for the group's requests */
+  LOAD_EXTRA_ATTEMPT,  /* the navigation's preconnect or a backup: requests may use it */
+  LOAD_EXTRA_UNUSABLE, /* a cross-site frame's preconnect, made in another privacy mode than
+                          its requests: opened and left idle */
+};
+
 typedef struct load_conn {
   load_run *run;
   load_group *group;
@@ -102,7 +110,7 @@ typedef struct load_conn {
   io_proto proto;
   int open, closed, dead;
   int used;     /* a request was sent on it */
-  int extra;    /* --chromium-sockets: a preconnect or a backup attempt, never given up */
+  int extra;    /* --chromium-sockets: LOAD_EXTRA_* (0: opened for requests) */
   int given_up; /* --chromium-sockets: aborted while connecting, the session being found */
   /* HTTP/1.1 */
   llhttp_t parser;
@@ -132,8 +140,10 @@ struct load_group {
   load_conn *conns[LOAD_MAX_CONNS];
   int n_conns;
   int opened;
-  load_conn *primary; /* SPDY, HTTP/2: the open connection whose session takes the requests */
-  double backup_ms;   /* --chromium-sockets: when the backup attempt is due, -1 none */
+  load_conn *primary;     /* SPDY, HTTP/2: the open connection whose session takes the requests */
+  double backup_ms;       /* --chromium-sockets: when the backup attempt is due, -1 none */
+  int unusable;           /* --chromium-sockets: conns of LOAD_EXTRA_UNUSABLE among conns */
+  int frame_preconnected; /* --chromium-sockets: a cross-site frame's preconnect was made */
   char error[400];
 };
 
@@ -170,6 +180,8 @@ struct load_run {
   int uncoalesced;     /* --coalesce: hosts that left a group its certificate did not name */
   char protocol_error[200];
   int pushes, hints;
+  int *frame_navs; /* --chromium-sockets: cross-site frame navigations not yet preconnected */
+  size_t n_frame_navs;
 };
 
 /* load_run.c */

@@ -98,7 +98,9 @@ static void usage(FILE *f) {
           "                           request until the server is known to speak the protocol,\n"
           "                           the rest given up when the first opens; requests of a\n"
           "                           frame of another site apart from the page's (network\n"
-          "                           partitions: a host can have two groups of sockets)\n"
+          "                           partitions: a host can have two groups of sockets),\n"
+          "                           and an idle one to each such frame's host (its\n"
+          "                           preconnect, in another privacy mode)\n"
           "Requests:\n"
           "      --chromium-headers   send the request headers headless Chromium sends for each\n"
           "                           request in the lab (client hints, Sec-Fetch-*, Referer,\n"
@@ -595,6 +597,7 @@ out:
   free(run.groups);
   free(run.host_group);
   free(run.lookups);
+  free(run.frame_navs);
   io_tls_del(run.tls);
   load_sched_del(run.sched);
   load_plan_del(run.plan);

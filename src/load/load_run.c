@@ -19,7 +19,10 @@
  * still has not finished the TCP handshake while requests wait, one more starts (the
  * pool's backup job); and before a host is known to speak SPDY or HTTP/2 every waiting
  * request starts an attempt of its own, up to 6, the ones still connecting given up when
- * the first opens. Each such socket costs its handshake on the link, mostly upstream.
+ * the first opens; and each frame whose site is not the page's preconnects one socket to
+ * its host when its navigation starts, in another privacy mode than the frame's requests
+ * (which go without the partition's cookies), so that no request ever uses it. Each such
+ * socket costs its handshake on the link, mostly upstream.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -238,8 +241,13 @@ static void uncoalesce_unnamed(load_conn *conn) {
   if (moved) load_sched_set_groups(run->sched, run->host_group, load_sched_base_groups(run->sched));
 }
 
-/* An attempt still setting up (TCP or TLS), not given up. */
-static int conn_connecting(const load_conn *c) { return !c->open && !c->closed && !c->given_up; }
+/* An attempt for the group's requests still setting up (TCP or TLS), not given up. */
+static int conn_connecting(const load_conn *c) {
+  return !c->open && !c->closed && !c->given_up && c->extra != LOAD_EXTRA_UNUSABLE;
+}
+
+/* Connections the group's requests may use, or may come to (its limit counts these). */
+static int usable_conns(const load_group *g) { return g->n_conns - g->unusable; }
 
 /* --chromium-sockets, SPDY and HTTP/2: the group's session is open; the attempts its
  * waiting requests started are given up (a preconnect or a backup finishes and idles). */
@@ -260,6 +268,7 @@ static void conn_on_open(io_conn *io, void *user) {
   load_run *run = conn->run;
   const load_options *opt = run->opt;
   conn->open = 1;
+  if (conn->extra == LOAD_EXTRA_UNUSABLE) return; /* handshaken, then idle: no request comes */
   io_proto want = opt->http1 ? IO_PROTO_HTTP1 : opt->proto;
   conn->proto = io_conn_is_tls(io) ? io_conn_protocol(io) : want;
   if (run->negotiated == IO_PROTO_UNKNOWN) run->negotiated = conn->proto;
@@ -320,8 +329,9 @@ static void conn_on_close(io_conn *io, int status, void *user) {
   run->bytes_down += io_conn_bytes_in(io);
   run->connections_used += conn->used;
   if (g->primary == conn) g->primary = NULL;
-  if (conn->given_up) {
-    /* aborted on purpose while connecting: no error */
+  if (conn->extra == LOAD_EXTRA_UNUSABLE) g->unusable--;
+  if (conn->given_up || conn->extra == LOAD_EXTRA_UNUSABLE) {
+    /* aborted on purpose while connecting, or never for a request: no error */
   } else if (!conn->open && status != 0 && !g->error[0]) {
     const char *detail = io_conn_error_detail(io);
     snprintf(g->error, sizeof(g->error), "cannot connect to %s: %s%s%s", g->server_name,
@@ -348,7 +358,7 @@ static void conn_on_close(io_conn *io, int status, void *user) {
   load_run_pump(run);
 }
 
-/* Opens a connection of g; extra: a preconnect or backup attempt (--chromium-sockets). */
+/* Opens a connection of g; extra: LOAD_EXTRA_* (--chromium-sockets). */
 static int group_connect(load_group *g, int extra) {
   load_run *run = g->run;
   if (g->n_conns >= LOAD_MAX_CONNS || g->opened >= LOAD_MAX_CONNECTS) return -1;
@@ -378,13 +388,16 @@ static int group_connect(load_group *g, int extra) {
     return -1;
   }
   g->conns[g->n_conns++] = conn;
+  g->unusable += extra == LOAD_EXTRA_UNUSABLE;
   run->connections++;
   /* Chromium's backup timer starts with a connect job when it is not running already. */
   if (run->opt->chromium_sockets && !extra && g->backup_ms < 0)
     g->backup_ms = load_now_ms(run) + LOAD_BACKUP_MS;
   if (run->opt->verbose && extra)
     fprintf(stderr, "speedy load: connection %d to %s: %s\n", conn->index, g->server_name,
-            g->opened == 2 && g->index == run->page_group ? "preconnect" : "backup");
+            extra == LOAD_EXTRA_UNUSABLE                    ? "a cross-site frame's preconnect"
+            : g->opened == 2 && g->index == run->page_group ? "preconnect"
+                                                            : "backup");
   return 0;
 }
 
@@ -414,9 +427,31 @@ static void browser_sockets(load_group *g, size_t waiting, int limit) {
   int due = g->backup_ms >= 0 && load_now_ms(run) >= g->backup_ms;
   if (due) g->backup_ms = -1; /* always: a due timer left set would wake the pump at once */
   if (g->error[0]) return;
-  if (g->index == run->page_group && g->opened == 1 && g->n_conns < limit && group_resolved(g))
-    group_connect(g, 1);
-  if (due && waiting > 0 && g->n_conns < limit && oldest_in_tcp_connect(g)) group_connect(g, 1);
+  if (g->index == run->page_group && g->opened == 1 && usable_conns(g) < limit && group_resolved(g))
+    group_connect(g, LOAD_EXTRA_ATTEMPT);
+  if (due && waiting > 0 && usable_conns(g) < limit && oldest_in_tcp_connect(g))
+    group_connect(g, LOAD_EXTRA_ATTEMPT);
+}
+
+/* --chromium-sockets: each cross-site frame whose navigation has begun (its request is
+ * requestable) preconnects its group's host once, in a privacy mode no request of it uses. */
+static void frame_preconnects(load_run *run) {
+  for (size_t k = 0; k < run->n_frame_navs;) {
+    const load_entry *e = load_sched_entry(run->sched, run->frame_navs[k]);
+    if (e->state == LOAD_WAITING || e->state == LOAD_DELAYED) {
+      k++;
+      continue;
+    }
+    load_group *g = &run->groups[e->group];
+    if (!g->frame_preconnected && !g->error[0] && group_resolved(g)) {
+      g->frame_preconnected = 1;
+      group_connect(g, LOAD_EXTRA_UNUSABLE);
+    } else if (!g->frame_preconnected) {
+      k++; /* its name is still being looked up, or the group failed: later, or never */
+      continue;
+    }
+    run->frame_navs[k] = run->frame_navs[--run->n_frame_navs];
+  }
 }
 
 /* A group with no connection left and an error: its waiting resources fail. */
@@ -437,14 +472,15 @@ static void pump_http1(load_group *g) {
   /* 1. free connections take the best requests */
   for (int i = 0; i < g->n_conns && (id = load_sched_peek(sched, g->index)) >= 0; i++) {
     load_conn *c = g->conns[i];
-    if (c->open && !c->dead && !c->closed && c->n_inflight == 0) load_http1_send(c, id);
+    if (c->open && !c->dead && !c->closed && c->n_inflight == 0 && c->extra != LOAD_EXTRA_UNUSABLE)
+      load_http1_send(c, id);
   }
   /* 2. more connections while requests outnumber those being set up */
   size_t ready = load_sched_ready_count(sched, g->index);
   int connecting = connecting_count(g);
-  while ((size_t)connecting < ready && g->n_conns < run->opt->connections && !g->error[0] &&
+  while ((size_t)connecting < ready && usable_conns(g) < run->opt->connections && !g->error[0] &&
          group_resolved(g)) {
-    if (group_connect(g, 0) != 0) break;
+    if (group_connect(g, LOAD_EXTRA_NONE) != 0) break;
     connecting++;
   }
   browser_sockets(g, ready, run->opt->connections);
@@ -454,7 +490,7 @@ static void pump_http1(load_group *g) {
     for (int i = 0; i < g->n_conns; i++) {
       load_conn *c = g->conns[i];
       if (c->open && !c->dead && !c->closed && c->n_inflight < run->opt->pipeline &&
-          (!best || c->n_inflight < best->n_inflight))
+          c->extra != LOAD_EXTRA_UNUSABLE && (!best || c->n_inflight < best->n_inflight))
         best = c;
     }
     if (!best) break;
@@ -478,9 +514,9 @@ static void pump_spdy(load_group *g) {
   int known = load_sched_is_prioritized(run->sched, g->index);
   size_t want = run->opt->chromium_sockets && !known ? ready : ready > 0;
   int connecting = connecting_count(g);
-  while ((size_t)connecting < want && g->n_conns < LOAD_BROWSER_GROUP && !g->error[0] &&
+  while ((size_t)connecting < want && usable_conns(g) < LOAD_BROWSER_GROUP && !g->error[0] &&
          group_resolved(g)) {
-    if (group_connect(g, 0) != 0) break;
+    if (group_connect(g, LOAD_EXTRA_NONE) != 0) break;
     connecting++;
   }
   browser_sockets(g, ready, LOAD_BROWSER_GROUP);
@@ -513,6 +549,7 @@ void load_run_pump(load_run *run) {
   double now = load_now_ms(run);
   load_sched_advance(run->sched, now);
   load_sched_release(run->sched);
+  if (run->n_frame_navs > 0) frame_preconnects(run);
   for (int g = 0; g < run->n_groups; g++) {
     load_group *group = &run->groups[g];
     if (run->opt->http1)
@@ -586,6 +623,13 @@ int load_run_execute(load_run *run) {
   }
   run->page_group = load_host_group(run, run->plan->resources[0].host);
   if (lookups_make(run) != 0) return -1;
+  if (opt->chromium_sockets) {
+    run->frame_navs = calloc(run->plan->n_resources + 1, sizeof(*run->frame_navs));
+    if (!run->frame_navs) return -1;
+    for (size_t i = 0; i < run->plan->n_resources; i++)
+      if (load_sched_is_cross_site_frame(run->sched, (int)i))
+        run->frame_navs[run->n_frame_navs++] = (int)i;
+  }
   uv_loop_t loop;
   if (uv_loop_init(&loop) != 0) return -1;
   run->loop = &loop;

@@ -272,6 +272,11 @@ static double jitter_draw(load_sched *s) {
   return (double)(z >> 11) / 9007199254740992.0; /* 2^53 */
 }
 
+int load_sched_is_cross_site_frame(const load_sched *s, int id) {
+  return s->cross != NULL && id >= 0 && (size_t)id < s->plan->n_resources && s->cross[id] &&
+         is_frame(s, id);
+}
+
 static void discover(load_sched *s, int id, double now) {
   load_entry *e = &s->entries[id];
   if (e->state != LOAD_WAITING) return; /* pushed or hinted already */

@@ -82,6 +82,9 @@ int load_sched_set_partitions(load_sched *sched, const unsigned char *cross);
 /* Number of groups (hosts, 1 in single-domain mode, or load_sched_set_groups's; twice that
  * with partitions). */
 int load_sched_groups(const load_sched *sched);
+/* 1 when id is the navigation of a frame whose site is not the page's (a frame, in its
+ * group's second partition; load_sched_set_partitions), 0 otherwise. */
+int load_sched_is_cross_site_frame(const load_sched *sched, int id);
 /* Number of groups before the split in partitions (load_sched_groups without them). */
 int load_sched_base_groups(const load_sched *sched);
 const load_entry *load_sched_entry(const load_sched *sched, int id);

@@ -437,7 +437,9 @@ network_partitions)
   # --chromium-sockets keeps the requests of a frame of another site apart from the page's
   # (Chromium's network partitions): a page on www.example.test, an image from
   # ads.other.test, and a frame on ads.other.test that asks for an image of each host. Over
-  # h2c: two used connections without the option (one per host), four with it.
+  # h2c: two used connections without the option (one per host), four with it — and one
+  # more opened to ads.other.test and left idle: the cross-site frame's preconnect, made in
+  # another privacy mode than its requests.
   python3 - "$plan" partitions.json <<'PY' || fail "plan"
 import json, sys
 p = json.load(open(sys.argv[1]))
@@ -456,8 +458,22 @@ PY
   load --proto h2c $(multi_addrs) || fail "exit $?"
   check valid once protocol=h2 connections=2
   rm -f result.jsonl; : > log.jsonl
-  load --proto h2c --chromium-sockets $(multi_addrs) || fail "exit $?"
+  load --proto h2c --chromium-sockets -v $(multi_addrs) || fail "exit $?"
   check valid once protocol=h2 connections=4
+  [[ $(grep -c "a cross-site frame's preconnect" err) == 1 ]] || { cat err; fail "frame preconnects"; }
+  grep -q "to ads.other.test: a cross-site frame's preconnect" err || { cat err; fail "preconnect's host"; }
+  # without a frame: no such preconnect, one connection fewer opened
+  python3 - "$plan" noframe.json <<'PY' || fail "plan"
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["resources"][2]["type"] = "script"
+json.dump(p, open(sys.argv[2], "w"))
+PY
+  plan=$work/noframe.json
+  rm -f result.jsonl; : > log.jsonl
+  load --proto h2c --chromium-sockets -v $(multi_addrs) || fail "exit $?"
+  ! grep -q "a cross-site frame's preconnect" err || { cat err; fail "a preconnect without a frame"; }
+  plan=$work/partitions.json
   python3 -c 'import json,sys; d=json.load(open("result.jsonl")); sys.exit(d["settings"]["network_partitions"] is not True)' ||
     fail "settings.network_partitions is not true" ;;
 hint_requested)
