@@ -217,7 +217,10 @@ static int lookups_make(load_run *run) {
 
 static int live_conns(const load_group *g) {
   int n = 0;
-  for (int i = 0; i < g->n_conns; i++) n += !g->conns[i]->dead && !g->conns[i]->closed;
+  for (int i = 0; i < g->n_conns; i++) {
+    const load_conn *c = g->conns[i];
+    n += !c->dead && !c->closed && c->extra != LOAD_EXTRA_UNUSABLE; /* an idle one carries none */
+  }
   return n;
 }
 
