@@ -36,8 +36,8 @@
 #include "page.h"
 #include "plan.h"
 #include "replay.h"
+#include "rng.h"
 #include "run.h"
-#include "stats.h"
 
 #define PROG "speedy lab run"
 
@@ -311,10 +311,10 @@ static int build_jobs(run_state *st, size_t *in_shard, size_t *skipped) {
 
 /* Interleaved in random order: drift of the machine spreads over every configuration. */
 static void shuffle_jobs(run_state *st) {
-  lab_rng rng;
-  lab_rng_seed(&rng, st->settings.seed);
+  rng_gen rng;
+  rng_seed(&rng, st->settings.seed);
   for (size_t i = st->n_jobs; i > 1; i--) {
-    size_t j = lab_rng_below(&rng, i);
+    size_t j = rng_below(&rng, i);
     lab_run_job tmp = st->jobs[i - 1];
     st->jobs[i - 1] = st->jobs[j];
     st->jobs[j] = tmp;

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rng.h"
+
 double lab_stats_mean(const double *v, size_t n) {
   if (n == 0) return 0;
   double sum = 0;
@@ -53,24 +55,6 @@ double lab_stats_geomean(const double *v, size_t n) {
   return exp(sum / (double)n);
 }
 
-void lab_rng_seed(lab_rng *rng, uint64_t seed) { rng->state = seed; }
-
-uint64_t lab_rng_next(lab_rng *rng) {
-  uint64_t z = (rng->state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-size_t lab_rng_below(lab_rng *rng, size_t n) {
-  /* Rejection keeps the draw unbiased for any n. */
-  uint64_t limit = UINT64_MAX - UINT64_MAX % (uint64_t)n;
-  uint64_t x;
-  do x = lab_rng_next(rng);
-  while (x >= limit);
-  return (size_t)(x % (uint64_t)n);
-}
-
 int lab_stats_bootstrap_geomean(const double *v, size_t n, unsigned resamples, uint64_t seed,
                                 lab_ci *out) {
   if (n == 0 || resamples == 0) return -1;
@@ -91,11 +75,11 @@ int lab_stats_bootstrap_geomean(const double *v, size_t n, unsigned resamples, u
     logs[i] = log(v[i]);
     sum += logs[i];
   }
-  lab_rng rng;
-  lab_rng_seed(&rng, seed);
+  rng_gen rng;
+  rng_seed(&rng, seed);
   for (unsigned r = 0; r < resamples; r++) {
     double s = 0;
-    for (size_t i = 0; i < n; i++) s += logs[lab_rng_below(&rng, n)];
+    for (size_t i = 0; i < n; i++) s += logs[rng_below(&rng, n)];
     means[r] = s / (double)n;
   }
   qsort(means, resamples, sizeof *means, compare_double);

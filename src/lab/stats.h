@@ -18,15 +18,6 @@ double lab_stats_median(const double *v, size_t n);
 /* Geometric mean of v[0..n), all of which must be > 0; 0 when n is 0 or any is <= 0. */
 double lab_stats_geomean(const double *v, size_t n);
 
-/* A deterministic generator (splitmix64) for the bootstrap. */
-typedef struct lab_rng {
-  uint64_t state;
-} lab_rng;
-void lab_rng_seed(lab_rng *rng, uint64_t seed);
-uint64_t lab_rng_next(lab_rng *rng);
-/* Uniform in [0, n); n > 0. */
-size_t lab_rng_below(lab_rng *rng, size_t n);
-
 typedef struct lab_ci {
   double estimate, low, high; /* the geometric mean and its interval */
 } lab_ci;

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "stats.h"
+#include "rng.h"
 
 #define PROG "speedy lab synth"
 
@@ -65,12 +65,8 @@ typedef struct synth_entry {
   char path[96];
 } synth_entry;
 
-static double uniform(lab_rng *rng) {
-  return (double)(lab_rng_next(rng) >> 11) / 9007199254740992.0;
-}
-
-static double normal(lab_rng *rng) {
-  double u = uniform(rng), v = uniform(rng);
+static double normal(rng_gen *rng) {
+  double u = rng_uniform(rng), v = rng_uniform(rng);
   if (u < 1e-12) u = 1e-12;
   return sqrt(-2 * log(u)) * cos(6.283185307179586 * v);
 }
@@ -95,8 +91,8 @@ static void write_headers(FILE *f, const char *const (*h)[2], size_t n) {
 }
 
 static int write_page(const char *dir, size_t p, uint64_t seed) {
-  lab_rng rng;
-  lab_rng_seed(&rng, seed * 1000003u + p);
+  rng_gen rng;
+  rng_seed(&rng, seed * 1000003u + p);
   synth_entry entries[256];
   size_t n = 0;
   int hosts = PAGES[p].hosts;
@@ -114,7 +110,7 @@ static int write_page(const char *dir, size_t p, uint64_t seed) {
       e->size = (uint64_t)(kb * 1000) + 50;
       /* Hosts: the document and a third of the rest on the site's own host, the static
        * host for CSS and images, third parties for the others. */
-      uint64_t draw = lab_rng_below(&rng, 3);
+      uint64_t draw = rng_below(&rng, 3);
       if (t == T_DOCUMENT || hosts < 2)
         e->host = 0;
       else if (draw == 0)
@@ -122,7 +118,7 @@ static int write_page(const char *dir, size_t p, uint64_t seed) {
       else if ((t == T_CSS || t == T_IMAGE || t == T_FONT) || hosts < 3)
         e->host = 1;
       else
-        e->host = 2 + (int)lab_rng_below(&rng, (size_t)(hosts - 2));
+        e->host = 2 + (int)rng_below(&rng, (size_t)(hosts - 2));
       snprintf(e->path, sizeof e->path, t == T_DOCUMENT ? "/" : "/%s/%c%zu%s", TYPES[t].name,
                'a' + (char)(n % 26), n, TYPES[t].ext);
       n++;
@@ -138,22 +134,22 @@ static int write_page(const char *dir, size_t p, uint64_t seed) {
   for (size_t i = 1; i < n; i++) {
     synth_entry *e = &entries[i];
     e->parent = 0;
-    if ((e->type == T_FONT || (e->type == T_IMAGE && lab_rng_below(&rng, 3) == 0)) && n_css > 0)
-      e->parent = (int)(first_css + lab_rng_below(&rng, n_css));
+    if ((e->type == T_FONT || (e->type == T_IMAGE && rng_below(&rng, 3) == 0)) && n_css > 0)
+      e->parent = (int)(first_css + rng_below(&rng, n_css));
     if (e->type == T_OTHER && n_script > 0)
-      e->parent = (int)(first_script + lab_rng_below(&rng, n_script));
+      e->parent = (int)(first_script + rng_below(&rng, n_script));
   }
   /* Recorded times: ~cable, 6 connections' worth of parallelism ignored: each resource
    * starts when its parent ended (children of the document spread through its transfer)
    * and takes one RTT plus its size at 4 Mbit/s. */
   for (size_t i = 0; i < n; i++) {
     synth_entry *e = &entries[i];
-    double rtt = 28 + 10 * uniform(&rng), start = 0;
+    double rtt = 28 + 10 * rng_uniform(&rng), start = 0;
     if (e->parent >= 0) {
       const synth_entry *parent = &entries[e->parent];
       start = parent->type == T_DOCUMENT
                   ? parent->start_ms + (parent->end_ms - parent->start_ms) * (double)i / (double)n
-                  : parent->end_ms + 1 + 5 * uniform(&rng);
+                  : parent->end_ms + 1 + 5 * rng_uniform(&rng);
     }
     e->start_ms = start;
     e->end_ms = start + rtt + (double)e->size * 8 / 4000.0;
@@ -165,7 +161,7 @@ static int write_page(const char *dir, size_t p, uint64_t seed) {
   fprintf(f, "{\"log\": {\"version\": \"1.2\", \"creator\": {\"name\": \"speedy lab synth\", "
              "\"version\": \"1\"},\n \"comment\": \"synthetic page shaped by published web "
              "statistics (docs/lab.md); not a recording\",\n \"entries\": [\n");
-  snprintf(cookie, sizeof cookie, "sid=%016llx; consent=1", (unsigned long long)lab_rng_next(&rng));
+  snprintf(cookie, sizeof cookie, "sid=%016llx; consent=1", (unsigned long long)rng_next(&rng));
   for (size_t i = 0; i < n; i++) {
     const synth_entry *e = &entries[i];
     host_name(host, sizeof host, PAGES[p].name, e->host);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rng.h"
+
 struct load_sched {
   const load_plan *plan;
   load_dispatch dispatch;
@@ -41,7 +43,7 @@ struct load_sched {
   double request_spacing_ms;  /* load_sched_set_request_spacing */
   double next_request_ms;     /* request_spacing: the earliest the next request may be ready */
   double jitter_ms;           /* load_sched_set_jitter */
-  uint64_t jitter_state;      /* its generator (splitmix64) */
+  rng_gen jitter_rng;         /* its draws */
   unsigned char *parked;      /* per resource: its gate's bytes found it, the parser not yet */
   int *runs_after;            /* per script: the style sheet it waits for to run, or -1 */
   size_t n_parked;
@@ -263,15 +265,6 @@ static int is_frame(const load_sched *s, int id) {
          load_plan_reference_type(s->plan, id) == LOAD_TYPE_DOCUMENT;
 }
 
-/* A uniform draw in [0, 1) from the jitter's generator (splitmix64). */
-static double jitter_draw(load_sched *s) {
-  uint64_t z = (s->jitter_state += 0x9e3779b97f4a7c15u);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  z ^= z >> 31;
-  return (double)(z >> 11) / 9007199254740992.0; /* 2^53 */
-}
-
 int load_sched_is_cross_site_frame(const load_sched *s, int id) {
   return s->cross != NULL && id >= 0 && (size_t)id < s->plan->n_resources && s->cross[id] &&
          is_frame(s, id);
@@ -285,7 +278,8 @@ static void discover(load_sched *s, int id, double now) {
   double wait = document_wait(s, id, now);
   if (wait > delay) delay = wait;
   int gate = s->gate[id];
-  if (s->jitter_ms > 0) delay += jitter_draw(s) * s->jitter_ms; /* before the spacing: in order */
+  if (s->jitter_ms > 0)
+    delay += rng_uniform(&s->jitter_rng) * s->jitter_ms; /* before the spacing: in order */
   if (s->request_spacing_ms > 0 && gate >= 0 && s->plan->resources[gate].redirect_to != id) {
     double at = now + delay; /* created one after another, in the order they are found */
     if (at < s->next_request_ms) at = s->next_request_ms;
@@ -407,7 +401,7 @@ void load_sched_set_request_spacing(load_sched *s, double ms) {
 
 void load_sched_set_jitter(load_sched *s, double ms, uint64_t seed) {
   s->jitter_ms = ms > 0 ? ms : 0;
-  s->jitter_state = seed;
+  rng_seed(&s->jitter_rng, seed);
 }
 
 /* Discovers gate's children up to `bytes` of its body (UINT64_MAX: all of them). */
