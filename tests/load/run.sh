@@ -75,6 +75,35 @@ load() {
 # check KIND... — python checks over result.jsonl, har.json, log.jsonl and the plan
 check() { python3 "$here/check.py" "$plan" "$@" || fail "check $*"; }
 
+# batch_check SETTING VALUE HOW — the last result's settings have SETTING = VALUE, and the
+# references found at one moment (the largest such batch, four or more) start as HOW says:
+# spaced (the k-th no earlier than k times VALUE ms after the moment), together (two within
+# 5 ms of each other) or spread (none before the moment, over more than 10 ms).
+batch_check() {
+  python3 - "$@" <<'PY'
+import json, sys
+setting, value, how = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+d = json.loads(open("result.jsonl").read().splitlines()[-1])
+assert d["valid"], d["invalid_reason"]
+assert d["settings"][setting] == value, d["settings"]
+found = {}
+for x in d["resources"]:
+    if x["id"] != 0:
+        found.setdefault(x["discovered_ms"], []).append(x["start_ms"])
+when, batch = max(found.items(), key=lambda kv: len(kv[1]))
+batch.sort()
+assert len(batch) >= 4, found
+if how == "spaced":
+    for k, start in enumerate(batch):
+        assert start >= when + k * value - 1, (k, start, when, batch)
+elif how == "together":
+    assert min(b - a for a, b in zip(batch, batch[1:])) < 5, batch
+else:
+    assert min(batch) >= when - 1, (when, batch)
+    assert max(batch) - min(batch) > 10, ("all at one moment", when, batch)
+PY
+}
+
 case $case in
 http1_fcfs)
   start_server --http1
@@ -332,49 +361,17 @@ request_spacing)
   # no earlier than k times 40 ms after it (a connection may delay it more); without the
   # option several go in the same instant.
   start_server --http1
-  for spacing in 40 0; do
-    load --http1 --request-spacing $spacing $(multi_addrs) || fail "exit $?"
-    python3 - $spacing <<'PY' || fail "--request-spacing $spacing: requests out of step"
-import json, sys
-spacing = int(sys.argv[1])
-d = json.loads(open("result.jsonl").read().splitlines()[-1])
-assert d["valid"], d["invalid_reason"]
-assert d["settings"]["request_spacing_ms"] == spacing, d["settings"]
-found = {}
-for x in d["resources"]:
-    if x["id"] != 0:
-        found.setdefault(x["discovered_ms"], []).append(x["start_ms"])
-batch = max(found.values(), key=len)
-assert len(batch) >= 4, found
-when = [k for k, v in found.items() if v is batch][0]
-batch.sort()
-if spacing:
-    for k, start in enumerate(batch):
-        assert start >= when + k * spacing - 1, (k, start, when, batch)
-else:
-    assert min(b - a for a, b in zip(batch, batch[1:])) < 5, batch
-PY
-  done ;;
+  load --http1 --request-spacing 40 $(multi_addrs) || fail "exit $?"
+  batch_check request_spacing_ms 40 spaced || fail "--request-spacing 40: requests out of step"
+  load --http1 --request-spacing 0 $(multi_addrs) || fail "exit $?"
+  batch_check request_spacing_ms 0 together || fail "--request-spacing 0: requests spaced"
+  ;;
 jitter)
   # --jitter 150: the references found at one moment start up to 150 ms after it, each at
   # a moment of its own (a connection may delay it more); the result's settings say so.
   start_server --http1
   load --http1 --jitter 150 --repetition 3 $(multi_addrs) || fail "exit $?"
-  python3 - <<'PY' || fail "--jitter 150: requests not spread"
-import json
-d = json.loads(open("result.jsonl").read().splitlines()[-1])
-assert d["valid"], d["invalid_reason"]
-assert d["settings"]["jitter_ms"] == 150, d["settings"]
-found = {}
-for x in d["resources"]:
-    if x["id"] != 0:
-        found.setdefault(x["discovered_ms"], []).append(x["start_ms"])
-batch = max(found.values(), key=len)
-assert len(batch) >= 4, found
-when = [k for k, v in found.items() if v is batch][0]
-assert min(batch) >= when - 1, (when, batch)
-assert max(batch) - min(batch) > 10, ("all at one moment", when, batch)
-PY
+  batch_check jitter_ms 150 spread || fail "--jitter 150: requests not spread"
   ;;
 chromium_sockets)
   # --chromium-sockets over node's http2 (TLS), behind slow_relay.py: every TLS handshake
