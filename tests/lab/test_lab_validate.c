@@ -16,16 +16,21 @@
 #define CLOSE(a, b, eps) (fabs((a) - (b)) <= (eps))
 
 /* One valid load of page with config by client ("loader" or "chromium") on cable or dsl,
- * TLS on, loss 0. */
-static void put(FILE *f, const char *page, const char *config, const char *client,
-                const char *profile, double plt) {
+ * TLS on, loss 0; extra: more fields (",\"name\":value..."), or "". */
+static void put_with(FILE *f, const char *page, const char *config, const char *client,
+                     const char *profile, double plt, const char *extra) {
   static int n;
   fprintf(f,
           "{\"format\":\"speedy-lab-result/1\",\"page\":\"%s\",\"config\":\"%s\",%s\"tls\":true,"
           "\"link\":{\"profile\":\"%s\",\"rtt_ms\":28,\"loss\":0},\"valid\":true,"
-          "\"plt_ms\":%g,\"plt_cutoff_ms\":%g,\"lower_bound_ms\":100,\"key\":\"k%d\"}\n",
+          "\"plt_ms\":%g,\"plt_cutoff_ms\":%g,\"lower_bound_ms\":100,\"key\":\"k%d\"%s}\n",
           page, config, strcmp(client, "chromium") == 0 ? "\"client\":\"chromium\"," : "", profile,
-          plt, plt, n++);
+          plt, plt, n++, extra);
+}
+
+static void put(FILE *f, const char *page, const char *config, const char *client,
+                const char *profile, double plt) {
+  put_with(f, page, config, client, profile, plt, "");
 }
 
 /* Builds rep and its validation from the lines write puts. */
@@ -212,14 +217,11 @@ Test(validate, no_section_without_a_configuration_run_by_both_clients) {
 /* One valid Chromium load of page on cable whose renderer reports its work (ms). */
 static void put_work(FILE *f, const char *page, double plt, double tasks, double script,
                      double style, double layout) {
-  static int n;
-  fprintf(f,
-          "{\"format\":\"speedy-lab-result/1\",\"page\":\"%s\",\"config\":\"http1-fcfs\","
-          "\"client\":\"chromium\",\"tls\":true,\"link\":{\"profile\":\"cable\",\"rtt_ms\":28,"
-          "\"loss\":0},\"valid\":true,\"plt_ms\":%g,\"plt_cutoff_ms\":%g,\"lower_bound_ms\":100,"
-          "\"key\":\"w%d\",\"browser_work\":{\"tasks_ms\":%g,\"script_ms\":%g,\"style_ms\":%g,"
-          "\"layout_ms\":%g}}\n",
-          page, plt, plt, n++, tasks, script, style, layout);
+  char work[200];
+  snprintf(work, sizeof work,
+           ",\"browser_work\":{\"tasks_ms\":%g,\"script_ms\":%g,\"style_ms\":%g,\"layout_ms\":%g}",
+           tasks, script, style, layout);
+  put_with(f, page, "http1-fcfs", "chromium", "cable", plt, work);
 }
 
 /* Page a: Chromium's two loads report 100 and 200 ms of tasks (mean 150) in 1000 ms; page b
@@ -230,11 +232,8 @@ static void work(FILE *f) {
   put_work(f, "a", 1000, 200, 60, 20, 30);
   put_work(f, "b", 500, 50, 10, 5, 5);
   put(f, "b", "http1-fcfs", "chromium", "cable", 500);
-  fprintf(f, "{\"format\":\"speedy-lab-result/1\",\"page\":\"c\",\"config\":\"http1-fcfs\","
-             "\"client\":\"chromium\",\"tls\":true,\"link\":{\"profile\":\"cable\",\"rtt_ms\":28,"
-             "\"loss\":0},\"valid\":true,\"plt_ms\":1100,\"plt_cutoff_ms\":1100,"
-             "\"lower_bound_ms\":100,\"key\":\"c1\",\"browser_work\":{\"tasks_ms\":70,"
-             "\"style_ms\":1,\"layout_ms\":1}}\n");
+  put_with(f, "c", "http1-fcfs", "chromium", "cable", 1100,
+           ",\"browser_work\":{\"tasks_ms\":70,\"style_ms\":1,\"layout_ms\":1}");
   put(f, "a", "http1-fcfs", "loader", "cable", 900);
   put(f, "b", "http1-fcfs", "loader", "cable", 480);
   put(f, "c", "http1-fcfs", "loader", "cable", 1000);
