@@ -271,6 +271,8 @@ static int make_matrix(run_state *st) {
     json_object_set_new(m->settings, "boost_images", json_true());
   if (m->settings != NULL && s->blocking_css)
     json_object_set_new(m->settings, "blocking_css", json_true());
+  if (m->settings != NULL && s->load_event)
+    json_object_set_new(m->settings, "load_event", json_true());
   if (m->settings != NULL && s->document_delay_ms > 0)
     json_object_set_new(m->settings, "document_delay_ms", json_integer(s->document_delay_ms));
   if (m->settings != NULL && s->frame_delay_ms > 0)
@@ -593,6 +595,8 @@ static void usage(void) {
          "                         image elements once its parser reaches them, as Chromium\n"
          "      --blocking-css     the loader's style sheets hold their document's parser\n"
          "                         until loaded, as Chromium's do (speedy-load(1))\n"
+         "      --load-event       the loader's page load time ends where Chromium's load\n"
+         "                         event would (not at a fetch()'s last byte; speedy-load(1))\n"
          "      --document-delay MS  the loader asks for a document's references no earlier\n"
          "                         than MS ms after its first byte, as Chromium commits a\n"
          "                         navigation first (about 20; 0 to 10000; default 0)\n"
@@ -663,6 +667,7 @@ int lab_run_main(int argc, char **argv) {
     O_CHROMIUM_HEADERS,
     O_BOOST_IMAGES,
     O_BLOCKING_CSS,
+    O_LOAD_EVENT,
     O_DOCUMENT_DELAY,
     O_FRAME_DELAY,
     O_REQUEST_SPACING,
@@ -684,6 +689,7 @@ int lab_run_main(int argc, char **argv) {
       {"chromium-headers", no_argument, NULL, O_CHROMIUM_HEADERS},
       {"boost-images", no_argument, NULL, O_BOOST_IMAGES},
       {"blocking-css", no_argument, NULL, O_BLOCKING_CSS},
+      {"load-event", no_argument, NULL, O_LOAD_EVENT},
       {"document-delay", required_argument, NULL, O_DOCUMENT_DELAY},
       {"frame-delay", required_argument, NULL, O_FRAME_DELAY},
       {"request-spacing", required_argument, NULL, O_REQUEST_SPACING},
@@ -786,6 +792,9 @@ int lab_run_main(int argc, char **argv) {
       break;
     case O_BLOCKING_CSS:
       s->blocking_css = 1;
+      break;
+    case O_LOAD_EVENT:
+      s->load_event = 1;
       break;
     case O_DOCUMENT_DELAY:
       if (cli_parse_u64(optarg, 0, 10000, &v) != 0)
@@ -940,6 +949,9 @@ int lab_run_main(int argc, char **argv) {
   if (s->chromium && s->blocking_css)
     return cli_usage_error(PROG, "--blocking-css is the loader's: Chromium's parser waits by "
                                  "itself (leave it out with --client chromium)");
+  if (s->chromium && s->load_event)
+    return cli_usage_error(PROG, "--load-event is the loader's: Chromium's page load time is its "
+                                 "load event already (leave it out with --client chromium)");
   if (s->chromium && s->document_delay_ms > 0)
     return cli_usage_error(PROG, "--document-delay is the loader's: Chromium's navigations take "
                                  "their own time (leave it out with --client chromium)");

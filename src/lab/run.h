@@ -113,6 +113,7 @@ typedef struct lab_run_settings {
   int chromium_headers;       /* the loader's --chromium-headers; in settings when set */
   int boost_images;           /* the loader's --boost-images; in settings when set */
   int blocking_css;           /* the loader's --blocking-css; in settings when set */
+  int load_event;             /* the loader's --load-event; in settings when set */
   unsigned document_delay_ms; /* the loader's --document-delay (0: none); in settings when not 0 */
   unsigned frame_delay_ms;    /* the loader's --frame-delay (0: none); in settings when not 0 */
   unsigned request_spacing_ms; /* --request-spacing (0: none); in settings when not 0 */

@@ -732,7 +732,7 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   snprintf(jitter, sizeof jitter, "%u", settings->jitter_ms);
   /* h2-coalesced: host i at the address of its group, 198.19.0.(group + 1). */
   char(*host_addr)[48] = NULL;
-  char *loader_argv[50 + 2 * LAB_PLAN_MAX_HOSTS];
+  char *loader_argv[51 + 2 * LAB_PLAN_MAX_HOSTS];
   size_t l = 0;
   if (coalesced) {
     host_addr = calloc(page->n_hosts ? page->n_hosts : 1, sizeof *host_addr);
@@ -840,6 +840,7 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   if (settings->chromium_headers) loader_argv[l++] = "--chromium-headers";
   if (settings->boost_images) loader_argv[l++] = "--boost-images";
   if (settings->blocking_css) loader_argv[l++] = "--blocking-css";
+  if (settings->load_event) loader_argv[l++] = "--load-event";
   if (settings->document_delay_ms > 0) {
     loader_argv[l++] = "--document-delay";
     loader_argv[l++] = document_delay;

@@ -23,6 +23,11 @@
  * The network partition of each request (--chromium-sockets): whether the frame that asks
  * is of another site than the page, as in Chromium's NetworkAnonymizationKey.
  *
+ * What the load event waits for (--load-event): not a fetch() nor a preload as fetch (its
+ * 48 loads of flickr.com in the validation: the load event 3-5 ms after the last other
+ * resource ended, every time, whether its preloaded fetch ended before or up to 420 ms
+ * after it).
+ *
  * Same-site without the public suffix list: the registrable domain is taken as the last two
  * labels, three when the last is a two-letter country code under a common second level
  * (co.uk, com.au, ne.jp, ...); an IP literal is its own site.
@@ -422,6 +427,19 @@ int load_browser_cross_site_frames(const load_plan *plan, unsigned char *cross) 
     const load_resource *frame = k.top || k.dest == DEST_IFRAME ? r : &plan->resources[k.initiator];
     cross[i] =
         !k.top && strcmp(load_browser_site(&plan->hosts[frame->host], top), "cross-site") == 0;
+  }
+  free(redirected_from);
+  return 0;
+}
+
+/* ---- The load event ---------------------------------------------------------------- */
+
+int load_browser_load_event_waits(const load_plan *plan, unsigned char *waits) {
+  int *redirected_from = redirect_sources(plan);
+  if (!redirected_from) return -1;
+  for (size_t i = 0; i < plan->n_resources; i++) {
+    request_kind k = kind_of(plan, chain_head(plan, redirected_from, &plan->resources[i]));
+    waits[i] = k.top || k.dest != DEST_EMPTY;
   }
   free(redirected_from);
   return 0;

@@ -4,7 +4,7 @@
  *
  * Pure: rewrites a parsed plan in memory, no sockets. The loader otherwise sends the
  * headers of the recording; Chromium in the lab sends its own, about half as long again,
- * and on a slow uplink those bytes take time.
+ * and on a slow uplink those bytes take time. And which resources its load event waits for.
  */
 #ifndef SPEEDY_LOAD_BROWSER_H
 #define SPEEDY_LOAD_BROWSER_H
@@ -32,5 +32,14 @@ const char *load_browser_site(const load_host *a, const load_host *b);
  * of a load. Sockets are not shared across partitions. cross has n_resources entries.
  * Returns 0, or -1 when out of memory. */
 int load_browser_cross_site_frames(const load_plan *plan, unsigned char *cross);
+
+/* Whether Chromium's load event waits for each resource (`speedy load --load-event`,
+ * docs/lab-loader.md "The page load time"): waits[i] is 0 when resource i is asked for by
+ * a fetch() or a preload as fetch (the replay's page bodies ask so for "other" and fonts
+ * outside style sheets, images without bytes, and any method but GET; a redirect's target
+ * as its source), which the load event does not wait for; 1 for everything else (the page,
+ * frames, style sheets and what they name, scripts, images). waits has n_resources
+ * entries. Returns 0, or -1 when out of memory. */
+int load_browser_load_event_waits(const load_plan *plan, unsigned char *waits);
 
 #endif /* SPEEDY_LOAD_BROWSER_H */

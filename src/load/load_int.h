@@ -44,6 +44,7 @@ typedef struct load_options {
   int chromium_headers;        /* --chromium-headers: send Chromium's request headers */
   int boost_images;            /* --boost-images: laid-out image elements leave the limit */
   int blocking_css;            /* --blocking-css: style sheets hold the parser until loaded */
+  int load_event;              /* --load-event: the page load time ends at the load event */
   uint32_t document_delay_ms;  /* --document-delay: references wait past the first byte */
   uint32_t frame_delay_ms;     /* --frame-delay: a frame waits more than other references */
   uint32_t request_spacing_ms; /* --request-spacing: found together, one by one */

@@ -64,6 +64,9 @@ static void usage(FILE *f) {
           "                           loaded, as in Chromium: the frames and inline fetch()es\n"
           "                           after it, and the images and fonts style sheets name,\n"
           "                           wait for it (default: found with the bytes)\n"
+          "      --load-event         the page load time ends where Chromium's load event\n"
+          "                           would: fetch()es and preloads as fetch do not count\n"
+          "                           (last_byte_ms still gives the last byte of all)\n"
           "      --document-delay MS  a document's references are asked for no earlier than\n"
           "                           MS ms after its first byte, as Chromium commits a\n"
           "                           navigation and starts its parser first (there about\n"
@@ -170,6 +173,7 @@ enum {
   OPT_CHROMIUM_HEADERS,
   OPT_BOOST_IMAGES,
   OPT_BLOCKING_CSS,
+  OPT_LOAD_EVENT,
   OPT_DOCUMENT_DELAY,
   OPT_FRAME_DELAY,
   OPT_REQUEST_SPACING,
@@ -215,6 +219,7 @@ static const struct option long_options[] = {
     {"chromium-headers", no_argument, NULL, OPT_CHROMIUM_HEADERS},
     {"boost-images", no_argument, NULL, OPT_BOOST_IMAGES},
     {"blocking-css", no_argument, NULL, OPT_BLOCKING_CSS},
+    {"load-event", no_argument, NULL, OPT_LOAD_EVENT},
     {"document-delay", required_argument, NULL, OPT_DOCUMENT_DELAY},
     {"frame-delay", required_argument, NULL, OPT_FRAME_DELAY},
     {"request-spacing", required_argument, NULL, OPT_REQUEST_SPACING},
@@ -358,6 +363,9 @@ static int parse_options(load_options *opt, addr_args *addr, int argc, char **ar
       break;
     case OPT_BLOCKING_CSS:
       opt->blocking_css = 1;
+      break;
+    case OPT_LOAD_EVENT:
+      opt->load_event = 1;
       break;
     case OPT_DOCUMENT_DELAY:
       if (parse_uint(optarg, 0, 10000, &v))

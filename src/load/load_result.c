@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "load_browser.h"
 #include "load_int.h"
 
 /* Milliseconds rounded to 0.1 ms; -1 (did not happen) becomes null. */
@@ -70,15 +71,38 @@ static json_t *resources_json(const load_run *run) {
   return list;
 }
 
+/* The page's times from its resources' ends (-1: none ended): the page load time, the last
+ * end (with --load-event only among the resources Chromium's load event waits for), the
+ * same within the recording's cutoff, and the last byte of all. Returns 0, or -1 when out
+ * of memory. */
+static int page_times(const load_run *run, double *plt, double *plt_cutoff, double *last_byte) {
+  const load_plan *plan = run->plan;
+  unsigned char *waits = NULL;
+  if (run->opt->load_event) {
+    waits = malloc(plan->n_resources ? plan->n_resources : 1);
+    if (!waits || load_browser_load_event_waits(plan, waits) != 0) {
+      free(waits);
+      fprintf(stderr, "speedy load: out of memory\n");
+      return -1;
+    }
+  }
+  *plt = *plt_cutoff = *last_byte = -1;
+  for (size_t i = 0; i < plan->n_resources; i++) {
+    double end = load_sched_entry(run->sched, (int)i)->end_ms;
+    if (end > *last_byte) *last_byte = end;
+    if (waits && !waits[i]) continue;
+    if (end > *plt) *plt = end;
+    if (!plan->resources[i].after_cutoff && end > *plt_cutoff) *plt_cutoff = end;
+  }
+  free(waits);
+  return 0;
+}
+
 int load_result_write(const load_run *run, int valid, const char *reason) {
   const load_options *opt = run->opt;
   const load_plan *plan = run->plan;
-  double plt = -1, plt_cutoff = -1;
-  for (size_t i = 0; i < plan->n_resources; i++) {
-    double end = load_sched_entry(run->sched, (int)i)->end_ms;
-    if (end > plt) plt = end;
-    if (!plan->resources[i].after_cutoff && end > plt_cutoff) plt_cutoff = end;
-  }
+  double plt, plt_cutoff, last_byte;
+  if (page_times(run, &plt, &plt_cutoff, &last_byte) != 0) return -1;
   char name[600];
   snprintf(name, sizeof(name), "%s#%s", plan->source, plan->page);
   json_t *resources = resources_json(run);
@@ -94,6 +118,7 @@ int load_result_write(const load_run *run, int valid, const char *reason) {
       (json_int_t)opt->document_delay_ms, "frame_delay_ms", (json_int_t)opt->frame_delay_ms,
       "request_spacing_ms", (json_int_t)opt->request_spacing_ms, "jitter_ms",
       (json_int_t)opt->jitter_ms);
+  if (settings) json_object_set_new(settings, "load_event", json_boolean(opt->load_event));
   json_t *o = json_pack(
       "{s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:b, s:n, s:i, s:I, s:b, s:s, s:o, s:o, s:o,"
       " s:I, s:I, s:s, s:i, s:n, s:n, s:n, s:I, s:I, s:i, s:i, s:o, s:o}",
@@ -119,6 +144,8 @@ int load_result_write(const load_run *run, int valid, const char *reason) {
   /* Every connection opened, the ones that never carried a request included (a late-bound
    * HTTP/1.1 attempt, --chromium-sockets' preconnects, backups and given-up attempts). */
   json_object_set_new(o, "connections_opened", json_integer(run->connections));
+  /* The page load time's end and the last byte differ with --load-event (as Chromium's). */
+  json_object_set_new(o, "last_byte_ms", ms(last_byte));
   /* --coalesce: hosts whose group's certificate did not name them (own connection). */
   if (opt->coalesce) json_object_set_new(o, "uncoalesced_hosts", json_integer(run->uncoalesced));
   char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -245,7 +272,11 @@ static json_t *har_entry(const load_run *run, int id, double dns) {
 int load_har_write(const load_run *run) {
   const load_options *opt = run->opt;
   json_t *entries = json_array();
-  double plt = -1;
+  double plt, plt_cutoff, last_byte;
+  if (page_times(run, &plt, &plt_cutoff, &last_byte) != 0) {
+    json_decref(entries);
+    return -1;
+  }
   int first_storage[LOAD_PLAN_MAX_HOSTS];
   int *first = NULL;
   if (run->n_lookups > 0 && run->n_lookups <= LOAD_PLAN_MAX_HOSTS) {
@@ -254,7 +285,6 @@ int load_har_write(const load_run *run) {
   }
   for (size_t i = 0; entries && i < run->plan->n_resources; i++) {
     const load_entry *e = load_sched_entry(run->sched, (int)i);
-    if (e->end_ms > plt) plt = e->end_ms;
     if (e->start_ms < 0) continue; /* never requested */
     json_t *entry = har_entry(run, (int)i, har_dns_wait(run, first, (int)i));
     if (entry) json_array_append_new(entries, entry);

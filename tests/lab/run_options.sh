@@ -96,6 +96,11 @@ dry --client chromium --request-spacing 1 --tls on "$good" >/dev/null 2>"$tmp/er
 grep -qF -- "--request-spacing is the loader's" "$tmp/err" ||
   fail "--request-spacing with --client chromium: got '$(cat "$tmp/err")'"
 rc=0
+dry --client chromium --load-event --tls on "$good" >/dev/null 2>"$tmp/err" || rc=$?
+[[ $rc == 2 ]] || fail "--load-event with --client chromium: exit $rc, want 2"
+grep -qF -- "--load-event is the loader's" "$tmp/err" ||
+  fail "--load-event with --client chromium: got '$(cat "$tmp/err")'"
+rc=0
 dry --client chromium --jitter 10 --tls on "$good" >/dev/null 2>"$tmp/err" || rc=$?
 [[ $rc == 2 ]] || fail "--jitter with --client chromium: exit $rc, want 2"
 grep -qF -- "--jitter is the loader's" "$tmp/err" ||

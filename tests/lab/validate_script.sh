@@ -94,6 +94,7 @@ tail -n 1 "$out/results-chromium.jsonl" | grep -q -- "--tls-version 1.2 " || fai
 ! tail -n 1 "$out/results-speedy.jsonl" | grep -q -- "--blocking-css" ||
   fail "SPEEDY_BLOCKING_CSS=0 still blocked the parser"
 ! grep -q -- "--jitter" "$out/results-speedy.jsonl" || fail "--jitter without SPEEDY_JITTER"
+! grep -q -- "--load-event" "$out/results-speedy.jsonl" || fail "--load-event without SPEEDY_LOAD_EVENT"
 
 # SPEEDY_JITTER: the loader's --jitter, not Chromium's; the README lists it.
 out=$tmp/jitter
@@ -106,6 +107,18 @@ grep -q -- "--jitter 7" "$out/README.md" || fail "README: $(cat "$out/README.md"
 status=0
 SPEEDY_JITTER=x "$script" --build "$tmp/build" "$out" "$tmp/pages" >/dev/null 2>"$tmp/err" || status=$?
 ((status == 2)) || fail "SPEEDY_JITTER=x: exit $status, want 2"
+
+# SPEEDY_LOAD_EVENT=1: the loader's --load-event, not Chromium's; the README lists it.
+out=$tmp/load-event
+SPEEDY_LOAD_EVENT=1 "$script" --build "$tmp/build" -n 1 -l cable --loss 0 "$out" "$tmp/pages" \
+  >/dev/null 2>"$tmp/err" || fail "SPEEDY_LOAD_EVENT=1: $(cat "$tmp/err")"
+grep -q -- "--client speedy .*--load-event" "$out/results-speedy.jsonl" ||
+  fail "SPEEDY_LOAD_EVENT=1: $(cat "$out/results-speedy.jsonl")"
+! grep -q -- "--load-event" "$out/results-chromium.jsonl" || fail "Chromium got --load-event"
+grep -q -- "--load-event" "$out/README.md" || fail "README: $(cat "$out/README.md")"
+status=0
+SPEEDY_LOAD_EVENT=2 "$script" --build "$tmp/build" "$out" "$tmp/pages" >/dev/null 2>"$tmp/err" || status=$?
+((status == 2)) || fail "SPEEDY_LOAD_EVENT=2: exit $status, want 2"
 
 # -c: the loader runs the list, Chromium the browser's part of it; --loader-jobs.
 out=$tmp/matrix

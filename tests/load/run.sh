@@ -373,6 +373,33 @@ jitter)
   load --http1 --jitter 150 --repetition 3 $(multi_addrs) || fail "exit $?"
   batch_check jitter_ms 150 spread || fail "--jitter 150: requests not spread"
   ;;
+load_event)
+  # --load-event: the page load time ends at the last of the resources Chromium's load
+  # event waits for, not at the fetch()es (the plan's "other" 8, a beacon asked for 50 ms
+  # late, and 9, a script's); last_byte_ms and the HAR's onLoad say which is which.
+  start_server --http1
+  for mode in all event; do
+    : > log.jsonl
+    if [[ $mode == event ]]; then load --http1 --load-event $(multi_addrs) || fail "exit $?"
+    else load --http1 $(multi_addrs) || fail "exit $?"; fi
+    python3 - "$mode" <<'PY' || fail "--load-event ($mode): times wrong"
+import json, sys
+mode = sys.argv[1]
+d = json.loads(open("result.jsonl").read().splitlines()[-1])
+assert d["valid"], d["invalid_reason"]
+assert d["settings"]["load_event"] == (mode == "event"), d["settings"]
+ends = {x["id"]: x["end_ms"] for x in d["resources"]}
+last = max(ends.values())
+waited = max(e for i, e in ends.items() if mode == "all" or i not in (8, 9))
+assert abs(d["last_byte_ms"] - last) < 0.11, (d["last_byte_ms"], last)
+assert abs(d["plt_ms"] - waited) < 0.11, (mode, d["plt_ms"], waited, ends)
+onload = json.load(open("har.json"))["log"]["pages"][0]["pageTimings"]["onLoad"]
+assert abs(onload - d["plt_ms"]) < 0.11, (onload, d["plt_ms"])
+if mode == "event" and max(ends[8], ends[9]) > waited:
+    assert d["plt_ms"] < d["last_byte_ms"], d
+PY
+  done
+  ;;
 chromium_sockets)
   # --chromium-sockets over node's http2 (TLS), behind slow_relay.py: every TLS handshake
   # takes 500 ms more, TCP's none. The page's host gets the navigation's two sockets; cdn,

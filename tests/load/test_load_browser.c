@@ -300,3 +300,17 @@ Test(load_browser, chromium_priorities_by_the_place_in_the_body) {
   }
   load_plan_del(plan);
 }
+
+/* What Chromium's load event waits for (--load-event): everything but what the page bodies
+ * ask for by fetch() or a preload as fetch. */
+Test(load_browser, the_load_event_waits_for_all_but_fetches) {
+  load_plan *plan = chromium_plan(1);
+  unsigned char waits[27];
+  cr_assert_eq(plan->n_resources, sizeof(waits));
+  cr_assert_eq(load_browser_load_event_waits(plan, waits), 0);
+  /* not: an "other" GET (7), a POST (8), an image without bytes (11); a style sheet's font
+   * (4) is waited for */
+  for (int i = 0; i < 27; i++)
+    cr_expect_eq(waits[i], !(i == 7 || i == 8 || i == 11), "#%d: waits %d", i, waits[i]);
+  load_plan_del(plan);
+}
