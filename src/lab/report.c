@@ -452,6 +452,12 @@ int report_build(const char *results, uint64_t seed, report *r, char *err, size_
       continue;
     }
     if (json_is_false(json_object_get(line, "lateness_ok"))) r->n_lateness++;
+    const char *client = json_string_value(json_object_get(line, "client"));
+    if (client == NULL || strcmp(client, "chromium") != 0) {
+      r->n_loader_loads++;
+      if (json_is_true(json_object_get(json_object_get(line, "settings"), "load_event")))
+        r->n_loader_load_event++;
+    }
     group_name(&queues, line, group, sizeof group);
     size_t p = intern(&r->pages, &r->n_pages, report_page_of(line));
     size_t g = intern(&r->groups, &r->n_groups, group);

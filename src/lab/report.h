@@ -108,6 +108,9 @@ void report_sweep_format_value(const report_sweep *s, const report_sweep_point *
 typedef struct report {
   json_t *lines; /* every parsed result line */
   size_t n_loads, n_invalid, n_lateness;
+  /* valid loads of the loader (not Chromium's), and of them those whose page load time
+   * ends where Chromium's load event would (settings.load_event, speedy load --load-event) */
+  size_t n_loader_loads, n_loader_load_event;
   char **pages;
   size_t n_pages;
   char **groups; /* "cable, loss 0%, TLS off" */

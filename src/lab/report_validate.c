@@ -226,6 +226,23 @@ static int any_self(const report_validation *v) {
   return 0;
 }
 
+/* Where each client's page load time ends (one sentence, no newline). */
+static void print_definition(FILE *out, const report *r) {
+  if (r->n_loader_load_event == 0)
+    fputs("The loader's page load time ends at its last byte, Chromium's at its load event "
+          "(speedy load --load-event ends the loader's there too).",
+          out);
+  else if (r->n_loader_load_event == r->n_loader_loads)
+    fputs("Both page load times end at the load event (the loader's where Chromium's would: "
+          "speedy load --load-event).",
+          out);
+  else
+    fprintf(out,
+            "The loader's page load time ends where Chromium's load event would in %zu of its "
+            "%zu loads, at its last byte in the others: not one definition.",
+            r->n_loader_load_event, r->n_loader_loads);
+}
+
 /* Each client against itself: the agreement its own repetitions allow. */
 static void print_self(FILE *out, const report *r, const report_validation *v, int lw) {
   if (!any_self(v)) return;
@@ -286,6 +303,8 @@ int report_validate_print(FILE *out, const report *r) {
     fprintf(out, "%-*.*s %-13s %5zu %17s %12.3f\n", lw, lw, r->groups[pair->group],
             r->configs[pair->loader], pair->n_pages, within, pair->median_ratio);
   }
+  print_definition(out, r);
+  fputc('\n', out);
   print_self(out, r, &v, lw);
   print_work(out, r, &v, lw);
   if (v.n_orders > 0)
@@ -347,7 +366,9 @@ int report_validate_html(FILE *f, const report *r) {
             r->configs[pair->loader], pair->n_pages, pair->within,
             share(pair->within, pair->n_pages), pair->median_ratio);
   }
-  fputs("</table>\n", f);
+  fputs("</table>\n<p>", f);
+  print_definition(f, r);
+  fputs("</p>\n", f);
   if (any_self(&v)) {
     fputs("<p>Each client against itself, on the pages it loaded twice or more: how many "
           "have the median of its odd-numbered loads within ±10% of its even-numbered "

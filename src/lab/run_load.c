@@ -957,7 +957,7 @@ loader_ready:;
   json_object_set_new(
       result, "settings",
       json_pack("{s:s, s:i, s:s, s:i, s:i, s:i, s:i, s:i, s:o, s:I, s:I, s:I, s:s, s:s, s:I, s:f,"
-                " s:I}",
+                " s:I, s:b}",
                 "congestion_control", running->tcp.congestion_control, "initcwnd",
                 running->tcp.initcwnd, "tcp_preset", running->tcp.preset, "slow_start_after_idle",
                 running->tcp.slow_start_after_idle, "ecn", running->tcp.ecn, "early_retrans",
@@ -967,17 +967,18 @@ loader_ready:;
                 "plan_seed", (json_int_t)json_integer_value(json_object_get(result, "seed")),
                 "server", server_cmdline ? server_cmdline : "", "loader",
                 loader_cmdline ? loader_cmdline : "", "started", (json_int_t)wall, "load_wall_ms",
-                round(load_wall), "dns_rtt_ms", (json_int_t)settings->dns_rtt_ms));
+                round(load_wall), "dns_rtt_ms", (json_int_t)settings->dns_rtt_ms, "load_event",
+                settings->load_event));
   free(server_cmdline);
   free(loader_cmdline);
   /* Invariants the run can check. */
   double plt = json_number_value(json_object_get(result, "plt_ms"));
   int valid = json_is_true(json_object_get(result, "valid"));
-  /* The browser's PLT is its load event, which requests made later do not delay: the
-   * bound (every byte of the plan) is checked against its last byte instead. */
+  /* The browser's PLT is its load event, which requests made later do not delay (and so is
+   * the loader's with --load-event): the bound (every byte of the plan) is checked against
+   * the last byte instead, where the result has it. */
   const json_t *last_byte = json_object_get(result, "last_byte_ms");
-  double checked =
-      settings->chromium && json_is_number(last_byte) ? json_number_value(last_byte) : plt;
+  double checked = json_is_number(last_byte) ? json_number_value(last_byte) : plt;
   if (valid && checked < bound) {
     valid = 0;
     char why[160];

@@ -141,3 +141,21 @@ for d in lines[1:]:
 print(f"--chromium-sockets --chromium-headers: {len(lines) - 1} loads, sockets opened "
       "beyond those used, Chromium's request headers")
 PY
+
+# --load-event reaches the loader: the page load time ends at the last resource Chromium's
+# load event waits for, last_byte_ms at the last byte of all (synth-tiny's "other"
+# resources are fetch()es); the bound is checked against the last byte.
+"$speedy" lab run -o "$tmp/le.jsonl" -l cable --loss 0 --tls off -c http1-fcfs -n 1 \
+  --seed 3 --load-event --speedyd "$speedyd" --timeout 60 "$tmp/corpus/synth-tiny.har" \
+  2>"$tmp/le.err" || { cat "$tmp/le.err"; exit 1; }
+python3 - "$tmp/le.jsonl" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert lines[0]["settings"]["load_event"] is True, lines[0]["settings"]
+for d in lines[1:]:
+    assert d["valid"], f"{d['key']}: invalid: {d['invalid_reason']}"
+    assert d["settings"]["load_event"] is True and "--load-event" in d["settings"]["loader"]
+    assert d["last_byte_ms"] >= d["plt_ms"] > 0 and d["last_byte_ms"] >= d["lower_bound_ms"]
+print(f"--load-event: {len(lines) - 1} load, page load time {lines[1]['plt_ms']} ms, "
+      f"last byte {lines[1]['last_byte_ms']} ms")
+PY

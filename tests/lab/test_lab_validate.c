@@ -273,3 +273,35 @@ Test(validate, no_work_table_when_no_load_reports_it) {
   report_validate_free(&v);
   report_free(&rep);
 }
+
+/* Where each client's page load time ends, as the loader's loads say (settings.load_event):
+ * none, all or some of them with --load-event. */
+static int loader_load_events; /* 0 none, 1 one of two, 2 both */
+
+static void load_events(FILE *f) {
+  put(f, "a", "http1-fcfs", "chromium", "cable", 1000);
+  put(f, "b", "http1-fcfs", "chromium", "cable", 500);
+  put_with(f, "a", "http1-fcfs", "loader", "cable", 900,
+           loader_load_events >= 1 ? ",\"settings\":{\"load_event\":true}" : "");
+  put_with(f, "b", "http1-fcfs", "loader", "cable", 480,
+           loader_load_events == 2 ? ",\"settings\":{\"load_event\":true}"
+                                   : ",\"settings\":{\"load_event\":false}");
+}
+
+Test(validate, the_section_says_where_each_page_load_time_ends) {
+  static const char *const want[] = {
+      "The loader's page load time ends at its last byte, Chromium's at its load event",
+      "ends where Chromium's load event would in 1 of its 2 loads, at its last byte in the "
+      "others: not one definition",
+      "Both page load times end at the load event"};
+  for (loader_load_events = 0; loader_load_events <= 2; loader_load_events++) {
+    report rep;
+    report_validation v;
+    build(&rep, &v, load_events);
+    char *text = text_of(&rep);
+    cr_assert_not_null(strstr(text, want[loader_load_events]), "%d: %s", loader_load_events, text);
+    free(text);
+    report_validate_free(&v);
+    report_free(&rep);
+  }
+}
