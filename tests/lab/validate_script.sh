@@ -96,29 +96,24 @@ tail -n 1 "$out/results-chromium.jsonl" | grep -q -- "--tls-version 1.2 " || fai
 ! grep -q -- "--jitter" "$out/results-speedy.jsonl" || fail "--jitter without SPEEDY_JITTER"
 ! grep -q -- "--load-event" "$out/results-speedy.jsonl" || fail "--load-event without SPEEDY_LOAD_EVENT"
 
-# SPEEDY_JITTER: the loader's --jitter, not Chromium's; the README lists it.
-out=$tmp/jitter
-SPEEDY_JITTER=7 "$script" --build "$tmp/build" -n 1 -l cable --loss 0 "$out" "$tmp/pages" \
-  >/dev/null 2>"$tmp/err" || fail "SPEEDY_JITTER=7: $(cat "$tmp/err")"
-grep -q -- "--request-spacing 1 --jitter 7" "$out/results-speedy.jsonl" ||
-  fail "SPEEDY_JITTER=7: $(cat "$out/results-speedy.jsonl")"
-! grep -q -- "--jitter" "$out/results-chromium.jsonl" || fail "Chromium got --jitter"
-grep -q -- "--jitter 7" "$out/README.md" || fail "README: $(cat "$out/README.md")"
-status=0
-SPEEDY_JITTER=x "$script" --build "$tmp/build" "$out" "$tmp/pages" >/dev/null 2>"$tmp/err" || status=$?
-((status == 2)) || fail "SPEEDY_JITTER=x: exit $status, want 2"
-
-# SPEEDY_LOAD_EVENT=1: the loader's --load-event, not Chromium's; the README lists it.
-out=$tmp/load-event
-SPEEDY_LOAD_EVENT=1 "$script" --build "$tmp/build" -n 1 -l cable --loss 0 "$out" "$tmp/pages" \
-  >/dev/null 2>"$tmp/err" || fail "SPEEDY_LOAD_EVENT=1: $(cat "$tmp/err")"
-grep -q -- "--client speedy .*--load-event" "$out/results-speedy.jsonl" ||
-  fail "SPEEDY_LOAD_EVENT=1: $(cat "$out/results-speedy.jsonl")"
-! grep -q -- "--load-event" "$out/results-chromium.jsonl" || fail "Chromium got --load-event"
-grep -q -- "--load-event" "$out/README.md" || fail "README: $(cat "$out/README.md")"
-status=0
-SPEEDY_LOAD_EVENT=2 "$script" --build "$tmp/build" "$out" "$tmp/pages" >/dev/null 2>"$tmp/err" || status=$?
-((status == 2)) || fail "SPEEDY_LOAD_EVENT=2: exit $status, want 2"
+# loader_option VAR VALUE BAD COMMAND FLAG README: VAR=VALUE gives the loader's command line
+# COMMAND (a pattern) and Chromium's no FLAG, the README lists README; VAR=BAD exits 2.
+loader_option() {
+  local var=$1 value=$2 bad=$3 command=$4 flag=$5 readme=$6 status=0
+  local out=$tmp/$var
+  env "$var=$value" "$script" --build "$tmp/build" -n 1 -l cable --loss 0 "$out" "$tmp/pages" \
+    >/dev/null 2>"$tmp/err" || fail "$var=$value: $(cat "$tmp/err")"
+  grep -q -- "$command" "$out/results-speedy.jsonl" ||
+    fail "$var=$value: $(cat "$out/results-speedy.jsonl")"
+  ! grep -q -- "$flag" "$out/results-chromium.jsonl" || fail "Chromium got $flag"
+  grep -q -- "$readme" "$out/README.md" || fail "README: $(cat "$out/README.md")"
+  env "$var=$bad" "$script" --build "$tmp/build" "$out" "$tmp/pages" >/dev/null 2>"$tmp/err" ||
+    status=$?
+  ((status == 2)) || fail "$var=$bad: exit $status, want 2"
+}
+# The loader's --jitter and --load-event, not Chromium's.
+loader_option SPEEDY_JITTER 7 x "--request-spacing 1 --jitter 7" --jitter "--jitter 7"
+loader_option SPEEDY_LOAD_EVENT 1 2 "--client speedy .*--load-event" --load-event --load-event
 
 # -c: the loader runs the list, Chromium the browser's part of it; --loader-jobs.
 out=$tmp/matrix
