@@ -291,8 +291,8 @@ static void load_events(FILE *f) {
 Test(validate, the_section_says_where_each_page_load_time_ends) {
   static const char *const want[] = {
       "The loader's page load time ends at its last byte, Chromium's at its load event",
-      "ends where Chromium's load event would in 1 of its 2 loads, at its last byte in the "
-      "others: not one definition",
+      ("ends where Chromium's load event would in 1 of its 2 loads, at its last byte in the "
+       "others: not one definition"),
       "Both page load times end at the load event"};
   for (loader_load_events = 0; loader_load_events <= 2; loader_load_events++) {
     report rep;
