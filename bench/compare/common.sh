@@ -39,6 +39,19 @@ pick_figure() {
           else printf "%.0f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# ratio_to_fastest SPEEDYD OTHER...: SPEEDYD over the highest of the others that are
+# figures, two decimals; – when speedyd's or every other figure is missing (err, –, empty)
+ratio_to_fastest() {
+  awk -v a="$1" 'BEGIN { for (i = 2; i < ARGC; i++) if (ARGV[i] ~ /^[0-9]+$/ && ARGV[i] + 0 > b) b = ARGV[i] + 0
+    if (a ~ /^[0-9]+$/ && a + 0 > 0 && b > 0) printf "%.2f\n", a / b; else print "–" }' "$@"
+}
+
+# ratio_range RATIO...: "lowest–highest" of the ratios that are numbers, – when none is
+ratio_range() {
+  printf '%s\n' "$@" | awk '/^[0-9.]+$/ { v = $1 + 0; if (!n++ || v < lo) lo = v; if (n == 1 || v > hi) hi = v }
+    END { if (n) printf "%.2f–%.2f\n", lo, hi; else print "–" }'
+}
+
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
