@@ -482,8 +482,12 @@ static int serialise(speedy_session *session, speedy_outframe *frame) {
   case SPEEDY_OUT_SETTINGS_ACK:
     /* The peer's new table size holds from its acknowledgement on (RFC 7541 4.2): blocks
      * serialised before this frame used the old one. */
-    if (frame->has_value)
-      speedy_hpack_encoder_set_peer_max_table_size(state(session)->encoder, frame->value);
+    if (frame->has_value) {
+      speedy_hpack_encoder *encoder = state(session)->encoder;
+      if (frame->smallest_value < frame->value)
+        speedy_hpack_encoder_set_peer_max_table_size(encoder, frame->smallest_value);
+      speedy_hpack_encoder_set_peer_max_table_size(encoder, frame->value);
+    }
     len = speedy_h2_encode_settings(bytes, NULL, NULL, 0, 1);
     flags = SPEEDY_H2_FLAG_ACK;
     if (describe) snprintf(summary, sizeof(summary), "ack");

@@ -496,7 +496,7 @@ static int on_settings(speedy_session *session, const uint8_t *payload) {
   }
   TRACE(session, "entries=%u", (unsigned)(f->length / 6));
   h2->settings_seen = 1;
-  uint32_t table_size = 0;
+  uint32_t table_size = 0, smallest_table_size = UINT32_MAX;
   int has_table_size = 0;
   /* 6.5.3: in order, all of them, then the acknowledgement. */
   for (size_t i = 0; i < f->length / 6; i++) {
@@ -508,7 +508,9 @@ static int on_settings(speedy_session *session, const uint8_t *payload) {
     int rv = 0;
     switch (setting) {
     case SPEEDY_H2_SETTINGS_HEADER_TABLE_SIZE:
+      /* RFC 7541 4.2: the encoder signals the smallest of several, then the last. */
       table_size = value;
+      if (value < smallest_table_size) smallest_table_size = value;
       has_table_size = 1;
       break;
     case SPEEDY_H2_SETTINGS_ENABLE_PUSH:
@@ -543,6 +545,7 @@ static int on_settings(speedy_session *session, const uint8_t *payload) {
   if (ack == NULL) return speedy_session_fail_with(session, SPEEDY_ERR_NOMEM);
   ack->has_value = (uint8_t)has_table_size;
   ack->value = table_size;
+  ack->smallest_value = smallest_table_size;
   int rv = speedy_queue_control(session, ack, 1);
   return rv != 0 ? speedy_session_fail_with(session, rv) : 0;
 }

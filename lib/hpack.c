@@ -487,7 +487,7 @@ struct speedy_hpack_decoder {
   speedy_mem *mem;
   hpack_table table;
   uint32_t allowed_max;      /* SETTINGS_HEADER_TABLE_SIZE in force */
-  uint32_t smallest_allowed; /* its smallest value since the last block's first field */
+  uint32_t smallest_allowed; /* its smallest value since the last block (or update owed) */
   int update_needed;         /* a block must start with an update <= smallest_allowed */
   uint32_t max_header_list;
   uint32_t max_string;
@@ -787,6 +787,9 @@ static int hold(speedy_hpack_decoder *d, const uint8_t *in, size_t len, size_t n
 
 static int block_end(speedy_hpack_decoder *d) {
   int over = d->over_cap;
+  /* A block of size updates only still ends the interval whose smallest size had to be
+   * signalled (4.2); one still owed carries over to the next block. */
+  if (!d->update_needed) d->smallest_allowed = d->allowed_max;
   d->field_seen = 0;
   d->over_cap = 0;
   d->list_size = 0;

@@ -179,6 +179,39 @@ Test(h2_hpack, rfc7541_s4_2_the_peers_table_size_binds_our_encoder_after_our_ack
   h2_rig_close(&rig);
 }
 
+/* 4.2 with RFC 9113 6.5.3: two HEADER_TABLE_SIZE in one SETTINGS frame (0, then 4,096) are
+ * two changes: after a response has filled our table, the next block must signal 0 first
+ * (the table emptied), then 4,096, as nghttp2's decoder expects. */
+Test(h2_hpack, rfc7541_s4_2_the_smallest_of_one_frames_table_sizes_is_signalled) {
+  h2_rig rig;
+  server(&rig);
+  h2_rig_get(&rig, 1, "/", 0);
+  h2_rig_get(&rig, 3, "/", 0);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  speedy_header h[] = {{":status", 7, "200", 3}, {"x-would-index", 13, "yes", 3}};
+  cr_assert_eq(speedy_submit_response(rig.peer->session, 1, h, 2, NULL, NULL), 0);
+  h2_output first;
+  h2_output_take(&first, &rig);
+  free(h2_output_fields(&rig, &first, 0));
+  h2_output_free(&first);
+  cr_assert_gt(speedy_hpack_encoder_table_size(rig.peer->session->wire.h2.encoder), 0);
+  h2_settings(&rig.in, (uint16_t[]){0x1, 0x1}, (uint32_t[]){0, 4096}, 2);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  speedy_hpack_decoder_set_max_table_size(rig.decoder, 0);
+  speedy_hpack_decoder_set_max_table_size(rig.decoder, 4096);
+  cr_assert_eq(speedy_submit_response(rig.peer->session, 3, h, 2, NULL, NULL), 0);
+  h2_output out;
+  h2_output_take(&out, &rig);
+  cr_assert_eq(out.frames[0].hd.type, 0x4, "the ACK first");
+  cr_assert_eq(out.frames[1].hd.type, HEADERS);
+  cr_assert_eq(out.frames[1].payload[0], 0x20, "a size update to 0 opens the block");
+  char *fields = h2_output_fields(&rig, &out, 1); /* decodes: the table stayed in step */
+  cr_assert(strstr(fields, "x-would-index: yes") != NULL);
+  free(fields);
+  h2_output_free(&out);
+  h2_rig_close(&rig);
+}
+
 /* Our encoder indexes what repeats: a second response is smaller, and decodes the same. */
 Test(h2_hpack, rfc7541_s2_3_our_encoder_tables_repeat_fields) {
   h2_rig rig;

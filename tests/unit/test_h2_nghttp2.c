@@ -616,6 +616,32 @@ Test(h2_nghttp2, s6_5_3_nghttp2_changes_settings_mid_download) {
   finish(server, client);
 }
 
+/* RFC 7541 4.2: nghttp2 sets its HPACK table to 0 and back to 4,096 in one SETTINGS frame
+ * after our responses filled it; it empties its table and expects our next block to say
+ * so (an update to 0 first): its decoder refuses anything else. */
+Test(h2_nghttp2, rfc7541_s4_2_table_size_0_then_back_in_one_settings_frame) {
+  test_peer *server = our_server(NULL);
+  our_response_size = 100;
+  ng_peer *client = ng_new(0, NULL, 0);
+  for (int i = 0; i < 3; i++) ng_get(client, "/s");
+  int rv = exchange(server, client, 16384);
+  cr_assert_eq(rv, 0, "%s", speedy_strerror(rv));
+  nghttp2_settings_entry twice[] = {{NGHTTP2_SETTINGS_HEADER_TABLE_SIZE, 0},
+                                    {NGHTTP2_SETTINGS_HEADER_TABLE_SIZE, 4096}};
+  cr_assert_eq(nghttp2_submit_settings(client->session, NGHTTP2_FLAG_NONE, twice, 2), 0);
+  rv = exchange(server, client, 16384);
+  cr_assert_eq(rv, 0, "%s", speedy_strerror(rv));
+  for (int i = 0; i < 3; i++) ng_get(client, "/s2");
+  rv = exchange(server, client, 16384);
+  cr_assert_eq(rv, 0, "%s; log:\n%s", speedy_strerror(rv), server->log);
+  cr_assert_eq(client->n_streams, 6);
+  for (size_t i = 0; i < client->n_streams; i++)
+    cr_assert(client->streams[i].body == 100 && client->streams[i].close_code == 0,
+              "stream %d: %llu octets, code %u", (int)client->streams[i].id,
+              (unsigned long long)client->streams[i].body, client->streams[i].close_code);
+  finish(server, client);
+}
+
 /* 6.8: our server's graceful shutdown: GOAWAY(2^31-1), PING, then the real last stream;
  * what was in flight completes. */
 Test(h2_nghttp2, s6_8_our_server_shuts_down_gracefully) {

@@ -159,6 +159,29 @@ Test(hpack, size_update_is_required_after_settings_shrink_the_table_rfc7541_4_2)
   mem_check();
 }
 
+/* A block of size updates only ends the interval too: a later reduction is signalled by
+ * an update down to it, not to the smallest size before that block. */
+Test(hpack, a_block_of_size_updates_only_ends_the_interval_rfc7541_4_2) {
+  mem_setup();
+  got_list g = {0};
+  speedy_hpack_decoder *d = decoder_new();
+  speedy_hpack_decoder_set_max_table_size(d, 1000);
+  cr_assert_eq(decode(d, (const uint8_t *)"\x3f\xc9\x07", 3, &g, 0), 0); /* to 1,000 */
+  speedy_hpack_decoder_set_max_table_size(d, 4096);
+  cr_assert_eq(decode(d, (const uint8_t *)"\x3f\xe1\x1f", 3, &g, 0), 0); /* to 4,096 */
+  speedy_hpack_decoder_set_max_table_size(d, 3000);
+  cr_assert_eq(decode(d, (const uint8_t *)"\x3f\x99\x17\x82", 4, &g, 0), 0); /* to 3,000 */
+  cr_assert_eq(speedy_hpack_decoder_table_max(d), 3000);
+  /* One still owed after an empty block carries over to the next. */
+  speedy_hpack_decoder_set_max_table_size(d, 100);
+  cr_assert_eq(decode(d, (const uint8_t *)"", 0, &g, 0), 0);
+  speedy_hpack_decoder_set_max_table_size(d, 3000);
+  cr_assert_eq(decode(d, (const uint8_t *)"\x82", 1, &g, 0), SPEEDY_HPACK_ERR_SIZE_UPDATE);
+  speedy_hpack_decoder_del(d);
+  got_free(&g);
+  mem_check();
+}
+
 Test(hpack, size_update_evicts_and_zero_empties_the_table_rfc7541_4_3) {
   mem_setup();
   got_list g = {0};
