@@ -32,8 +32,11 @@
 #define SPEEDY_MAX_DATA_HEADER_LEN 9
 /* Settings a session remembers: SPDY's ids 1-8, then the HTTP/2-only ones. */
 #define SPEEDY_SETTING_SLOTS (SPEEDY_SETTINGS_MAX_ID + 1 + 6)
-/* Streams whose closing the session remembers (how it ended). */
+/* Streams whose closing the session remembers (how it ended), and apart from them the
+ * streams we reset: other streams closing never push those out, so frames the peer sent
+ * before it saw our RST_STREAM are ignored even when many streams close meanwhile. */
 #define SPEEDY_CLOSED_MEMORY 32
+#define SPEEDY_RESET_MEMORY 32
 
 struct speedy_options {
   speedy_mem mem; /* allocator hooks (in_use unused here) */
@@ -146,6 +149,7 @@ struct speedy_outframe {
   int32_t associated_id;     /* pushes and promises: the stream they belong to */
   uint32_t reason;           /* RST, GOAWAY: speedy_rst_status */
   uint32_t value;            /* delta, ping id, last stream id, table size */
+  uint32_t smallest_value;   /* SETTINGS_ACK: the smallest table size the frame gave */
   uint8_t opaque[8];         /* HTTP/2 PING payload */
   uint8_t *block;            /* laid-out header list or debug data (after the record) */
   speedy_fieldset *fieldset; /* HEADERS of a prepared response: a reference, released
@@ -175,11 +179,6 @@ typedef struct speedy_ping_record {
   int64_t sent_ns;
 } speedy_ping_record;
 
-/* How a stream we no longer have ended. */
-typedef struct speedy_closed_record {
-  int32_t id;
-  uint8_t reset_by_us; /* we sent RST_STREAM: the peer's late frames are ignored */
-} speedy_closed_record;
 
 struct speedy_session {
   speedy_mem mem;
@@ -210,8 +209,10 @@ struct speedy_session {
   int32_t last_recv_stream_id;    /* highest peer stream we processed (GOAWAY last-good) */
   int32_t highest_peer_stream_id; /* highest peer stream id seen, processed or ignored */
   int32_t highest_local_on_wire;  /* highest id of ours the peer has seen */
-  speedy_closed_record closed[SPEEDY_CLOSED_MEMORY];
+  int32_t closed[SPEEDY_CLOSED_MEMORY]; /* streams closed otherwise (ids; 0: none) */
   uint32_t closed_next;
+  int32_t reset[SPEEDY_RESET_MEMORY]; /* streams we sent RST_STREAM on (ids; 0: none) */
+  uint32_t reset_next;
 
   /* Peer's settings as applied. */
   uint32_t remote_max_concurrent;

@@ -109,29 +109,30 @@ static void unlink_stream(speedy_session *session, speedy_stream *stream) {
   }
 }
 
-/* Remembers how the stream ended, for frames that arrive after it is gone. */
-static void remember_closed(speedy_session *session, const speedy_stream *stream) {
-  speedy_closed_record *record = &session->closed[session->closed_next % SPEEDY_CLOSED_MEMORY];
-  record->id = stream->id;
-  record->reset_by_us = stream->reset_sent;
-  session->closed_next++;
+void speedy_stream_remember_reset(speedy_session *session, int32_t id) {
+  session->reset[session->reset_next++ % SPEEDY_RESET_MEMORY] = id;
 }
 
-void speedy_stream_remember_reset(speedy_session *session, int32_t id) {
-  speedy_closed_record *record = &session->closed[session->closed_next % SPEEDY_CLOSED_MEMORY];
-  record->id = id;
-  record->reset_by_us = 1;
-  session->closed_next++;
+/* Remembers how the stream ended, for frames that arrive after it is gone. */
+static void remember_closed(speedy_session *session, const speedy_stream *stream) {
+  if (stream->reset_sent)
+    speedy_stream_remember_reset(session, stream->id);
+  else
+    session->closed[session->closed_next++ % SPEEDY_CLOSED_MEMORY] = stream->id;
 }
 
 int speedy_stream_closed_recently(const speedy_session *session, int32_t id, int *reset_by_us) {
-  for (uint32_t i = 0; i < SPEEDY_CLOSED_MEMORY; i++) {
-    const speedy_closed_record *record = &session->closed[i];
-    if (record->id == id && id != 0) {
-      *reset_by_us = record->reset_by_us;
+  if (id == 0) return 0;
+  for (uint32_t i = 0; i < SPEEDY_RESET_MEMORY; i++)
+    if (session->reset[i] == id) {
+      *reset_by_us = 1;
       return 1;
     }
-  }
+  for (uint32_t i = 0; i < SPEEDY_CLOSED_MEMORY; i++)
+    if (session->closed[i] == id) {
+      *reset_by_us = 0;
+      return 1;
+    }
   return 0;
 }
 

@@ -224,6 +224,32 @@ Test(h2_states, s5_1_frames_after_our_rst_stream_are_ignored_and_credited) {
   h2_rig_close(&rig);
 }
 
+/* 5.1: the peer's frames that crossed our RST_STREAM are ignored however many other
+ * streams close before they arrive (here 40, more than the session remembers of those). */
+Test(h2_states, s5_1_frames_crossing_our_rst_are_ignored_after_many_other_closes) {
+  h2_rig rig;
+  server(&rig);
+  h2_rig_get(&rig, 1, "/", 1);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  cr_assert_eq(speedy_submit_rst(rig.peer->session, 1, SPEEDY_RST_CANCEL), 0);
+  h2_output out;
+  h2_output_take(&out, &rig);
+  h2_output_free(&out);
+  for (int32_t id = 3; id <= 81; id += 2) {
+    h2_rig_get(&rig, id, "/", 0);
+    cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+    answer(&rig, id);
+  }
+  h2_data(&rig.in, 1, 0, NULL, 100, 0);
+  h2_rig_headers(&rig, 1, 0x1, (h2_field[]){{"x-trailer", "1"}}, 1);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  h2_output_take(&out, &rig);
+  cr_assert_null(h2_output_find(&out, RST, 1), "no answer to frames after our reset");
+  cr_assert_null(h2_output_find(&out, 0x7, 0), "no GOAWAY for trailers that crossed our reset");
+  h2_output_free(&out);
+  h2_rig_close(&rig);
+}
+
 Test(h2_states, s5_1_window_update_and_rst_on_a_closed_stream_are_ignored) {
   h2_rig rig;
   server_with_request(&rig);
