@@ -179,7 +179,6 @@ typedef struct speedy_ping_record {
   int64_t sent_ns;
 } speedy_ping_record;
 
-
 struct speedy_session {
   speedy_mem mem;
   speedy_options options;
