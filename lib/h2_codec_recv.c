@@ -785,6 +785,11 @@ static int begin_frame(speedy_session *session) {
     int v = speedy_h2_frame_too_large(f);
     if (SPEEDY_H2_VERDICT_IS_CONNECTION(v)) return verdict(session, v, 0, "frame too large");
     if (f->type == SPEEDY_H2_FRAME_DATA) { /* still counts against the connection window */
+      speedy_stream *stream;
+      int by_us;
+      stream_status status = classify(session, f->stream_id, &stream, &by_us);
+      if (status == STREAM_IDLE)
+        return connection_error(session, SPEEDY_H2_PROTOCOL_ERROR, "DATA on an idle stream");
       if (f->length > session->session_recv_window)
         return connection_error(session, SPEEDY_H2_FLOW_CONTROL_ERROR,
                                 "connection window exceeded");
@@ -793,6 +798,7 @@ static int begin_frame(speedy_session *session) {
       h2->pad_credit = 0;
       h2->pad_left = 0;
       h2->recv_state = SPEEDY_H2_RECV_DATA;
+      if (status == STREAM_CLOSED && by_us) return 0; /* crossed our reset: discarded */
     } else {
       h2->recv_state = SPEEDY_H2_RECV_DISCARD;
       session->payload_left = f->length;

@@ -44,11 +44,13 @@ void speedy_h2_frame_hd_encode(uint8_t out[SPEEDY_H2_FRAME_HEADER_LEN], uint32_t
 }
 
 int speedy_h2_frame_too_large(const speedy_h2_frame_hd *hd) {
-  /* §4.2: a frame that could alter the whole connection's state is a connection error. */
-  int connection = hd->stream_id == 0 || hd->type == SPEEDY_H2_FRAME_HEADERS ||
-                   hd->type == SPEEDY_H2_FRAME_PUSH_PROMISE ||
-                   hd->type == SPEEDY_H2_FRAME_CONTINUATION || hd->type == SPEEDY_H2_FRAME_SETTINGS;
-  return connection ? CONN(FRAME_SIZE_ERROR) : STREAM(FRAME_SIZE_ERROR);
+  /* §4.2: a frame that could alter the whole connection's state is a connection error; so
+   * is an RST_STREAM or WINDOW_UPDATE of another length than 4 (§6.4, §6.9), and a PING,
+   * GOAWAY or PRIORITY_UPDATE (which belong on stream 0). Only DATA and PRIORITY concern
+   * their stream alone. */
+  int stream_only = hd->stream_id != 0 &&
+                    (hd->type == SPEEDY_H2_FRAME_DATA || hd->type == SPEEDY_H2_FRAME_PRIORITY);
+  return stream_only ? STREAM(FRAME_SIZE_ERROR) : CONN(FRAME_SIZE_ERROR);
 }
 
 /* ---- names ---- */

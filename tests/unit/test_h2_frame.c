@@ -45,9 +45,14 @@ Test(h2_frame, s4_2_oversized_frames_altering_connection_state_are_connection_er
   speedy_h2_frame_hd hd;
   hd = hd_of(20000, SPEEDY_H2_FRAME_DATA, 0, 1);
   assert_verdict(speedy_h2_frame_too_large(&hd), STREAM(FRAME_SIZE_ERROR), "DATA");
-  static const uint8_t connection_types[] = {SPEEDY_H2_FRAME_HEADERS, SPEEDY_H2_FRAME_PUSH_PROMISE,
-                                             SPEEDY_H2_FRAME_CONTINUATION,
-                                             SPEEDY_H2_FRAME_SETTINGS};
+  hd = hd_of(20000, SPEEDY_H2_FRAME_PRIORITY, 0, 1);
+  assert_verdict(speedy_h2_frame_too_large(&hd), STREAM(FRAME_SIZE_ERROR), "PRIORITY");
+  /* 6.4, 6.9: RST_STREAM and WINDOW_UPDATE of another length; PING, GOAWAY and
+   * PRIORITY_UPDATE belong on stream 0. */
+  static const uint8_t connection_types[] = {
+      SPEEDY_H2_FRAME_HEADERS,  SPEEDY_H2_FRAME_PUSH_PROMISE,  SPEEDY_H2_FRAME_CONTINUATION,
+      SPEEDY_H2_FRAME_SETTINGS, SPEEDY_H2_FRAME_RST_STREAM,    SPEEDY_H2_FRAME_PING,
+      SPEEDY_H2_FRAME_GOAWAY,   SPEEDY_H2_FRAME_WINDOW_UPDATE, SPEEDY_H2_FRAME_PRIORITY_UPDATE};
   for (size_t i = 0; i < sizeof(connection_types); i++) {
     hd = hd_of(20000, connection_types[i], 0, 1);
     assert_verdict(speedy_h2_frame_too_large(&hd), CONN(FRAME_SIZE_ERROR),

@@ -739,6 +739,41 @@ Test(h2_rst_stream, s6_4_rst_stream_of_another_length_is_a_frame_size_error) {
   h2_rig_close(&rig);
 }
 
+/* Longer than SETTINGS_MAX_FRAME_SIZE, on an open stream: still a connection error (an
+ * RST_STREAM is never answered with one, 5.4.2); likewise WINDOW_UPDATE (6.9), and PING,
+ * GOAWAY and PRIORITY_UPDATE on a stream other than 0. */
+Test(h2_rst_stream, s6_4_oversized_rst_stream_and_other_connection_frames_are_connection_errors) {
+  static const uint8_t types[] = {RST, 0x6, 0x7, 0x8, 0x10};
+  for (size_t i = 0; i < sizeof(types); i++) {
+    h2_rig rig;
+    server_with_request(&rig);
+    h2_frame_header(&rig.in, 16385, types[i], 0, 1);
+    raw_put_fill(&rig.in, 0, 16385);
+    h2_expect_goaway(&rig, h2_rig_feed(&rig, 0), SPEEDY_H2_FRAME_SIZE_ERROR, "16,385 octets");
+    h2_rig_close(&rig);
+  }
+}
+
+/* Oversized DATA on an idle stream is the idle stream's connection error (5.1); on a stream
+ * we reset it crossed our RST_STREAM and is discarded, not answered. */
+Test(h2_states, s5_1_oversized_data_follows_the_stream_states) {
+  h2_rig rig;
+  server(&rig);
+  h2_data(&rig.in, 1, 0, NULL, 16385, 0);
+  h2_expect_goaway(&rig, h2_rig_feed(&rig, 0), SPEEDY_H2_PROTOCOL_ERROR, "DATA on idle 1");
+  h2_rig_close(&rig);
+  server(&rig);
+  h2_rig_get(&rig, 1, "/", 1);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  cr_assert_eq(speedy_submit_rst(rig.peer->session, 1, SPEEDY_RST_CANCEL), 0);
+  h2_output out;
+  h2_output_take(&out, &rig);
+  h2_output_free(&out);
+  h2_data(&rig.in, 1, 0, NULL, 16385, 0);
+  h2_expect_quiet(&rig, h2_rig_feed(&rig, 0), "oversized DATA after our reset");
+  h2_rig_close(&rig);
+}
+
 Test(h2_rst_stream, s6_4_rst_stream_closes_with_the_peers_code_and_is_not_answered) {
   h2_rig rig;
   server(&rig);
