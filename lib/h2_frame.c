@@ -46,11 +46,25 @@ void speedy_h2_frame_hd_encode(uint8_t out[SPEEDY_H2_FRAME_HEADER_LEN], uint32_t
 int speedy_h2_frame_too_large(const speedy_h2_frame_hd *hd) {
   /* §4.2: a frame that could alter the whole connection's state is a connection error; so
    * is an RST_STREAM or WINDOW_UPDATE of another length than 4 (§6.4, §6.9), and a PING,
-   * GOAWAY or PRIORITY_UPDATE (which belong on stream 0). Only DATA and PRIORITY concern
-   * their stream alone. */
-  int stream_only = hd->stream_id != 0 &&
-                    (hd->type == SPEEDY_H2_FRAME_DATA || hd->type == SPEEDY_H2_FRAME_PRIORITY);
-  return stream_only ? STREAM(FRAME_SIZE_ERROR) : CONN(FRAME_SIZE_ERROR);
+   * GOAWAY or PRIORITY_UPDATE (which belong on stream 0). DATA and PRIORITY concern their
+   * stream alone (and a type we do not know is ignored before this). */
+  int connection = hd->stream_id == 0;
+  switch (hd->type) {
+  case SPEEDY_H2_FRAME_HEADERS:
+  case SPEEDY_H2_FRAME_PUSH_PROMISE:
+  case SPEEDY_H2_FRAME_CONTINUATION:
+  case SPEEDY_H2_FRAME_SETTINGS:
+  case SPEEDY_H2_FRAME_RST_STREAM:
+  case SPEEDY_H2_FRAME_PING:
+  case SPEEDY_H2_FRAME_GOAWAY:
+  case SPEEDY_H2_FRAME_WINDOW_UPDATE:
+  case SPEEDY_H2_FRAME_PRIORITY_UPDATE:
+    connection = 1;
+    break;
+  default:
+    break;
+  }
+  return connection ? CONN(FRAME_SIZE_ERROR) : STREAM(FRAME_SIZE_ERROR);
 }
 
 /* ---- names ---- */

@@ -356,9 +356,14 @@ static void check_header(const frame_case *f) {
   speedy_h2_frame_hd_encode(encoded, hd->length, hd->type, hd->flags, hd->stream_id);
   expect_header(f, encoded, 0xff, "speedy_h2_frame_hd_encode");
   int verdict = speedy_h2_frame_too_large(hd);
-  int connection = hd->stream_id == 0 || hd->type == SPEEDY_H2_FRAME_HEADERS ||
-                   hd->type == SPEEDY_H2_FRAME_PUSH_PROMISE ||
-                   hd->type == SPEEDY_H2_FRAME_CONTINUATION || hd->type == SPEEDY_H2_FRAME_SETTINGS;
+  /* 4.2, 6.4, 6.9: only DATA, PRIORITY (and unknown types) concern their stream alone. */
+  int stream_only =
+      hd->stream_id != 0 && hd->type != SPEEDY_H2_FRAME_HEADERS &&
+      hd->type != SPEEDY_H2_FRAME_PUSH_PROMISE && hd->type != SPEEDY_H2_FRAME_CONTINUATION &&
+      hd->type != SPEEDY_H2_FRAME_SETTINGS && hd->type != SPEEDY_H2_FRAME_RST_STREAM &&
+      hd->type != SPEEDY_H2_FRAME_PING && hd->type != SPEEDY_H2_FRAME_GOAWAY &&
+      hd->type != SPEEDY_H2_FRAME_WINDOW_UPDATE && hd->type != SPEEDY_H2_FRAME_PRIORITY_UPDATE;
+  int connection = !stream_only;
   expect_verdict(f, verdict, connection ? CONN(FRAME_SIZE_ERROR) : STREAM(FRAME_SIZE_ERROR));
   if (speedy_h2_frame_type_name(hd->type) == NULL) fuzz_fail("no name for type %u", hd->type);
 }
