@@ -120,6 +120,13 @@ static int on_headers_complete(llhttp_t *p) {
   if (rv == 0) rv = http_request_set_scheme(req, r->tls ? "https" : "http", r->tls ? 5 : 4);
   r->chunked = (p->flags & F_CHUNKED) != 0;
   req->has_body = r->chunked || req->content_length > 0;
+  /* RFC 9112 6.1: Transfer-Encoding in an HTTP/1.0 message means its framing is faulty
+   * (a front end of 1.0 may have read it otherwise): refused, and the connection closes. */
+  if (rv == 0 && req->protocol == HTTP_PROTO_HTTP10 && (p->flags & F_TRANSFER_ENCODING))
+    rv = HTTP_ERR_BAD_REQUEST;
+  /* RFC 9110 7.8: we switch to no other protocol (h2c comes by prior knowledge): Upgrade is
+   * ignored, and the connection goes on in HTTP/1.1 (llhttp would stop after this one). */
+  if (p->method != HTTP_CONNECT) p->upgrade = 0;
   if (rv == 0) rv = http_request_finish(req);
   if (rv != 0) return fail(r, rv);
   r->had_headers = 1;
@@ -139,7 +146,8 @@ static int on_body(llhttp_t *p, const char *at, size_t len) {
 
 static int on_message_complete(llhttp_t *p) {
   http_h1_reader *r = reader_of(p);
-  r->keep_alive = llhttp_should_keep_alive(p);
+  /* What follows a CONNECT is not HTTP/1.1 (it is refused; the connection closes). */
+  r->keep_alive = llhttp_should_keep_alive(p) && !p->upgrade;
   return HPE_PAUSED; /* answer this one before looking at the next */
 }
 

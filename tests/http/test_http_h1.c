@@ -136,6 +136,29 @@ Test(http_h1, bounds_are_431_414_and_400) {
   same_at_once_and_byte_by_byte(extensions, "", HTTP_ERR_BAD_REQUEST);
 }
 
+/* RFC 9110 7.8: Upgrade (curl --http2 sends h2c's over http://) is ignored and the
+ * connection carries on in HTTP/1.1, with or without a body. */
+Test(http_h1, an_upgrade_is_ignored_and_the_connection_goes_on) {
+  same_at_once_and_byte_by_byte(
+      "GET /a HTTP/1.1\r\nHost: h\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n"
+      "HTTP2-Settings: AAMAAABkAAQAAP__\r\n\r\n"
+      "POST /b HTTP/1.1\r\nHost: h\r\nConnection: upgrade\r\nUpgrade: websocket\r\n"
+      "Content-Length: 2\r\n\r\nhi"
+      "GET /c HTTP/1.1\r\nHost: h\r\n\r\n",
+      "GET /a body=0 keep-alive=1\n"
+      "POST /b body=2 keep-alive=1\n"
+      "GET /c body=0 keep-alive=1\n",
+      0);
+}
+
+/* RFC 9112 6.1: an HTTP/1.0 request with Transfer-Encoding has faulty framing: 400. */
+Test(http_h1, transfer_encoding_in_http10_is_400) {
+  same_at_once_and_byte_by_byte("POST /a HTTP/1.0\r\nConnection: keep-alive\r\n"
+                                "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+                                "GET /b HTTP/1.0\r\n\r\n",
+                                "", HTTP_ERR_BAD_REQUEST);
+}
+
 Test(http_h1, empty_header_value_first) {
   same_at_once_and_byte_by_byte("GET /e HTTP/1.1\r\nX-Empty:\r\nHost: h\r\n\r\n",
                                 "GET /e body=0 keep-alive=1\n", 0);

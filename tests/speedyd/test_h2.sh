@@ -3,8 +3,8 @@
 # (ALPN) and h2c with prior knowledge. Downloads of 0 B, 1 KiB and 3 MiB (sha256), HEAD,
 # Range, 304, a POST upload, push (nghttp), 103 Early Hints for clients that refuse push
 # (curl, nghttp --no-push), gzip, 100 streams on one connection, h2load without a
-# failure (two workers, the file cache on), the access log, the ALPN order, and TLS 1.2
-# with a CBC suite refused (RFC 9113 9.2.2).
+# failure (two workers, the file cache on), the access log, the ALPN order, TLS 1.2 with
+# a CBC suite refused (RFC 9113 9.2.2), and curl's h2c upgrade ignored (HTTP/1.1 goes on).
 source "$(dirname "$0")/lib.sh" "$@"
 need curl nghttp h2load openssl sha256sum timeout
 make_certs
@@ -97,6 +97,13 @@ start_server noh2 --listen 127.0.0.1:0,tls --docroot "$SITE" --protocols spdy/3.
 check "--protocols without h2: an h2 client gets http/1.1" "$(alpn "$PORT_noh2" -alpn h2,http/1.1)" http/1.1
 got=$(curl -s --http2 --cacert "$CA" --max-time 10 -o /dev/null -w '%{http_version}' "https://localhost:$PORT_noh2/kib.bin")
 check "--protocols without h2: curl --http2 uses HTTP/1.1" "$got" 1.1
+
+# curl --http2 over http:// asks to upgrade to h2c: speedyd ignores it (h2c comes by prior
+# knowledge) and both requests are answered over one HTTP/1.1 connection.
+got=$(curl -s --http2 --max-time 10 -o /dev/null -o /dev/null -w '%{http_version} %{http_code} %{num_connects};' \
+  "http://127.0.0.1:$PORT_main/kib.bin" "http://127.0.0.1:$PORT_main/empty.bin")
+check "curl --http2 over http://: the upgrade ignored, both answered on one connection" \
+  "$got" "1.1 200 1;1.1 200 0;"
 
 sleep 0.3
 check_grep "access log: HTTP/2 request with protocol h2 and stream id" \
