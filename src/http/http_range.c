@@ -54,7 +54,10 @@ http_range_result http_range_parse(const char *value, uint64_t size, uint64_t *f
 
   if (!have_a) {
     /* bytes=-n: the last n bytes (all of them when n >= size). */
-    if (b == 0 || size == 0) return HTTP_RANGE_UNSATISFIABLE;
+    if (b == 0) return HTTP_RANGE_UNSATISFIABLE;
+    /* RFC 9110 14.1.1: satisfiable for an empty file, yet no Content-Range can say so:
+     * the whole (empty) file. */
+    if (size == 0) return HTTP_RANGE_NONE;
     uint64_t n = b > size ? size : b;
     *first = size - n;
     *length = n;

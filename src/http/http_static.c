@@ -74,24 +74,61 @@ int http_static_accepts_gzip(const char *accept_encoding) {
   return star > 0;
 }
 
-int http_static_etag_matches(const char *if_none_match, const char *etag) {
-  if (if_none_match == NULL || etag == NULL) return 0;
+/* RFC 9110 8.8.3.2: weak comparison ignores W/ prefixes; strong comparison matches only
+ * two strong tags. */
+static int etag_list_matches(const char *list, const char *etag, int strong) {
+  if (list == NULL || etag == NULL) return 0;
   const char *tag = etag;
-  if (strncmp(tag, "W/", 2) == 0) tag += 2;
+  int tag_weak = strncmp(tag, "W/", 2) == 0;
+  if (tag_weak) tag += 2;
   size_t tag_len = strlen(tag);
-  const char *p = if_none_match;
+  const char *p = list;
   for (;;) {
     while (*p == ' ' || *p == '\t' || *p == ',') p++;
     if (*p == '\0') return 0;
     if (*p == '*') return 1;
-    if (strncmp(p, "W/", 2) == 0) p += 2;
+    int weak = strncmp(p, "W/", 2) == 0;
+    if (weak) p += 2;
     if (*p != '"') return 0; /* malformed: no match */
     const char *close = strchr(p + 1, '"');
     if (close == NULL) return 0;
     size_t len = (size_t)(close - p) + 1;
-    if (len == tag_len && memcmp(p, tag, len) == 0) return 1;
+    if (len == tag_len && memcmp(p, tag, len) == 0 && !(strong && (weak || tag_weak))) return 1;
     p = close + 1;
   }
+}
+
+int http_static_etag_matches(const char *if_none_match, const char *etag) {
+  return etag_list_matches(if_none_match, etag, 0);
+}
+
+/* A list field's value as one line (RFC 9110 5.3: several field lines are one list,
+ * joined by commas): the value itself when there is one line, else a joined copy put in
+ * *joined for the caller to free. NULL when absent, or when the copy cannot be made. */
+static const char *list_value(const http_headers *headers, const char *name, char **joined) {
+  *joined = NULL;
+  size_t position = 0, n = 0, bytes = 0;
+  const http_header *first = http_headers_next(headers, name, &position), *h = first;
+  for (; h != NULL; h = http_headers_next(headers, name, &position)) n++, bytes += h->value_len + 2;
+  if (n <= 1) return first != NULL ? first->value : NULL;
+  char *out = malloc(bytes + 1), *at = out;
+  if (out == NULL) return NULL;
+  position = 0;
+  while ((h = http_headers_next(headers, name, &position)) != NULL) {
+    if (at != out) *at++ = ',', *at++ = ' ';
+    memcpy(at, h->value, h->value_len);
+    at += h->value_len;
+  }
+  *at = '\0';
+  return *joined = out;
+}
+
+/* http_static_accepts_gzip over every Accept-Encoding line of the request. */
+static int request_accepts_gzip(const http_request *request) {
+  char *joined;
+  int yes = http_static_accepts_gzip(list_value(&request->headers, "accept-encoding", &joined));
+  free(joined);
+  return yes;
 }
 
 /* ---- the response ------------------------------------------------------------------ */
@@ -208,8 +245,7 @@ static int choose_representation(const http_static_options *options, const http_
   rep->length = (uint64_t)rep->st.st_size;
   format_etag(rep->etag, sizeof(rep->etag), &rep->st, "");
   http_date_format((int64_t)rep->st.st_mtim.tv_sec, rep->last_modified);
-  if (!rep->compressible ||
-      !http_static_accepts_gzip(http_headers_get(&request->headers, "accept-encoding")) ||
+  if (!rep->compressible || !request_accepts_gzip(request) ||
       http_headers_get(&request->headers, "range") != NULL)
     return 0;
   if (try_precompressed(options, rel, rep)) return 0;
@@ -224,11 +260,32 @@ static int choose_representation(const http_static_options *options, const http_
   return 0;
 }
 
-/* 304 Not Modified per RFC 7232 6: If-None-Match first; If-Modified-Since only without
- * it. */
+/* 412 Precondition Failed per RFC 9110 13.2.2, evaluated first: If-Match (strong
+ * comparison) false, or without it If-Unmodified-Since older than the file. */
+static int precondition_failed(const http_request *request, const representation *rep) {
+  char *joined;
+  const char *im = list_value(&request->headers, "if-match", &joined);
+  if (im != NULL) {
+    int failed = !etag_list_matches(im, rep->etag, 1);
+    free(joined);
+    return failed;
+  }
+  const char *ius = http_headers_get(&request->headers, "if-unmodified-since");
+  int64_t since;
+  if (ius == NULL || http_date_parse(ius, strlen(ius), &since) != 0) return 0; /* 13.1.4 */
+  return (int64_t)rep->st.st_mtim.tv_sec > since;
+}
+
+/* 304 Not Modified per RFC 9110 13.2.2: If-None-Match first (weak comparison, every
+ * line of it); If-Modified-Since only without it. */
 static int not_modified(const http_request *request, const representation *rep) {
-  const char *inm = http_headers_get(&request->headers, "if-none-match");
-  if (inm != NULL) return http_static_etag_matches(inm, rep->etag);
+  char *joined;
+  const char *inm = list_value(&request->headers, "if-none-match", &joined);
+  if (inm != NULL) {
+    int matches = http_static_etag_matches(inm, rep->etag);
+    free(joined);
+    return matches;
+  }
   const char *ims = http_headers_get(&request->headers, "if-modified-since");
   int64_t since;
   if (ims == NULL || http_date_parse(ims, strlen(ims), &since) != 0) return 0;
@@ -258,6 +315,7 @@ static int answer_file(const http_static_options *options, const http_request *r
   int rv = choose_representation(options, request, rel, rep);
   if (rv != 0) return http_response_set_error_from(response, rv, NULL);
 
+  if (precondition_failed(request, rep)) return http_response_set_error(response, 412, NULL);
   if (not_modified(request, rep)) {
     http_response_reset(response, 304);
     return add_validators(response, rep);

@@ -8,10 +8,15 @@
  *   - Content-Type by extension (http_mime.h), Content-Length, Last-Modified
  *     (IMF-fixdate), a strong ETag "<size>-<mtime ns>-<inode>" in hex (the gzip form
  *     made on the fly adds "-gz"; a precompressed FILE.gz has its own ETag), Accept-Ranges.
- *   - 304 when If-None-Match matches (a list, weak comparison, or "*"), or, only when
- *     there is no If-None-Match, when If-Modified-Since is not older than the file.
+ *   - 412 first (RFC 9110 13.2.2) when If-Match matches no tag (strong comparison, or
+ *     "*"), or, only when there is no If-Match, If-Unmodified-Since is older than the
+ *     file; then 304 when If-None-Match matches (a list, weak comparison, or "*"), or,
+ *     only when there is no If-None-Match, when If-Modified-Since is not older than it.
+ *     A list field sent on several lines counts as one list (If-Match, If-None-Match,
+ *     Accept-Encoding).
  *   - A single Range (http_range.h) on GET: 206 with Content-Range, or 416 with
- *     Content-Range "bytes * /size"; several ranges get the whole file (200). If-Range
+ *     Content-Range "bytes * /size"; several ranges get the whole file (200), and so does
+ *     a suffix range of an empty file (satisfiable, yet not expressible). If-Range
  *     that does not equal the ETag or Last-Modified makes the Range ignored.
  *   - gzip for compressible types when the request accepts it (Accept-Encoding with q>0,
  *     "q=0" refuses): a precompressed FILE.gz when it passes the same wall, is a regular
@@ -19,7 +24,7 @@
  *     bounded cache when one is given. Vary: Accept-Encoding on every compressible type.
  *     Range requests always get the uncompressed representation (no gzip with Range).
  *   - HEAD gets GET's headers and no body.
- * Errors become small HTML answers (400, 403, 404, 405, 414, 500).
+ * Errors become small HTML answers (400, 403, 404, 405, 412, 414, 500).
  */
 #ifndef SPEEDY_HTTP_STATIC_H
 #define SPEEDY_HTTP_STATIC_H

@@ -101,6 +101,19 @@ Test(gzip, q_zero_refuses_gzip) {
   cr_expect_not(http_static_accepts_gzip(NULL));
 }
 
+/* RFC 9110 5.3: Accept-Encoding on several lines is one list. */
+Test(gzip, accept_encoding_on_two_lines_is_one_list) {
+  http_response response;
+  test_serve(&options, &response, "GET", "/app.js", "Accept-Encoding", "br", "Accept-Encoding",
+             "gzip", NULL);
+  cr_expect_str_eq(header(&response, "content-encoding"), "gzip");
+  http_response_free(&response);
+  test_serve(&options, &response, "GET", "/app.js", "Accept-Encoding", "*", "Accept-Encoding",
+             "gzip;q=0", NULL);
+  cr_expect_null(header(&response, "content-encoding"));
+  http_response_free(&response);
+}
+
 Test(gzip, incompressible_type_is_never_gzipped) {
   temp_root_write_str(&T, "image.png", text);
   http_response response;

@@ -243,6 +243,68 @@ Test(static_files, if_modified_since_older_gives_200) {
   http_response_free(&response);
 }
 
+/* RFC 9110 13.1.1, 13.1.4, 13.2.2: If-Match (strong comparison) and If-Unmodified-Since
+ * come first: false gives 412 whatever If-None-Match or Range say. */
+Test(static_files, if_match_and_if_unmodified_since_give_412_when_false) {
+  http_response first, response;
+  test_serve(&options, &first, "GET", "/digits.txt", NULL);
+  const char *etag = header(&first, "etag");
+  char weak[200];
+  snprintf(weak, sizeof(weak), "W/%s", etag);
+  test_serve(&options, &response, "GET", "/digits.txt", "If-Match", "\"nope\"", "Range",
+             "bytes=0-1", "If-None-Match", "*", NULL);
+  cr_expect_eq(response.status, 412);
+  http_response_free(&response);
+  test_serve(&options, &response, "GET", "/digits.txt", "If-Match", weak, NULL);
+  cr_expect_eq(response.status, 412, "a weak tag never matches If-Match");
+  http_response_free(&response);
+  test_serve(&options, &response, "GET", "/digits.txt", "If-Match", "\"nope\"", "If-Match", etag,
+             "Range", "bytes=0-1", NULL);
+  cr_expect_eq(response.status, 206, "If-Match on two lines is one list");
+  http_response_free(&response);
+  test_serve(&options, &response, "GET", "/digits.txt", "If-Match", "*", NULL);
+  cr_expect_eq(response.status, 200);
+  http_response_free(&response);
+  test_serve(&options, &response, "GET", "/digits.txt", "If-Unmodified-Since",
+             "Sun, 06 Nov 1994 08:49:36 GMT", NULL);
+  cr_expect_eq(response.status, 412, "modified one second after the date");
+  http_response_free(&response);
+  test_serve(&options, &response, "GET", "/digits.txt", "If-Unmodified-Since",
+             "Sun, 06 Nov 1994 08:49:37 GMT", NULL);
+  cr_expect_eq(response.status, 200);
+  http_response_free(&response);
+  test_serve(&options, &response, "GET", "/digits.txt", "If-Match", etag, "If-Unmodified-Since",
+             "Sun, 06 Nov 1994 08:49:36 GMT", NULL);
+  cr_expect_eq(response.status, 200, "If-Unmodified-Since is ignored beside If-Match");
+  http_response_free(&response);
+  http_response_free(&first);
+}
+
+/* RFC 9110 5.3: If-None-Match on several lines is one list. */
+Test(static_files, if_none_match_on_two_lines_is_one_list) {
+  http_response first, second;
+  test_serve(&options, &first, "GET", "/digits.txt", NULL);
+  test_serve(&options, &second, "GET", "/digits.txt", "If-None-Match", "\"zzz\"", "If-None-Match",
+             header(&first, "etag"), NULL);
+  cr_expect_eq(second.status, 304);
+  http_response_free(&first);
+  http_response_free(&second);
+}
+
+/* RFC 9110 14.1.1: a suffix range of an empty file is satisfiable, but no Content-Range
+ * can express it: the whole (empty) file, 200. */
+Test(static_files, a_suffix_range_of_an_empty_file_gets_the_empty_file) {
+  temp_root_write_str(&T, "empty.txt", "");
+  http_response response;
+  test_serve(&options, &response, "GET", "/empty.txt", "Range", "bytes=-1", NULL);
+  cr_expect_eq(response.status, 200);
+  cr_expect_str_eq(header(&response, "content-length"), "0");
+  http_response_free(&response);
+  test_serve(&options, &response, "GET", "/empty.txt", "Range", "bytes=0-", NULL);
+  cr_expect_eq(response.status, 416);
+  http_response_free(&response);
+}
+
 /* Serves /digits.txt with a Range header; returns the status, body in out. */
 static int range_request(const char *range, char *out, size_t cap, char *content_range,
                          size_t content_range_cap) {

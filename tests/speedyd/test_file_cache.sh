@@ -4,7 +4,8 @@
 # If-None-Match still get their own answers, a cached file is not opened again, and
 # HTTP/1.1 answers of 16 KiB or more are left to sendfile while SPDY's come from the cache,
 # and SPDY and HTTP/2 answers from the cache carry the fields of the first answer (with
-# the Date of when they are sent: the prepared head is made again each second).
+# the Date of when they are sent: the prepared head is made again each second), and
+# Accept-Encoding sent on two lines is read as one list.
 source "$(dirname "$0")/lib.sh" "$@"
 need python3 curl sha256sum
 mkdir -p "$WORK/site"
@@ -152,6 +153,15 @@ if [ -x "$SPEEDY" ]; then
   check "SPDY: a cached answer has the first answer's fields" "$(fields "$WORK/spdy.head2")" \
     "$(fields "$WORK/spdy.head1")"
 fi
+
+# Accept-Encoding on two lines is one list (RFC 9110 5.3): gzip, from the first answer on
+# (the cache leaves such a request to http_static).
+for i in 1 2 3; do printf 'body { color: red; } /* %04d */\n' $i; done >"$WORK/site/a.css"
+for i in 1 2; do
+  check "Accept-Encoding on two lines, request $i: gzip" \
+    "$(curl -sS --max-time 10 -o /dev/null -D - -H 'Accept-Encoding: br' -H 'Accept-Encoding: gzip' \
+      "$url/a.css" | tr -d '\r' | grep -ci '^content-encoding: gzip')" 1
+done
 
 rm "$WORK/site/small.bin"
 check "a removed file is 404, not the cached copy" \
