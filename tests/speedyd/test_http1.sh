@@ -1,7 +1,8 @@
 #!/bin/bash
 # test_http1.sh — curl → speedyd over HTTP/1.1, plaintext and TLS: keep-alive, ranges,
 # conditional requests, gzip, HEAD, uploads (Content-Length and chunked), the limits
-# (413, 431) and the same bytes as on disk.
+# (413, 431), Expect: 100-continue, bodies no upload takes (1 MiB) and the same bytes as
+# on disk.
 source "$(dirname "$0")/lib.sh" "$@"
 need curl openssl sha256sum gzip
 make_certs
@@ -69,6 +70,23 @@ check "an upload above --upload-max is 413" \
   "$("${C[@]}" -o /dev/null -w '%{http_code}' --data-binary "@$WORK/toobig" "$U/upload")" 413
 check "GET on the upload path is 405" "$("${C[@]}" -o /dev/null -w '%{http_code}' "$U/upload")" 405
 check "POST to a file is 405" "$("${C[@]}" -o /dev/null -w '%{http_code}' -d x "$U/js/app.js")" 405
+# Expect: 100-continue (RFC 9110 10.1.1): the content is asked for at once wherever it
+# goes (an upload or a file, which answers 405 after it), never for HTTP/1.0.
+head -c 5000 /dev/urandom >"$WORK/5k"
+for target in upload js/app.js; do
+  "${C[@]}" -v -o /dev/null -H 'Expect: 100-continue' --expect100-timeout 30 \
+    --data-binary "@$WORK/5k" "$U/$target" 2>"$WORK/expect.err"
+  check_grep "Expect: 100-continue to /$target: a 100 at once" '^< HTTP/1.1 100 Continue' \
+    "$WORK/expect.err"
+done
+"${C[@]}" -v --http1.0 -o /dev/null -H 'Expect: 100-continue' --data-binary "@$WORK/5k" \
+  "$U/upload" 2>"$WORK/expect10.err"
+check "HTTP/1.0: Expect: 100-continue ignored" "$(grep -c '^< HTTP/1.1 100' "$WORK/expect10.err")" 0
+head -c 1100000 /dev/urandom >"$WORK/1m"
+check "a body above 1 MiB to a file is 413" \
+  "$("${C[@]}" -o /dev/null -w '%{http_code}' --data-binary "@$WORK/1m" "$U/js/app.js")" 413
+check "so is a chunked one" "$("${C[@]}" -o /dev/null -w '%{http_code}' \
+  -H 'Transfer-Encoding: chunked' --data-binary "@$WORK/1m" "$U/js/app.js")" 413
 check "a missing file is 404" "$("${C[@]}" -o /dev/null -w '%{http_code}' "$U/nope.html")" 404
 big=$(head -c 40000 /dev/zero | tr '\0' a)
 check "headers above the limit are 431" \
