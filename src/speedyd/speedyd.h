@@ -143,6 +143,7 @@ typedef struct speedyd_server {
 typedef struct speedyd_budget {
   speedyd_server *server;
   uint64_t used;
+  uint64_t upload_used; /* echoed upload bodies held (speedyd_budget_charge_upload) */
 } speedyd_budget;
 
 /* The protocol-neutral part of a connection; the protocol module owns the rest. */
@@ -209,6 +210,13 @@ int speedyd_evict_idle(speedyd_server *server);
  * charged) when the connection or the server would exceed its maximum. */
 int speedyd_budget_charge(speedyd_budget *budget, uint64_t n);
 void speedyd_budget_release(speedyd_budget *budget, uint64_t n);
+/* Charges n bytes of an upload body held for its echo: the server's budget, and per
+ * connection at most --upload-max (16 MiB by default) or --max-connection-memory,
+ * whichever is larger, so that one connection holds one full upload but not a hundred.
+ * Returns 0 (nothing charged when uploads are discarded) or -1 (answer 503). */
+int speedyd_budget_charge_upload(speedyd_budget *budget, uint64_t n);
+/* Gives back what speedyd_budget_charge_upload charged (the caller keeps the count). */
+void speedyd_budget_release_upload(speedyd_budget *budget, uint64_t n);
 /* 1 when new work should be refused: the connection or the server is above 3/4 of its
  * budget (the rest is headroom for work already accepted). */
 int speedyd_budget_pressure(const speedyd_budget *budget);

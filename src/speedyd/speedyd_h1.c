@@ -46,7 +46,8 @@ typedef struct speedyd_h1_conn {
   h1_state state;
   http_response response;
   http_upload *upload;
-  int error; /* HTTP_ERR_* to answer, then close */
+  uint64_t upload_charged; /* its echoed body's bytes on the budget */
+  int error;               /* HTTP_ERR_* to answer, then close */
   int keep_alive;
   int is_head;
   /* output */
@@ -95,7 +96,11 @@ static int on_body(http_h1_reader *reader, const uint8_t *at, size_t len, void *
   (void)reader;
   speedyd_h1_conn *h = user;
   h->body_in += len;
-  if (h->upload != NULL && !h->overloaded) return http_upload_feed(h->upload, at, len);
+  if (h->upload != NULL && !h->overloaded) {
+    if (speedyd_budget_charge_upload(&h->base->budget, len) != 0) return HTTP_ERR_UNAVAILABLE;
+    h->upload_charged += len;
+    return http_upload_feed(h->upload, at, len);
+  }
   return h->upload == NULL && h->body_in > H1_MAX_DROPPED_BODY ? HTTP_ERR_TOO_LARGE : 0;
 }
 
@@ -110,6 +115,8 @@ static void reset_request(speedyd_h1_conn *h) {
   http_response_init(&h->response);
   http_upload_del(h->upload);
   h->upload = NULL;
+  speedyd_budget_release_upload(&h->base->budget, h->upload_charged);
+  h->upload_charged = 0;
   free(h->head);
   h->head = NULL;
   h->head_len = h->head_sent = 0;

@@ -174,6 +174,29 @@ void speedyd_budget_release(speedyd_budget *budget, uint64_t n) {
   budget->server->mem_used -= n < budget->server->mem_used ? n : budget->server->mem_used;
 }
 
+int speedyd_budget_charge_upload(speedyd_budget *budget, uint64_t n) {
+  speedyd_server *server = budget->server;
+  const speedyd_config *config = &server->config;
+  if (server->upload_options.mode != HTTP_UPLOAD_ECHO) return 0;
+  uint64_t per_connection = server->upload_options.max_bytes ? server->upload_options.max_bytes
+                                                             : HTTP_UPLOAD_DEFAULT_ECHO_MAX;
+  if (config->max_connection_memory > per_connection)
+    per_connection = config->max_connection_memory;
+  if (n > per_connection || budget->upload_used > per_connection - n) return -1;
+  if (config->max_memory != 0 &&
+      (n > config->max_memory || server->mem_used > config->max_memory - n))
+    return -1;
+  budget->upload_used += n;
+  server->mem_used += n;
+  return 0;
+}
+
+void speedyd_budget_release_upload(speedyd_budget *budget, uint64_t n) {
+  if (n > budget->upload_used) n = budget->upload_used; /* cannot happen */
+  budget->upload_used -= n;
+  budget->server->mem_used -= n < budget->server->mem_used ? n : budget->server->mem_used;
+}
+
 int speedyd_budget_pressure(const speedyd_budget *budget) {
   const speedyd_server *server = budget->server;
   const speedyd_config *config = &server->config;

@@ -103,6 +103,7 @@ struct sd_stream {
   http_upload *upload;
   uint64_t body_in, body_out, bytes_out;
   uint64_t charged;         /* bytes of the connection's budget this stream holds */
+  uint64_t upload_charged;  /* its echoed upload body's (speedyd_budget_charge_upload) */
   int header_frames;        /* HEADERS frames received after the request */
   const uint8_t *unwritten; /* a zero-copy DATA frame's payload, written by on_send_data */
   uint8_t *unwritten_lent;  /* the same when lent, writable, with room for the frame header */
@@ -164,6 +165,7 @@ static void stream_del(sd_stream *s) {
   http_request_free(&s->request);
   http_response_free(&s->response);
   speedyd_budget_release(&conn->base->budget, s->charged);
+  speedyd_budget_release_upload(&conn->base->budget, s->upload_charged);
   free(s);
 }
 
@@ -389,6 +391,8 @@ static void respond_error(speedyd_spdy_conn *conn, sd_stream *s, int err) {
   if (s->responded) return;
   http_upload_del(s->upload);
   s->upload = NULL;
+  speedyd_budget_release_upload(&conn->base->budget, s->upload_charged);
+  s->upload_charged = 0;
   speedyd_serve_error(&s->response, err);
   respond(conn, s);
 }
@@ -493,6 +497,12 @@ static int on_data_chunk(speedy_session *session, int32_t stream_id, const uint8
   s->body_in += len;
   if (s->responded) return 0;
   int rv = http_request_check_body(&s->request, s->body_in, 0);
+  if (rv == 0 && s->upload != NULL) {
+    if (speedyd_budget_charge_upload(&conn->base->budget, len) != 0)
+      rv = HTTP_ERR_UNAVAILABLE;
+    else
+      s->upload_charged += len;
+  }
   if (rv == 0 && s->upload != NULL) rv = http_upload_feed(s->upload, data, len);
   if (rv != 0) respond_error(conn, s, rv);
   return 0;

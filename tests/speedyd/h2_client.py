@@ -1,6 +1,6 @@
 """h2_client.py — an HTTP/2 client built on python-h2 (a peer we did not write), for speedyd.
 
-  /usr/bin/python3 h2_client.py PORT SITE_DIR fetch|push|hints|shutdown [SERVER_PID]
+  /usr/bin/python3 h2_client.py PORT SITE_DIR fetch|push|hints|uploads|shutdown [SERVER_PID]
 
 Cleartext with prior knowledge (RFC 9113 3.3): the client preface, then requests. Every
 check prints "ok: WHAT" or "FAIL: WHAT: got X, expected Y"; the exit status is the
@@ -13,6 +13,11 @@ push      GET / with push enabled: the manifest's six PUSH_PROMISEs (RFC 9113 8.
           pushed body equal to its file, all promised before the page's response ends.
 hints     GET / with SETTINGS_ENABLE_PUSH 0: no push, a 103 (RFC 8297) whose Link names
           the manifest's resources, and the same Link on the 200.
+uploads   three 600,000-octet POST uploads at once on one connection, against a server that
+          may hold 1 MiB of echoed bodies per connection (--upload-max 700000,
+          --max-connection-memory 1048576): at least one is refused with 503 before its
+          end, the others come back intact, the connection lives on, and one more upload
+          afterwards is echoed (what the refused and finished ones held was given back).
 shutdown  GET /large.bin while holding the windows shut, SIGTERM to SERVER_PID: a GOAWAY
           with NO_ERROR arrives (RFC 9113 6.8), then the whole body once we open the
           windows (frames by hand with hyperframe and hpack: python-h2 ends the
@@ -28,6 +33,7 @@ import time
 import h2.config
 import h2.connection
 import h2.events
+import h2.exceptions
 import h2.settings
 import hpack
 import hyperframe.frame
@@ -205,6 +211,64 @@ def fetch(port, site):
     check("no GOAWAY during the session", c.goaway, None)
 
 
+def send_part(c, sid, data):
+    """Sends data on sid as the windows allow; stops early when the stream has ended (a
+    server that answered before the end of the upload)."""
+    s = c.streams[sid]
+    offset = 0
+    while offset < len(data) and not s["ended"] and s["reset"] is None:
+        try:
+            room = min(c.conn.local_flow_control_window(sid), c.conn.max_outbound_frame_size)
+            if room <= 0:
+                c.pump(lambda: s["ended"] or s["reset"] is not None
+                       or c.conn.local_flow_control_window(sid) > 0)
+                continue
+            c.conn.send_data(sid, data[offset:offset + room])
+        except h2.exceptions.StreamClosedError:
+            return
+        offset += room
+        c.flush()
+
+
+def uploads(port, site):
+    c = Client(port)
+    size, piece = 600000, 100000
+    bodies = [os.urandom(size) for _ in range(3)]
+    sids = []
+    for _ in bodies:
+        sid = c.conn.get_next_available_stream_id()
+        c.stream(sid)
+        c.conn.send_headers(sid, [(":method", "POST"), (":scheme", "http"),
+                                  (":authority", "127.0.0.1:%d" % port), (":path", "/upload"),
+                                  ("content-length", str(size))])
+        sids.append(sid)
+    c.flush()
+    for offset in range(0, size, piece):  # every upload under way before any ends
+        for sid, body in zip(sids, bodies):
+            send_part(c, sid, body[offset:offset + piece])
+    for sid in sids:
+        s = c.streams[sid]
+        if not s["ended"] and s["reset"] is None:
+            try:
+                c.conn.end_stream(sid)
+            except h2.exceptions.StreamClosedError:
+                pass
+    c.flush()
+    check("three uploads answered", c.wait(*sids), True)
+    statuses = [header(c.streams[s], ":status") for s in sids]
+    check("at least one upload refused with 503 (statuses %s)" % statuses, "503" in statuses, True)
+    check("the others echoed intact",
+          all(hashlib.sha256(c.streams[s]["body"]).hexdigest() == hashlib.sha256(b).hexdigest()
+              for s, b in zip(sids, bodies) if header(c.streams[s], ":status") == "200"), True)
+    upload = os.urandom(size)
+    sid = c.request("POST", "/upload", [("content-length", str(size))], body=upload)
+    check("one more upload afterwards completes", c.wait(sid), True)
+    check("one more upload afterwards: 200", header(c.streams[sid], ":status"), "200")
+    check("one more upload afterwards echoed intact",
+          hashlib.sha256(c.streams[sid]["body"]).hexdigest(), hashlib.sha256(upload).hexdigest())
+    check("no GOAWAY during the session", c.goaway, None)
+
+
 def push(port, site):
     c = Client(port, enable_push=True)
     page = c.request("GET", "/")
@@ -326,10 +390,12 @@ def main():
         push(port, site)
     elif scenario == "hints":
         hints(port, site)
+    elif scenario == "uploads":
+        uploads(port, site)
     elif scenario == "shutdown":
         shutdown(port, site, int(sys.argv[4]))
     else:
-        print("usage: h2_client.py PORT SITE fetch|push|hints|shutdown [PID]")
+        print("usage: h2_client.py PORT SITE fetch|push|hints|uploads|shutdown [PID]")
         return 2
     return min(FAILS, 100)
 

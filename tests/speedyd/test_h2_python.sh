@@ -1,8 +1,9 @@
 #!/bin/bash
 # test_h2_python.sh — python-h2 (tests/speedyd/h2_client.py, strict header validation) →
 # speedyd over h2c: downloads, 100 concurrent streams, upload, HEAD, Range, 304; push; 103
-# Early Hints for a client that disabled push; graceful stop (GOAWAY, then the in-flight
-# response completes; frames by hand, see h2_client.py).
+# Early Hints for a client that disabled push; echoed uploads held within the memory
+# budget (503 beyond it); graceful stop (GOAWAY, then the in-flight response completes;
+# frames by hand, see h2_client.py).
 source "$(dirname "$0")/lib.sh" "$@"
 PY=/usr/bin/python3 # Debian's python3-h2 loads only under the system interpreter
 [ -x $PY ] || skip "$PY is not installed"
@@ -24,6 +25,14 @@ client() {
 client fetch
 client push
 client hints
+# Echoed uploads count against the memory budget (one connection: 1 MiB here).
+start_server up --listen 127.0.0.1:0 --docroot "$SITE" --upload-path /upload \
+  --upload-max 700000 --max-connection-memory 1048576 --workers 1
+PORT_main_saved=$PORT_main
+PORT_main=$PORT_up
+client uploads
+PORT_main=$PORT_main_saved
+stop_server up
 check_grep "access log: h2 requests" '"GET /kib.bin HTTP/2.0" 200 1024 .* h2 ' "$WORK/access.log"
 check_grep "access log: the upload over h2" '"POST /upload HTTP/2.0" 200 200000 .* h2 ' "$WORK/access.log"
 client shutdown "$PID_main"

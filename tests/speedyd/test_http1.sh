@@ -98,4 +98,14 @@ check "a directory without slash redirects" "$("${C[@]}" -o /dev/null -w '%{http
 check_grep "access log: combined format + protocol" '"GET /css/site.css HTTP/1.1" 200 629 "-" "curl/[^"]*" http/1.1 [0-9]' "$WORK/access.log"
 stop_server main
 check "server exits 0 on SIGTERM" "$STOP_STATUS" 0
+
+# An echoed upload is held in memory: it counts against --max-memory (503 beyond it).
+start_server small --listen 127.0.0.1:0 --docroot "$SITE" --upload-path /upload \
+  --upload-max 2000000 --max-memory 1048576
+check "an echoed upload above --max-memory is 503" "$("${C[@]}" -o /dev/null -w '%{http_code}' \
+  --data-binary "@$WORK/1m" "http://127.0.0.1:$PORT_small/upload")" 503
+check "a smaller one is echoed" "$("${C[@]}" -o "$WORK/echo3" -w '%{http_code}' \
+  --data-binary "@$WORK/up" "http://127.0.0.1:$PORT_small/upload") $(sha "$WORK/echo3")" \
+  "200 $(sha "$WORK/up")"
+stop_server small
 finish
