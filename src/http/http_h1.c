@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "http_err.h"
 
@@ -106,6 +107,32 @@ static int on_header_value(llhttp_t *p, const char *at, size_t len) {
   return 0;
 }
 
+/* The request target: origin-form as it is; absolute-form ("http://host/path?q", RFC 9112
+ * 3.2.2: a server must accept it) gives its authority, which stands for Host, and its
+ * path and query. */
+static int set_target(http_request *req, const char *url, size_t len) {
+  size_t scheme = len >= 7 && strncasecmp(url, "http://", 7) == 0    ? 7
+                  : len >= 8 && strncasecmp(url, "https://", 8) == 0 ? 8
+                                                                     : 0;
+  if (scheme == 0) return http_request_set_path(req, url, len);
+  const char *authority = url + scheme, *end = url + len, *at = authority;
+  while (at < end && *at != '/' && *at != '?') at++;
+  size_t authority_len = (size_t)(at - authority);
+  if (authority_len == 0 || memchr(authority, '@', authority_len) != NULL)
+    return HTTP_ERR_BAD_REQUEST; /* no host, or userinfo (RFC 9110 4.2.4) */
+  int rv = http_request_set_authority(req, authority, authority_len);
+  if (rv != 0) return rv;
+  if (at == end) return http_request_set_path(req, "/", 1);
+  if (*at == '/') return http_request_set_path(req, at, (size_t)(end - at));
+  char *path = malloc((size_t)(end - at) + 2); /* "?q" becomes "/?q" */
+  if (path == NULL) return HTTP_ERR_NOMEM;
+  path[0] = '/';
+  memcpy(path + 1, at, (size_t)(end - at));
+  rv = http_request_set_path(req, path, (size_t)(end - at) + 1);
+  free(path);
+  return rv;
+}
+
 static int on_headers_complete(llhttp_t *p) {
   http_h1_reader *r = reader_of(p);
   if (commit_header(r) != 0) return -1;
@@ -115,7 +142,7 @@ static int on_headers_complete(llhttp_t *p) {
   char version[16];
   snprintf(version, sizeof(version), "HTTP/%u.%u", p->http_major, p->http_minor);
   int rv = http_request_set_method(req, method, strlen(method));
-  if (rv == 0) rv = http_request_set_path(req, r->url ? r->url : "", r->url_len);
+  if (rv == 0) rv = set_target(req, r->url ? r->url : "", r->url_len);
   if (rv == 0) rv = http_request_set_version(req, version, strlen(version));
   if (rv == 0) rv = http_request_set_scheme(req, r->tls ? "https" : "http", r->tls ? 5 : 4);
   r->chunked = (p->flags & F_CHUNKED) != 0;

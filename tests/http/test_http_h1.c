@@ -151,6 +151,24 @@ Test(http_h1, an_upgrade_is_ignored_and_the_connection_goes_on) {
       0);
 }
 
+/* RFC 9112 3.2.2: the absolute-form is accepted; its authority stands for Host. */
+Test(http_h1, the_absolute_form_gives_the_path_and_the_authority) {
+  seen s = {0};
+  cr_assert_eq(run("GET http://x.test/index.html?a=1 HTTP/1.1\r\nHost: y.test\r\n\r\n"
+                   "GET HTTPS://x.test:8443 HTTP/1.1\r\nHost: y.test\r\n\r\n"
+                   "GET http://x.test?q HTTP/1.1\r\nHost: x.test\r\n\r\n",
+                   0, 8192, &s),
+               0);
+  cr_expect_str_eq(s.log, "GET /index.html?a=1 body=0 keep-alive=1\n"
+                          "GET / body=0 keep-alive=1\n"
+                          "GET /?q body=0 keep-alive=1\n");
+  cr_expect_str_eq(s.fields, "authority=x.test cl=-1 fields=1\n"
+                             "authority=x.test:8443 cl=-1 fields=1\n"
+                             "authority=x.test cl=-1 fields=1\n");
+  same_at_once_and_byte_by_byte("GET http://u@x.test/ HTTP/1.1\r\nHost: x.test\r\n\r\n", "",
+                                HTTP_ERR_BAD_REQUEST);
+}
+
 /* RFC 9112 6.1: an HTTP/1.0 request with Transfer-Encoding has faulty framing: 400. */
 Test(http_h1, transfer_encoding_in_http10_is_400) {
   same_at_once_and_byte_by_byte("POST /a HTTP/1.0\r\nConnection: keep-alive\r\n"

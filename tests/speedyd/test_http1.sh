@@ -87,6 +87,9 @@ check "a body above 1 MiB to a file is 413" \
   "$("${C[@]}" -o /dev/null -w '%{http_code}' --data-binary "@$WORK/1m" "$U/js/app.js")" 413
 check "so is a chunked one" "$("${C[@]}" -o /dev/null -w '%{http_code}' \
   -H 'Transfer-Encoding: chunked' --data-binary "@$WORK/1m" "$U/js/app.js")" 413
+check "an absolute-form target is served (RFC 9112 3.2.2)" "$("${C[@]}" -o "$WORK/abs" -w '%{http_code}' \
+  --request-target "http://localhost:$P/css/site.css" "$U/") $(sha "$WORK/abs")" \
+  "200 $(sha "$SITE/css/site.css")"
 check "a missing file is 404" "$("${C[@]}" -o /dev/null -w '%{http_code}' "$U/nope.html")" 404
 big=$(head -c 40000 /dev/zero | tr '\0' a)
 check "headers above the limit are 431" \
