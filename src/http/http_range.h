@@ -14,7 +14,8 @@
 #include <stdint.h>
 
 typedef enum http_range_result {
-  HTTP_RANGE_NONE = 0,          /* no usable Range (absent, malformed, other unit): 200 */
+  HTTP_RANGE_NONE = 0,          /* no usable Range (absent, malformed, other unit; a suffix of
+                                   an empty representation, RFC 9110 14.1.1): 200 */
   HTTP_RANGE_SATISFIABLE = 1,   /* *first and *length describe the range: 206 */
   HTTP_RANGE_UNSATISFIABLE = 2, /* 416 with Content-Range: bytes * / size */
   HTTP_RANGE_MULTIPLE = 3       /* several ranges: served as 200 with the whole file */

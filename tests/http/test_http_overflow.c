@@ -176,10 +176,12 @@ Test(overflow_range, suffix_of_uint64_max_or_more_is_the_whole_representation) {
   }
 }
 
-Test(overflow_range, suffix_of_zero_or_on_an_empty_representation_is_unsatisfiable) {
+/* RFC 9110 14.1.1: a suffix of zero is unsatisfiable; any other suffix of an empty
+ * representation is satisfiable but not expressible: no range (the whole, empty). */
+Test(overflow_range, suffix_of_zero_is_unsatisfiable_and_of_an_empty_representation_none) {
   uint64_t first, length;
   cr_assert_eq(range("bytes=-0", 1000, &first, &length), HTTP_RANGE_UNSATISFIABLE);
-  cr_assert_eq(range("bytes=-18446744073709551615", 0, &first, &length), HTTP_RANGE_UNSATISFIABLE);
+  cr_assert_eq(range("bytes=-18446744073709551615", 0, &first, &length), HTTP_RANGE_NONE);
   cr_assert_eq(range("bytes=0-", 0, &first, &length), HTTP_RANGE_UNSATISFIABLE);
 }
 
