@@ -85,6 +85,20 @@ int http_request_set_version(http_request *request, const char *value, size_t le
   return set_field(request, &request->version, value, len);
 }
 
+/* RFC 9110 7.2: Host = uri-host [ ":" port ], a reg-name (unreserved, pct-encoded,
+ * sub-delims), an IPv4 address or a bracketed IP literal: nothing else may appear (RFC
+ * 9112 3.2: an invalid Host value is a 400). */
+static int host_value_valid(const char *value, size_t len) {
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)value[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+          strchr("-._~%!$&'()*+,;=:[]", c) != NULL) ||
+        c == '\0')
+      return 0;
+  }
+  return 1;
+}
+
 /* Content-Length: 1*DIGIT, at most 18 digits (no overflow of int64). Optional
  * whitespace around it is tolerated. */
 static int parse_content_length(const char *value, size_t len, int64_t *out) {
@@ -125,9 +139,9 @@ int http_request_add_header(http_request *request, const char *name, size_t name
   }
   if ((request->protocol == HTTP_PROTO_HTTP10 || request->protocol == HTTP_PROTO_HTTP11) &&
       name_len == 4 && http_headers_name_equal(name, name_len, "host")) {
-    /* RFC 7230 5.4: two Host fields are a 400; an absolute-form target set earlier
-     * wins over Host. */
-    if (http_headers_get(&request->headers, "host") != NULL)
+    /* RFC 9112 3.2: two Host fields or an invalid one are a 400; an absolute-form
+     * target (set after the fields) wins over Host. */
+    if (http_headers_get(&request->headers, "host") != NULL || !host_value_valid(value, value_len))
       return remember(request, HTTP_ERR_BAD_REQUEST);
     if (request->authority == NULL) {
       int rv = set_field(request, &request->authority, value, value_len);

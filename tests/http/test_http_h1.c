@@ -169,6 +169,23 @@ Test(http_h1, the_absolute_form_gives_the_path_and_the_authority) {
                                 HTTP_ERR_BAD_REQUEST);
 }
 
+/* RFC 9112 3.2: a Host value that is no uri-host [":" port] is a 400. */
+Test(http_h1, an_invalid_host_is_400) {
+  static const char *const hosts[] = {"a b", "x@y", "x/y", "x?y", "x\\y", "\"x\""};
+  for (size_t i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
+    char request[128];
+    snprintf(request, sizeof(request), "GET / HTTP/1.1\r\nHost: %s\r\n\r\n", hosts[i]);
+    same_at_once_and_byte_by_byte(request, "", HTTP_ERR_BAD_REQUEST);
+  }
+  seen s = {0};
+  cr_assert_eq(run("GET / HTTP/1.1\r\nHost: [::1]:8080\r\n\r\n"
+                   "GET / HTTP/1.1\r\nHost: xn--bcher-kva.example:443\r\n\r\n",
+                   0, 8192, &s),
+               0);
+  cr_expect_str_eq(s.fields, "authority=[::1]:8080 cl=-1 fields=1\n"
+                             "authority=xn--bcher-kva.example:443 cl=-1 fields=1\n");
+}
+
 /* RFC 9112 6.1: an HTTP/1.0 request with Transfer-Encoding has faulty framing: 400. */
 Test(http_h1, transfer_encoding_in_http10_is_400) {
   same_at_once_and_byte_by_byte("POST /a HTTP/1.0\r\nConnection: keep-alive\r\n"
