@@ -329,6 +329,7 @@ void speedy_session_del(speedy_session *session) {
   }
   if (session->buckets != NULL) speedy_stream_free_all(session);
   speedy_stream_table_free(session);
+  speedy_stream_forget_resets(session);
   session->codec->free(session);
   speedy_buf_free(&session->outbuf, &session->mem);
   speedy_buf_free(&session->inbuf, &session->mem);

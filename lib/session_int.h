@@ -34,9 +34,13 @@
 #define SPEEDY_SETTING_SLOTS (SPEEDY_SETTINGS_MAX_ID + 1 + 6)
 /* Streams whose closing the session remembers (how it ended), and apart from them the
  * streams we reset: other streams closing never push those out, so frames the peer sent
- * before it saw our RST_STREAM are ignored even when many streams close meanwhile. */
+ * before it saw our RST_STREAM are ignored even when many streams close meanwhile. The
+ * resets' memory starts inside the session and grows, once a session has reset more
+ * streams than that (a client cancelling a page's requests), up to SPEEDY_RESET_MEMORY_MAX
+ * ids (2 KiB). */
 #define SPEEDY_CLOSED_MEMORY 32
 #define SPEEDY_RESET_MEMORY 32
+#define SPEEDY_RESET_MEMORY_MAX 512
 
 struct speedy_options {
   speedy_mem mem; /* allocator hooks (in_use unused here) */
@@ -210,8 +214,10 @@ struct speedy_session {
   int32_t highest_local_on_wire;  /* highest id of ours the peer has seen */
   int32_t closed[SPEEDY_CLOSED_MEMORY]; /* streams closed otherwise (ids; 0: none) */
   uint32_t closed_next;
-  int32_t reset[SPEEDY_RESET_MEMORY]; /* streams we sent RST_STREAM on (ids; 0: none) */
-  uint32_t reset_next;
+  int32_t reset_inline[SPEEDY_RESET_MEMORY]; /* the resets' memory until it grows */
+  int32_t *reset;      /* streams we sent RST_STREAM on (ids; 0: none), a ring */
+  uint32_t reset_cap;  /* its size: SPEEDY_RESET_MEMORY to SPEEDY_RESET_MEMORY_MAX */
+  uint32_t reset_next; /* resets remembered so far (the ring's next slot, modulo) */
 
   /* Peer's settings as applied. */
   uint32_t remote_max_concurrent;
@@ -299,6 +305,8 @@ void speedy_stream_free_all(speedy_session *session);
 int speedy_stream_closed_recently(const speedy_session *session, int32_t id, int *reset_by_us);
 /* Remembers id as reset by us though no stream of that id existed (refused, malformed). */
 void speedy_stream_remember_reset(speedy_session *session, int32_t id);
+/* Frees the resets' memory when it grew (speedy_session_del). */
+void speedy_stream_forget_resets(speedy_session *session);
 
 /* ---- session_send.c: scheduler ---- */
 void speedy_sched_add(speedy_session *session, speedy_stream *stream);

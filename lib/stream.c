@@ -110,7 +110,31 @@ static void unlink_stream(speedy_session *session, speedy_stream *stream) {
 }
 
 void speedy_stream_remember_reset(speedy_session *session, int32_t id) {
-  session->reset[session->reset_next++ % SPEEDY_RESET_MEMORY] = id;
+  if (session->reset == NULL) {
+    session->reset = session->reset_inline;
+    session->reset_cap = SPEEDY_RESET_MEMORY;
+  }
+  if (session->reset_next >= session->reset_cap && session->reset_cap < SPEEDY_RESET_MEMORY_MAX) {
+    /* Full: a larger ring, oldest first (when there is no memory, the oldest is lost). */
+    uint32_t cap = session->reset_cap * 4 < SPEEDY_RESET_MEMORY_MAX ? session->reset_cap * 4
+                                                                    : SPEEDY_RESET_MEMORY_MAX;
+    int32_t *grown = speedy_mem_malloc(&session->mem, cap * sizeof(*grown));
+    if (grown != NULL) {
+      for (uint32_t i = 0; i < session->reset_cap; i++)
+        grown[i] = session->reset[(session->reset_next + i) % session->reset_cap];
+      memset(grown + session->reset_cap, 0, (cap - session->reset_cap) * sizeof(*grown));
+      if (session->reset != session->reset_inline) speedy_mem_free(&session->mem, session->reset);
+      session->reset_next = session->reset_cap;
+      session->reset = grown;
+      session->reset_cap = cap;
+    }
+  }
+  session->reset[session->reset_next++ % session->reset_cap] = id;
+}
+
+void speedy_stream_forget_resets(speedy_session *session) {
+  if (session->reset != session->reset_inline) speedy_mem_free(&session->mem, session->reset);
+  session->reset = NULL;
 }
 
 /* Remembers how the stream ended, for frames that arrive after it is gone. */
@@ -123,7 +147,7 @@ static void remember_closed(speedy_session *session, const speedy_stream *stream
 
 int speedy_stream_closed_recently(const speedy_session *session, int32_t id, int *reset_by_us) {
   if (id == 0) return 0;
-  for (uint32_t i = 0; i < SPEEDY_RESET_MEMORY; i++)
+  for (uint32_t i = 0; session->reset != NULL && i < session->reset_cap; i++)
     if (session->reset[i] == id) {
       *reset_by_us = 1;
       return 1;

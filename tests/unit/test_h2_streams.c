@@ -250,6 +250,26 @@ Test(h2_states, s5_1_frames_crossing_our_rst_are_ignored_after_many_other_closes
   h2_rig_close(&rig);
 }
 
+/* The same for a client that cancels a page's 60 requests at once: the server's answers
+ * already sent (HEADERS, DATA, a PUSH_PROMISE, 6.6) are discarded without a word. */
+Test(h2_states, s5_1_answers_crossing_a_mass_cancel_are_ignored) {
+  h2_rig rig;
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
+  int32_t ids[60];
+  for (int i = 0; i < 60; i++) ids[i] = h2_rig_client_get(&rig, "/");
+  for (int i = 0; i < 60; i++)
+    cr_assert_eq(speedy_submit_rst(rig.peer->session, ids[i], SPEEDY_RST_CANCEL), 0);
+  h2_output out;
+  h2_output_take(&out, &rig);
+  h2_output_free(&out);
+  h2_rig_response(&rig, (uint32_t)ids[0], "200", 10, 0);
+  h2_data(&rig.in, (uint32_t)ids[0], 0, NULL, 10, 1);
+  h2_rig_response(&rig, (uint32_t)ids[30], "200", -1, 1);
+  h2_expect_quiet(&rig, h2_rig_feed(&rig, 0), "answers that crossed our cancels");
+  cr_assert(!test_log_has(rig.peer, "data"), "nothing delivered");
+  h2_rig_close(&rig);
+}
+
 Test(h2_states, s5_1_window_update_and_rst_on_a_closed_stream_are_ignored) {
   h2_rig rig;
   server_with_request(&rig);
