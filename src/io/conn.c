@@ -861,9 +861,16 @@ static void on_timer(uv_timer_t *timer) {
       conn_arm_timer(c, (uint32_t)(c->idle_timeout_ms - quiet));
     break;
   }
-  case STATE_CLOSING: /* the peer does not drain our last bytes */
+  case STATE_CLOSING: { /* ends when the peer stops draining our last bytes */
+    uint32_t limit = c->idle_timeout_ms ? c->idle_timeout_ms : c->config.close_linger_ms;
+    uint64_t quiet = uv_now(c->loop) - c->last_activity_ms;
+    if (limit != 0 && quiet < limit) { /* bytes moved meanwhile: not idle */
+      conn_arm_timer(c, (uint32_t)(limit - quiet));
+      break;
+    }
     conn_finish(c, c->close_status ? c->close_status : IO_ERR_IDLE_TIMEOUT);
     break;
+  }
   case STATE_LINGER:
     conn_finish(c, c->close_status);
     break;
@@ -880,7 +887,8 @@ void io_conn_close(io_conn *c) {
   }
   c->state = STATE_CLOSING;
   io_buf_free(&c->in_hold);
-  /* Sending the rest is bounded too: the idle timeout (or the linger time) ends it. */
+  /* Sending the rest is bounded too: the idle timeout (or the linger time) ends it once
+   * no byte has moved for that long. */
   uint32_t limit = c->idle_timeout_ms ? c->idle_timeout_ms : c->config.close_linger_ms;
   conn_arm_timer(c, limit ? limit : 1);
   conn_update_reading(c);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # test_sendfile.sh — plaintext HTTP/1.1 file bodies sent with sendfile(2): byte-exact
 # (large and small, pipelined behind each other), HEAD and Range still right, and a file
-# truncated while it is being sent closes the connection instead of hanging.
+# truncated while it is being sent closes the connection instead of hanging, and a close
+# after the answer waits while its bytes still move.
 source "$(dirname "$0")/lib.sh" "$@"
 need python3 curl sha256sum
 make_site "$WORK/site"
@@ -64,6 +65,15 @@ check "the server still answers afterwards" \
 
 stop_server s
 check "exit 0 on SIGTERM" "$STOP_STATUS" 0
+
+# Connection: close with a body still being sent: the close waits while bytes move, not a
+# fixed time (a reader slower than --idle-timeout for the whole body still gets it).
+start_server idle --listen 127.0.0.1:0 --docroot "$WORK/site" --workers 1 --idle-timeout 1000
+curl -sS --max-time 30 --limit-rate 3M -H 'Connection: close' -o "$WORK/slow.got" \
+  "http://127.0.0.1:$PORT_idle/nine.bin"
+check "Connection: close, 9 MB read at 3 MB/s with a 1 s idle timeout: byte-exact" \
+  "$(sha "$WORK/slow.got")" "$(sha "$WORK/site/nine.bin")"
+stop_server idle
 check "no sanitizer report from any speedyd process" \
   "$(cat "$WORK"/*.stderr | grep -c 'Sanitizer\|runtime error')" 0
 finish
