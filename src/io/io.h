@@ -139,7 +139,9 @@ typedef struct io_tls io_tls;
 
 /* Server context from PEM files. protocols: the server's preference order (ALPN ids,
  * NULL for the default "spdy/3.1", "spdy/3", "spdy/2", "http/1.1"). ALPN picks the first
- * of ours the client offers; NPN advertises the list. On failure returns IO_ERR_CONFIG
+ * of ours the client offers (none: the handshake ends with no_application_protocol, which
+ * a client of ours reports as IO_ERR_NO_PROTOCOL); NPN advertises the list. On failure
+ * returns IO_ERR_CONFIG
  * (or UV_ENOMEM) and writes a one-line reason into err (err_len bytes, may be 0). */
 int io_tls_server_new(io_tls **out, const char *cert_file, const char *key_file,
                       const char *const *protocols, size_t n_protocols, unsigned flags, char *err,

@@ -70,8 +70,10 @@ static int protocol_list_ok(const unsigned char *in, unsigned int inlen) {
   return 1;
 }
 
-/* Server ALPN: the first of our protocols that the client offers. No overlap: no ALPN
- * (the connection then defaults to HTTP/1.1). A malformed list ends the handshake. */
+/* Server ALPN: the first of our protocols that the client offers. No overlap ends the
+ * handshake with no_application_protocol (RFC 7301 3.2; nginx does the same): serving
+ * HTTP/1.1 instead would ignore both the client's list and ours. A client that offers no
+ * ALPN at all gets HTTP/1.1 (or what NPN gives). A malformed list ends the handshake. */
 static int alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
                        const unsigned char *in, unsigned int inlen, void *arg) {
   (void)ssl;
@@ -90,7 +92,7 @@ static int alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outle
       j += 1u + len;
     }
   }
-  return SSL_TLSEXT_ERR_NOACK;
+  return SSL_TLSEXT_ERR_ALERT_FATAL; /* OpenSSL sends no_application_protocol */
 }
 
 #ifndef OPENSSL_NO_NEXTPROTONEG
@@ -526,6 +528,9 @@ int io_tls_failure(SSL *ssl, char *err, size_t err_len) {
   if (verify != X509_V_OK) {
     status = IO_ERR_TLS_VERIFY;
     snprintf(err, err_len, "certificate verify failed: %s", X509_verify_cert_error_string(verify));
+  } else if (e && ERR_GET_REASON(e) == SSL_R_TLSV1_ALERT_NO_APPLICATION_PROTOCOL) {
+    status = IO_ERR_NO_PROTOCOL; /* the server's alert (RFC 7301 3.2) */
+    snprintf(err, err_len, "the server speaks none of the protocols offered by ALPN");
   } else if (e) {
     char reason[200];
     ERR_error_string_n(e, reason, sizeof(reason));

@@ -522,6 +522,25 @@ Test(io, tls_without_alpn_or_npn_is_http1) {
   cr_expect_eq(w.client_proto, IO_PROTO_HTTP1);
 }
 
+/* RFC 7301 3.2: an ALPN offer that shares nothing with our list ends the handshake with
+ * no_application_protocol, on both sides (not HTTP/1.1 by default). */
+Test(io, alpn_without_a_common_protocol_ends_the_handshake) {
+  world w;
+  world_init(&w);
+  const char *server_list[] = {"h2", "spdy/3.1"};
+  const char *offer[] = {"spdy/2"};
+  server_tls(&w, server_list, 2, 0);
+  client_tls(&w, "ca.pem", offer, 1, IO_TLS_NO_NPN);
+  w.to_send = 10;
+  world_run(&w);
+  cr_expect_not(w.client_open);
+  cr_expect_not(w.server_open);
+  cr_expect_eq(w.client_status, IO_ERR_NO_PROTOCOL, "status %s (%s)", io_strerror(w.client_status),
+               w.client_detail);
+  cr_expect(strstr(w.client_detail, "none of the protocols offered") != NULL, "detail: %s",
+            w.client_detail);
+}
+
 Test(io, unknown_ca_fails_verification) {
   world w;
   world_init(&w);
