@@ -318,6 +318,7 @@ static void conn_deliver(io_conn *c) {
     if (c->state != STATE_OPEN || c->user_paused) return;
   }
   if (!c->ssl) return;
+  size_t wire_before = c->out_wire.len; /* what SSL_read writes itself (alerts, KeyUpdate) */
   uint8_t plain[READ_CHUNK] IO_UNINITIALIZED; /* SSL_read fills what it returns */
   while (c->state == STATE_OPEN && !c->user_paused) {
     ERR_clear_error();
@@ -329,7 +330,10 @@ static void conn_deliver(io_conn *c) {
     }
     int err = SSL_get_error(c->ssl, n);
     if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
-      if (conn_renew_rbio(c) != 0) conn_finish(c, UV_ENOMEM);
+      if (conn_renew_rbio(c) != 0)
+        conn_finish(c, UV_ENOMEM);
+      else if (c->out_wire.len > wire_before)
+        conn_schedule(c); /* a reply of TLS's own goes out now, not with our next write */
       break;
     }
     if (err == SSL_ERROR_ZERO_RETURN) { /* close_notify */
@@ -342,7 +346,9 @@ static void conn_deliver(io_conn *c) {
       }
       break;
     }
-    conn_finish(c, io_tls_failure(c->ssl, c->detail, sizeof(c->detail)));
+    int status = io_tls_failure(c->ssl, c->detail, sizeof(c->detail));
+    conn_flush(c); /* best effort: the alert (bad_record_mac, RFC 8446 5.2) */
+    conn_finish(c, status);
     break;
   }
 }

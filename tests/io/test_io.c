@@ -285,6 +285,11 @@ typedef struct proxy {
   size_t n_records;
   uint8_t client_head[5]; /* the client's first record: header, then its full size */
   size_t client_head_len, client_first_record;
+  /* corrupt: flip a byte of the client's second application-data record (TLS 1.3: the
+   * first after its Finished) */
+  int corrupt, corrupted;
+  uint8_t c_header[5];
+  size_t c_header_len, c_body_left, c_app_records;
 } proxy;
 
 typedef struct relay_write {
@@ -354,8 +359,34 @@ static void on_up_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
   free(buf->base);
 }
 
+/* Walks the client's bytes record by record and, when asked, flips one byte of its second
+ * application-data record. */
+static void corrupt_client_record(proxy *p, uint8_t *data, size_t len) {
+  while (len > 0) {
+    if (p->c_body_left == 0) {
+      p->c_header[p->c_header_len++] = *data++;
+      len--;
+      if (p->c_header_len == 5) {
+        p->c_body_left = ((size_t)p->c_header[3] << 8) | p->c_header[4];
+        p->c_header_len = 0;
+        if (p->c_header[0] == 23) p->c_app_records++;
+      }
+      continue;
+    }
+    if (p->corrupt && !p->corrupted && p->c_header[0] == 23 && p->c_app_records == 2) {
+      data[0] ^= 0x01;
+      p->corrupted = 1;
+    }
+    size_t n = len < p->c_body_left ? len : p->c_body_left;
+    data += n;
+    len -= n;
+    p->c_body_left -= n;
+  }
+}
+
 static void on_down_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
   proxy *p = s->data;
+  if (n > 0) corrupt_client_record(p, (uint8_t *)buf->base, (size_t)n);
   for (ssize_t i = 0; i < n && p->client_head_len < 5; i++) {
     p->client_head[p->client_head_len++] = (uint8_t)buf->base[i];
     if (p->client_head_len == 5)
@@ -539,6 +570,25 @@ Test(io, alpn_without_a_common_protocol_ends_the_handshake) {
                w.client_detail);
   cr_expect(strstr(w.client_detail, "none of the protocols offered") != NULL, "detail: %s",
             w.client_detail);
+}
+
+/* RFC 8446 5.2: a record that does not decrypt ends the connection with bad_record_mac,
+ * and the alert reaches the peer (it was dropped with the connection). */
+Test(io, a_record_that_does_not_decrypt_is_answered_with_bad_record_mac) {
+  world w;
+  world_init(&w);
+  static proxy p;
+  memset(&p, 0, sizeof(p));
+  p.corrupt = 1;
+  w.proxy = &p;
+  server_tls(&w, NULL, 0, 0);
+  client_tls(&w, "ca.pem", NULL, 0, 0);
+  w.to_send = 100000;
+  world_run(&w);
+  cr_assert(p.corrupted, "no record was corrupted");
+  cr_expect_neq(w.client_status, 0);
+  cr_expect(strstr(w.client_detail, "bad record mac") != NULL, "client: %s (%s)",
+            io_strerror(w.client_status), w.client_detail);
 }
 
 Test(io, unknown_ca_fails_verification) {
