@@ -772,12 +772,17 @@ static int block_check(int version, const uint8_t *block, size_t len, size_t cou
     /* SPDY/2 has no ':' names; taking them would let a peer smuggle a second :method
      * past the v2 -> v3 name mapping. */
     if (version == 2 && block[pos] == ':') return SPEEDY_ERR_INVALID_HEADER;
+    name_span name = application_name(version, (name_span){block + pos, name_len});
     pos += name_len;
     if (len - pos < width) return SPEEDY_ERR_INVALID_HEADER;
     size_t value_len = read_length(block + pos, width);
     pos += width;
     if (value_len > len - pos) return SPEEDY_ERR_INVALID_HEADER;
     if (!value_valid(version, block + pos, value_len)) return SPEEDY_ERR_INVALID_HEADER;
+    /* A pseudo-header (SPDY/2's method, url, ... included) has one value: NUL-separated
+     * values would deliver it twice, past the duplicate check. */
+    if (name.bytes[0] == ':' && value_len > 0 && memchr(block + pos, 0, value_len) != NULL)
+      return SPEEDY_ERR_INVALID_HEADER;
     pos += value_len;
   }
   return pos == len ? 0 : SPEEDY_ERR_INVALID_HEADER; /* no trailing bytes */

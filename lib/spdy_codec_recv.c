@@ -54,6 +54,14 @@ static int reset_stream(speedy_session *session, int32_t stream_id, uint32_t sta
   return speedy_session_reset_stream(session, stream_id, status);
 }
 
+/* A stream the peer can know: ours once its SYN_STREAM went out (one waiting for a
+ * concurrency slot does not exist for the peer yet), or one of the peer's. */
+static speedy_stream *find_known(speedy_session *session, int32_t id) {
+  speedy_stream *stream = speedy_stream_find(session, id);
+  if (stream != NULL && stream->locally_initiated && !stream->opened_on_wire) return NULL;
+  return stream;
+}
+
 /* A frame arrived for a stream we do not have. */
 static int unknown_stream(speedy_session *session, int32_t stream_id) {
   if (id_was_used(session, stream_id)) return 0;
@@ -205,7 +213,7 @@ static int on_syn_stream(speedy_session *session, const uint8_t *payload, size_t
   if (push) {
     /* FLAG_UNIDIRECTIONAL is not required: spdy-transport pushes without it. A push is
      * one-way whatever its flags say. */
-    speedy_stream *assoc = speedy_stream_find(session, syn.associated_id);
+    speedy_stream *assoc = find_known(session, syn.associated_id);
     if (assoc == NULL && !is_peer_id(session, syn.associated_id) &&
         id_was_used(session, syn.associated_id))
       return reset_stream(session, id, SPEEDY_RST_CANCEL); /* crossed our end of its stream */
@@ -252,7 +260,7 @@ static int on_stream_headers(speedy_session *session, const uint8_t *payload, si
 
   int32_t id = frame.stream_id;
   if (id == 0) return fail_protocol(session);
-  speedy_stream *stream = speedy_stream_find(session, id);
+  speedy_stream *stream = find_known(session, id);
   if (stream == NULL) return unknown_stream(session, id);
   if (is_reply) {
     /* Only the server replies, and only to streams the client opened. */
@@ -481,7 +489,7 @@ static int begin_data(speedy_session *session) {
       session->session_recv_window -= f->length;
     }
   }
-  speedy_stream *stream = speedy_stream_find(session, id);
+  speedy_stream *stream = find_known(session, id);
   if (stream == NULL) return unknown_stream(session, id);
   uint32_t status = 0;
   if (stream->remote_closed)

@@ -693,6 +693,42 @@ Test(hostile_data, second_syn_reply_is_stream_in_use) {
   }
 }
 
+/* A reply for our stream still waiting for a concurrency slot (the server cannot know it)
+ * is dropped: the stream stays waiting, the counts stay right, and it goes out once the
+ * server allows it. */
+Test(hostile_data, a_reply_to_a_stream_not_yet_sent_is_dropped) {
+  for (size_t v = 0; v < N_VERSIONS; v++) {
+    raw_rig rig;
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_CLIENT, NULL);
+    size_t fed;
+    speedy_setting none = {SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, 0};
+    raw_settings(&rig.in, rig.version, 0, &none, 1);
+    cr_assert_geq(raw_rig_feed_all(&rig, &fed), 0);
+    int32_t id = test_get(rig.peer, "/a", 3);
+    cr_assert_eq(speedy_session_pending_streams(rig.peer->session), 1, "%s", rig.name);
+    size_t len;
+    free(test_drain(rig.peer, &len));
+    raw_header fields[2];
+    size_t n = raw_response_headers(rig.version, fields);
+    raw_syn_reply_nv(&rig.in, &rig.deflater, rig.version, SPDY_FLAG_FIN, (uint32_t)id, fields, n);
+    cr_assert_geq(raw_rig_feed_all(&rig, &fed), 0);
+    cr_assert(!test_log_has(rig.peer, "begin 1 response"), "%s log:\n%s", rig.name, rig.peer->log);
+    cr_assert_eq(speedy_session_pending_streams(rig.peer->session), 1, "%s", rig.name);
+    speedy_setting some = {SPEEDY_SETTINGS_MAX_CONCURRENT_STREAMS, 0, 100};
+    raw_settings(&rig.in, rig.version, 0, &some, 1);
+    cr_assert_geq(raw_rig_feed_all(&rig, &fed), 0);
+    uint8_t *out = test_drain(rig.peer, &len);
+    raw_frame frames[8];
+    size_t count = raw_parse(out, len, frames, 8), syn = 0;
+    for (size_t i = 0; i < count && i < 8; i++)
+      syn += frames[i].hd.is_control && frames[i].hd.type == SPEEDY_SPDY_FRAME_SYN_STREAM;
+    free(out);
+    cr_assert_eq(syn, 1, "%s: the waiting request went out", rig.name);
+    cr_assert_eq(speedy_session_pending_streams(rig.peer->session), 0, "%s", rig.name);
+    raw_rig_close(&rig);
+  }
+}
+
 /* ---- flow-control windows -------------------------------------------------------------- */
 
 Test(hostile_window, stream_window_update_past_2_31_is_flow_control_error) {

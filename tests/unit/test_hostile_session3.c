@@ -346,6 +346,32 @@ Test(hostile_headers, malformed_nul_separated_values_reset_the_stream) {
   expect_fields_reset_stream(SPEEDY_PROTOCOL_SPDY2, empty_v2, 1, "empty value in v2");
 }
 
+/* A pseudo-header has one value: "GET\0POST" would deliver :method twice, past the check
+ * that refuses a second :method field (SPDY/2's "method" alike). */
+Test(hostile_headers, nul_separated_values_of_a_pseudo_header_reset_the_stream) {
+  for (size_t v = 0; v < N_VERSIONS; v++) {
+    raw_rig rig;
+    raw_rig_open(&rig, all_versions[v], SPEEDY_ROLE_SERVER, NULL);
+    raw_header fields[6];
+    size_t n = raw_request_headers(rig.version, "/", fields);
+    raw_buf plain = {0};
+    raw_nv_length(&plain, rig.version, (uint32_t)n);
+    for (size_t i = 0; i < n; i++) {
+      raw_nv_string(&plain, rig.version, fields[i].name, strlen(fields[i].name));
+      int method = strcmp(fields[i].name, ":method") == 0 || strcmp(fields[i].name, "method") == 0;
+      if (method)
+        raw_nv_string(&plain, rig.version, "GET\0POST", 8);
+      else
+        raw_nv_string(&plain, rig.version, fields[i].value, strlen(fields[i].value));
+    }
+    raw_expect_block_resets_stream(&rig, &plain, ":method with two values");
+    cr_assert(!test_log_has(rig.peer, "header 1 :method=POST"), "%s log:\n%s", rig.name,
+              rig.peer->log);
+    raw_buf_free(&plain);
+    raw_rig_close(&rig);
+  }
+}
+
 Test(hostile_headers, missing_required_request_headers_reset_the_stream) {
   for (size_t v = 0; v < N_VERSIONS; v++) {
     unsigned version = all_versions[v] == SPEEDY_PROTOCOL_SPDY2 ? 2 : 3;
