@@ -151,14 +151,15 @@ int speedy_session_goaway_received(speedy_session *session, int32_t last_id) {
   if (session->callbacks.on_goaway != NULL &&
       session->callbacks.on_goaway(session, last_id, session->goaway_reason, session->user) != 0)
     return fail_callback(session);
-  /* Our streams above last_id were never processed: refuse them so they can be retried.
-   * Collect ids in small batches because closing changes the table. */
+  /* Our streams above last_id were never processed, and those still waiting for a slot
+   * never will be (none may open now, whatever last_id says): refuse them so they can be
+   * retried. Collect ids in small batches because closing changes the table. */
   for (;;) {
     int32_t batch[32];
     size_t n = 0;
     for (uint32_t b = 0; b < session->n_buckets && n < 32; b++)
       for (speedy_stream *s = session->buckets[b]; s != NULL && n < 32; s = s->hash_next)
-        if (s->locally_initiated && s->id > last_id) batch[n++] = s->id;
+        if (s->locally_initiated && (s->id > last_id || s->waiting_slot)) batch[n++] = s->id;
     if (n == 0) break;
     for (size_t i = 0; i < n; i++) {
       speedy_stream *s = speedy_stream_find(session, batch[i]);

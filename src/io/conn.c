@@ -318,7 +318,7 @@ static void conn_deliver(io_conn *c) {
     if (c->state != STATE_OPEN || c->user_paused) return;
   }
   if (!c->ssl) return;
-  size_t wire_before = c->out_wire.len; /* what SSL_read writes itself (alerts, KeyUpdate) */
+  size_t wire_before = c->out_wire.len;       /* what SSL_read writes itself (alerts, KeyUpdate) */
   uint8_t plain[READ_CHUNK] IO_UNINITIALIZED; /* SSL_read fills what it returns */
   while (c->state == STATE_OPEN && !c->user_paused) {
     ERR_clear_error();

@@ -669,6 +669,33 @@ Test(h2_goaway, s6_8_streams_above_the_last_id_are_refused_for_retry) {
   h2_rig_close(&rig);
 }
 
+/* 6.8: after a graceful GOAWAY (2^31-1) our requests waiting for a concurrency slot can
+ * never open: they are refused for retry at once, not left waiting. */
+Test(h2_goaway, s6_8_requests_waiting_for_a_slot_are_refused_by_any_goaway) {
+  h2_rig rig;
+  h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
+  h2_settings(&rig.in, (uint16_t[]){0x3}, (uint32_t[]){1}, 1);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  int32_t a = h2_rig_client_get(&rig, "/a");
+  speedy_header h[] = {{":method", 7, "GET", 3},
+                       {":scheme", 7, "https", 5},
+                       {":authority", 10, "a", 1},
+                       {":path", 5, "/b", 2}};
+  int32_t b = speedy_submit_request(rig.peer->session, 3, h, 4, NULL, NULL, NULL);
+  cr_assert_gt(b, a);
+  cr_assert_eq(speedy_session_pending_streams(rig.peer->session), 1);
+  h2_goaway(&rig.in, 0x7fffffff, SPEEDY_H2_NO_ERROR, NULL);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  char line[64];
+  snprintf(line, sizeof(line), "close %d REFUSED_STREAM", (int)b);
+  cr_assert(test_log_has(rig.peer, line), "log:\n%s", rig.peer->log);
+  cr_assert_eq(speedy_session_pending_streams(rig.peer->session), 0);
+  h2_rig_response(&rig, (uint32_t)a, "200", 0, 1);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  cr_assert_eq(speedy_session_want_read(rig.peer->session), 0, "nothing left to wait for");
+  h2_rig_close(&rig);
+}
+
 Test(h2_goaway, s6_8_no_new_stream_opens_after_a_goaway) {
   h2_rig rig;
   h2_rig_open(&rig, SPEEDY_ROLE_CLIENT, NULL, 0);
