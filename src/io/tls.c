@@ -448,14 +448,24 @@ SSL *io_tls_ssl_new(io_tls *tls, const char *server_name, char *err, size_t err_
     set_err(err, err_len, "cannot create a TLS connection", NULL);
     return NULL;
   }
-  if (tls->server || !server_name) return ssl;
+  if (tls->server) return ssl;
+  if (!server_name) { /* nothing to check the certificate against: only when insecure */
+    if (tls->flags & IO_TLS_INSECURE) return ssl;
+    set_err(err, err_len, "a verified TLS connection needs the server's name", NULL);
+    SSL_free(ssl);
+    return NULL;
+  }
   int ok = 1;
   if (is_ip_literal(server_name)) {
     if (!(tls->flags & IO_TLS_INSECURE))
       ok = X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), server_name) == 1;
   } else {
     ok = SSL_set_tlsext_host_name(ssl, server_name) == 1;
-    if (ok && !(tls->flags & IO_TLS_INSECURE)) ok = SSL_set1_host(ssl, server_name) == 1;
+    if (ok && !(tls->flags & IO_TLS_INSECURE)) {
+      /* The same wildcard rule as io_tls_peer_names: "*" only as a whole left label. */
+      SSL_set_hostflags(ssl, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+      ok = SSL_set1_host(ssl, server_name) == 1;
+    }
   }
   if (!ok) {
     set_err(err, err_len, "bad server name", server_name);

@@ -591,6 +591,26 @@ Test(io, a_record_that_does_not_decrypt_is_answered_with_bad_record_mac) {
             io_strerror(w.client_status), w.client_detail);
 }
 
+/* A verifying client with no server name would check nothing but the chain: refused. */
+Test(io, a_verified_connection_needs_the_servers_name) {
+  uv_loop_t loop;
+  cr_assert_eq(uv_loop_init(&loop), 0);
+  io_tls *tls = NULL;
+  char err[256] = "";
+  cr_assert_eq(io_tls_client_new(&tls, cert_path("ca.pem"), NULL, 0, 0, err, sizeof(err)), 0, "%s",
+               err);
+  struct sockaddr_in addr;
+  uv_ip4_addr("127.0.0.1", 9, &addr);
+  io_conn_callbacks cb = {.on_read = client_read};
+  io_conn *conn = NULL;
+  cr_expect_eq(io_conn_connect(&conn, &loop, (struct sockaddr *)&addr, tls, NULL, NULL, &cb, NULL),
+               IO_ERR_TLS);
+  cr_expect_null(conn);
+  uv_run(&loop, UV_RUN_DEFAULT);
+  cr_assert_eq(uv_loop_close(&loop), 0);
+  io_tls_del(tls);
+}
+
 Test(io, unknown_ca_fails_verification) {
   world w;
   world_init(&w);
