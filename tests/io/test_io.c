@@ -611,6 +611,23 @@ Test(io, a_verified_connection_needs_the_servers_name) {
   io_tls_del(tls);
 }
 
+/* RFC 6125 6.4.3: "*" only as a whole left-most label; "w*.example.test" does not cover
+ * www.example.test (as for connection reuse, io_tls_peer_names). */
+Test(io, a_partial_wildcard_certificate_does_not_verify) {
+  world w;
+  world_init(&w);
+  char err[256] = "";
+  cr_assert_eq(io_tls_server_new(&w.server_tls, cert_path("wild.pem"), cert_path("wild.key"), NULL,
+                                 0, 0, err, sizeof(err)),
+               0, "%s", err);
+  client_tls(&w, "ca.pem", NULL, 0, 0);
+  w.server_name = "www.example.test";
+  world_run(&w);
+  cr_expect_not(w.client_open);
+  cr_expect_eq(w.client_status, IO_ERR_TLS_VERIFY, "status %s (%s)", io_strerror(w.client_status),
+               w.client_detail);
+}
+
 Test(io, unknown_ca_fails_verification) {
   world w;
   world_init(&w);
