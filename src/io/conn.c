@@ -84,6 +84,7 @@ struct io_conn {
   int idle_active;
   int held;            /* io_conn_hold_then_abort: never read, aborted at the timer */
   int peer_eof;        /* the peer finished sending */
+  int eof_reported;    /* on_eof was called (once: close_notify, then the FIN, say it twice) */
   int clean_eof;       /* ...and said so properly: TLS close_notify (or a FIN without TLS) */
   int client;          /* made by io_conn_connect (not accepted) */
   int heard;           /* bytes came from the peer (the first ones are checked, see on_read) */
@@ -299,6 +300,18 @@ static void conn_hand_over(io_conn *c, const uint8_t *data, size_t len) {
   }
 }
 
+/* The peer finished sending: on_eof once (or, without one, the close). */
+static void conn_report_eof(io_conn *c) {
+  if (c->eof_reported) return;
+  c->eof_reported = 1;
+  if (c->cb.on_eof) {
+    c->cb.on_eof(c, c->user);
+  } else {
+    c->close_status = UV_EOF;
+    io_conn_close(c);
+  }
+}
+
 /* Delivers held input and, with TLS, decrypts what the read BIO holds. */
 static void conn_deliver(io_conn *c) {
   if (c->state != STATE_OPEN || c->user_paused) return;
@@ -336,14 +349,9 @@ static void conn_deliver(io_conn *c) {
         conn_schedule(c); /* a reply of TLS's own goes out now, not with our next write */
       break;
     }
-    if (err == SSL_ERROR_ZERO_RETURN) { /* close_notify */
+    if (err == SSL_ERROR_ZERO_RETURN) { /* close_notify (SSL_read says so every time) */
       c->clean_eof = 1;
-      if (c->cb.on_eof) {
-        c->cb.on_eof(c, c->user);
-      } else {
-        c->close_status = UV_EOF;
-        io_conn_close(c);
-      }
+      conn_report_eof(c);
       break;
     }
     int status = io_tls_failure(c->ssl, c->detail, sizeof(c->detail));
@@ -482,12 +490,7 @@ static void on_peer_eof(io_conn *c) {
   if (c->state == STATE_LINGER) {
     conn_finish(c, c->close_status);
   } else if (c->state == STATE_OPEN) {
-    if (c->cb.on_eof) {
-      c->cb.on_eof(c, c->user);
-    } else {
-      c->close_status = UV_EOF;
-      io_conn_close(c);
-    }
+    conn_report_eof(c);
   } else if (c->state != STATE_CLOSING) {
     /* A proxied connection that ends inside its header is a broken header; one that
      * ends before sending anything (a balancer's TCP check) is just an end. */

@@ -63,6 +63,10 @@ typedef struct world {
   io_proto server_proto;
   io_negotiation server_how;
   int saw_backpressure; /* the server had less room than input and held the rest */
+  int count_eofs;       /* the server counts on_eof and closes 50 ms after the first */
+  int server_eofs;
+  io_conn *server_conn;
+  uv_timer_t eof_timer;
   int accepted;
   int raw_client; /* connect a bare TCP socket instead of an io_conn client */
   uv_tcp_t raw;
@@ -155,12 +159,30 @@ static void server_close(io_conn *conn, int status, void *user) {
   }
 }
 
+static void on_eof_timer(uv_timer_t *t) {
+  world *w = t->data;
+  io_conn_close(w->server_conn);
+  uv_close((uv_handle_t *)t, NULL);
+}
+
+/* The peer's end, counted; the connection stays open a while (a server still answering
+ * a half-closed client), then closes. */
+static void server_eof_counted(io_conn *conn, void *user) {
+  world *w = user;
+  if (w->server_eofs++ > 0) return;
+  w->server_conn = conn;
+  uv_timer_init(&w->loop, &w->eof_timer);
+  w->eof_timer.data = w;
+  uv_timer_start(&w->eof_timer, on_eof_timer, 50, 0);
+}
+
 static void on_accept(io_listener *l, io_conn *conn, void *user) {
   (void)l;
   world *w = user;
   w->accepted++;
   io_conn_callbacks cb = {.on_open = server_open,
                           .on_read = server_read,
+                          .on_eof = w->count_eofs ? server_eof_counted : NULL,
                           .on_writable = server_writable,
                           .on_close = server_close};
   io_conn_set_callbacks(conn, &cb, w);
@@ -626,6 +648,24 @@ Test(io, a_partial_wildcard_certificate_does_not_verify) {
   cr_expect_not(w.client_open);
   cr_expect_eq(w.client_status, IO_ERR_TLS_VERIFY, "status %s (%s)", io_strerror(w.client_status),
                w.client_detail);
+}
+
+/* on_eof comes once, though TLS says close_notify on every read after it and the FIN
+ * comes later. */
+Test(io, the_peers_end_is_reported_once) {
+  for (int tls = 0; tls <= 1; tls++) {
+    world w;
+    world_init(&w);
+    if (tls) {
+      server_tls(&w, NULL, 0, 0);
+      client_tls(&w, "ca.pem", NULL, 0, 0);
+    }
+    w.count_eofs = 1;
+    w.to_send = 5000;
+    world_run(&w);
+    cr_expect_eq(w.received, w.to_send);
+    cr_expect_eq(w.server_eofs, 1, "%s: on_eof %d times", tls ? "TLS" : "plaintext", w.server_eofs);
+  }
 }
 
 Test(io, unknown_ca_fails_verification) {
