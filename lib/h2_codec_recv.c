@@ -521,7 +521,7 @@ static int on_settings(speedy_session *session, const uint8_t *payload) {
       break;
     case SPEEDY_H2_SETTINGS_INITIAL_WINDOW_SIZE:
       /* 6.9.2: every stream window moves; past 2^31-1 is a connection error. */
-      if (speedy_session_peer_initial_window(session, value) != 0)
+      if (speedy_session_peer_initial_window(session, value, 1) != 0)
         return connection_error(session, SPEEDY_H2_FLOW_CONTROL_ERROR, "window overflow");
       break;
     case SPEEDY_H2_SETTINGS_MAX_FRAME_SIZE:

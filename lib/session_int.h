@@ -399,8 +399,10 @@ int speedy_session_goaway_received(speedy_session *session, int32_t last_id);
 /* Applies a WINDOW_UPDATE the codec checked (no overflow): stream 0 is the session. */
 int speedy_session_window_update(speedy_session *session, int32_t stream_id, uint32_t delta);
 /* The peer's INITIAL_WINDOW_SIZE: every stream's send window moves by the change. Returns
- * the id of a stream of ours still sending whose window passed 2^31-1, or 0. */
-int32_t speedy_session_peer_initial_window(speedy_session *session, uint32_t value);
+ * the id of a stream whose window passed 2^31-1, or 0: with count_finished 0 (SPDY) only
+ * streams we still send on count; HTTP/2 counts every window (RFC 9113 6.9.2). */
+int32_t speedy_session_peer_initial_window(speedy_session *session, uint32_t value,
+                                           int count_finished);
 /* The peer's MAX_CONCURRENT_STREAMS. Returns 0 or a fatal error. */
 int speedy_session_peer_max_concurrent(speedy_session *session, uint32_t value);
 /* on_setting for one entry the codec applied. */

@@ -188,14 +188,16 @@ int speedy_session_window_update(speedy_session *session, int32_t stream_id, uin
   return 0;
 }
 
-int32_t speedy_session_peer_initial_window(speedy_session *session, uint32_t value) {
+int32_t speedy_session_peer_initial_window(speedy_session *session, uint32_t value,
+                                           int count_finished) {
   int64_t delta = (int64_t)value - session->remote_initial_window;
   session->remote_initial_window = value;
   int32_t overflowed = 0;
   for (uint32_t b = 0; b < session->n_buckets; b++) {
     for (speedy_stream *s = session->buckets[b]; s != NULL; s = s->hash_next) {
       s->send_window += delta; /* may go negative */
-      if (!s->local_closed && s->send_window > SPEEDY_MAX_WINDOW_SIZE) overflowed = s->id;
+      if ((count_finished || !s->local_closed) && s->send_window > SPEEDY_MAX_WINDOW_SIZE)
+        overflowed = s->id;
       if (s->data_state == SPEEDY_DATA_BLOCKED && s->send_window > 0) speedy_sched_add(session, s);
     }
   }

@@ -310,7 +310,7 @@ static int on_rst_stream(speedy_session *session, const uint8_t *payload, size_t
 static int apply_initial_window(speedy_session *session, uint32_t value) {
   if (value > SPEEDY_MAX_WINDOW_SIZE)
     return speedy_session_fail(session, SPEEDY_ERR_FLOW_CONTROL, SPEEDY_RST_PROTOCOL_ERROR);
-  int32_t overflowed = speedy_session_peer_initial_window(session, value); /* may go negative */
+  int32_t overflowed = speedy_session_peer_initial_window(session, value, 0); /* may go negative */
   /* Overflow needs a window near 2^31 already; reset such streams one at a time, since
    * closing changes the table under the loop. */
   while (overflowed != 0) {

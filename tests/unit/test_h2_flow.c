@@ -418,6 +418,25 @@ Test(h2_flow, s6_9_2_an_initial_window_change_past_2_31_is_flow_control_error) {
   h2_rig_close(&rig);
 }
 
+/* 6.9.2: "any flow-control window": also that of a stream we have finished sending on. */
+Test(h2_flow, s6_9_2_past_2_31_on_a_finished_stream_is_flow_control_error_too) {
+  h2_rig rig;
+  server(&rig);
+  h2_rig_get(&rig, 1, "/", 1); /* the client still uploads */
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  cr_assert_eq(speedy_submit_response(rig.peer->session, 1,
+                                      (speedy_header[]){{":status", 7, "200", 3}}, 1, NULL, NULL),
+               0);
+  h2_output out;
+  h2_output_take(&out, &rig);
+  h2_output_free(&out);
+  h2_window_update(&rig.in, 1, 0x7fffffff - 65535);
+  cr_assert_geq(h2_rig_feed(&rig, 0), 0);
+  h2_settings(&rig.in, (uint16_t[]){0x4}, (uint32_t[]){65536}, 1);
+  h2_expect_goaway(&rig, h2_rig_feed(&rig, 0), SPEEDY_H2_FLOW_CONTROL_ERROR, "window past 2^31");
+  h2_rig_close(&rig);
+}
+
 Test(h2_flow, s6_9_2_the_connection_window_is_not_moved_by_initial_window_size) {
   h2_rig rig;
   server(&rig);
