@@ -25,6 +25,10 @@ struct io_listener {
   int port;
   int closing;       /* io_listener_close was called */
   int handle_closed; /* the uv handle is closed */
+  /* A connection we cannot take (no memory) is accepted into this and closed: libuv stops
+   * watching the listener until its pending connection is accepted. */
+  uv_tcp_t spare;
+  int spare_busy; /* spare is closing */
 };
 
 void io_config_init(io_config *c) {
@@ -128,7 +132,7 @@ int io_sniff_protocol(const uint8_t *bytes, size_t len, io_proto v3_protocol, io
 }
 
 static void listener_maybe_free(io_listener *l) {
-  if (l->closing && l->handle_closed && l->live == 0) free(l);
+  if (l->closing && l->handle_closed && l->live == 0 && !l->spare_busy) free(l);
 }
 
 void io_listener_conn_gone(io_listener *l) {
@@ -157,6 +161,22 @@ void io_listener_set_on_dropped(io_listener *l, io_on_dropped_fn on_dropped) {
 
 static void on_refused_closed(uv_handle_t *handle) { free(handle); }
 
+static void on_spare_closed(uv_handle_t *handle) {
+  io_listener *l = handle->data;
+  l->spare_busy = 0;
+  listener_maybe_free(l);
+}
+
+/* Takes the pending connection (if it is still pending) and closes it, with no memory of
+ * its own. */
+static void drop_pending(io_listener *l, uv_stream_t *server) {
+  if (l->spare_busy || uv_tcp_init(server->loop, &l->spare) != 0) return;
+  l->spare.data = l;
+  l->spare_busy = 1;
+  if (uv_accept(server, (uv_stream_t *)&l->spare) == 0) l->refused++;
+  uv_close((uv_handle_t *)&l->spare, on_spare_closed);
+}
+
 static void on_connection(uv_stream_t *server, int status) {
   io_listener *l = server->data;
   if (status < 0 || l->closing) return;
@@ -164,14 +184,20 @@ static void on_connection(uv_stream_t *server, int status) {
     /* Over the limit: take the connection off the queue and close it at once, so the
      * backlog cannot fill with clients that wait forever. */
     uv_tcp_t *extra = malloc(sizeof(*extra));
-    if (!extra) return;
+    if (!extra) {
+      drop_pending(l, server);
+      return;
+    }
     uv_tcp_init(server->loop, extra);
     if (uv_accept(server, (uv_stream_t *)extra) == 0) l->refused++;
     uv_close((uv_handle_t *)extra, on_refused_closed);
     return;
   }
   io_conn *conn = io_conn_accept(server, &l->config, l->tls, l);
-  if (!conn) return;
+  if (!conn) { /* no memory, or TLS would not start: the connection is not left pending */
+    drop_pending(l, server);
+    return;
+  }
   l->live++;
   /* With the PROXY protocol, conn.c calls io_listener_accepted once the header is read. */
   if (!l->config.proxy_protocol) io_listener_accepted(l, conn);
