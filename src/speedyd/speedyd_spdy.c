@@ -369,6 +369,9 @@ static void submit_answer(speedyd_spdy_conn *conn, sd_stream *s, const speedy_he
 static void respond(speedyd_spdy_conn *conn, sd_stream *s) {
   if (s->responded) return;
   s->responded = 1;
+  /* HEAD: no content, whoever made the answer (errors carry a small page otherwise). */
+  if (s->request.method != NULL && strcmp(s->request.method, "HEAD") == 0)
+    http_response_drop_body(&s->response);
   speedyd_serve_common_headers(&s->response);
   int pushing = push_allowed(conn);
   hint_resources(conn, s, pushing);
@@ -442,11 +445,17 @@ static int on_header(speedy_session *session, int32_t stream_id, const speedy_he
   return 0;
 }
 
+static void body_ended(speedyd_spdy_conn *conn, sd_stream *s);
+
 static int on_headers_end(speedy_session *session, int32_t stream_id, int end_stream, void *user) {
   (void)session;
   speedyd_spdy_conn *conn = user;
   sd_stream *s = stream_get(conn, stream_id);
-  if (s == NULL || s->request_done) return 0;
+  if (s == NULL) return 0;
+  if (s->request_done) { /* trailers: with END_STREAM they end the body (RFC 9113 8.1) */
+    if (end_stream && !s->responded) body_ended(conn, s);
+    return 0;
+  }
   s->request_done = 1;
   speedyd_server *server = conn->base->server;
   io_conn_set_idle_timeout(conn->base->io, server->config.idle_timeout_ms);
@@ -508,17 +517,22 @@ static int on_data_chunk(speedy_session *session, int32_t stream_id, const uint8
   return 0;
 }
 
-static int on_data_end(speedy_session *session, int32_t stream_id, void *user) {
-  (void)session;
-  speedyd_spdy_conn *conn = user;
-  sd_stream *s = stream_get(conn, stream_id);
-  if (s == NULL || s->responded) return 0;
+/* The request's body ended (its last DATA frame, or trailers): the upload is answered. */
+static void body_ended(speedyd_spdy_conn *conn, sd_stream *s) {
   int rv = http_request_check_body(&s->request, s->body_in, 1);
   if (rv == 0 && s->upload != NULL) rv = http_upload_finish(s->upload, &s->response);
   if (rv != 0)
     respond_error(conn, s, rv);
   else
     respond(conn, s);
+}
+
+static int on_data_end(speedy_session *session, int32_t stream_id, void *user) {
+  (void)session;
+  speedyd_spdy_conn *conn = user;
+  sd_stream *s = stream_get(conn, stream_id);
+  if (s == NULL || s->responded) return 0;
+  body_ended(conn, s);
   return 0;
 }
 

@@ -7,7 +7,8 @@ check prints "ok: WHAT" or "FAIL: WHAT: got X, expected Y"; the exit status is t
 number of failures (0: all passed). Each scenario is bounded by a 20 s deadline.
 
 fetch     0 B, 1 KiB and 3 MiB downloads (sha256 against SITE_DIR), 100 streams at once
-          on the connection, a POST upload echoed back, HEAD (Content-Length, no DATA),
+          on the connection, a POST upload echoed back (one ended by trailers), HEAD
+          (Content-Length, no DATA; an error answer to HEAD without content too),
           a Range (206), If-None-Match (304).
 push      GET / with push enabled: the manifest's six PUSH_PROMISEs (RFC 9113 8.4), each
           pushed body equal to its file, all promised before the page's response ends.
@@ -188,6 +189,24 @@ def fetch(port, site):
     check("POST upload status", header(c.streams[sid], ":status"), "200")
     check("POST upload echoed intact", hashlib.sha256(c.streams[sid]["body"]).hexdigest(),
           hashlib.sha256(upload).hexdigest())
+    # An upload whose body ends with trailers (RFC 9113 8.1) is answered like any other.
+    sid = c.conn.get_next_available_stream_id()
+    c.stream(sid)
+    c.conn.send_headers(sid, [(":method", "POST"), (":scheme", "http"),
+                              (":authority", "127.0.0.1:%d" % port), (":path", "/upload"),
+                              ("content-length", "5")])
+    c.conn.send_data(sid, b"hello")
+    c.conn.send_headers(sid, [("x-checksum", "5")], end_stream=True)
+    c.flush()
+    check("POST upload ended by trailers completes", c.wait(sid), True)
+    check("POST upload ended by trailers: 200 and the body",
+          (header(c.streams[sid], ":status"), bytes(c.streams[sid]["body"])), ("200", b"hello"))
+    # HEAD gets no content, whoever makes the answer (here the upload path's 405).
+    sid = c.request("HEAD", "/upload")
+    c.wait(sid)
+    check("HEAD /upload: 405 without content and without a reset",
+          (header(c.streams[sid], ":status"), len(c.streams[sid]["body"]), c.streams[sid]["reset"]),
+          ("405", 0, None))
     sid = c.request("HEAD", "/kib.bin")
     c.wait(sid)
     check("HEAD status", header(c.streams[sid], ":status"), "200")

@@ -98,6 +98,13 @@ check "--protocols without h2: an h2 client gets http/1.1" "$(alpn "$PORT_noh2" 
 got=$(curl -s --http2 --cacert "$CA" --max-time 10 -o /dev/null -w '%{http_version}' "https://localhost:$PORT_noh2/kib.bin")
 check "--protocols without h2: curl --http2 uses HTTP/1.1" "$got" 1.1
 
+# HEAD gets no content whoever makes the answer (the upload path's 405 has a small page):
+# nghttp resets a stream whose HEAD response carries DATA.
+timeout 10 nghttp -v -H ':method: HEAD' "http://127.0.0.1:$PORT_main/upload" >"$WORK/head405" 2>&1
+check_grep "HEAD /upload over h2: 405" ':status: 405' "$WORK/head405"
+check "HEAD /upload over h2: no DATA, no reset" \
+  "$(grep -c 'recv DATA frame\|send RST_STREAM' "$WORK/head405")" 0
+
 # curl --http2 over http:// asks to upgrade to h2c: speedyd ignores it (h2c comes by prior
 # knowledge) and both requests are answered over one HTTP/1.1 connection.
 got=$(curl -s --http2 --max-time 10 -o /dev/null -o /dev/null -w '%{http_version} %{http_code} %{num_connects};' \
