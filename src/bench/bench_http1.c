@@ -3,7 +3,9 @@
  * and matched to the ring of slots in send order. llhttp holds each body to its
  * Content-Length, so a short body shows as a connection closed mid-response and a long
  * one as a parse error of the next response; a Content-Length that changed between
- * responses of one URL is caught by the size check against the first fetch.
+ * responses of one URL is caught by the size check against the first fetch. Interim
+ * responses (1xx but 101) are skipped and 204 and 304 end at their head, as h2load does
+ * (RFC 9110 15.2, RFC 9112 6.3).
  */
 #include <string.h>
 
@@ -19,15 +21,21 @@ static bench_req *head_req(bench_conn *conn) {
 
 static int on_message_begin(llhttp_t *p) {
   bench_req *req = head_req(conn_of(p));
-  if (!req) return -1; /* a response nobody asked for */
-  req->t_first = bench_now_ns();
+  if (!req) return -1;                              /* a response nobody asked for */
+  if (!req->t_first) req->t_first = bench_now_ns(); /* an interim response's counts */
   return 0;
 }
 
 static int on_headers_complete(llhttp_t *p) {
-  bench_req *req = head_req(conn_of(p));
+  bench_conn *conn = conn_of(p);
+  bench_req *req = head_req(conn);
   if (!req) return -1;
+  if (p->status_code >= 100 && p->status_code < 200 && p->status_code != 101) {
+    conn->interim = 1;
+    return 1; /* no body; the final response follows */
+  }
   req->status = p->status_code;
+  if (p->status_code == 204 || p->status_code == 304) return 1; /* no body, whatever it says */
   if (p->flags & F_CONTENT_LENGTH) {
     req->has_length = 1;
     req->content_length = p->content_length;
@@ -46,6 +54,10 @@ static int on_message_complete(llhttp_t *p) {
   bench_conn *conn = conn_of(p);
   bench_req *req = head_req(conn);
   if (!req) return -1;
+  if (conn->interim) {
+    conn->interim = 0;
+    return 0;
+  }
   conn->ring_head = (conn->ring_head + 1) % conn->n_slots;
   bench_request_done(conn, req, bench_now_ns());
   if (!llhttp_should_keep_alive(p)) conn->dead = 1;

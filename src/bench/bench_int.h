@@ -152,6 +152,7 @@ struct bench_conn {
   int n_slots;
   int in_flight;
   int ring_head;      /* HTTP/1.1: oldest request on the wire */
+  int interim;        /* HTTP/1.1: the response being read is a 1xx; the final one follows */
   uint64_t quota;     /* closed loop with -n: measured requests still to send here */
   uint64_t responses; /* complete responses received (a replacement is made only for a
                          connection that answered: no reconnect storm on refusal) */

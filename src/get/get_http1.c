@@ -81,13 +81,33 @@ static int on_header_value_complete(llhttp_t *p) {
   return get_resp_head_append(job, "\r\n", 2);
 }
 
+/* RFC 9110 15.2: a 1xx other than 101 is an interim response: the final one follows. */
+static int interim(int status) { return status >= 100 && status < 200 && status != 101; }
+
+/* RFC 9112 6.3: responses to HEAD, 1xx, 204 and 304 end with their head, whatever
+ * Content-Length says. */
+static int no_body(const get_conn *conn, int status) {
+  return run_of_conn(conn)->no_body || interim(status) || status == 204 || status == 304;
+}
+
 static int on_headers_complete(llhttp_t *p) {
   get_conn *conn = conn_of(p);
   get_http1 *h = &conn->http1;
   get_job *job = h->job;
   if (!job) return -1;
   h->header_field = 0;
-  if (job->state != JOB_ACTIVE) return run_of_conn(conn)->no_body ? 1 : 0; /* dropped */
+  if (p->status_code < 100) return -1; /* RFC 9112 4: three digits */
+  if (interim(p->status_code)) {       /* skipped (shown with -v), as curl does */
+    h->interim = 1;
+    if (job->state == JOB_ACTIVE && run_of_conn(conn)->opt->verbose) {
+      char line[96];
+      snprintf(line, sizeof(line), "HTTP/%d.%d %d%s%s", p->http_major, p->http_minor,
+               p->status_code, job->status_text[0] ? " " : "", job->status_text);
+      get_trace_http1_response(conn, line, job->head, job->head_len);
+    }
+    return 1;
+  }
+  if (job->state != JOB_ACTIVE) return no_body(conn, p->status_code) ? 1 : 0; /* dropped */
   job->status = p->status_code;
   job->t_first = get_now_ns();
   get_run *run = conn->origin->run;
@@ -103,7 +123,7 @@ static int on_headers_complete(llhttp_t *p) {
   }
   /* A job failed here (--fail) has its body read and dropped: the connection stays. */
   get_resp_head_done(job, line);
-  return run->no_body ? 1 : 0; /* 1: a response to HEAD has no body, whatever it says */
+  return no_body(conn, p->status_code) ? 1 : 0; /* 1: no body, whatever the head says */
 }
 
 static int on_body(llhttp_t *p, const char *at, size_t len) {
@@ -117,6 +137,14 @@ static int on_message_complete(llhttp_t *p) {
   get_conn *conn = conn_of(p);
   get_job *job = conn->http1.job;
   if (!job) return -1;
+  if (conn->http1.interim) { /* the final response comes next, for the same job */
+    conn->http1.interim = 0;
+    job->head_len = 0;
+    job->status_text[0] = '\0';
+    job->content_length = 0;
+    job->has_length = 0;
+    return 0;
+  }
   if (conn->origin->run->opt->verbose) get_trace_http1_end(conn, job);
   conn->http1.job = NULL;
   job->conn = NULL;

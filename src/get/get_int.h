@@ -128,6 +128,7 @@ typedef struct get_http1 {
   get_job *job; /* the request on the wire, or NULL when idle */
   int keep_alive;
   int header_field;               /* the last header callback was a field name */
+  int interim;                    /* the message being read is a 1xx: the final one follows */
   size_t line_start, value_start; /* of the field being received, in job->head */
 } get_http1;
 

@@ -4,6 +4,8 @@ the tests can show that `speedy bench` catches it. Every response to any path:
   size     every 2nd response has a body one byte longer (and a matching Content-Length)
   content  every 2nd response has the same size but a different last byte
   short    Content-Length 1000, 500 bytes sent, then the connection is closed
+  interim  a 103 Early Hints (and every 2nd time a 100 too) before each 200, whose body is
+           right: not a lie, the case a client must skip (RFC 9110 15.2)
 Runs until killed (the test kills it); every socket has a timeout."""
 import socketserver
 import sys
@@ -43,6 +45,10 @@ class Handler(socketserver.StreamRequestHandler):
                 self.wfile.write(head + body[:500])
                 self.wfile.flush()
                 return
+            if MODE == "interim":
+                if n % 2 == 0:
+                    head = b"HTTP/1.1 100 Continue\r\n\r\n" + head
+                head = b"HTTP/1.1 103 Early Hints\r\nLink: </x.css>; rel=preload\r\n\r\n" + head
             self.wfile.write(head + body)
             self.wfile.flush()
 

@@ -247,6 +247,13 @@ content_change_caught)
   check "exit status" "$RC" 1
   check "content errors" "$(json "$WORK/out.json" 'r["errors"]["content"]')" 25
   ;;
+interim_responses_skipped) # RFC 9110 15.2: a 1xx before each answer, pipelined
+  start_liar interim
+  bench -n 100 -c 1 -m 4 --http1 "http://127.0.0.1:$PORT/x"
+  check "exit status" "$RC" 0
+  check "ok" "$(json "$WORK/out.json" 'r["ok"]')" 100
+  check "errors" "$(json "$WORK/out.json" 'r["errors_total"]')" 0
+  ;;
 short_body_caught)
   start_liar short
   bench -n 5 --http1 "http://127.0.0.1:$PORT/x"

@@ -177,6 +177,39 @@ http1_keepalive)
   get --http1 --http1-connections 2 -d out "${urls[@]}" || fail "exit $?"
   for i in $(seq 1 20); do expect_file "out/$((i * 1000))" $((i * 1000)); done
   expect_summary "http/1.1 negotiated by plaintext.*2 connections" ;;
+http1_interim_and_no_body) # RFC 9110 15.2, RFC 9112 6.3: 1xx skipped, 304 ends at its head
+  cat > h1.py <<'PY'
+import socket, sys, time
+answers = {b"/a": [b"HTTP/1.1 103 Early Hints\r\nLink: </x.css>; rel=preload\r\n\r\n",
+                   b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"],
+           b"/b": [b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 102 Processing\r\n\r\n"
+                   b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nworld"],
+           b"/c": [b"HTTP/1.1 304 Not Modified\r\nETag: \"x\"\r\nContent-Length: 1234\r\n\r\n"],
+           b"/d": [b"HTTP/1.1 204 No Content\r\nContent-Length: 10\r\n\r\n"],
+           b"/e": [b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nend"]}
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+print(s.getsockname()[1], flush=True)
+c, _ = s.accept(); c.settimeout(10); buf = b""
+while True:
+    while b"\r\n\r\n" not in buf:
+        data = c.recv(4096)
+        if not data: sys.exit(0)
+        buf += data
+    head, buf = buf.split(b"\r\n\r\n", 1)
+    for i, part in enumerate(answers[head.split(b" ")[1]]):
+        if i: time.sleep(0.05)
+        c.sendall(part)
+PY
+  python3 h1.py > h1.port 2> h1.err & pids+=($!)
+  for _ in $(seq 100); do PORT=$(cat h1.port); [ -n "$PORT" ] && break; sleep 0.05; done
+  get --http1 --http1-connections 1 --max-time 5 -o a -o b -o c -o d -o e \
+    "http://localhost:$PORT/a" "http://localhost:$PORT/b" "http://localhost:$PORT/c" \
+    "http://localhost:$PORT/d" "http://localhost:$PORT/e" || fail "exit $?"
+  [ "$(cat a)" = hello ] || fail "a: '$(cat a)' (the 103 taken as the answer?)"
+  [ "$(cat b)" = world ] || fail "b: '$(cat b)'"
+  [ -f c ] && [ ! -s c ] || fail "c: the 304 has a body"
+  [ -f d ] && [ ! -s d ] || fail "d: the 204 has a body"
+  [ "$(cat e)" = end ] || fail "e: '$(cat e)' (the connection lost its place)" ;;
 http1_tls)
   sh "$src/tests/io/gencerts.sh" "$certs"; start_server s --http1 --tls "$certs/server.pem" "$certs/server.key"
   get --http1 --cacert "$certs/ca.pem" -o x "https://localhost:$PORT/bytes/5000" || fail "exit $?"
