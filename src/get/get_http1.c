@@ -147,6 +147,7 @@ static int on_message_complete(llhttp_t *p) {
   }
   if (conn->origin->run->opt->verbose) get_trace_http1_end(conn, job);
   conn->http1.job = NULL;
+  conn->http1.responses++;
   job->conn = NULL;
   if (job->state == JOB_ACTIVE) get_resp_end(job);
   if (!llhttp_should_keep_alive(p)) conn->dead = 1;
@@ -241,6 +242,7 @@ static int send_request(get_conn *conn, get_job *job) {
   if (!job->t_start) job->t_start = get_now_ns();
   conn->http1.job = job;
   conn->http1.header_field = 0;
+  conn->http1.job_heard = 0;
   return 0;
 }
 
@@ -254,6 +256,7 @@ void get_http1_next(get_conn *conn) {
 
 size_t get_http1_read(get_conn *conn, const uint8_t *data, size_t len) {
   if (conn->proto != IO_PROTO_HTTP1 || !conn->http1.parser.data) return len;
+  if (len > 0) conn->http1.job_heard = 1;
   llhttp_errno_t err = llhttp_execute(&conn->http1.parser, (const char *)data, len);
   if (err != HPE_OK) {
     get_job *job = conn->http1.job;
@@ -292,8 +295,11 @@ void get_http1_closed(get_conn *conn, int status) {
   conn->http1.job = NULL;
   if (job->state != JOB_ACTIVE) return;
   job->conn = NULL;
-  if (job->status == 0 && job->bytes == 0 && job->attempts < 2) {
-    job->state = JOB_WAITING; /* a keep-alive connection closed under us: retry once */
+  /* A keep-alive connection closed under us before a byte of the answer: retry once, as
+   * curl does. Not on a fresh connection, nor after part of an answer: the request may
+   * have been acted on (RFC 9110 9.2.2). */
+  if (conn->http1.responses > 0 && !conn->http1.job_heard && job->attempts < 2) {
+    job->state = JOB_WAITING;
     return;
   }
   const llhttp_t *parser = &conn->http1.parser;

@@ -129,6 +129,8 @@ typedef struct get_http1 {
   int keep_alive;
   int header_field;               /* the last header callback was a field name */
   int interim;                    /* the message being read is a 1xx: the final one follows */
+  uint64_t responses;             /* final responses read on this connection */
+  int job_heard;                  /* bytes came after the request on the wire was sent */
   size_t line_start, value_start; /* of the field being received, in job->head */
 } get_http1;
 

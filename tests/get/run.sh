@@ -210,6 +210,45 @@ PY
   [ -f c ] && [ ! -s c ] || fail "c: the 304 has a body"
   [ -f d ] && [ ! -s d ] || fail "d: the 204 has a body"
   [ "$(cat e)" = end ] || fail "e: '$(cat e)' (the connection lost its place)" ;;
+http1_retry_only_reused) # as curl: a request is sent again only when a kept-alive connection
+  # closed before any byte of its answer (RFC 9110 9.2.2), never after a fresh one did
+  cat > drop.py <<'PY'
+import socket, sys, threading
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+print(s.getsockname()[1], flush=True)
+count = 0
+def serve(c):
+    global count
+    c.settimeout(10); buf = b""; here = 0
+    while True:
+        while b"\r\n\r\n" not in buf:
+            data = c.recv(4096)
+            if not data: return c.close()
+            buf += data
+        head, buf = buf.split(b"\r\n\r\n", 1)
+        length = [l for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")]
+        if length: buf = buf[int(length[0].split(b":")[1]):]
+        count += 1; here += 1
+        sys.stderr.write("request %d %s\n" % (count, head.split(b" ")[1].decode())); sys.stderr.flush()
+        if b"/drop" in head or b"/half" in head:
+            if b"/half" in head: c.sendall(b"HTTP/1.1 200 OK\r\nX-A: 1\r\n")
+            return c.close()
+        if b"/keep-then-drop" in head and here > 1:
+            return c.close()
+        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+while True:
+    threading.Thread(target=serve, args=(s.accept()[0],), daemon=True).start()
+PY
+  python3 drop.py > drop.port 2> drop.log & pids+=($!)
+  for _ in $(seq 100); do PORT=$(cat drop.port); [ -n "$PORT" ] && break; sleep 0.05; done
+  get --http1 --data x -o /dev/null "http://localhost:$PORT/drop"; rc=$?
+  [ $rc = 1 ] || fail "a POST dropped on a fresh connection: exit $rc"
+  get --http1 -o /dev/null "http://localhost:$PORT/half"; rc=$?
+  [ $rc = 1 ] || fail "half an answer: exit $rc"
+  [ "$(grep -c 'request' drop.log)" = 2 ] || fail "sent again: $(cat drop.log)"
+  get --http1 --http1-connections 1 -o a -o b "http://localhost:$PORT/keep-then-drop" \
+    "http://localhost:$PORT/keep-then-drop" || fail "a kept-alive connection closed: exit $?"
+  [ "$(cat a)$(cat b)" = okok ] || fail "the retried request's answer" ;;
 http1_tls)
   sh "$src/tests/io/gencerts.sh" "$certs"; start_server s --http1 --tls "$certs/server.pem" "$certs/server.key"
   get --http1 --cacert "$certs/ca.pem" -o x "https://localhost:$PORT/bytes/5000" || fail "exit $?"
