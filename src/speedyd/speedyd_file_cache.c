@@ -224,9 +224,11 @@ static cache_entry *lookup(speedyd_server *server, const http_request *request) 
   speedyd_file_cache *cache = server->file_cache;
   char rel[CACHE_REL_MAX] IO_UNINITIALIZED; /* written by the path decoder before use */
   if (cache == NULL || cacheable_request(server, request, rel, sizeof(rel)) != 0) return NULL;
-  size_t len = strlen(request->path);
-  uint64_t hash = hash_key(request->path, len);
-  cache_entry *e = entry_find(cache, request->path, len, hash);
+  /* Keyed by the decoded path: a query or another spelling of the same file finds the
+   * same entry (keyed by the raw target, "?1", "?2", ... each copied the file anew). */
+  size_t len = strlen(rel);
+  uint64_t hash = hash_key(rel, len);
+  cache_entry *e = entry_find(cache, rel, len, hash);
   if (e == NULL) {
     cache->misses++;
     return NULL;
@@ -327,9 +329,9 @@ void speedyd_file_cache_store(speedyd_server *server, const http_request *reques
       length > cache->max_entry || left_to_sendfile(request, length) || fstat(fd, &st) != 0 ||
       !S_ISREG(st.st_mode) || (uint64_t)st.st_size != length)
     return;
-  size_t key_len = strlen(request->path);
-  uint64_t hash = hash_key(request->path, key_len);
-  cache_entry *old = entry_find(cache, request->path, key_len, hash);
+  size_t key_len = strlen(rel);
+  uint64_t hash = hash_key(rel, key_len);
+  cache_entry *old = entry_find(cache, rel, key_len, hash);
   if (old != NULL) entry_remove(cache, old);
   cache_entry *e = calloc(1, sizeof(*e));
   if (e == NULL) return;
@@ -360,7 +362,7 @@ void speedyd_file_cache_store(speedyd_server *server, const http_request *reques
     entry_unref(e);
     return;
   }
-  memcpy(e->key, request->path, key_len + 1);
+  memcpy(e->key, rel, key_len + 1);
   e->key_len = key_len;
   e->hash = hash;
   e->dev = st.st_dev;

@@ -25,9 +25,13 @@ if command -v strace >/dev/null 2>&1; then
   tracer=$!
   sleep 0.5
   for i in 1 2 3; do get /small.bin >/dev/null; done
+  # A query, or another spelling of the path, is the same file: the same entry.
+  for q in '?a' '?b' '?c'; do get "/small.bin$q" >/dev/null; done
+  get /sm%61ll.bin >/dev/null
   kill -INT "$tracer" 2>/dev/null
   wait "$tracer" 2>/dev/null
-  check "a cached file is not opened again" "$(grep -c 'small.bin' "$WORK/strace")" 0
+  check "a cached file is not opened again (queries and spellings included)" \
+    "$(grep -c 'small.bin' "$WORK/strace")" 0
 
   # 64 KiB over HTTP/1.1: sendfile beats a copy from memory, so it is opened every time;
   # over SPDY the body is copied anyway: cached, opened once at most.
