@@ -83,6 +83,9 @@ typedef struct speedyd_spdy_conn {
 
 /* HEADERS frames after the request on one stream: beyond this the stream is reset. */
 #define SD_MAX_HEADER_FRAMES 8
+/* A request body no upload takes is read and dropped up to this, then its stream is reset
+ * (CANCEL: not needed), as HTTP/1.1's gets a 413 (speedyd_h1.c). */
+#define SD_MAX_DROPPED_BODY (1u << 20)
 /* Our accounting of a stream record and each header field it stores. */
 #define SD_STREAM_CHARGE (sizeof(sd_stream) + 1024u)
 #define SD_FIELD_CHARGE 64u
@@ -504,6 +507,11 @@ static int on_data_chunk(speedy_session *session, int32_t stream_id, const uint8
   if (s == NULL) return 0;
   if (len > UINT64_MAX - s->body_in) len = 0; /* cannot happen; keeps the sum exact */
   s->body_in += len;
+  if (s->upload == NULL && s->body_in > SD_MAX_DROPPED_BODY) {
+    speedy_submit_rst(conn->session, stream_id, SPEEDY_RST_CANCEL);
+    io_conn_want_writable(conn->base->io);
+    return 0;
+  }
   if (s->responded) return 0;
   int rv = http_request_check_body(&s->request, s->body_in, 0);
   if (rv == 0 && s->upload != NULL) {

@@ -201,6 +201,16 @@ def fetch(port, site):
     check("POST upload ended by trailers completes", c.wait(sid), True)
     check("POST upload ended by trailers: 200 and the body",
           (header(c.streams[sid], ":status"), bytes(c.streams[sid]["body"])), ("200", b"hello"))
+    # A body no upload takes is dropped up to 1 MiB, then the stream is reset (CANCEL).
+    sid = c.conn.get_next_available_stream_id()
+    c.stream(sid)
+    c.conn.send_headers(sid, [(":method", "POST"), (":scheme", "http"),
+                              (":authority", "127.0.0.1:%d" % port), (":path", "/kib.bin")])
+    c.flush()
+    send_part(c, sid, bytes(3 << 20), past_the_answer=True)
+    c.pump(lambda: c.streams[sid]["reset"] is not None)
+    check("a 3 MiB body to a file: 405, then the stream reset with CANCEL",
+          (header(c.streams[sid], ":status"), c.streams[sid]["reset"]), ("405", 8))
     # HEAD gets no content, whoever makes the answer (here the upload path's 405).
     sid = c.request("HEAD", "/upload")
     c.wait(sid)
@@ -230,17 +240,20 @@ def fetch(port, site):
     check("no GOAWAY during the session", c.goaway, None)
 
 
-def send_part(c, sid, data):
+def send_part(c, sid, data, past_the_answer=False):
     """Sends data on sid as the windows allow; stops early when the stream has ended (a
-    server that answered before the end of the upload)."""
+    server that answered before the end of the upload; past_the_answer: only when it was
+    reset)."""
     s = c.streams[sid]
     offset = 0
-    while offset < len(data) and not s["ended"] and s["reset"] is None:
+    while offset < len(data) and (past_the_answer or not s["ended"]) and s["reset"] is None:
         try:
             room = min(c.conn.local_flow_control_window(sid), c.conn.max_outbound_frame_size)
             if room <= 0:
-                c.pump(lambda: s["ended"] or s["reset"] is not None
-                       or c.conn.local_flow_control_window(sid) > 0)
+                if not c.pump(lambda: (s["ended"] and not past_the_answer) or
+                              s["reset"] is not None or
+                              c.conn.local_flow_control_window(sid) > 0):
+                    return
                 continue
             c.conn.send_data(sid, data[offset:offset + room])
         except h2.exceptions.StreamClosedError:
