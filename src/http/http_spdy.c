@@ -210,7 +210,7 @@ int http_spdy_response_headers(const http_response *response, http_protocol prot
 }
 
 int http_spdy_push_headers(http_protocol protocol, const char *scheme, const char *host,
-                           const char *path, http_spdy_headers *out) {
+                           const char *path, const char *accept_encoding, http_spdy_headers *out) {
   out->list = NULL;
   out->count = 0;
   out->status[0] = '\0';
@@ -223,6 +223,8 @@ int http_spdy_push_headers(http_protocol protocol, const char *scheme, const cha
   list[n++] = (speedy_header){":scheme", 7, scheme, strlen(scheme)};
   list[n++] = (speedy_header){":authority", 10, host, strlen(host)};
   list[n++] = (speedy_header){":path", 5, path, strlen(path)};
+  if (protocol == HTTP_PROTO_H2 && accept_encoding != NULL)
+    list[n++] = (speedy_header){"accept-encoding", 15, accept_encoding, strlen(accept_encoding)};
   out->list = list;
   out->count = n;
   return 0;

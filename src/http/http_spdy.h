@@ -71,10 +71,12 @@ typedef struct http_spdy_headers {
 int http_spdy_response_headers(const http_response *response, http_protocol protocol,
                                http_spdy_headers *out);
 /* A push's request headers: ":scheme", ":authority", ":path", and for HTTP/2 ":method"
- * GET first (libspeedy writes SPDY's :host, and SPDY/2's absolute url).
- * Returns 0 or HTTP_ERR_INVALID_ARGUMENT (a NULL string). */
+ * GET first (libspeedy writes SPDY's :host, and SPDY/2's absolute url); for HTTP/2 also
+ * accept_encoding when not NULL, so that the promised request is the one the pushed
+ * answer (which varies on it) was made for. Returns 0 or HTTP_ERR_INVALID_ARGUMENT (a
+ * NULL string). */
 int http_spdy_push_headers(http_protocol protocol, const char *scheme, const char *host,
-                           const char *path, http_spdy_headers *out);
+                           const char *path, const char *accept_encoding, http_spdy_headers *out);
 void http_spdy_headers_free(http_spdy_headers *headers);
 
 /* speedy_data_read_fn over an http_body (source): bytes and SPEEDY_DATA_FLAG_EOF,

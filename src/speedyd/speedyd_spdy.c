@@ -320,8 +320,9 @@ static void push_resources(speedyd_spdy_conn *conn, sd_stream *page) {
     }
     speedyd_serve_common_headers(&s->response);
     http_spdy_headers request_headers, response_headers;
-    if (http_spdy_push_headers(page->request.protocol, page->request.scheme,
-                               page->request.authority, entries[i].path, &request_headers) != 0) {
+    if (http_spdy_push_headers(
+            page->request.protocol, page->request.scheme, page->request.authority, entries[i].path,
+            http_headers_get(&s->request.headers, "accept-encoding"), &request_headers) != 0) {
       stream_del(s);
       return;
     }

@@ -266,7 +266,8 @@ Test(spdy_response, more_fields_than_the_inline_list_holds_are_all_listed) {
 
 Test(spdy_response, push_request_headers_name_the_resource) {
   http_spdy_headers out;
-  cr_assert_eq(http_spdy_push_headers(HTTP_PROTO_SPDY3, "https", "example.com", "/a.css", &out), 0);
+  cr_assert_eq(
+      http_spdy_push_headers(HTTP_PROTO_SPDY3, "https", "example.com", "/a.css", "gzip", &out), 0);
   cr_assert_eq(out.count, 3);
   cr_expect_str_eq(out.list[0].name, ":scheme");
   cr_expect_str_eq(out.list[2].value, "/a.css");
@@ -407,13 +408,21 @@ Test(h2_response, informational_status_and_impossible_ones) {
 
 Test(h2_response, push_request_is_a_get_with_authority) {
   http_spdy_headers out;
-  cr_assert_eq(http_spdy_push_headers(HTTP_PROTO_H2, "https", "example.com", "/a.css", &out), 0);
+  cr_assert_eq(http_spdy_push_headers(HTTP_PROTO_H2, "https", "example.com", "/a.css", NULL, &out),
+               0);
   cr_assert_eq(out.count, 4);
   cr_expect_str_eq(out.list[0].name, ":method");
   cr_expect_str_eq(out.list[0].value, "GET");
   cr_expect_str_eq(out.list[2].name, ":authority");
   cr_expect_str_eq(out.list[2].value, "example.com");
   cr_expect_str_eq(out.list[3].value, "/a.css");
+  http_spdy_headers_free(&out);
+  /* The answer pushed varies on Accept-Encoding: the promise carries the page's. */
+  cr_assert_eq(
+      http_spdy_push_headers(HTTP_PROTO_H2, "https", "example.com", "/a.css", "gzip, br", &out), 0);
+  cr_assert_eq(out.count, 5);
+  cr_expect_str_eq(out.list[4].name, "accept-encoding");
+  cr_expect_str_eq(out.list[4].value, "gzip, br");
   http_spdy_headers_free(&out);
 }
 

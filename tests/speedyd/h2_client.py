@@ -24,6 +24,7 @@ shutdown  GET /large.bin while holding the windows shut, SIGTERM to SERVER_PID: 
           windows (frames by hand with hyperframe and hpack: python-h2 ends the
           connection at a GOAWAY).
 """
+import gzip
 import hashlib
 import os
 import signal
@@ -303,7 +304,7 @@ def uploads(port, site):
 
 def push(port, site):
     c = Client(port, enable_push=True)
-    page = c.request("GET", "/")
+    page = c.request("GET", "/", [("accept-encoding", "gzip")])
     c.wait(page)
     promised = c.streams[page]["promised"]
     check("six PUSH_PROMISEs on the page's stream", len(promised), 6)
@@ -313,9 +314,16 @@ def push(port, site):
     check("pushed /css/site.css", css is not None, True)
     if css is not None:
         check("pushed /css/site.css status", header(css, ":status"), "200")
-        check("pushed /css/site.css intact", hashlib.sha256(css["body"]).hexdigest(),
+        body = bytes(css["body"])
+        if header(css, "content-encoding") == "gzip":
+            body = gzip.decompress(body)
+        check("pushed /css/site.css intact", hashlib.sha256(body).hexdigest(),
               sha_file(os.path.join(site, "css", "site.css")))
         check("promised request is a GET", css["request"].get(b":method"), b"GET")
+        # RFC 9111 4.1: the pushed answer varies on Accept-Encoding; the promise says which.
+        if header(css, "vary") is not None:
+            check("the promise carries the page's accept-encoding",
+                  css["request"].get(b"accept-encoding"), b"gzip")
     check("every promise came before the page ended",
           all(c.streams[p]["promised_at"] <= c.streams[page]["ended_at"] for p in promised), True)
     check("no 103 when pushing", c.streams[page]["informational"], [])
