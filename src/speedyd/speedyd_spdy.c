@@ -825,6 +825,14 @@ static void on_close(io_conn *io, int status, void *user) {
     speedyd_log_error(conn->base->server, io_conn_peer(io), "connection closed: %s%s%s",
                       io_strerror(status), detail[0] ? ": " : "", detail);
   }
+  /* The streams the connection's end cut short get their line too, as nginx logs them:
+   * what was sent of an answer, or 499 for a request not answered yet. */
+  const char *protocol = speedy_protocol_name(speedy_session_protocol(conn->session));
+  for (sd_stream *s = conn->streams; s != NULL; s = s->next)
+    if (s->request.method != NULL && !s->is_push)
+      speedyd_log_access(conn->base->server, conn->base, &s->request,
+                         s->responded ? s->response.status : 499, s->body_out, protocol, s->id,
+                         s->body_in, s->bytes_out);
   speedy_session_del(conn->session);
   conn->session = NULL;
   while (conn->streams != NULL) stream_del(conn->streams);

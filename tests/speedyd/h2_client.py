@@ -1,6 +1,6 @@
 """h2_client.py — an HTTP/2 client built on python-h2 (a peer we did not write), for speedyd.
 
-  /usr/bin/python3 h2_client.py PORT SITE_DIR fetch|push|hints|uploads|shutdown [SERVER_PID]
+  /usr/bin/python3 h2_client.py PORT SITE_DIR fetch|push|hints|uploads|cut|shutdown [SERVER_PID]
 
 Cleartext with prior knowledge (RFC 9113 3.3): the client preface, then requests. Every
 check prints "ok: WHAT" or "FAIL: WHAT: got X, expected Y"; the exit status is the
@@ -19,6 +19,7 @@ uploads   three 600,000-octet POST uploads at once on one connection, against a 
           --max-connection-memory 1048576): at least one is refused with 503 before its
           end, the others come back intact, the connection lives on, and one more upload
           afterwards is echoed (what the refused and finished ones held was given back).
+cut       GET /large.bin, then the connection closed after 64 KiB (the access log's line).
 shutdown  GET /large.bin while holding the windows shut, SIGTERM to SERVER_PID: a GOAWAY
           with NO_ERROR arrives (RFC 9113 6.8), then the whole body once we open the
           windows (frames by hand with hyperframe and hpack: python-h2 ends the
@@ -302,6 +303,15 @@ def uploads(port, site):
     check("no GOAWAY during the session", c.goaway, None)
 
 
+def cut(port, site):
+    """GET /large.bin, 64 KiB of it read, then the connection closed: the server's access
+    log must still have the line (the shell test checks it)."""
+    c = Client(port)
+    sid = c.request("GET", "/large.bin")
+    check("part of the body came", c.pump(lambda: len(c.streams[sid]["body"]) >= 65536), True)
+    c.sock.close()
+
+
 def push(port, site):
     c = Client(port, enable_push=True)
     page = c.request("GET", "/", [("accept-encoding", "gzip")])
@@ -432,10 +442,12 @@ def main():
         hints(port, site)
     elif scenario == "uploads":
         uploads(port, site)
+    elif scenario == "cut":
+        cut(port, site)
     elif scenario == "shutdown":
         shutdown(port, site, int(sys.argv[4]))
     else:
-        print("usage: h2_client.py PORT SITE fetch|push|hints|uploads|shutdown [PID]")
+        print("usage: h2_client.py PORT SITE fetch|push|hints|uploads|cut|shutdown [PID]")
         return 2
     return min(FAILS, 100)
 

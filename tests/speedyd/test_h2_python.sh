@@ -35,6 +35,10 @@ PORT_main=$PORT_main_saved
 stop_server up
 check_grep "access log: h2 requests" '"GET /kib.bin HTTP/2.0" 200 1024 .* h2 ' "$WORK/access.log"
 check_grep "access log: the upload over h2" '"POST /upload HTTP/2.0" 200 200000 .* h2 ' "$WORK/access.log"
+client cut
+sleep 0.3
+check_grep "access log: a download cut by the connection's end has its line (what was sent)" \
+  '"GET /large.bin HTTP/2.0" 200 [0-9]\{1,6\} .* h2 ' "$WORK/access.log"
 client shutdown "$PID_main"
 for _ in $(seq 1 100); do
   kill -0 "$PID_main" 2>/dev/null || break
