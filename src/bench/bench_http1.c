@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bench_int.h"
+#include "http_client.h"
 
 static bench_conn *conn_of(llhttp_t *parser) { return parser->data; }
 
@@ -30,12 +31,12 @@ static int on_headers_complete(llhttp_t *p) {
   bench_conn *conn = conn_of(p);
   bench_req *req = head_req(conn);
   if (!req) return -1;
-  if (p->status_code >= 100 && p->status_code < 200 && p->status_code != 101) {
+  if (http_client_is_interim(p->status_code)) {
     conn->interim = 1;
     return 1; /* no body; the final response follows */
   }
   req->status = p->status_code;
-  if (p->status_code == 204 || p->status_code == 304) return 1; /* no body, whatever it says */
+  if (!http_client_status_has_body(p->status_code)) return 1; /* 204, 304: whatever it says */
   if (p->flags & F_CONTENT_LENGTH) {
     req->has_length = 1;
     req->content_length = p->content_length;

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "get_int.h"
+#include "http_client.h"
 
 static get_conn *conn_of(llhttp_t *parser) { return parser->data; }
 static get_run *run_of_conn(const get_conn *conn) { return conn->origin->run; }
@@ -81,13 +82,10 @@ static int on_header_value_complete(llhttp_t *p) {
   return get_resp_head_append(job, "\r\n", 2);
 }
 
-/* RFC 9110 15.2: a 1xx other than 101 is an interim response: the final one follows. */
-static int interim(int status) { return status >= 100 && status < 200 && status != 101; }
-
 /* RFC 9112 6.3: responses to HEAD, 1xx, 204 and 304 end with their head, whatever
  * Content-Length says. */
 static int no_body(const get_conn *conn, int status) {
-  return run_of_conn(conn)->no_body || interim(status) || status == 204 || status == 304;
+  return run_of_conn(conn)->no_body || !http_client_status_has_body(status);
 }
 
 static int on_headers_complete(llhttp_t *p) {
@@ -96,8 +94,8 @@ static int on_headers_complete(llhttp_t *p) {
   get_job *job = h->job;
   if (!job) return -1;
   h->header_field = 0;
-  if (p->status_code < 100) return -1; /* RFC 9112 4: three digits */
-  if (interim(p->status_code)) {       /* skipped (shown with -v), as curl does */
+  if (p->status_code < 100) return -1;          /* RFC 9112 4: three digits */
+  if (http_client_is_interim(p->status_code)) { /* skipped (shown with -v), as curl does */
     h->interim = 1;
     if (job->state == JOB_ACTIVE && run_of_conn(conn)->opt->verbose) {
       char line[96];

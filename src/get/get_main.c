@@ -78,9 +78,9 @@ void get_job_done(get_job *job) {
   if (job->state == JOB_DONE || job->state == JOB_FAILED) return;
   job->state = JOB_DONE;
   job->t_end = get_now_ns();
-  /* 304 and 204 carry no body whatever their content-length says (RFC 7230 3.3.3) */
-  if (job->has_length && job->bytes != job->content_length && job->status != 304 &&
-      job->status != 204) {
+  /* 304 and 204 carry no body whatever their content-length says (RFC 9112 6.3) */
+  if (job->has_length && job->bytes != job->content_length &&
+      http_client_status_has_body(job->status)) {
     job->state = JOB_ACTIVE;
     get_job_fail(job, "body of %llu bytes, content-length said %llu",
                  (unsigned long long)job->bytes, (unsigned long long)job->content_length);

@@ -49,6 +49,12 @@ int http_client_parse_status(const char *value, size_t len) {
   return status < 100 ? -1 : status;
 }
 
+int http_client_is_interim(int status) { return status >= 100 && status < 200 && status != 101; }
+
+int http_client_status_has_body(int status) {
+  return !(status >= 100 && status < 200) && status != 204 && status != 304;
+}
+
 const char *http_client_version_label(speedy_protocol protocol) {
   switch (protocol) {
   case SPEEDY_PROTOCOL_H2:

@@ -38,6 +38,14 @@ int http_client_is_authority(const char *name, size_t name_len);
  * taken SPDY's reason phrase off). Returns the status (100 to 999), or -1. */
 int http_client_parse_status(const char *value, size_t len);
 
+/* 1 for an interim response's status, a 1xx other than 101: the final one follows (RFC
+ * 9110 15.2). */
+int http_client_is_interim(int status);
+
+/* 0 when a response with this status has no content whatever its Content-Length says
+ * (RFC 9112 6.3: 1xx, 204, 304; a response to HEAD too, which the caller knows). */
+int http_client_status_has_body(int status);
+
 /* The protocol's name in a status line: "HTTP/2", "SPDY/3.1", "SPDY/3", "SPDY/2". */
 const char *http_client_version_label(speedy_protocol protocol);
 

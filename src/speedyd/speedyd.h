@@ -202,6 +202,11 @@ void speedyd_addr_release(speedyd_server *server, speedyd_addr *addr);
 int speedyd_addr_glitch(speedyd_server *server, speedyd_addr *addr, unsigned cost);
 void speedyd_addr_table_del(speedyd_server *server);
 
+/* A request body no upload takes is read and dropped up to this many bytes, and refused
+ * beyond (HTTP/1.1: 413 and the connection closes; SPDY and HTTP/2: the stream is reset
+ * with CANCEL), as nginx's client_max_body_size does by default. */
+#define SPEEDYD_MAX_DROPPED_BODY (1u << 20)
+
 /* At the connection limit: aborts the oldest idle connection (no request in flight,
  * handshakes included). Returns 1 when one was evicted, 0 when every one is busy. */
 int speedyd_evict_idle(speedyd_server *server);

@@ -34,9 +34,6 @@
 #define H1_OUT_CHUNK 16384u
 /* Requests on one connection (pipelined or not); then "Connection: close". */
 #define H1_MAX_REQUESTS 10000u
-/* A request body no upload takes is read and dropped up to this, and refused beyond it
- * (413, and the connection closes), as nginx's client_max_body_size does by default. */
-#define H1_MAX_DROPPED_BODY (1u << 20)
 
 typedef enum h1_state { H1_READING, H1_WRITING, H1_CLOSING } h1_state;
 
@@ -80,7 +77,7 @@ static int on_headers(http_h1_reader *reader, void *user) {
   if (speedyd_serve_is_upload(server, r) && strcmp(r->method, "POST") == 0) {
     int rv = http_upload_begin(&h->upload, &server->upload_options, r);
     if (rv != 0) return rv;
-  } else if (r->content_length > (int64_t)H1_MAX_DROPPED_BODY) {
+  } else if (r->content_length > (int64_t)SPEEDYD_MAX_DROPPED_BODY) {
     return HTTP_ERR_TOO_LARGE;
   }
   /* RFC 9110 10.1.1: content that waits for a 100 is asked for at once (its answer comes
@@ -101,7 +98,7 @@ static int on_body(http_h1_reader *reader, const uint8_t *at, size_t len, void *
     h->upload_charged += len;
     return http_upload_feed(h->upload, at, len);
   }
-  return h->upload == NULL && h->body_in > H1_MAX_DROPPED_BODY ? HTTP_ERR_TOO_LARGE : 0;
+  return h->upload == NULL && h->body_in > SPEEDYD_MAX_DROPPED_BODY ? HTTP_ERR_TOO_LARGE : 0;
 }
 
 static const http_h1_callbacks reader_callbacks = {.on_headers = on_headers, .on_body = on_body};

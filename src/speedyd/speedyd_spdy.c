@@ -83,9 +83,6 @@ typedef struct speedyd_spdy_conn {
 
 /* HEADERS frames after the request on one stream: beyond this the stream is reset. */
 #define SD_MAX_HEADER_FRAMES 8
-/* A request body no upload takes is read and dropped up to this, then its stream is reset
- * (CANCEL: not needed), as HTTP/1.1's gets a 413 (speedyd_h1.c). */
-#define SD_MAX_DROPPED_BODY (1u << 20)
 /* Our accounting of a stream record and each header field it stores. */
 #define SD_STREAM_CHARGE (sizeof(sd_stream) + 1024u)
 #define SD_FIELD_CHARGE 64u
@@ -508,7 +505,7 @@ static int on_data_chunk(speedy_session *session, int32_t stream_id, const uint8
   if (s == NULL) return 0;
   if (len > UINT64_MAX - s->body_in) len = 0; /* cannot happen; keeps the sum exact */
   s->body_in += len;
-  if (s->upload == NULL && s->body_in > SD_MAX_DROPPED_BODY) {
+  if (s->upload == NULL && s->body_in > SPEEDYD_MAX_DROPPED_BODY) {
     speedy_submit_rst(conn->session, stream_id, SPEEDY_RST_CANCEL);
     io_conn_want_writable(conn->base->io);
     return 0;
@@ -545,6 +542,13 @@ static int on_data_end(speedy_session *session, int32_t stream_id, void *user) {
   return 0;
 }
 
+/* s's access-log line with status (what was sent of its answer so far). */
+static void log_stream(speedyd_spdy_conn *conn, const sd_stream *s, int status) {
+  speedyd_log_access(conn->base->server, conn->base, &s->request, status, s->body_out,
+                     speedy_protocol_name(speedy_session_protocol(conn->session)), s->id,
+                     s->body_in, s->bytes_out);
+}
+
 static int on_stream_close(speedy_session *session, int32_t stream_id, uint32_t status,
                            void *user) {
   (void)session;
@@ -555,11 +559,7 @@ static int on_stream_close(speedy_session *session, int32_t stream_id, uint32_t 
     for (s = conn->streams; s != NULL && s->id != stream_id;) s = s->next;
   if (s == NULL) return 0;
   speedyd_server *server = conn->base->server;
-  if (s->responded && s->request.method != NULL) {
-    speedyd_log_access(server, conn->base, &s->request, s->response.status, s->body_out,
-                       speedy_protocol_name(speedy_session_protocol(conn->session)), stream_id,
-                       s->body_in, s->bytes_out);
-  }
+  if (s->responded && s->request.method != NULL) log_stream(conn, s, s->response.status);
   if (status != SPEEDY_RST_NONE && status != SPEEDY_RST_CANCEL && s->responded) {
     speedyd_log_error(server, io_conn_peer(conn->base->io), "stream %d closed: %s", (int)stream_id,
                       speedy_rst_status_name(status));
@@ -827,12 +827,9 @@ static void on_close(io_conn *io, int status, void *user) {
   }
   /* The streams the connection's end cut short get their line too, as nginx logs them:
    * what was sent of an answer, or 499 for a request not answered yet. */
-  const char *protocol = speedy_protocol_name(speedy_session_protocol(conn->session));
   for (sd_stream *s = conn->streams; s != NULL; s = s->next)
     if (s->request.method != NULL && !s->is_push)
-      speedyd_log_access(conn->base->server, conn->base, &s->request,
-                         s->responded ? s->response.status : 499, s->body_out, protocol, s->id,
-                         s->body_in, s->bytes_out);
+      log_stream(conn, s, s->responded ? s->response.status : 499);
   speedy_session_del(conn->session);
   conn->session = NULL;
   while (conn->streams != NULL) stream_del(conn->streams);

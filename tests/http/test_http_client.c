@@ -32,6 +32,19 @@ Test(http_client, status_is_three_digits_only) {
   cr_expect_eq(http_client_parse_status("2x0", 3), -1);
 }
 
+/* RFC 9110 15.2, RFC 9112 6.3: which answers are interim, and which carry no content. */
+Test(http_client, interim_statuses_and_statuses_without_content) {
+  cr_expect(http_client_is_interim(100));
+  cr_expect(http_client_is_interim(103));
+  cr_expect(!http_client_is_interim(101), "101 switches protocols: final");
+  cr_expect(!http_client_is_interim(200));
+  cr_expect(!http_client_status_has_body(103));
+  cr_expect(!http_client_status_has_body(204));
+  cr_expect(!http_client_status_has_body(304));
+  cr_expect(http_client_status_has_body(200));
+  cr_expect(http_client_status_has_body(404));
+}
+
 Test(http_client, connection_fields_are_never_sent) {
   cr_expect(http_client_is_connection_field(SPEEDY_PROTOCOL_H2, "connection", 10, "close", 5));
   cr_expect(http_client_is_connection_field(SPEEDY_PROTOCOL_SPDY3, "host", 4, "a", 1));
