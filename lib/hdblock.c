@@ -276,14 +276,17 @@ static void groups_free(header_groups *groups, speedy_mem *mem) {
 }
 
 /* The joined value length of the group that starts at first. Returns 0, or
- * SPEEDY_ERR_INVALID_HEADER when it would not fit the version's length field or when a
+ * SPEEDY_ERR_INVALID_HEADER when it would not fit the version's length field, when a
  * repeated name has an empty value (joined, it would start or end with NUL or hold two
- * NULs in a row). */
+ * NULs in a row) or when a pseudo-header is repeated (a receiver refuses NUL-separated
+ * values for it: block_check). */
 static int group_value_len(int version, const speedy_header *headers, const header_groups *groups,
                            uint32_t first, size_t *out) {
   size_t max = length_max(version);
   size_t total = 0;
   int repeated = groups->next[first] != HDBLOCK_NO_NEXT;
+  if (repeated && application_name(version, wire_name(version, &headers[first])).bytes[0] == ':')
+    return SPEEDY_ERR_INVALID_HEADER;
   for (uint32_t i = first; i != HDBLOCK_NO_NEXT; i = groups->next[i]) {
     size_t len = headers[i].value_len;
     if (repeated && len == 0) return SPEEDY_ERR_INVALID_HEADER;
