@@ -3,7 +3,9 @@
  * and matched to the ring of slots in send order. llhttp holds each body to its
  * Content-Length, so a short body shows as a connection closed mid-response and a long
  * one as a parse error of the next response; a Content-Length that changed between
- * responses of one URL is caught by the size check against the first fetch. Interim
+ * responses of one URL is caught by the size check against the first fetch. A response
+ * with neither Content-Length nor chunked coding ends with the connection (RFC 9112 6.3
+ * item 8) — over TLS only with close_notify, or it may have been cut short. Interim
  * responses (1xx but 101) are skipped and 204 and 304 end at their head, as h2load does
  * (RFC 9110 15.2, RFC 9112 6.3).
  */
@@ -96,4 +98,12 @@ size_t bench_http1_read(bench_conn *conn, const uint8_t *data, size_t len) {
     io_conn_abort(conn->io, UV_EPROTO);
   }
   return len;
+}
+
+void bench_http1_closed(bench_conn *conn, int status) {
+  if (status != UV_EOF || !conn->parser.data || conn->closing || head_req(conn) == NULL) return;
+  if (io_conn_is_tls(conn->io) && !io_conn_peer_closed_cleanly(conn->io)) return;
+  /* completes a close-delimited body (on_message_complete); anything else is left to
+   * fail as closed */
+  (void)llhttp_finish(&conn->parser);
 }

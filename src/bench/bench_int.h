@@ -193,6 +193,8 @@ void bench_spdy_closed(bench_conn *conn);
 int bench_http1_start(bench_conn *conn);
 int bench_http1_send(bench_conn *conn, bench_req *req);
 size_t bench_http1_read(bench_conn *conn, const uint8_t *data, size_t len);
+/* The connection ended (on_close's status): a response delimited by its end is complete. */
+void bench_http1_closed(bench_conn *conn, int status);
 
 /* bench_run.c: runs one thread's share to the end; fills stats. */
 typedef struct bench_shared bench_shared;

@@ -555,6 +555,7 @@ static void conn_on_close(io_conn *io, int status, void *user) {
                                                                     : BENCH_ERR_CONNECT;
   if (!conn->opened && kind != BENCH_ERR_TIMEOUT)
     report_connect_error(th, status, io_conn_error_detail(io));
+  if (conn->proto == IO_PROTO_HTTP1) bench_http1_closed(conn, status);
   int failed = 0;
   for (int i = 0; i < conn->n_slots; i++)
     if (conn->slots[i].in_use && (kind != BENCH_ERR_CLOSED || conn->proto != IO_PROTO_HTTP1 ||
@@ -566,10 +567,12 @@ static void conn_on_close(io_conn *io, int status, void *user) {
   if (conn->session) bench_spdy_closed(conn);
   th->conns[conn->index] = NULL;
   th->live--;
-  /* a connection that answered, or ended with GOAWAY, is replaced; one refused at once is
-   * not (no reconnect storm against a server that refuses) */
-  int was_open = conn->opened, initial = conn->initial,
-      answered = conn->responses > 0 || conn->goaway;
+  /* a connection that answered is replaced (a server may close after every answer, as
+   * with Connection: close; each one is progress), one that ended with GOAWAY alone a
+   * bounded number of times, one refused at once not at all (no reconnect storm against
+   * a server that refuses) */
+  int was_open = conn->opened, initial = conn->initial, answered = conn->responses > 0,
+      goaway_only = !answered && conn->goaway;
   uint64_t quota = conn->quota;
   int index = conn->index;
   free(conn->slots);
@@ -578,8 +581,8 @@ static void conn_on_close(io_conn *io, int status, void *user) {
                   (is_n_mode(th) ? th->outstanding > 0 : !th->started || now < th->t_stop);
   if (!was_open) {
     connection_failed(th, quota, kind);
-  } else if (work_left && answered && th->reconnects_left > 0) {
-    th->reconnects_left--;
+  } else if (work_left && (answered || (goaway_only && th->reconnects_left > 0))) {
+    if (!answered) th->reconnects_left--;
     th->stats->reconnects++;
     conn_start(th, index, quota, 0);
   } else {

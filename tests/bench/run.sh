@@ -49,8 +49,13 @@ start_speedyd() {
   PORT=$(sed -n 1p "$WORK/ports")
 }
 
-start_liar() {
-  python3 "$SRC/tests/bench/liar.py" "$1" "$WORK/liar.port" >"$WORK/liar.log" 2>&1 &
+start_liar() { # MODE [tls]
+  local tls=()
+  if [ "${2:-}" == tls ]; then
+    sh "$SRC/tests/io/gencerts.sh" "$WORK/certs" || { echo "FAIL: no certificates"; exit 1; }
+    tls=("$WORK/certs/server.pem" "$WORK/certs/server.key")
+  fi
+  python3 "$SRC/tests/bench/liar.py" "$1" "$WORK/liar.port" "${tls[@]}" >"$WORK/liar.log" 2>&1 &
   PIDS+=($!)
   wait_file "$WORK/liar.port" || { echo "FAIL: liar.py did not start"; cat "$WORK/liar.log"; exit 1; }
   PORT=$(cat "$WORK/liar.port")
@@ -253,6 +258,28 @@ interim_responses_skipped) # RFC 9110 15.2: a 1xx before each answer, pipelined
   check "exit status" "$RC" 0
   check "ok" "$(json "$WORK/out.json" 'r["ok"]')" 100
   check "errors" "$(json "$WORK/out.json" 'r["errors_total"]')" 0
+  ;;
+close_delimited_bodies) # RFC 9112 6.3: no Content-Length, the body ends with the connection
+  start_liar eof
+  # 40 answers, 40 connections: more than the reconnects bench allows for GOAWAY alone
+  bench -n 40 -c 1 -m 4 --http1 "http://127.0.0.1:$PORT/x"
+  check "exit status" "$RC" 0
+  check "ok" "$(json "$WORK/out.json" 'r["ok"]')" 40
+  check "errors" "$(json "$WORK/out.json" 'r["errors_total"]')" 0
+  check "reconnects" "$(json "$WORK/out.json" 'r["reconnects"]')" 39
+  ;;
+close_delimited_bodies_tls) # the end of a close-delimited body over TLS is close_notify
+  start_liar eof tls
+  bench -n 10 -c 1 --http1 --cacert "$WORK/certs/ca.pem" "https://localhost:$PORT/x"
+  check "exit status" "$RC" 0
+  check "ok" "$(json "$WORK/out.json" 'r["ok"]')" 10
+  kill "${PIDS[-1]}"
+  rm -f "$WORK/liar.port"
+  start_liar eof-cut tls # a bare FIN may be an attacker cutting the body short
+  bench -n 3 -c 1 --http1 --cacert "$WORK/certs/ca.pem" "https://localhost:$PORT/x"
+  check "exit status (cut)" "$RC" 1
+  check "ok (cut)" "$(json "$WORK/out.json" 'r["ok"]')" 0
+  check "closed errors (cut)" "$(json "$WORK/out.json" 'r["errors"]["closed"]')" 3
   ;;
 short_body_caught)
   start_liar short
