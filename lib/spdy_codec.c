@@ -282,13 +282,16 @@ static int prepare_push_named(speedy_session *session, const speedy_header *requ
     memcpy(url + pos, host->value, host->value_len), pos += host->value_len;
     memcpy(url + pos, path->value, path->value_len), pos += path->value_len;
     all[k++] = (speedy_header){":path", 5, url, url_len};
-    for (size_t i = 0; i < n_request; i++)
-      if (&request[i] != path) all[k++] = request[i];
-  } else {
-    for (size_t i = 0; i < n_request; i++) all[k++] = request[i];
   }
+  /* One :version: the response's (required above); a pseudo-header named twice would be
+   * refused by the block's encoder, as a receiver refuses it. */
+  const speedy_header *request_version = find_header(request, n_request, ":version");
+  for (size_t i = 0; i < n_request; i++)
+    if ((version != 2 || &request[i] != path) && &request[i] != request_version)
+      all[k++] = request[i];
   for (size_t i = 0; i < n_response; i++) all[k++] = response[i];
-  /* Each half was valid; together they must be too (a name in both halves is joined). */
+  /* Each half was valid; together they must be too (a field name in both halves is
+   * joined, a pseudo-header refused). */
   rv = validate_headers(session, all, k, NULL, &serialised);
   if (rv == 0) rv = block_frame(session, SPEEDY_BLOCK_PUSH, all, k, serialised, open);
   speedy_mem_free(&session->mem, all);

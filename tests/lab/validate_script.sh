@@ -161,4 +161,8 @@ cmp -s <(head -c "$(stat -c %s "$tmp/bulk-before.jsonl")" "$out/results-speedy.j
   "$tmp/bulk-before.jsonl" || fail "not resumed from the parts"
 [[ $(wc -l <"$out/results-speedy.jsonl") == 3 ]] || fail "resumed from parts: $(wc -l <"$out/results-speedy.jsonl") lines"
 grep -q "in numbered parts" "$out/README.md" || fail "README: no word of the parts"
+# A report page over a part's size is kept xz-compressed too, the plain page ignored.
+cmp -s <(xz -dc "$out/report.html.xz") "$out/report.html" || fail "report.html.xz: $(ls "$out")"
+grep -qx "report.html" "$out/.gitignore" || fail ".gitignore: $(cat "$out/.gitignore")"
+grep -q "report.html.xz" "$out/README.md" || fail "README: no word of report.html.xz"
 echo "ok"
