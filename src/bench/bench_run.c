@@ -572,7 +572,7 @@ static void conn_on_close(io_conn *io, int status, void *user) {
    * bounded number of times, one refused at once not at all (no reconnect storm against
    * a server that refuses) */
   int was_open = conn->opened, initial = conn->initial, answered = conn->responses > 0,
-      goaway_only = !answered && conn->goaway;
+      goaway = conn->goaway;
   uint64_t quota = conn->quota;
   int index = conn->index;
   free(conn->slots);
@@ -581,7 +581,7 @@ static void conn_on_close(io_conn *io, int status, void *user) {
                   (is_n_mode(th) ? th->outstanding > 0 : !th->started || now < th->t_stop);
   if (!was_open) {
     connection_failed(th, quota, kind);
-  } else if (work_left && (answered || (goaway_only && th->reconnects_left > 0))) {
+  } else if (work_left && (answered || (goaway && th->reconnects_left > 0))) {
     if (!answered) th->reconnects_left--;
     th->stats->reconnects++;
     conn_start(th, index, quota, 0);
