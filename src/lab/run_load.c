@@ -527,11 +527,15 @@ static int load_files_make(const lab_run_settings *settings, const lab_run_job *
 
 /* --client chromium: the page's plan with "bodies": "page" (docs/lab-replay.md, "Page
  * bodies") in the load's directory, so that the replay answers the browser with markup.
- * Returns 0 or -1. */
-static int page_body_plan(const char *plan_file, const load_files *f, char *out, size_t size) {
+ * For a single configuration the bodies name every resource under the page's host
+ * ("one_host"): a browser keys connections by host name, and only one name gives it the
+ * loader's one connection (HTTP/2) or one host's six (HTTP/1.1). Returns 0 or -1. */
+static int page_body_plan(const char *plan_file, int one_host, const load_files *f, char *out,
+                          size_t size) {
   snprintf(out, size, "%s/plan-page-bodies.json", f->dir);
   json_t *plan = json_load_file(plan_file, 0, NULL);
   if (plan == NULL || json_object_set_new(plan, "bodies", json_string("page")) != 0 ||
+      (one_host && json_object_set_new(plan, "one_host", json_true()) != 0) ||
       json_dump_file(plan, out, JSON_COMPACT | JSON_PRESERVE_ORDER) != 0) {
     json_decref(plan);
     return -1;
@@ -648,7 +652,7 @@ int lab_run_load(const lab_run_settings *settings, const lab_run_page *page,
   const char *tls_max = settings->tls_version == 13 ? "1.3" : "1.2";
   char *plan_file = page->plan_file, page_plan[4300], spki[64] = "";
   if (settings->chromium) {
-    if (page_body_plan(page->plan_file, &files, page_plan, sizeof page_plan) != 0) {
+    if (page_body_plan(page->plan_file, single, &files, page_plan, sizeof page_plan) != 0) {
       fprintf(stderr, "speedy lab run: %s: cannot write %s\n", job->key, page_plan);
       netem_stop(link);
       return -1;

@@ -575,7 +575,8 @@ int load_main(int argc, char **argv) {
     fprintf(stderr, "speedy load: out of memory\n");
     goto out;
   }
-  if (opt.chromium_sockets && set_partitions(&run) != 0) {
+  /* Single-domain: every resource is the origin's, so no frame is of another site. */
+  if (opt.chromium_sockets && !opt.single && set_partitions(&run) != 0) {
     fprintf(stderr, "speedy load: out of memory\n");
     goto out;
   }

@@ -113,11 +113,11 @@ int load_result_write(const load_run *run, int valid, const char *reason) {
       (json_int_t)opt->stream_window, "session_window", (json_int_t)opt->session_window, "insecure",
       opt->insecure, "timeout_ms", (json_int_t)opt->timeout_ms, "dns_rtt_ms",
       (json_int_t)opt->dns_rtt_ms, "chromium_sockets", opt->chromium_sockets, "network_partitions",
-      opt->chromium_sockets, "request_headers", opt->chromium_headers ? "chromium" : "recorded",
-      "boost_images", opt->boost_images, "blocking_css", opt->blocking_css, "document_delay_ms",
-      (json_int_t)opt->document_delay_ms, "frame_delay_ms", (json_int_t)opt->frame_delay_ms,
-      "request_spacing_ms", (json_int_t)opt->request_spacing_ms, "jitter_ms",
-      (json_int_t)opt->jitter_ms);
+      opt->chromium_sockets && !opt->single, "request_headers",
+      opt->chromium_headers ? "chromium" : "recorded", "boost_images", opt->boost_images,
+      "blocking_css", opt->blocking_css, "document_delay_ms", (json_int_t)opt->document_delay_ms,
+      "frame_delay_ms", (json_int_t)opt->frame_delay_ms, "request_spacing_ms",
+      (json_int_t)opt->request_spacing_ms, "jitter_ms", (json_int_t)opt->jitter_ms);
   if (settings) json_object_set_new(settings, "load_event", json_boolean(opt->load_event));
   json_t *o = json_pack(
       "{s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:b, s:n, s:i, s:I, s:b, s:s, s:o, s:o, s:o,"

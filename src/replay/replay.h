@@ -77,6 +77,24 @@ uint64_t replay_plan_seed(const replay_plan *plan);
 /* 1 when the plan asks for page bodies ("bodies": "page", docs/lab-replay.md): documents,
  * style sheets and scripts whose markup makes a browser fetch their children. */
 int replay_plan_page_bodies(const replay_plan *plan);
+/* 1 when page bodies name every resource under one host name ("one_host": true,
+ * docs/lab-replay.md, "One host"): the page's (resource 0's). A resource of another host h
+ * is named "//<page host>/.host/<h><path>", which the replay answers as h's <path>; a
+ * browser then keys every request to one origin, as the loader's single configurations
+ * put every host on one connection. */
+int replay_plan_one_host(const replay_plan *plan);
+size_t replay_plan_page_host(const replay_plan *plan);
+#define REPLAY_ONE_HOST_PREFIX "/.host/"
+#define REPLAY_ONE_HOST_PREFIX_MAX 32
+/* The host whose name a URL for r carries, and the prefix of its path (written into
+ * prefix, "" when none): r's own host and "", or in a one-host plan the page's host and
+ * "/.host/<r's host>" for a resource of another host. NULL when r's host is unknown. */
+const replay_host *replay_url_host(const replay_plan *plan, const replay_resource *r,
+                                   char prefix[REPLAY_ONE_HOST_PREFIX_MAX]);
+/* The resource a one-host path names ("/.host/3/b.js": host 3's GET /b.js), or NULL when
+ * the plan is not one-host or the path is not of that form. */
+const replay_resource *replay_plan_find_one_host(const replay_plan *plan, const char *method,
+                                                 const char *path);
 size_t replay_plan_host_count(const replay_plan *plan);
 const replay_host *replay_plan_host(const replay_plan *plan, size_t index);
 size_t replay_plan_resource_count(const replay_plan *plan);

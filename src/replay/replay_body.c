@@ -130,12 +130,13 @@ static int page_body_new(http_body **out, page_text **made, const replay_plan *p
 
 int replay_location(const replay_plan *plan, const replay_resource *target, const char *scheme,
                     char *out, size_t out_len) {
-  const replay_host *h = replay_plan_host(plan, target->host);
+  char prefix[REPLAY_ONE_HOST_PREFIX_MAX];
+  const replay_host *h = replay_url_host(plan, target, prefix);
   if (h == NULL) return -1;
   if (scheme == NULL) scheme = h->port == 443 ? "https" : "http";
   char port[8] = "";
   if (h->port != 80 && h->port != 443) snprintf(port, sizeof(port), ":%d", h->port);
-  int n = snprintf(out, out_len, "%s://%s%s%s", scheme, h->name, port, target->path);
+  int n = snprintf(out, out_len, "%s://%s%s%s%s", scheme, h->name, port, prefix, target->path);
   return n < 0 || (size_t)n >= out_len ? -1 : 0;
 }
 
@@ -190,7 +191,7 @@ static int answer(const replay_plan *plan, const replay_resource *r, const http_
     const char *scheme = request->scheme;
     if (scheme != NULL && strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)
       scheme = NULL;
-    char location[REPLAY_MAX_PATH + REPLAY_MAX_HOST_NAME + 32];
+    char location[REPLAY_MAX_PATH + REPLAY_MAX_HOST_NAME + 64];
     const replay_resource *target = replay_plan_resource(plan, (size_t)r->redirect_to);
     if (replay_location(plan, target, scheme, location, sizeof(location)) == 0 &&
         http_headers_set(&response->headers, "location", location) != 0)
@@ -225,6 +226,8 @@ int replay_serve(const replay_plan *plan, int host_index, const http_request *re
   } else if (replay_plan_host_count(plan) == 1) {
     r = replay_plan_find(plan, 0, request->method, request->path);
   }
+  if (r == NULL && request->method != NULL && request->path != NULL)
+    r = replay_plan_find_one_host(plan, request->method, request->path);
   if (r == NULL) return http_response_set_error(response, 404, NULL);
   int rv = answer(plan, r, request, response);
   if (rv != 0) http_response_reset(response, 500);

@@ -12,8 +12,9 @@
  *              iframe, fetch()
  *
  * URLs are scheme-relative and port-less ("//host/path"): the browser keeps the page's
- * scheme, and the lab serves every host on one port. Each body is padded with spaces to
- * the recorded size; markup that does not fit makes it longer.
+ * scheme, and the lab serves every host on one port. A one-host plan names every resource
+ * under the page's host ("//page-host/.host/3/path" for host 3's /path, replay.h). Each body is
+ * padded with spaces to the recorded size; markup that does not fit makes it longer.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,9 +66,11 @@ enum { ESC_HTML, ESC_CSS, ESC_JS };
 /* "//host/path", escaped for an HTML attribute in double quotes, a CSS string in double
  * quotes or a JavaScript string in double quotes. */
 static void put_url(text *t, const replay_plan *plan, const replay_resource *r, int context) {
-  const replay_host *h = replay_plan_host(plan, r->host);
+  char prefix[REPLAY_ONE_HOST_PREFIX_MAX];
+  const replay_host *h = replay_url_host(plan, r, prefix);
   put(t, "//");
   put(t, h != NULL ? h->name : "");
+  put(t, prefix);
   for (const char *p = r->path; *p != '\0' && !t->failed; p++) {
     char c[8] = {*p, '\0'};
     if (context == ESC_HTML && *p == '&')

@@ -23,6 +23,7 @@
 struct replay_plan {
   uint64_t seed;
   int page_bodies;
+  int one_host;
   replay_host *hosts;
   size_t n_hosts;
   replay_resource *resources;
@@ -380,6 +381,12 @@ static int load_plan(plan_error *e, replay_plan *plan, const json_t *root) {
   if (bodies != NULL && strcmp(bodies, "page") != 0 && strcmp(bodies, "generated") != 0)
     return fail(e, "bodies: expected \"generated\" or \"page\", got \"%.40s\"", bodies);
   plan->page_bodies = bodies != NULL && strcmp(bodies, "page") == 0;
+  const json_t *one_host = json_object_get(root, "one_host");
+  if (one_host != NULL && !json_is_boolean(one_host))
+    return fail(e, "one_host: expected true or false, got %s", type_name(one_host));
+  plan->one_host = json_is_true(one_host);
+  if (plan->one_host && !plan->page_bodies)
+    return fail(e, "one_host: only page bodies (\"bodies\": \"page\") name their children");
   const json_t *hosts = json_object_get(root, "hosts");
   if (hosts == NULL) return fail(e, "missing \"hosts\"");
   if (load_hosts(e, plan, hosts) != 0) return -1;
@@ -452,6 +459,9 @@ void replay_plan_del(replay_plan *plan) {
 
 uint64_t replay_plan_seed(const replay_plan *plan) { return plan->seed; }
 int replay_plan_page_bodies(const replay_plan *plan) { return plan->page_bodies; }
+int replay_plan_one_host(const replay_plan *plan) {
+  return plan->one_host && plan->n_resources > 0;
+}
 size_t replay_plan_host_count(const replay_plan *plan) { return plan->n_hosts; }
 size_t replay_plan_resource_count(const replay_plan *plan) { return plan->n_resources; }
 
@@ -514,6 +524,30 @@ int replay_plan_find_host(const replay_plan *plan, const char *authority) {
     if (by_name < 0) by_name = (int)i;
   }
   return by_port >= 0 ? by_port : by_name;
+}
+
+size_t replay_plan_page_host(const replay_plan *plan) {
+  return plan->n_resources > 0 ? plan->resources[0].host : 0;
+}
+
+const replay_host *replay_url_host(const replay_plan *plan, const replay_resource *r,
+                                   char prefix[REPLAY_ONE_HOST_PREFIX_MAX]) {
+  prefix[0] = '\0';
+  if (!replay_plan_one_host(plan) || r->host == replay_plan_page_host(plan))
+    return replay_plan_host(plan, r->host);
+  snprintf(prefix, REPLAY_ONE_HOST_PREFIX_MAX, "%s%u", REPLAY_ONE_HOST_PREFIX, r->host);
+  return replay_plan_host(plan, replay_plan_page_host(plan));
+}
+
+const replay_resource *replay_plan_find_one_host(const replay_plan *plan, const char *method,
+                                                 const char *path) {
+  size_t n = strlen(REPLAY_ONE_HOST_PREFIX);
+  if (!replay_plan_one_host(plan) || strncmp(path, REPLAY_ONE_HOST_PREFIX, n) != 0) return NULL;
+  const char *p = path + n;
+  size_t host = 0, digits = 0;
+  for (; *p >= '0' && *p <= '9' && digits < 5; p++, digits++) host = host * 10 + (size_t)(*p - '0');
+  if (digits == 0 || *p != '/' || host >= plan->n_hosts) return NULL;
+  return replay_plan_find(plan, host, method, p);
 }
 
 const replay_resource *replay_plan_find_for(const replay_plan *plan, const char *authority,

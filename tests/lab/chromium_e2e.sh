@@ -10,7 +10,9 @@
 # Then the browser's HTTP/2 (TLS on): h2-multi, h2-single, h2-coalesced and h2-hint, h2 on
 # every request, HPACK header bytes from its net log above 0, and Chromium's own
 # coalescing: craigslist's two hosts, recorded at one address, share one connection in
-# h2-coalesced and h2-single and take two in h2-multi (two addresses).
+# h2-coalesced and take two in h2-multi (two addresses). The single configurations' page
+# bodies name one host: every request goes to it, over one connection (HTTP/2) or at most
+# six (HTTP/1.1).
 # Skips (77) without root, /dev/net/tun, ip, the replay server, chromium, node or the
 # project's node_modules (scripts/install-deps).
 set -euo pipefail
@@ -60,6 +62,7 @@ PY
 # The plans the run replayed, by page id, for the resource counts.
 python3 - "$tmp/results.jsonl" "${#pages[@]}" <<'PY'
 import json, sys
+from urllib.parse import urlparse
 lines = [json.loads(l) for l in open(sys.argv[1])]
 matrix = [d for d in lines if d["format"] == "speedy-lab-matrix/1"]
 assert len(matrix) == 1 and matrix[0]["settings"]["client"] == "chromium", matrix
@@ -80,6 +83,11 @@ for d in loads:
     n, fetched = d["plan_resources"], d["plan_resources_fetched"]
     assert fetched >= max(1, n - max(1, n // 10)), f"{k}: fetched {fetched} of {n} resources"
     assert d["resources"][0]["id"] == 0, k
+    # http1-single: the page bodies name one host (docs/lab-replay.md, "One host"), so the
+    # browser keeps to one host's six sockets, as the loader's http1-single does.
+    if d["config"] == "http1-single":
+        names = {urlparse(r["url"]).hostname for r in d["resources"]}
+        assert len(names) == 1 and d["connections"] <= 6, (k, names, d["connections"])
     # The renderer's own work up to the load event: some tasks, script and layout in them.
     w = d["browser_work"]
     assert w["tasks_ms"] > 0 and w["layout_ms"] > 0, (k, w)
@@ -96,6 +104,7 @@ grep -q "^chromium-single " "$tmp/report.txt" || { cat "$tmp/report.txt"; exit 1
   --timeout 60 "${pages[@]}" 2>"$tmp/h2.err" || { cat "$tmp/h2.err"; exit 1; }
 python3 - "$tmp/h2.jsonl" "${#pages[@]}" <<'PY'
 import json, sys
+from urllib.parse import urlparse
 loads = [json.loads(l) for l in open(sys.argv[1])]
 loads = [d for d in loads if d["format"] == "speedy-lab-result/1"]
 expected = 4 * int(sys.argv[2])
@@ -111,6 +120,9 @@ for d in loads:
     assert d["last_byte_ms"] >= d["lower_bound_ms"] > 0, k
     n, fetched = d["plan_resources"], d["plan_resources_fetched"]
     assert fetched >= max(1, n - max(1, n // 10)), f"{k}: fetched {fetched} of {n} resources"
+    if d["config"] in ("h2-single", "h2-hint"):  # one host name: one connection
+        names = {urlparse(r["url"]).hostname for r in d["resources"]}
+        assert len(names) == 1 and d["connections"] == 1, (k, names, d["connections"])
     print(f"  {d['page'][:34]:34} {d['config']:12} {d['plt_ms']:7.1f} ms, {d['connections']} conn,"
           f" HPACK {d['request_header_bytes']} up {d['response_header_bytes']} down")
 if int(sys.argv[2]) > 1:

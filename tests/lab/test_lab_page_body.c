@@ -293,3 +293,77 @@ Test(lab_page_body, images_are_gifs_of_their_size) {
   free(png);
   replay_plan_del(plan);
 }
+
+/* The status of a request (any), its Location kept in last_location. */
+static int status_of(const replay_plan *plan, const char *authority, const char *path) {
+  http_request request;
+  memset(&request, 0, sizeof(request));
+  request.method = (char *)"GET";
+  request.path = (char *)path;
+  request.authority = (char *)authority;
+  http_response response;
+  http_response_init(&response);
+  cr_assert_eq(replay_serve(plan, -1, &request, &response), 0);
+  const char *location = http_headers_get(&response.headers, "location");
+  snprintf(last_location, sizeof(last_location), "%s", location ? location : "");
+  int status = response.status;
+  http_response_free(&response);
+  return status;
+}
+
+/* "one_host": every resource is named under the page's host (resource 0's), another host's
+ * by /.host/<index>, so that a browser keys every request to one origin (the lab's single
+ * configurations); the replay answers those paths as that host's. */
+Test(lab_page_body, one_host_names_every_resource_under_the_page_host) {
+  replay_plan *plan = load(",\"bodies\":\"page\",\"one_host\":true");
+  cr_assert(replay_plan_one_host(plan));
+  cr_assert_eq(replay_plan_page_host(plan), 0);
+  size_t len;
+  char *html = body_of(plan, 0, &len);
+  cr_assert_eq(len, 4000, "still the recorded size");
+  assert_has(html, "href=\"//a.test/a.css\"");
+  assert_has(html, "src=\"//a.test/.host/1/b.js?x=1&amp;y=&quot;\"");
+  cr_assert_null(strstr(html, "//cdn.test/"), "%s", html);
+  free(html);
+  char *css = body_of(plan, 1, &len);
+  assert_has(css, "url(\"//a.test/.host/1/e.woff2\")");
+  assert_has(css, "url(\"//a.test/d.css\")");
+  free(css);
+  char type[64];
+  char *font = serve(plan, "a.test", "/.host/1/e.woff2", type, sizeof(type), &len);
+  cr_assert_eq(len, 2000, "host 1's /e.woff2");
+  free(font);
+  cr_assert_eq(status_of(plan, "a.test", "/.host/0/a.css"), 200);
+  cr_assert_eq(status_of(plan, "a.test", "/.host/2/e.woff2"), 404, "no host 2");
+  cr_assert_eq(status_of(plan, "a.test", "/.host/1e.woff2"), 404);
+  cr_assert_eq(status_of(plan, "a.test", "/.host//e.woff2"), 404);
+  cr_assert_eq(status_of(plan, "a.test", "/.host/000001/e.woff2"), 404, "at most 5 digits");
+  cr_assert_eq(status_of(plan, "a.test", "/e.woff2"), 404, "host 0 has none");
+  /* a redirect of another host leads to its target under the page's host */
+  cr_assert_eq(status_of(plan, "a.test", "/.host/1/go"), 302);
+  cr_assert_str_eq(last_location, "http://a.test/.host/1/plain.txt");
+  cr_assert_eq(status_of(plan, "a.test", "/frame"), 302);
+  cr_assert_str_eq(last_location, "http://a.test/frame2");
+  replay_plan_del(plan);
+  plan = load(",\"bodies\":\"page\""); /* without it: each host's own name, no /.host/ */
+  cr_assert_not(replay_plan_one_host(plan));
+  cr_assert_eq(status_of(plan, "a.test", "/.host/1/e.woff2"), 404);
+  cr_assert_eq(status_of(plan, "cdn.test", "/go"), 302);
+  cr_assert_str_eq(last_location, "https://cdn.test/plain.txt", "its own host, on 443");
+  replay_plan_del(plan);
+}
+
+Test(lab_page_body, one_host_is_checked) {
+  const char *bad[][2] = {{",\"one_host\":true", "only page bodies"},
+                          {",\"bodies\":\"page\",\"one_host\":1", "expected true or false"}};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    char text[256], err[256];
+    snprintf(text, sizeof(text),
+             "{\"format\":\"speedy-lab-plan/1\",\"seed\":1%s,\"hosts\":[],\"resources\":[]}",
+             bad[i][0]);
+    replay_plan *plan = NULL;
+    cr_assert_eq(replay_plan_parse(&plan, text, strlen(text), "t.json", err, sizeof(err)), -1);
+    cr_assert_not_null(strstr(err, bad[i][1]), "%s", err);
+    cr_assert_not_null(strstr(err, "one_host"), "%s", err);
+  }
+}

@@ -499,7 +499,17 @@ PY
   ! grep -q "a cross-site frame's preconnect" err || { cat err; fail "a preconnect without a frame"; }
   plan=$work/partitions.json
   python3 -c 'import json,sys; d=json.load(open("result.jsonl")); sys.exit(d["settings"]["network_partitions"] is not True)' ||
-    fail "settings.network_partitions is not true" ;;
+    fail "settings.network_partitions is not true"
+  # --single: every resource is the origin's, no frame of another site: one connection,
+  # no preconnect, no partitions.
+  rm -f s.in s.ports # a second server (the first stops at exit)
+  start_server --h2 --single
+  rm -f result.jsonl; : > log.jsonl
+  load --proto h2c --chromium-sockets -v --single "127.0.0.1:$PORTS" || fail "exit $?"
+  check valid once protocol=h2 connections=1
+  ! grep -q "a cross-site frame's preconnect" err || { cat err; fail "a preconnect with --single"; }
+  python3 -c 'import json,sys; d=json.load(open("result.jsonl")); sys.exit(d["settings"]["network_partitions"] is not False)' ||
+    fail "settings.network_partitions is not false with --single" ;;
 hint_requested)
   start_server --hint 9
   load $(multi_addrs) || fail "exit $?"

@@ -316,8 +316,14 @@ function findResource(plan, url) {
   // The target as sent, from the text: URL's search drops a bare trailing '?'.
   const m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*([^#]*)/i.exec(url);
   const p = m && m[1] ? (m[1][0] === '?' ? `/${m[1]}` : m[1]) : '/';
+  const hostName = (i) => plan.hosts[i].name.replace(/^\[|\]$/g, '');
   for (const r of plan.resources)
-    if (plan.hosts[r.host].name.replace(/^\[|\]$/g, '') === name && r.path === p) return r.id;
+    if (hostName(r.host) === name && r.path === p) return r.id;
+  // A one-host plan names host h's /path as /.host/h/path on the page's host (replay.h).
+  const one = plan.one_host && plan.resources.length ? /^\/\.host\/(\d{1,5})(\/.*)$/.exec(p) : null;
+  if (one && hostName(plan.resources[0].host) === name)
+    for (const r of plan.resources)
+      if (r.host === Number(one[1]) && r.path === one[2]) return r.id;
   return -1;
 }
 
