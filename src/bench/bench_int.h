@@ -72,6 +72,7 @@ typedef struct bench_options {
   uint32_t connect_timeout_ms;
   uint32_t stream_window, session_window;
   int header_compression; /* zlib level of our SPDY request headers */
+  uint32_t read_size;     /* --read-size: most bytes per read(2) (IO_READ_MAX) */
   /* verification and output */
   uint32_t verify_every;
   int json;

@@ -72,6 +72,8 @@ static void usage(FILE *f) {
       "      --cacert FILE     trust the CA certificates in FILE (default: system store)\n"
       "      --resolve HOST:PORT:ADDR  connect to ADDR for HOST:PORT\n"
       "      --connect-timeout S  connect + TLS handshake limit (default 10)\n"
+      "      --read-size BYTES  most bytes per read(2), 1024 to %u (default %u: the\n"
+      "                        fewest reads; h2load reads 8192)\n"
       "Verification and output:\n"
       "      --verify-every N  hash every Nth body against the first (default 100; 0:\n"
       "                        sizes only)\n"
@@ -86,7 +88,8 @@ static void usage(FILE *f) {
       "Exit status: 0 every request answered and verified, 1 any error (each kind\n"
       "counted), 2 bad usage.\n",
       BENCH_MAX_CONNECTIONS, BENCH_MAX_STREAMS, DEFAULT_REQUESTS, DEFAULT_MAX_TIME_N,
-      DEFAULT_STREAM_WINDOW, DEFAULT_SESSION_WINDOW, DEFAULT_HEADER_COMPRESSION);
+      DEFAULT_STREAM_WINDOW, DEFAULT_SESSION_WINDOW, DEFAULT_HEADER_COMPRESSION, IO_READ_MAX,
+      IO_READ_MAX);
 }
 
 static int parse_seconds(const char *s, double min, double max, double *out) {
@@ -264,6 +267,7 @@ enum {
   OPT_CACERT,
   OPT_RESOLVE,
   OPT_CONNECT_TIMEOUT,
+  OPT_READ_SIZE,
   OPT_RATE,
   OPT_WARMUP,
   OPT_MAX_TIME,
@@ -293,6 +297,7 @@ static const struct option long_options[] = {
     {"cacert", required_argument, NULL, OPT_CACERT},
     {"resolve", required_argument, NULL, OPT_RESOLVE},
     {"connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT},
+    {"read-size", required_argument, NULL, OPT_READ_SIZE},
     {"verify-every", required_argument, NULL, OPT_VERIFY_EVERY},
     {"json", no_argument, NULL, OPT_JSON},
     {"quiet", no_argument, NULL, 'q'},
@@ -376,6 +381,11 @@ static int parse_options(bench_options *opt, int argc, char **argv) {
       if (cli_parse_u64(optarg, 65536, 0x7fffffff, &v))
         return cli_option_error(BENCH_PROGRAM, "window", optarg, "bytes, 65536 to 2147483647");
       opt->stream_window = (uint32_t)v;
+      break;
+    case OPT_READ_SIZE:
+      if (cli_parse_u64(optarg, 1024, IO_READ_MAX, &v))
+        return cli_option_error(BENCH_PROGRAM, "read-size", optarg, "bytes, 1024 to 262144");
+      opt->read_size = (uint32_t)v;
       break;
     case OPT_SESSION_WINDOW:
       if (cli_parse_u64(optarg, 65536, 0x7fffffff, &v))
@@ -606,6 +616,7 @@ int bench_main(int argc, char **argv) {
                        .stream_window = DEFAULT_STREAM_WINDOW,
                        .session_window = DEFAULT_SESSION_WINDOW,
                        .header_compression = DEFAULT_HEADER_COMPRESSION,
+                       .read_size = IO_READ_MAX,
                        .verify_every = 100};
   int status = parse_options(&opt, argc, argv);
   if (status == 0) status = resolve_address(&opt) == 0 ? run(&opt) : 1;

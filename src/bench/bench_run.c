@@ -619,6 +619,7 @@ static int conn_start(bench_thread *th, int index, uint64_t quota, int initial) 
     config.idle_timeout_ms = 0;
     config.close_linger_ms = 200;
     config.read_pause_bytes = 1u << 20;
+    config.read_size = opt->read_size;
     static const io_conn_callbacks callbacks = {.on_open = conn_on_open,
                                                 .on_read = conn_on_read,
                                                 .on_writable = conn_on_writable,

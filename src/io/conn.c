@@ -46,11 +46,6 @@ enum conn_state {
   STATE_CLOSED       /* handles closing; on_close fires when all are closed */
 };
 
-/* One read(2) takes up to this much: a client reading 100 KiB answers at 2.5 GB/s made
- * 160,000 reads a second with 16 KiB and spent a fifth of its time on them
- * (docs/performance.md, "speedy bench's reads"); one buffer per thread, not per
- * connection. */
-#define READ_CHUNK 262144
 #define TLS_PLAIN_CHUNK 16384    /* SSL_read's output: one record at most */
 #define BUF_KEEP_MAX (1u << 20)  /* output buffers larger than this are freed when empty */
 #define IO_TLS_DIRECT_MIN 16384u /* TLS writes of a full record or more: encrypted in place */
@@ -117,7 +112,7 @@ struct io_conn {
  * and then on_read for one stream at a time, and on_read copies whatever it keeps
  * (in_hold), so nothing points into it between reads. Idle connections hold no read
  * buffer at all. */
-static _Thread_local uint8_t read_buf[READ_CHUNK];
+static _Thread_local uint8_t read_buf[IO_READ_MAX];
 
 static void conn_schedule(io_conn *c);
 static void conn_flush(io_conn *c);
@@ -438,9 +433,11 @@ static void conn_refuse_plaintext(io_conn *c) {
 }
 
 static void on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf) {
-  (void)handle;
   (void)suggested;
-  *buf = uv_buf_init((char *)read_buf, sizeof(read_buf));
+  const io_conn *c = handle->data;
+  unsigned size = c->config.read_size;
+  if (size < 1024 || size > sizeof(read_buf)) size = sizeof(read_buf);
+  *buf = uv_buf_init((char *)read_buf, size);
 }
 
 /* ---- PROXY protocol ---------------------------------------------------------------- */

@@ -97,6 +97,12 @@ int io_sniff_protocol(const uint8_t *bytes, size_t len, io_proto v3_protocol, io
 
 /* Per-connection settings, copied by io_conn_connect and io_listener_new. Fill with
  * io_config_init, then change fields. A time of 0 means "no timeout". */
+/* One read(2) takes up to this much: a client reading 100 KiB answers at 2.5 GB/s made
+ * 160,000 reads a second with 16 KiB and spent a fifth of its time on them
+ * (docs/performance.md, "speedy bench's reads"); one buffer per thread, not per
+ * connection. */
+#define IO_READ_MAX 262144u
+
 typedef struct io_config {
   uint32_t handshake_timeout_ms; /* connect + TLS handshake / plaintext sniff; 10,000 */
   uint32_t idle_timeout_ms;      /* no bytes read or written; 120,000 (change at run
@@ -107,6 +113,9 @@ typedef struct io_config {
   uint32_t out_high_water;       /* io_conn_room() is this minus unsent bytes; 65,536 */
   uint32_t read_pause_bytes;     /* stop reading while unsent output >= this; 262,144 */
   uint32_t notsent_lowat;        /* TCP_NOTSENT_LOWAT; 16,384; 0: kernel default */
+  uint32_t read_size;            /* most bytes per read(2), 1,024 to IO_READ_MAX; the
+                                    most by default. Smaller: more, shorter reads (h2load
+                                    reads 8,192: speedy bench --read-size) */
   uint32_t tls_young_bytes;      /* first bytes sent in small TLS records; 65,536 */
   uint32_t tls_young_record;     /* plaintext per record while young; 1,360 */
   uint32_t max_connections;      /* listener: live connections; beyond it a new one is

@@ -299,6 +299,15 @@ hold_writes_ready_file)
   wait $BENCH_PID
   check "exit status after the hold" "$?" 0
   ;;
+small_reads) # --read-size: frames and TLS records cut across 1 KiB reads, every body hashed
+  start_speedyd tls
+  exact_count 60 "https://localhost:$PORT/100k.bin" --cacert "$WORK/certs/ca.pem" -c 2 -m 10 \
+    --read-size 1024 --verify-every 1
+  check "protocol" "$(json "$WORK/out.json" 'r["protocol"]')" h2
+  : >"$WORK/access.log"
+  exact_count 60 "https://localhost:$PORT/100k.bin" --cacert "$WORK/certs/ca.pem" -c 2 -m 10 \
+    --read-size 1024 --verify-every 1 --proto spdy/3.1
+  ;;
 usage_errors)
   for args in "" "-n 5 -D 1 http://x/" "--spdy=4 http://x/" "--http1 --spdy=3 http://x/" \
     "-t 4 -c 2 http://x/" "ftp://x/" "http://a/ http://b/" "-m 0 http://x/" "--bogus http://x/" \
@@ -318,6 +327,8 @@ usage_errors)
     "speedy bench: bad --rate '-5': expected requests per second, 0.001 to 100000000 (try 'speedy bench --help')"
   check "an unknown option" "$(usage_line --bogus http://x/)" \
     "speedy bench: unknown option '--bogus' (try 'speedy bench --help')"
+  check "a bad --read-size" "$(usage_line --read-size 100 http://x/)" \
+    "speedy bench: bad --read-size '100': expected bytes, 1024 to 262144 (try 'speedy bench --help')"
   check "a missing value" "$(usage_line http://x/ -n)" \
     "speedy bench: option '-n' needs a value (try 'speedy bench --help')"
   timeout 10 "$SPEEDY" bench --help >"$WORK/help.txt"
