@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "http_client.h"
 #include "load_int.h"
 
 static load_conn *conn_of(llhttp_t *parser) { return parser->data; }
@@ -229,9 +230,15 @@ size_t load_http1_read(load_conn *conn, const uint8_t *data, size_t len) {
 
 void load_http1_closed(load_conn *conn, int status) {
   load_run *run = conn->run;
-  /* A response delimited by the connection's end completes here (on_message_complete). */
-  if (status == UV_EOF && conn->parser.data && conn->n_inflight > 0)
-    (void)llhttp_finish(&conn->parser);
+  /* A response delimited by the connection's end completes here (on_message_complete);
+   * over TLS only after close_notify (http_client_eof_ends_body), else it is cut short. */
+  int cut = 0;
+  if (status == UV_EOF && conn->parser.data && conn->n_inflight > 0) {
+    int close_delimited = !(conn->parser.flags & (F_CONTENT_LENGTH | F_CHUNKED));
+    cut = close_delimited && !http_client_eof_ends_body(io_conn_is_tls(conn->io),
+                                                        io_conn_peer_closed_cleanly(conn->io));
+    if (!cut) (void)llhttp_finish(&conn->parser);
+  }
   for (int i = 0; i < conn->n_inflight; i++) {
     int id = conn->inflight[i];
     const load_entry *e = load_sched_entry(run->sched, id);
@@ -241,8 +248,14 @@ void load_http1_closed(load_conn *conn, int status) {
       load_sched_requeue(run->sched, id); /* keep-alive closed under it: once more */
       continue;
     }
-    load_fail(run, id, "connection closed before the response ended: %s",
-              status ? io_strerror(status) : "closed");
+    if (cut && e->status != 0)
+      load_fail(run, id,
+                "connection closed without TLS close_notify after %llu bytes: the "
+                "body may be truncated",
+                (unsigned long long)e->bytes);
+    else
+      load_fail(run, id, "connection closed before the response ended: %s",
+                status ? io_strerror(status) : "closed");
   }
   conn->n_inflight = 0;
 }

@@ -523,6 +523,28 @@ tls_spdy)
   rm -f result.jsonl
   load --tls $(multi_addrs) || fail "exit $? without --strict"
   check invalid=cannot ;;
+close_delimited_tls)
+  # RFC 9112 6.3: a body without Content-Length ends with the connection, over TLS only
+  # with close_notify (RFC 8446 6.1). tests/bench/liar.py: "eof" ends each answer so,
+  # "eof-cut" sends half the body and a bare FIN — a truncation, not the end.
+  certs
+  python3 - "$plan" one.json <<'PY' || fail "plan"
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["hosts"] = [{"name": "www.example.test", "port": 443}]
+p["resources"] = [dict(p["resources"][0], body_size=1024, response_headers=[])]
+json.dump(p, open(sys.argv[2], "w"))
+PY
+  plan=$work/one.json
+  for mode in eof eof-cut; do
+    rm -f liar.port result.jsonl
+    python3 "$src/tests/bench/liar.py" $mode liar.port server.pem server.key 2>liar.err &
+    pids+=($!)
+    for _ in $(seq 100); do [ -s liar.port ] && break; sleep 0.05; done
+    [ -s liar.port ] || fail "liar.py $mode did not start"
+    load --http1 --tls --cacert ca.pem --single "127.0.0.1:$(cat liar.port)" || true
+    if [ $mode = eof ]; then check valid; else check "invalid=without TLS close_notify"; fi
+  done ;;
 tls_http1)
   certs
   start_server --http1 --tls server.pem server.key
