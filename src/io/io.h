@@ -102,6 +102,8 @@ int io_sniff_protocol(const uint8_t *bytes, size_t len, io_proto v3_protocol, io
  * (docs/performance.md, "speedy bench's reads"); one buffer per thread, not per
  * connection. */
 #define IO_READ_MAX 262144u
+/* io_config.bulk_rtt_us: how much more a connection of a short round trip may queue. */
+#define IO_BULK_FACTOR 4u
 
 typedef struct io_config {
   uint32_t handshake_timeout_ms; /* connect + TLS handshake / plaintext sniff; 10,000 */
@@ -113,6 +115,12 @@ typedef struct io_config {
   uint32_t out_high_water;       /* io_conn_room() is this minus unsent bytes; 65,536 */
   uint32_t read_pause_bytes;     /* stop reading while unsent output >= this; 262,144 */
   uint32_t notsent_lowat;        /* TCP_NOTSENT_LOWAT; 16,384; 0: kernel default */
+  uint32_t bulk_rtt_us;          /* a connection whose handshake took less than this
+                                    round trip (TCP_INFO; loopback, a LAN) gets
+                                    IO_BULK_FACTOR times out_high_water, notsent_lowat
+                                    and read_pause_bytes: nothing there waits long behind
+                                    queued bytes, and fewer, larger writes serve it
+                                    faster. 1,000 (1 ms); 0: never */
   uint32_t read_size;            /* most bytes per read(2), 1,024 to IO_READ_MAX; the
                                     most by default. Smaller: more, shorter reads (h2load
                                     reads 8,192: speedy bench --read-size) */
@@ -248,6 +256,9 @@ int io_conn_sendfile(io_conn *conn, int fd, uint64_t offset, uint64_t length);
  * yet taken by the kernel (plaintext waiting + ciphertext waiting or in flight). 0 until
  * on_open and once closing. */
 size_t io_conn_room(const io_conn *conn);
+/* 1 when the connection's round trip at the handshake was under io_config.bulk_rtt_us, so
+ * that it queues IO_BULK_FACTOR times more (set when it connects or is accepted). */
+int io_conn_is_bulk(const io_conn *conn);
 
 /* Asks for on_writable at the end of this loop turn, or as soon as room > 0. */
 void io_conn_want_writable(io_conn *conn);

@@ -38,6 +38,7 @@ void io_config_init(io_config *c) {
   c->close_linger_ms = 2000;
   c->out_high_water = 65536;
   c->read_size = IO_READ_MAX;
+  c->bulk_rtt_us = 1000;
   c->read_pause_bytes = 262144;
   c->notsent_lowat = 16384;
   c->tls_young_bytes = 65536;

@@ -77,6 +77,9 @@ typedef struct world {
   /* framed: the server echoes in frames of varying size through io_conn_write_framed, a
    * 9-octet head and the rest lent from a buffer (the lent octets checked afterwards) */
   int framed, lent_clobbered;
+  /* io_conn_is_bulk and io_conn_room of each side when it opened */
+  int server_bulk, client_bulk;
+  size_t server_room, client_room;
   size_t frames, one_record_frames[1024], n_one_record;
 } world;
 
@@ -146,6 +149,8 @@ static void server_open(io_conn *conn, void *user) {
   w->server_open = 1;
   w->server_proto = io_conn_protocol(conn);
   w->server_how = io_conn_negotiation(conn);
+  w->server_bulk = io_conn_is_bulk(conn);
+  w->server_room = io_conn_room(conn);
 }
 
 static void server_close(io_conn *conn, int status, void *user) {
@@ -212,6 +217,8 @@ static void client_open(io_conn *conn, void *user) {
   w->client_open = 1;
   w->client_proto = io_conn_protocol(conn);
   w->client_how = io_conn_negotiation(conn);
+  w->client_bulk = io_conn_is_bulk(conn);
+  w->client_room = io_conn_room(conn);
   if (w->client_paused) { /* do not drain until the server must hold back */
     io_conn_pause_read(conn, 1);
     uv_timer_init(&w->loop, &w->resume_timer);
@@ -509,6 +516,30 @@ Test(io, plaintext_echo_on_port_0_ipv4) {
   cr_expect_eq(w.server_how, IO_NEG_PLAINTEXT);
   cr_expect_eq(w.server_proto, IO_PROTO_HTTP1, "pattern bytes are not SPDY: HTTP/1.1");
   cr_expect_eq(w.server_status, UV_EOF, "the server saw the client's EOF");
+}
+
+/* io_config.bulk_rtt_us: a loopback round trip is microseconds, so both ends queue
+ * IO_BULK_FACTOR times more (out_high_water, and in the kernel TCP_NOTSENT_LOWAT); with
+ * the threshold at 0 neither does. The echo is checked either way. */
+Test(io, a_loopback_connection_queues_more) {
+  world w;
+  world_init(&w);
+  w.to_send = 300000;
+  world_run(&w);
+  cr_expect_eq(w.received, w.to_send);
+  cr_expect_not(w.bad_byte);
+  cr_expect(w.server_bulk && w.client_bulk, "a loopback handshake is under 1 ms");
+  cr_expect_eq(w.server_room, 65536 * IO_BULK_FACTOR);
+  cr_expect_eq(w.client_room, 65536 * IO_BULK_FACTOR);
+  world_init(&w);
+  w.to_send = 300000;
+  w.server_config.bulk_rtt_us = w.client_config.bulk_rtt_us = 0;
+  world_run(&w);
+  cr_expect_eq(w.received, w.to_send);
+  cr_expect_not(w.bad_byte);
+  cr_expect(!w.server_bulk && !w.client_bulk);
+  cr_expect_eq(w.server_room, 65536);
+  cr_expect_eq(w.client_room, 65536);
 }
 
 Test(io, plaintext_echo_ipv6) {
