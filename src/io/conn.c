@@ -213,8 +213,9 @@ static void conn_touch(io_conn *c) { c->last_activity_ms = uv_now(c->loop); }
  * IO_BULK_FACTOR times more, in user space and in the kernel. TCP_NOTSENT_LOWAT and a
  * small high-water mark keep a priority's effect prompt on a link where queued bytes take
  * time to leave; on loopback or a LAN they take microseconds, and the small queues only
- * cost wakeups and write calls (speedyd with 100 connections of 100 KiB answers: 0.8-1.0
- * of h2o's rate with them, 1.0-1.3 without; docs/performance.md). */
+ * cost wakeups and write calls (speedyd with 100 connections of 100 KiB answers on
+ * loopback: 0.81-1.00 of h2o's rate with them, 0.85-1.31 with these; docs/performance.md,
+ * "larger queues where the round trip is short"). */
 static void conn_choose_queues(io_conn *c, uv_os_fd_t fd) {
 #ifdef TCP_INFO
   struct tcp_info info;

@@ -95,8 +95,6 @@ int io_sniff_protocol(const uint8_t *bytes, size_t len, io_proto v3_protocol, io
 
 /* ---- Configuration ------------------------------------------------------------------ */
 
-/* Per-connection settings, copied by io_conn_connect and io_listener_new. Fill with
- * io_config_init, then change fields. A time of 0 means "no timeout". */
 /* One read(2) takes up to this much: a client reading 100 KiB answers at 2.5 GB/s made
  * 160,000 reads a second with 16 KiB and spent a fifth of its time on them
  * (docs/performance.md, "speedy bench's reads"); one buffer per thread, not per
@@ -105,6 +103,8 @@ int io_sniff_protocol(const uint8_t *bytes, size_t len, io_proto v3_protocol, io
 /* io_config.bulk_rtt_us: how much more a connection of a short round trip may queue. */
 #define IO_BULK_FACTOR 4u
 
+/* Per-connection settings, copied by io_conn_connect and io_listener_new. Fill with
+ * io_config_init, then change fields. A time of 0 means "no timeout". */
 typedef struct io_config {
   uint32_t handshake_timeout_ms; /* connect + TLS handshake / plaintext sniff; 10,000 */
   uint32_t idle_timeout_ms;      /* no bytes read or written; 120,000 (change at run
