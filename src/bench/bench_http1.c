@@ -102,8 +102,7 @@ size_t bench_http1_read(bench_conn *conn, const uint8_t *data, size_t len) {
 
 void bench_http1_closed(bench_conn *conn, int status) {
   if (status != UV_EOF || !conn->parser.data || conn->closing || head_req(conn) == NULL) return;
-  if (!http_client_eof_ends_body(io_conn_is_tls(conn->io), io_conn_peer_closed_cleanly(conn->io)))
-    return;
+  if (!io_conn_peer_closed_cleanly(conn->io)) return; /* TLS without close_notify */
   /* completes a close-delimited body (on_message_complete); anything else is left to
    * fail as closed */
   (void)llhttp_finish(&conn->parser);

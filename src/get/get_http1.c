@@ -274,12 +274,11 @@ void get_http1_closed(get_conn *conn, int status) {
   if (!job) return;
   if (status == UV_EOF) {
     /* A response delimited by the connection's end completes here (on_message_complete)
-     * when http_client_eof_ends_body allows it. */
+     * when the peer ended cleanly (io_conn_peer_closed_cleanly: over TLS only with
+     * close_notify, a bare FIN may be an attacker cutting the body short). */
     const llhttp_t *parser = &conn->http1.parser;
     int close_delimited = job->status != 0 && !(parser->flags & (F_CONTENT_LENGTH | F_CHUNKED));
-    if (close_delimited && job->state == JOB_ACTIVE &&
-        !http_client_eof_ends_body(io_conn_is_tls(conn->io),
-                                   io_conn_peer_closed_cleanly(conn->io))) {
+    if (close_delimited && job->state == JOB_ACTIVE && !io_conn_peer_closed_cleanly(conn->io)) {
       conn->http1.job = NULL;
       job->conn = NULL;
       get_job_fail(job,

@@ -74,7 +74,3 @@ size_t http_client_default_protocols(int npn_only, const char **out) {
   for (size_t i = first; i < sizeof(all) / sizeof(all[0]); i++) out[n++] = all[i];
   return n;
 }
-
-int http_client_eof_ends_body(int tls, int peer_sent_close_notify) {
-  return !tls || peer_sent_close_notify;
-}

@@ -58,10 +58,4 @@ const char *http_client_version_label(speedy_protocol protocol);
  * Returns how many. */
 size_t http_client_default_protocols(int npn_only, const char **out);
 
-/* May the end of a connection complete a response whose body it delimits (no
- * Content-Length, not chunked: RFC 9112 6.3, item 8)? Over TLS only when the peer ended
- * with close_notify: a bare FIN may be an attacker cutting the body short (RFC 8446 6.1).
- * One rule for get, bench and load. */
-int http_client_eof_ends_body(int tls, int peer_sent_close_notify);
-
 #endif /* SPEEDY_HTTP_CLIENT_H */

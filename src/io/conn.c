@@ -237,9 +237,10 @@ static void conn_choose_queues(io_conn *c, uv_os_fd_t fd) {
 static void conn_set_socket_options(io_conn *c) {
   uv_tcp_nodelay(&c->tcp, 1);
   uv_os_fd_t fd;
-  if (uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0) conn_choose_queues(c, fd);
+  int have_fd = uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0;
+  if (have_fd) conn_choose_queues(c, fd);
 #ifdef TCP_NOTSENT_LOWAT
-  if (c->config.notsent_lowat && uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0) {
+  if (c->config.notsent_lowat && have_fd) {
     int lowat = (int)c->config.notsent_lowat;
     (void)setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat, sizeof(lowat));
   }

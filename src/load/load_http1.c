@@ -9,7 +9,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "http_client.h"
 #include "load_int.h"
 
 static load_conn *conn_of(llhttp_t *parser) { return parser->data; }
@@ -231,12 +230,11 @@ size_t load_http1_read(load_conn *conn, const uint8_t *data, size_t len) {
 void load_http1_closed(load_conn *conn, int status) {
   load_run *run = conn->run;
   /* A response delimited by the connection's end completes here (on_message_complete);
-   * over TLS only after close_notify (http_client_eof_ends_body), else it is cut short. */
+   * over TLS only after close_notify (io_conn_peer_closed_cleanly), else it is cut short. */
   int cut = 0;
   if (status == UV_EOF && conn->parser.data && conn->n_inflight > 0) {
     int close_delimited = !(conn->parser.flags & (F_CONTENT_LENGTH | F_CHUNKED));
-    cut = close_delimited && !http_client_eof_ends_body(io_conn_is_tls(conn->io),
-                                                        io_conn_peer_closed_cleanly(conn->io));
+    cut = close_delimited && !io_conn_peer_closed_cleanly(conn->io);
     if (!cut) (void)llhttp_finish(&conn->parser);
   }
   for (int i = 0; i < conn->n_inflight; i++) {
